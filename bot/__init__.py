@@ -1,0 +1,1 @@
+"""Veletas Bot: play Veletas in Discord."""
