@@ -1,0 +1,58 @@
+"""Refusals a player reads.
+
+Anything raised as a ``UserError`` is answered to the person who acted, privately, with the
+exception's message and nothing else; every other exception is a fault of ours and is logged.
+That split is why the store and the cogs raise these instead of returning flags: one handler
+in the command tree can answer them all, and a refusal can never be mistaken for a crash.
+
+Every refusal is raised before anything is written, so a refused action changes nothing.
+"""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """A refusal whose message is written for the player who caused it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class NoGameHere(UserError):
+    """The channel (or the game id a button carries) has no game that this action applies to."""
+
+
+class NotYourTurn(UserError):
+    """A participant acted while it is the other player's turn."""
+
+
+class NotAParticipant(UserError):
+    """Someone outside the game (or outside the challenge) tried to act on it."""
+
+
+class GameFinished(UserError):
+    """The game is over (won, resigned or cancelled): nothing more can be played in it."""
+
+
+class ChannelBusy(UserError):
+    """A channel holds at most one game (or challenge played there) at a time."""
+
+
+class RaceLost(UserError):
+    """Another action on the same game landed first; this one was applied to a state that no longer exists."""
+
+
+class ChallengeClosed(UserError):
+    """The challenge was already accepted, declined, expired or cancelled."""
+
+
+class InvalidMove(UserError):
+    """The rules refused the text: the message is the rules' own explanation, word for word."""
+
+
+class UndoRefused(UserError):
+    """An undo request or answer that the undo rules do not allow (nothing to undo, nothing asked …)."""
