@@ -1,0 +1,1494 @@
+"""Veletas (Luis Bolaños Mures, 2013): positions, moves, whole games and records, both rules editions.
+
+Two layers live here. The public layer speaks square names and frozen values (``Move``,
+``Position``, ``Game``) so that cogs, the store and the renderer can never corrupt a game.
+Under it sits a small integer kernel (a flat ``bytearray`` board, rays precomputed per square
+and direction, moves interned per board size) because search and move lists must be fast in
+pure Python; ``FastBoard`` exposes that kernel to the AI without any strings in the loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar, Final
+
+from bot.rules.common import RecordError, parse_square, read_record, square_name, write_record
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "COLOURS",
+    "EDITIONS",
+    "SEATS",
+    "VARIANTS",
+    "Claim",
+    "FastBoard",
+    "Game",
+    "IllegalMove",
+    "Move",
+    "Position",
+    "Variant",
+    "perft",
+    "random_playout",
+    "random_setup",
+]
+
+EDITIONS: Final = ("current", "classic")
+COLOURS: Final = ("black", "white")
+SEATS: Final = ("first", "second")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One board size with its shooter count and how setup splits them."""
+
+    name: str
+    size: int
+    shooters: int
+    first_places: int
+    second_places: int
+    to_win: int
+
+
+VARIANTS: Final[dict[str, Variant]] = {
+    "standard": Variant("standard", 10, 7, 3, 4, 4),
+    "medium": Variant("medium", 9, 5, 2, 3, 3),
+    "small": Variant("small", 7, 3, 1, 2, 2),
+}
+
+
+class IllegalMove(ValueError):
+    """A move, setup turn or pie choice the rules refuse; the message is written for the player."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The integer kernel.
+#
+# A board is a flat sequence of cell codes indexed by ``rank * size + file``. Codes are ordered
+# so that one comparison decides whether a piece can be passed over: in the current edition
+# everything up to CLAIMED_WHITE (the shooters) is passable and stones block; in the classic
+# edition every piece blocks. ``pmax`` below is that threshold.
+# ---------------------------------------------------------------------------------------------
+
+EMPTY: Final = 0
+SHOOTER: Final = 1
+CLAIMED_BLACK: Final = 2
+CLAIMED_WHITE: Final = 3
+STONE_BLACK: Final = 4
+STONE_WHITE: Final = 5
+BLACK: Final = 0
+WHITE: Final = 1
+
+_PASS_CURRENT: Final = CLAIMED_WHITE
+_PASS_CLASSIC: Final = EMPTY
+
+_CODE_CHAR: Final = ("", "S", "B", "W", "b", "w")
+_CHAR_CODE: Final = {"S": SHOOTER, "B": CLAIMED_BLACK, "W": CLAIMED_WHITE, "b": STONE_BLACK, "w": STONE_WHITE}
+_PIECE_WORD: Final = ("", "shooter", "shooter", "shooter", "stone", "stone")
+_DIRECTIONS: Final = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
+
+
+def _pmax(classic: bool) -> int:
+    return _PASS_CLASSIC if classic else _PASS_CURRENT
+
+
+class _Geometry:
+    """Everything about a board size that never changes: rays, neighbours, names, interned moves.
+
+    Moves are interned in rows indexed ``origin * n2 + destination`` and then by target, built
+    lazily the first time a shooter moves between two squares, so that listing moves only picks
+    existing objects out of lists.
+    """
+
+    _cache: ClassVar[dict[int, _Geometry]] = {}
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        n2 = size * size
+        self.n2 = n2
+        self.names: tuple[str, ...] = tuple(square_name(i % size, i // size) for i in range(n2))
+        self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        rays: list[tuple[tuple[int, ...], ...]] = []
+        ring: list[tuple[int, ...]] = []
+        orth: list[tuple[int, ...]] = []
+        for sq in range(n2):
+            f, r = sq % size, sq // size
+            mine: list[tuple[int, ...]] = []
+            for df, dr in _DIRECTIONS:
+                ray = []
+                x, y = f + df, r + dr
+                while 0 <= x < size and 0 <= y < size:
+                    ray.append(y * size + x)
+                    x, y = x + df, y + dr
+                if ray:
+                    mine.append(tuple(ray))
+            rays.append(tuple(mine))
+            ring.append(tuple(ray[0] for ray in mine))
+            orth.append(
+                tuple(
+                    (r + dr) * size + f + df
+                    for df, dr in ((0, 1), (1, 0), (0, -1), (-1, 0))
+                    if 0 <= f + df < size and 0 <= r + dr < size
+                )
+            )
+        self.rays: tuple[tuple[tuple[int, ...], ...], ...] = tuple(rays)
+        self.ring: tuple[tuple[int, ...], ...] = tuple(ring)
+        self.orth: tuple[tuple[int, ...], ...] = tuple(orth)
+        self.perimeter: frozenset[int] = frozenset(
+            sq for sq in range(n2) if sq % size in (0, size - 1) or sq // size in (0, size - 1)
+        )
+        self.move_rows: list[list[Move | None] | None] = [None] * (n2 * n2)
+        self.stat_moves: tuple[Move, ...] = tuple(Move(None, None, name) for name in self.names)
+        self.code_rows: list[list[int] | None] = [None] * (n2 * n2)
+        self.stat_codes: tuple[int, ...] = tuple(range(n2))
+        # Per square, which squares share a line with it / touch it: a new stone or shooter can only
+        # trap the shooters it is on a line with (current edition) or next to (classic edition).
+        self.line_masks: tuple[bytes, ...] = tuple(
+            bytes(1 if any(t in ray for ray in self.rays[sq]) else 0 for t in range(n2)) for sq in range(n2)
+        )
+        self.ring_masks: tuple[bytes, ...] = tuple(
+            bytes(1 if t in self.ring[sq] else 0 for t in range(n2)) for sq in range(n2)
+        )
+
+    @classmethod
+    def of(cls, size: int) -> _Geometry:
+        geo = cls._cache.get(size)
+        if geo is None:
+            geo = cls._cache[size] = cls(size)
+        return geo
+
+    def move_row(self, origin: int, dest: int) -> list[Move | None]:
+        row: list[Move | None] = [None] * self.n2
+        names = self.names
+        o, d = names[origin], names[dest]
+        for ray in self.rays[dest]:
+            for t in ray:
+                row[t] = Move(o, d, names[t])
+        self.move_rows[origin * self.n2 + dest] = row
+        return row
+
+    def code_row(self, origin: int, dest: int) -> list[int]:
+        base = (origin * self.n2 + dest) * self.n2
+        row = [base + t for t in range(self.n2)]
+        self.code_rows[origin * self.n2 + dest] = row
+        return row
+
+    def line(self, a: int, b: int) -> tuple[int, ...] | None:
+        """Squares strictly between a and b when they share a line, else None."""
+        size = self.size
+        fa, ra, fb, rb = a % size, a // size, b % size, b // size
+        df, dr = fb - fa, rb - ra
+        if a == b or not (df == 0 or dr == 0 or abs(df) == abs(dr)):
+            return None
+        steps = max(abs(df), abs(dr))
+        sf, sr = (df > 0) - (df < 0), (dr > 0) - (dr < 0)
+        return tuple((ra + sr * k) * size + fa + sf * k for k in range(1, steps))
+
+
+def _list_moves(
+    cells: bytearray,
+    geo: _Geometry,
+    pmax: int,
+    shooters: Sequence[int],
+    rows: Sequence[Sequence[object] | None],
+    stat: Sequence[object],
+    build: Callable[[int, int], Sequence[object]],
+) -> list[object]:
+    """Every legal move, as items of the given interned tables (Move objects or integer codes).
+
+    Stationary shots come first, once per target square; then, per shooter and destination, the
+    shots from the destination with the origin emptied. ``cells`` is restored before returning.
+    """
+    out: list[object] = []
+    append = out.append
+    rays = geo.rays
+    n2 = geo.n2
+    seen = bytearray(n2)
+    for s in shooters:
+        for ray in rays[s]:
+            for t in ray:
+                v = cells[t]
+                if v == 0:
+                    if not seen[t]:
+                        seen[t] = 1
+                        append(stat[t])
+                elif v > pmax:
+                    break
+    for o in shooters:
+        cells[o] = 0
+        base = o * n2
+        for ray in rays[o]:
+            for d in ray:
+                v = cells[d]
+                if v == 0:
+                    row = rows[base + d]
+                    if row is None:
+                        row = build(o, d)
+                    for ray2 in rays[d]:
+                        for t in ray2:
+                            w = cells[t]
+                            if w == 0:
+                                append(row[t])
+                            elif w > pmax:
+                                break
+                elif v > pmax:
+                    break
+        cells[o] = SHOOTER
+    return out
+
+
+def _count_moves(cells: bytearray, geo: _Geometry, pmax: int, shooters: Sequence[int]) -> int:
+    """The length of ``_list_moves`` without building it: perft's last ply."""
+    rays = geo.rays
+    seen = bytearray(geo.n2)
+    for s in shooters:
+        for ray in rays[s]:
+            for t in ray:
+                v = cells[t]
+                if v == 0:
+                    seen[t] = 1
+                elif v > pmax:
+                    break
+    total = seen.count(1)
+    for o in shooters:
+        cells[o] = 0
+        for ray in rays[o]:
+            for d in ray:
+                v = cells[d]
+                if v == 0:
+                    for ray2 in rays[d]:
+                        for t in ray2:
+                            w = cells[t]
+                            if w == 0:
+                                total += 1
+                            elif w > pmax:
+                                break
+                elif v > pmax:
+                    break
+        cells[o] = SHOOTER
+    return total
+
+
+def _reach(cells: Sequence[int], rays: tuple[tuple[int, ...], ...], pmax: int) -> list[int]:
+    """Empty squares reachable along the given rays."""
+    out = []
+    for ray in rays:
+        for t in ray:
+            v = cells[t]
+            if v == 0:
+                out.append(t)
+            elif v > pmax:
+                break
+    return out
+
+
+def _trapped(cells: Sequence[int], rays: tuple[tuple[int, ...], ...], pmax: int) -> bool:
+    """A shooter is trapped when no ray reaches an empty square: then it can neither move nor shoot."""
+    for ray in rays:
+        for t in ray:
+            v = cells[t]
+            if v == 0:
+                return False
+            if v > pmax:
+                break
+    return True
+
+
+def _biggest_groups(cells: Sequence[int], orth: tuple[tuple[int, ...], ...], sq: int) -> tuple[int, int]:
+    """Sizes of the biggest black and white groups orthogonally adjacent to ``sq``."""
+    best = [0, 0]
+    done: set[int] = set()
+    for start in orth[sq]:
+        code = cells[start]
+        if code < STONE_BLACK or start in done:
+            continue
+        size = 0
+        stack = [start]
+        done.add(start)
+        while stack:
+            cur = stack.pop()
+            size += 1
+            for nb in orth[cur]:
+                if nb not in done and cells[nb] == code:
+                    done.add(nb)
+                    stack.append(nb)
+        colour = code - STONE_BLACK
+        if size > best[colour]:
+            best[colour] = size
+    return best[0], best[1]
+
+
+def _resolve_claims(
+    cells: bytearray,
+    geo: _Geometry,
+    pmax: int,
+    shooters: list[int],
+    mover: int,
+    scores: list[int],
+) -> list[tuple[int, int, int, int]]:
+    """Claim every trapped unclaimed shooter at once; returns (square, colour, black, white) per claim.
+
+    Trapped status and groups are all judged on the board after the shot and before any claim
+    stone goes down (claim stones belong to no group and, being on shooters, change no ray).
+    """
+    rays = geo.rays
+    trapped = [s for s in shooters if _trapped(cells, rays[s], pmax)]
+    if not trapped:
+        return []
+    claims = []
+    for s in trapped:
+        bg, wg = _biggest_groups(cells, geo.orth, s)
+        colour = BLACK if bg > wg else WHITE if wg > bg else 1 - mover
+        claims.append((s, colour, bg, wg))
+    for s, colour, _bg, _wg in claims:
+        cells[s] = CLAIMED_BLACK + colour
+        shooters.remove(s)
+        scores[colour] += 1
+    return claims
+
+
+class FastBoard:
+    """Mutable integer board for search: no strings, no validation, moves as integer codes.
+
+    A move code is ``(origin * n2 + destination) * n2 + target`` for a moving shot and just
+    ``target`` for a stationary one (so ``code < n2`` means stationary), squares being
+    ``rank * size + file``. ``winner`` is -1 while the game goes on, else 0 (Black) or 1 (White);
+    ``to_move`` is 0 or 1. Codes from ``legal_codes`` are the only ones ``play_code`` accepts
+    safely: it trusts its input, which is what makes it cheap.
+    """
+
+    __slots__ = ("_geo", "cells", "classic", "need", "pmax", "scores", "shooters", "to_move", "winner")
+
+    def __init__(
+        self,
+        geo: _Geometry,
+        cells: bytearray,
+        classic: bool,
+        to_move: int,
+        need: int,
+        shooters: list[int] | None = None,
+        scores: list[int] | None = None,
+        winner: int = -1,
+    ) -> None:
+        self._geo = geo
+        self.cells = cells
+        self.classic = classic
+        self.pmax = _pmax(classic)
+        self.to_move = to_move
+        self.need = need
+        self.shooters = [i for i, c in enumerate(cells) if c == SHOOTER] if shooters is None else shooters
+        if scores is None:
+            scores = [cells.count(CLAIMED_BLACK), cells.count(CLAIMED_WHITE)]
+        self.scores = scores
+        self.winner = winner
+
+    @classmethod
+    def from_position(cls, position: Position) -> FastBoard:
+        winner = -1 if position.winner is None else COLOURS.index(position.winner)
+        return cls(
+            position._geo,
+            bytearray(position._cells),
+            position._classic,
+            position._to_move,
+            position.needed_to_win,
+            list(position._shooters),
+            list(position._scores),
+            winner,
+        )
+
+    @property
+    def size(self) -> int:
+        return self._geo.size
+
+    @property
+    def n2(self) -> int:
+        return self._geo.n2
+
+    def copy(self) -> FastBoard:
+        return FastBoard(
+            self._geo,
+            bytearray(self.cells),
+            self.classic,
+            self.to_move,
+            self.need,
+            self.shooters[:],
+            self.scores[:],
+            self.winner,
+        )
+
+    def to_position(self) -> Position:
+        return Position._make(self._geo, bytes(self.cells), self.classic, self.to_move)
+
+    def legal_codes(self) -> list[int]:
+        """Every legal move as a code; empty once the game is won."""
+        if self.winner >= 0:
+            return []
+        geo = self._geo
+        return _list_moves(  # type: ignore[return-value]
+            self.cells, geo, self.pmax, self.shooters, geo.code_rows, geo.stat_codes, geo.code_row
+        )
+
+    def count_moves(self) -> int:
+        if self.winner >= 0:
+            return 0
+        return _count_moves(self.cells, self._geo, self.pmax, self.shooters)
+
+    def play_code(self, code: int) -> list[tuple[int, int, int, int]]:
+        """Apply a legal move code in place; returns the claims it made as (square, colour, black, white)."""
+        n2 = self._geo.n2
+        cells = self.cells
+        if code >= n2:
+            od, target = divmod(code, n2)
+            origin, dest = divmod(od, n2)
+            cells[origin] = EMPTY
+            cells[dest] = SHOOTER
+            shooters = self.shooters
+            shooters[shooters.index(origin)] = dest
+        else:
+            target = code
+        mover = self.to_move
+        cells[target] = STONE_BLACK + mover
+        claims = _resolve_claims(cells, self._geo, self.pmax, self.shooters, mover, self.scores)
+        if claims:
+            need = self.need
+            if self.scores[mover] >= need:
+                self.winner = mover
+            elif self.scores[1 - mover] >= need:
+                self.winner = 1 - mover
+        self.to_move = 1 - mover
+        return claims
+
+    def random_playout(self, rnd: Callable[[], float] = random.random) -> int:
+        """Play random moves in place until someone wins; returns the winner (0 Black, 1 White, -1 stuck).
+
+        The policy is the one the AI samples with: a uniformly random unclaimed shooter, then
+        uniformly one of its destinations or staying put, then a uniformly random target from there.
+        ``rnd`` is a ``random.random``-like function so a seeded ``Random(...).random`` reproduces a run.
+        """
+        cells = self.cells
+        geo = self._geo
+        rays = geo.rays
+        orth = geo.orth
+        pmax = self.pmax
+        shooters = self.shooters
+        scores = self.scores
+        need = self.need
+        mover = self.to_move
+        winner = self.winner
+        masks = geo.ring_masks if self.classic else geo.line_masks
+        while winner < 0:
+            count = len(shooters)
+            if count == 0:
+                break
+            origin = shooters[int(rnd() * count)]
+            cells[origin] = EMPTY
+            dests = []
+            for ray in rays[origin]:
+                for d in ray:
+                    v = cells[d]
+                    if v == 0:
+                        dests.append(d)
+                    elif v > pmax:
+                        break
+            k = int(rnd() * (len(dests) + 1))
+            src = dests[k] if k < len(dests) else origin
+            targets = []
+            for ray in rays[src]:
+                for t in ray:
+                    v = cells[t]
+                    if v == 0:
+                        targets.append(t)
+                    elif v > pmax:
+                        break
+            if not targets:
+                # Only a trapped shooter left unclaimed by a hand-written position gets here.
+                cells[origin] = SHOOTER
+                if all(_trapped(cells, rays[s], pmax) for s in shooters):
+                    break
+                continue
+            cells[src] = SHOOTER
+            if src != origin:
+                shooters[shooters.index(origin)] = src
+            target = targets[int(rnd() * len(targets))]
+            cells[target] = STONE_BLACK + mover
+            trapped = None
+            for s in shooters:
+                mask = masks[s]
+                if s != src and not mask[target] and not mask[src]:
+                    continue
+                free = False
+                for ray in rays[s]:
+                    for t in ray:
+                        v = cells[t]
+                        if v == 0:
+                            free = True
+                            break
+                        if v > pmax:
+                            break
+                    if free:
+                        break
+                if not free:
+                    if trapped is None:
+                        trapped = [s]
+                    else:
+                        trapped.append(s)
+            if trapped is not None:
+                won = []
+                for s in trapped:
+                    bg, wg = _biggest_groups(cells, orth, s)
+                    won.append(BLACK if bg > wg else WHITE if wg > bg else 1 - mover)
+                for s, colour in zip(trapped, won, strict=True):
+                    cells[s] = CLAIMED_BLACK + colour
+                    shooters.remove(s)
+                    scores[colour] += 1
+                if scores[mover] >= need:
+                    winner = mover
+                elif scores[1 - mover] >= need:
+                    winner = 1 - mover
+            mover = 1 - mover
+        self.to_move = mover
+        self.winner = winner
+        return winner
+
+    def move_of(self, code: int) -> Move:
+        """The public Move for a code (for showing a search result to a player)."""
+        geo = self._geo
+        n2 = geo.n2
+        if code < n2:
+            return geo.stat_moves[code]
+        od, target = divmod(code, n2)
+        origin, dest = divmod(od, n2)
+        row = geo.move_rows[od] or geo.move_row(origin, dest)
+        move = row[target]
+        assert move is not None
+        return move
+
+    def code_of(self, move: Move) -> int:
+        """The code of a public Move on this board size (validity is not checked)."""
+        geo = self._geo
+        target = geo.index[move.target]
+        if move.destination is None or move.shooter is None:
+            return target
+        return (geo.index[move.shooter] * geo.n2 + geo.index[move.destination]) * geo.n2 + target
+
+
+# ---------------------------------------------------------------------------------------------
+# Moves.
+# ---------------------------------------------------------------------------------------------
+
+_SQ = r"[a-z][0-9]{1,2}"
+_MOVE_RE = re.compile(rf"(?:({_SQ})(?:-({_SQ}))?[/x])?({_SQ})")
+_MOVE_FORMS = "expected a shot like g2, or a move like d4-g7/g2 (shooter-destination/target)"
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Move:
+    """One turn of play: an optional shooter move and the compulsory shot.
+
+    A stationary shot keeps ``destination`` None; ``shooter`` may still name who fired (from
+    ``d4/g2``) but that changes nothing, so equality and hashing go by the canonical text,
+    where a stationary shot is just its target.
+    """
+
+    shooter: str | None
+    destination: str | None
+    target: str
+    _text: str = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        text = self.target if self.destination is None else f"{self.shooter}-{self.destination}/{self.target}"
+        object.__setattr__(self, "_text", text)
+
+    @property
+    def is_stationary(self) -> bool:
+        return self.destination is None
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Move({self._text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Move):
+            return self._text == other._text
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._text)
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """Read move notation, forgiving about case, spaces, ``x`` for ``/`` and dash variants.
+
+        Only the syntax is checked here; ``Position.parse_move`` checks it against a board.
+        """
+        cleaned = "".join(text.split()).lower().replace("–", "-").replace("—", "-")
+        m = _MOVE_RE.fullmatch(cleaned)
+        if m is None:
+            shown = text.strip()
+            if re.fullmatch(rf"{_SQ}-{_SQ}", cleaned):
+                raise IllegalMove(f"“{shown}” has no shot: a move must end with /target, like {cleaned}/g2")
+            raise IllegalMove(f"“{shown}” is not a move: {_MOVE_FORMS}")
+        shooter, dest, target = m.group(1), m.group(2), m.group(3)
+        for sq in (shooter, dest, target):
+            if sq is not None and sq[1] == "0":
+                raise IllegalMove(f"“{sq}” is not a square: ranks start at 1")
+        if dest is not None and dest == shooter:
+            raise IllegalMove(
+                f"{shooter}-{dest}: a shooter that moves must leave its square; "
+                f"to shoot without moving write just the target, like {target}"
+            )
+        return cls(shooter, dest, target)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A shooter claimed by a move, with the adjacent group sizes that decided it."""
+
+    square: str
+    colour: str
+    black_group: int
+    white_group: int
+
+
+# ---------------------------------------------------------------------------------------------
+# Positions.
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_rules(rules: str) -> bool:
+    """True for classic; refuses unknown editions so a typo never silently plays the wrong rules."""
+    if rules not in EDITIONS:
+        raise ValueError(f"unknown rules edition {rules!r}: expected one of {', '.join(EDITIONS)}")
+    return rules == "classic"
+
+
+def _variant_of(size: int, shooters: int) -> Variant | None:
+    for variant in VARIANTS.values():
+        if variant.size == size and variant.shooters == shooters:
+            return variant
+    return None
+
+
+class Position:
+    """A position of the playing phase: board, side to move and rules edition; an immutable value.
+
+    Equality and hashing cover the edition, the board and the side to move; the claims that the
+    previous move made ride along for display but are not part of the value.
+    """
+
+    __slots__ = ("_cells", "_claims", "_classic", "_geo", "_hash", "_need", "_scores", "_shooters", "_to_move")
+
+    _geo: _Geometry
+    _cells: bytes
+    _classic: bool
+    _to_move: int
+    _shooters: tuple[int, ...]
+    _scores: tuple[int, int]
+    _need: int
+    _claims: tuple[Claim, ...]
+    _hash: int
+
+    def __init__(self) -> None:
+        raise TypeError("use Position.from_string(...) or Game(...).position")
+
+    @classmethod
+    def _make(
+        cls,
+        geo: _Geometry,
+        cells: bytes,
+        classic: bool,
+        to_move: int,
+        claims: tuple[Claim, ...] = (),
+    ) -> Position:
+        self = object.__new__(cls)
+        self._geo = geo
+        self._cells = cells
+        self._classic = classic
+        self._to_move = to_move
+        self._shooters = tuple(i for i, c in enumerate(cells) if c == SHOOTER)
+        self._scores = (cells.count(CLAIMED_BLACK), cells.count(CLAIMED_WHITE))
+        total = len(self._shooters) + self._scores[0] + self._scores[1]
+        variant = _variant_of(geo.size, total)
+        self._need = variant.to_win if variant is not None else total // 2 + 1
+        self._claims = claims
+        self._hash = hash((classic, cells, to_move))
+        return self
+
+    @classmethod
+    def from_string(cls, text: str, rules: str = "current") -> Position:
+        """Read a NOTATION.md position string; any fault raises ValueError naming it."""
+        classic = _check_rules(rules)
+        parts = text.split()
+        if len(parts) != 2:
+            raise ValueError(
+                "a position is the ranks separated by /, a space, then b or w for the side to move, "
+                "like 10/10/3S6/6S3/2b7/4S1S3/1S8/5w1S2/2S7/10 b"
+            )
+        board, side = parts
+        if side not in ("b", "w"):
+            raise ValueError(f"the side to move must be b or w, not {side!r}")
+        ranks = board.split("/")
+        size = len(ranks)
+        if not 3 <= size <= 26:
+            raise ValueError(f"a board has 3 to 26 ranks, this one has {size}")
+        cells = bytearray(size * size)
+        for i, rank_text in enumerate(ranks):
+            rank = size - 1 - i
+            file = 0
+            for m in re.finditer(r"[0-9]+|.", rank_text):
+                token = m.group(0)
+                if token.isdigit():
+                    if token.startswith("0"):
+                        raise ValueError(f"rank {rank + 1}: {token!r} is not a count of empty squares")
+                    file += int(token)
+                    if file > size:
+                        break
+                    continue
+                code = _CHAR_CODE.get(token)
+                if code is None:
+                    raise ValueError(
+                        f"rank {rank + 1}: {token!r} is not a piece "
+                        "(expected S, B, W, b, w or a count of empty squares)"
+                    )
+                if file >= size:
+                    file += 1
+                    break
+                cells[rank * size + file] = code
+                file += 1
+            if file != size:
+                raise ValueError(f"rank {rank + 1} describes {file} squares, but the board is {size} wide")
+        geo = _Geometry.of(size)
+        position = cls._make(geo, bytes(cells), classic, BLACK if side == "b" else WHITE)
+        if position._scores[0] + position._scores[1] + len(position._shooters) == 0:
+            raise ValueError("a position needs at least one shooter (S, B or W)")
+        if min(position._scores) >= position._need:
+            raise ValueError("both players cannot have claimed a majority of the shooters")
+        return position
+
+    def __str__(self) -> str:
+        size = self._geo.size
+        cells = self._cells
+        rows = []
+        for rank in range(size - 1, -1, -1):
+            out = []
+            empty = 0
+            for sq in range(rank * size, rank * size + size):
+                code = cells[sq]
+                if code == EMPTY:
+                    empty += 1
+                    continue
+                if empty:
+                    out.append(str(empty))
+                    empty = 0
+                out.append(_CODE_CHAR[code])
+            if empty:
+                out.append(str(empty))
+            rows.append("".join(out))
+        return "/".join(rows) + (" b" if self._to_move == BLACK else " w")
+
+    def __repr__(self) -> str:
+        return f"Position.from_string({str(self)!r}, rules={self.rules!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Position):
+            return (
+                self._hash == other._hash
+                and self._classic == other._classic
+                and self._to_move == other._to_move
+                and self._cells == other._cells
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    # -- plain facts -----------------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        return self._geo.size
+
+    @property
+    def rules(self) -> str:
+        return "classic" if self._classic else "current"
+
+    @property
+    def variant(self) -> Variant | None:
+        return _variant_of(self._geo.size, len(self._shooters) + self._scores[0] + self._scores[1])
+
+    @property
+    def needed_to_win(self) -> int:
+        return self._need
+
+    @property
+    def to_move(self) -> str:
+        return COLOURS[self._to_move]
+
+    @property
+    def winner(self) -> str | None:
+        if self._scores[0] >= self._need:
+            return "black"
+        if self._scores[1] >= self._need:
+            return "white"
+        return None
+
+    @property
+    def is_over(self) -> bool:
+        """Won, or (only in hand-made positions) no unclaimed shooter can act."""
+        if self.winner is not None:
+            return True
+        pmax = _pmax(self._classic)
+        rays = self._geo.rays
+        return all(_trapped(self._cells, rays[s], pmax) for s in self._shooters)
+
+    def piece_at(self, square: str) -> str | None:
+        return _CODE_CHAR[self._cells[self._sq(square)]] or None
+
+    def pieces(self) -> dict[str, str]:
+        names = self._geo.names
+        return {names[i]: _CODE_CHAR[c] for i, c in enumerate(self._cells) if c}
+
+    def unclaimed(self) -> tuple[str, ...]:
+        names = self._geo.names
+        return tuple(names[s] for s in self._shooters)
+
+    @property
+    def claimed(self) -> dict[str, tuple[str, ...]]:
+        names = self._geo.names
+        cells = self._cells
+        return {
+            "black": tuple(names[i] for i, c in enumerate(cells) if c == CLAIMED_BLACK),
+            "white": tuple(names[i] for i, c in enumerate(cells) if c == CLAIMED_WHITE),
+        }
+
+    @property
+    def score(self) -> tuple[int, int]:
+        return self._scores
+
+    @property
+    def last_claims(self) -> tuple[Claim, ...]:
+        return self._claims
+
+    def _sq(self, square: str) -> int:
+        file, rank = parse_square(square, self._geo.size)
+        return rank * self._geo.size + file
+
+    # -- moves -----------------------------------------------------------------------------------
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move: stationary shots once per target, then moving shots."""
+        if self.winner is not None:
+            return []
+        geo = self._geo
+        return _list_moves(  # type: ignore[return-value]
+            bytearray(self._cells),
+            geo,
+            _pmax(self._classic),
+            self._shooters,
+            geo.move_rows,
+            geo.stat_moves,
+            geo.move_row,
+        )
+
+    def _blocker(self, path: Iterable[int], vacated: int = -1) -> int | None:
+        pmax = _pmax(self._classic)
+        cells = self._cells
+        for sq in path:
+            if sq != vacated and cells[sq] > pmax:
+                return sq
+        return None
+
+    def _why_not(self, move: Move) -> str | None:
+        """The reason a syntactically valid move is illegal here, or None when it is legal."""
+        if self.winner is not None:
+            return "the game is over"
+        geo = self._geo
+        names = geo.names
+        cells = self._cells
+        try:
+            target = self._sq(move.target)
+            shooter = None if move.shooter is None else self._sq(move.shooter)
+            dest = None if move.destination is None else self._sq(move.destination)
+        except ValueError as exc:
+            return str(exc)
+        if shooter is None:
+            if cells[target]:
+                return f"{move.target} is occupied"
+            first_blocked: str | None = None
+            for s in self._shooters:
+                path = geo.line(s, target)
+                if path is None:
+                    continue
+                blocker = self._blocker(path)
+                if blocker is None:
+                    return None
+                if first_blocked is None:
+                    first_blocked = self._blocks(blocker, s, target)
+            if first_blocked is None:
+                return f"no unclaimed shooter is on a line with {move.target}"
+            return f"no unclaimed shooter has a clear line to {move.target} ({first_blocked})"
+        code = cells[shooter]
+        if code == EMPTY or code >= STONE_BLACK:
+            return f"{move.shooter} is not a shooter"
+        if code != SHOOTER:
+            return f"the shooter on {move.shooter} is already claimed"
+        origin = shooter
+        src = shooter
+        if dest is not None:
+            path = geo.line(shooter, dest)
+            if path is None:
+                return f"{move.destination} is not on a line from {move.shooter}"
+            if cells[dest]:
+                return f"{move.destination} is occupied"
+            blocker = self._blocker(path)
+            if blocker is not None:
+                return self._blocks(blocker, shooter, dest)
+            src = dest
+        if target == src:
+            return f"a shooter cannot shoot the square it stands on ({move.target})"
+        path = geo.line(src, target)
+        if path is None:
+            return f"{move.target} is not on a line from {names[src]}"
+        if cells[target] and not (dest is not None and target == origin):
+            return f"{move.target} is occupied"
+        blocker = self._blocker(path, vacated=origin if dest is not None else -1)
+        if blocker is not None:
+            return self._blocks(blocker, src, target)
+        return None
+
+    def _blocks(self, blocker: int, a: int, b: int) -> str:
+        names = self._geo.names
+        return f"the {_PIECE_WORD[self._cells[blocker]]} on {names[blocker]} blocks {names[a]}–{names[b]}"
+
+    def is_legal(self, move: Move | str) -> bool:
+        try:
+            parsed = Move.parse(move) if isinstance(move, str) else move
+        except IllegalMove:
+            return False
+        return self._why_not(parsed) is None
+
+    def parse_move(self, text: str) -> Move:
+        """Read a player's move and check it here; IllegalMove says exactly what is wrong."""
+        move = Move.parse(text)
+        reason = self._why_not(move)
+        if reason is not None:
+            raise IllegalMove(reason)
+        return move
+
+    def play(self, move: Move | str) -> Position:
+        """The position after ``move`` with claims resolved; IllegalMove when the rules refuse it."""
+        parsed = self.parse_move(move) if isinstance(move, str) else move
+        if not isinstance(move, str):
+            reason = self._why_not(parsed)
+            if reason is not None:
+                raise IllegalMove(reason)
+        geo = self._geo
+        cells = bytearray(self._cells)
+        shooters = list(self._shooters)
+        target = geo.index[parsed.target]
+        if parsed.destination is not None and parsed.shooter is not None:
+            origin, dest = geo.index[parsed.shooter], geo.index[parsed.destination]
+            cells[origin] = EMPTY
+            cells[dest] = SHOOTER
+            shooters[shooters.index(origin)] = dest
+        mover = self._to_move
+        cells[target] = STONE_BLACK + mover
+        scores = list(self._scores)
+        raw = _resolve_claims(cells, geo, _pmax(self._classic), shooters, mover, scores)
+        claims = tuple(Claim(geo.names[s], COLOURS[c], bg, wg) for s, c, bg, wg in raw)
+        return Position._make(geo, bytes(cells), self._classic, 1 - mover, claims)
+
+    # -- hints -----------------------------------------------------------------------------------
+
+    def _unclaimed_index(self, shooter: str) -> int | None:
+        sq = self._sq(shooter)
+        return sq if self._cells[sq] == SHOOTER else None
+
+    def destinations(self, shooter: str) -> list[str]:
+        """Where an unclaimed shooter may move (staying is not listed); [] for anything else."""
+        sq = self._unclaimed_index(shooter)
+        if sq is None or self.winner is not None:
+            return []
+        names = self._geo.names
+        return [names[t] for t in _reach(self._cells, self._geo.rays[sq], _pmax(self._classic))]
+
+    def targets(self, square: str, *, vacated: str | None = None) -> list[str]:
+        """Squares a shot from ``square`` may reach, with ``vacated`` (the square a moving shooter left) empty."""
+        sq = self._sq(square)
+        cells: Sequence[int] = self._cells
+        if vacated is not None:
+            buf = bytearray(self._cells)
+            buf[self._sq(vacated)] = EMPTY
+            cells = buf
+        names = self._geo.names
+        return [names[t] for t in _reach(cells, self._geo.rays[sq], _pmax(self._classic))]
+
+    def is_trapped(self, shooter: str) -> bool:
+        sq = self._sq(shooter)
+        code = self._cells[sq]
+        if code == EMPTY or code >= STONE_BLACK:
+            raise IllegalMove(f"{shooter.strip().lower()} is not a shooter")
+        return _trapped(self._cells, self._geo.rays[sq], _pmax(self._classic))
+
+    def group_hints(self) -> dict[str, tuple[int, int]]:
+        """Each unclaimed shooter's biggest adjacent black and white groups: who would claim it now."""
+        names = self._geo.names
+        return {names[s]: _biggest_groups(self._cells, self._geo.orth, s) for s in self._shooters}
+
+    def fast(self) -> FastBoard:
+        """A mutable integer copy for search (see FastBoard)."""
+        return FastBoard.from_position(self)
+
+
+def perft(position: Position, depth: int) -> int:
+    """Number of move sequences of exactly ``depth`` moves; a won position has none below it."""
+    if depth < 0:
+        raise ValueError("perft depth must be at least 0")
+    if depth == 0:
+        return 1
+    return _perft(FastBoard.from_position(position), depth)
+
+
+def _perft(board: FastBoard, depth: int) -> int:
+    if depth == 1:
+        return board.count_moves()
+    total = 0
+    for code in board.legal_codes():
+        child = board.copy()
+        child.play_code(code)
+        total += _perft(child, depth - 1)
+    return total
+
+
+def random_playout(position: Position, rng: random.Random | None = None) -> str | None:
+    """Winner of one random game from ``position`` under the AI's sampling policy (see FastBoard)."""
+    board = FastBoard.from_position(position)
+    winner = board.random_playout((rng or random).random)
+    return None if winner < 0 else COLOURS[winner]
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole games: setup, pie choice, play.
+# ---------------------------------------------------------------------------------------------
+
+_SETUP_X_RE = re.compile(r"(?<=\d)\s*x\s*(?=[a-z]\d)")
+_SETUP_SQ_RE = re.compile(r"[a-z][0-9]{1,2}")
+
+
+def _sort_key(geo: _Geometry, sq: int) -> tuple[int, int]:
+    return sq % geo.size, sq // geo.size
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """One pre-play turn: who acts and what they place."""
+
+    kind: str  # "setup" or "pie"
+    seat_index: int | None  # 0 first, 1 second, None: the seat playing White (known after the pie)
+    shooters: int
+    stone: int | None  # colour of the stone placed, None for no stone
+
+
+class Game:
+    """A whole game as an immutable value: setup, the pie choice (current edition), play, result.
+
+    Every action returns a new Game; the turns it was built from are kept as canonical text, so
+    a game can always be rebuilt by replaying them.
+    """
+
+    __slots__ = ("_classic", "_first_colour", "_moves", "_notes", "_position", "_stage", "_turns", "_variant")
+
+    _variant: Variant
+    _classic: bool
+    _turns: tuple[str, ...]
+    _notes: tuple[str | None, ...]
+    _stage: int
+    _first_colour: int | None
+    _position: Position
+    _moves: tuple[Move, ...]
+
+    def __init__(self) -> None:
+        raise TypeError("use Game.new(...), Game.replay(...) or Game.from_record(...)")
+
+    @classmethod
+    def new(cls, variant: str = "standard", rules: str = "current") -> Game:
+        chosen = VARIANTS.get(variant)
+        if chosen is None:
+            raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
+        classic = _check_rules(rules)
+        geo = _Geometry.of(chosen.size)
+        self = object.__new__(cls)
+        self._variant = chosen
+        self._classic = classic
+        self._turns = ()
+        self._notes = ()
+        self._stage = 0
+        self._first_colour = BLACK if classic else None
+        self._position = Position._make(geo, bytes(geo.n2), classic, BLACK)
+        self._moves = ()
+        return self
+
+    def _copy(self, **changes: object) -> Game:
+        new = object.__new__(Game)
+        for name in Game.__slots__:
+            object.__setattr__(new, name, changes.get(name, getattr(self, name)))
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Game):
+            return (self._variant, self._classic, self._turns) == (other._variant, other._classic, other._turns)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self._variant.name, self._classic, self._turns))
+
+    def __repr__(self) -> str:
+        return f"<Game {self._variant.name} {self.rules} {self.phase} after {len(self._turns)} turns>"
+
+    # -- the pre-play schedule --------------------------------------------------------------------
+
+    def _stages(self) -> tuple[_Stage, ...]:
+        v = self._variant
+        if self._classic:
+            return (_Stage("setup", 0, v.first_places, None), _Stage("setup", 1, v.second_places, None))
+        return (
+            _Stage("setup", 0, v.first_places, BLACK),
+            _Stage("pie", 1, 0, None),
+            _Stage("setup", None, v.second_places, WHITE),
+        )
+
+    def _current_stage(self) -> _Stage | None:
+        stages = self._stages()
+        return stages[self._stage] if self._stage < len(stages) else None
+
+    # -- facts -------------------------------------------------------------------------------------
+
+    @property
+    def variant(self) -> Variant:
+        return self._variant
+
+    @property
+    def rules(self) -> str:
+        return "classic" if self._classic else "current"
+
+    @property
+    def phase(self) -> str:
+        stage = self._current_stage()
+        if stage is not None:
+            return stage.kind
+        return "over" if self._position.is_over else "play"
+
+    @property
+    def first_player_colour(self) -> str | None:
+        return None if self._first_colour is None else COLOURS[self._first_colour]
+
+    def seat_of(self, colour: str) -> str | None:
+        """Which seat plays ``colour``; None while the pie choice is still to come."""
+        if colour not in COLOURS:
+            raise ValueError(f"a colour is black or white, not {colour!r}")
+        if self._first_colour is None:
+            return None
+        return SEATS[0] if COLOURS.index(colour) == self._first_colour else SEATS[1]
+
+    @property
+    def seat_to_act(self) -> str | None:
+        stage = self._current_stage()
+        if stage is not None:
+            if stage.seat_index is not None:
+                return SEATS[stage.seat_index]
+            return self.seat_of("white")
+        if self.phase == "over":
+            return None
+        return self.seat_of(self._position.to_move)
+
+    @property
+    def colour_to_act(self) -> str | None:
+        stage = self._current_stage()
+        if stage is not None:
+            if stage.kind == "pie":
+                return None
+            if self._classic:
+                return COLOURS[stage.seat_index or 0]
+            return None if stage.stone == BLACK else "white"
+        if self.phase == "over":
+            return None
+        return self._position.to_move
+
+    @property
+    def turns(self) -> tuple[str, ...]:
+        return self._turns
+
+    @property
+    def position(self) -> Position:
+        return self._position
+
+    @property
+    def last_move(self) -> Move | None:
+        return self._moves[-1] if self._moves else None
+
+    @property
+    def moves(self) -> tuple[Move, ...]:
+        """The moves of the playing phase, in order."""
+        return self._moves
+
+    @property
+    def winner(self) -> str | None:
+        return self._position.winner
+
+    @property
+    def winner_seat(self) -> str | None:
+        winner = self.winner
+        return None if winner is None else self.seat_of(winner)
+
+    @property
+    def shooters_to_place(self) -> int:
+        stage = self._current_stage()
+        return stage.shooters if stage is not None and stage.kind == "setup" else 0
+
+    @property
+    def stone_to_place(self) -> bool:
+        stage = self._current_stage()
+        return stage is not None and stage.kind == "setup" and stage.stone is not None
+
+    def setup_squares(self) -> list[str]:
+        """Empty squares a shooter may take this setup turn, in square order; [] outside setup."""
+        stage = self._current_stage()
+        if stage is None or stage.kind != "setup":
+            return []
+        geo = self._position._geo
+        cells = self._position._cells
+        ok = [sq for sq in range(geo.n2) if cells[sq] == EMPTY and self._setup_square_ok(sq, cells) is None]
+        ok.sort(key=lambda sq: _sort_key(geo, sq))
+        return [geo.names[sq] for sq in ok]
+
+    def _setup_square_ok(self, sq: int, cells: Sequence[int]) -> str | None:
+        geo = self._position._geo
+        name = geo.names[sq]
+        if self._classic:
+            for nb in geo.ring[sq]:
+                if cells[nb] == SHOOTER:
+                    return (
+                        f"{name} touches the shooter on {geo.names[nb]}: during setup shooters may not be "
+                        "next to one another, even diagonally"
+                    )
+            return None
+        if sq in geo.perimeter:
+            return f"{name} is on the edge of the board: during setup shooters go on inner squares only"
+        return None
+
+    # -- acting --------------------------------------------------------------------------------------
+
+    def play(self, text: str) -> Game:
+        """Apply the next turn (setup placement, keep/swap, or a move); IllegalMove says why not."""
+        stage = self._current_stage()
+        if stage is None:
+            if self._position.is_over:
+                raise IllegalMove("the game is over")
+            move = self._position.parse_move(text)
+            after = self._position.play(move)
+            note = ", ".join(f"{c.square} claimed by {c.colour.capitalize()}" for c in after.last_claims) or None
+            return self._copy(
+                _turns=(*self._turns, str(move)),
+                _notes=(*self._notes, note),
+                _position=after,
+                _moves=(*self._moves, move),
+            )
+        if stage.kind == "pie":
+            choice = text.strip().lower()
+            if choice not in ("keep", "swap"):
+                raise IllegalMove(
+                    f"“{text.strip()}” is not a pie choice: write keep (the first player stays Black) "
+                    "or swap (the first player becomes White)"
+                )
+            return self._copy(
+                _turns=(*self._turns, choice),
+                _notes=(*self._notes, None),
+                _stage=self._stage + 1,
+                _first_colour=BLACK if choice == "keep" else WHITE,
+            )
+        return self._place(stage, text)
+
+    def _place(self, stage: _Stage, text: str) -> Game:
+        geo = self._position._geo
+        example = "c3,e5,h4/d7" if stage.stone is not None else "c3,e5,h4"
+        cleaned = _SETUP_X_RE.sub("/", text.strip().lower())
+        parts = cleaned.split("/")
+        if len(parts) > 2:
+            raise IllegalMove(
+                f"“{text.strip()}” has more than one /: expected shooters, then / and the stone, like {example}"
+            )
+        shooter_part = parts[0]
+        stone_part = parts[1].strip() if len(parts) == 2 else None
+        tokens = [t for t in re.split(r"[\s,;]+", shooter_part) if t]
+        for token in tokens:
+            if not _SETUP_SQ_RE.fullmatch(token):
+                raise IllegalMove(f"“{token}” is not a square: expected squares like {example}")
+        squares: list[int] = []
+        for token in tokens:
+            try:
+                squares.append(self._position._sq(token))
+            except ValueError as exc:
+                raise IllegalMove(str(exc)) from None
+        if len(squares) != stage.shooters:
+            noun = "shooter" if stage.shooters == 1 else "shooters"
+            raise IllegalMove(f"this turn places {stage.shooters} {noun}, not {len(squares)} (like {example})")
+        seen: set[int] = set()
+        for sq in squares:
+            if sq in seen:
+                raise IllegalMove(f"{geo.names[sq]} is named twice")
+            seen.add(sq)
+        stone: int | None = None
+        if stage.stone is None:
+            if stone_part is not None:
+                raise IllegalMove(
+                    f"the classic edition places no stone during setup: write only the shooters, like {example}"
+                )
+        else:
+            colour = COLOURS[stage.stone]
+            if not stone_part:
+                raise IllegalMove(
+                    f"this turn also places one {colour} stone: write the shooters, a /, then the stone, like {example}"
+                )
+            if not _SETUP_SQ_RE.fullmatch(stone_part):
+                raise IllegalMove(
+                    f"“{stone_part}” is not a square: expected the stone's square after /, like {example}"
+                )
+            try:
+                stone = self._position._sq(stone_part)
+            except ValueError as exc:
+                raise IllegalMove(str(exc)) from None
+        cells = bytearray(self._position._cells)
+        for sq in squares:
+            if cells[sq]:
+                raise IllegalMove(f"{geo.names[sq]} is occupied")
+            reason = self._setup_square_ok(sq, cells)
+            if reason is not None:
+                raise IllegalMove(reason)
+            cells[sq] = SHOOTER
+        if stone is not None and stage.stone is not None:
+            if stone in seen:
+                raise IllegalMove(f"the stone cannot go on {geo.names[stone]}: a shooter is placed there this turn")
+            if cells[stone]:
+                raise IllegalMove(f"{geo.names[stone]} is occupied")
+            cells[stone] = STONE_BLACK + stage.stone
+        squares.sort(key=lambda sq: _sort_key(geo, sq))
+        canonical = ",".join(geo.names[sq] for sq in squares)
+        if stone is not None:
+            canonical += "/" + geo.names[stone]
+        position = Position._make(geo, bytes(cells), self._classic, BLACK)
+        return self._copy(
+            _turns=(*self._turns, canonical),
+            _notes=(*self._notes, None),
+            _stage=self._stage + 1,
+            _position=position,
+        )
+
+    # -- records ---------------------------------------------------------------------------------------
+
+    @property
+    def result(self) -> str:
+        """PGN-style result token: 1-0 Black won, 0-1 White won, * still going."""
+        return {"black": "1-0", "white": "0-1"}.get(self.winner or "", "*")
+
+    def to_record(self, headers: Mapping[str, str] | None = None) -> str:
+        """The game as NOTATION.md record text; Game, Variant, Rules and Result always follow the game."""
+        merged: dict[str, str] = {
+            "Game": "veletas",
+            "Variant": self._variant.name,
+            "Rules": self.rules,
+            "Black": "?",
+            "White": "?",
+            "Date": "????.??.??",
+            "Result": self.result,
+        }
+        fixed = {"game", "variant", "rules", "result"}
+        for key, value in (headers or {}).items():
+            if key.lower() in fixed:
+                continue
+            merged[key] = str(value)
+        return write_record(merged, self._turns, self._notes)
+
+    @classmethod
+    def replay(cls, turns: Iterable[str], variant: str = "standard", rules: str = "current") -> Game:
+        """Rebuild a game from its turns; a refused turn raises RecordError with its 1-based number.
+
+        Records in AbstractPlay style have no pie turn (the site swaps seats outside the move
+        list), so in the current edition a placement where keep/swap was due is read as ``keep``.
+        """
+        game = cls.new(variant, rules)
+        for number, text in enumerate(turns, start=1):
+            try:
+                if game.phase == "pie" and text.strip().lower() not in ("keep", "swap") and _looks_like_setup(text):
+                    game = game.play("keep")
+                game = game.play(text)
+            except IllegalMove as exc:
+                raise RecordError(str(exc), turn=number) from None
+        return game
+
+    @classmethod
+    def from_record(cls, text: str) -> Game:
+        """Read and validate a record; the final game is what replaying its turns gives."""
+        record = read_record(text)
+        name = record.header("Game")
+        if name is not None and name.strip().lower() != "veletas":
+            raise RecordError(f"this record is a game of {name}, not veletas")
+        variant = _variant_header(record.header("Variant"))
+        rules = (record.header("Rules") or "current").strip().lower()
+        if rules not in EDITIONS:
+            raise RecordError(f"unknown rules edition {rules!r}: expected one of {', '.join(EDITIONS)}")
+        game = cls.replay(record.turns, variant=variant, rules=rules)
+        claimed = (record.header("Result") or "*").strip()
+        if game.winner is not None and claimed in ("1-0", "0-1") and claimed != game.result:
+            raise RecordError(f"the header says {claimed}, but the moves give {game.result} ({game.winner} won)")
+        return game
+
+
+def _looks_like_setup(text: str) -> bool:
+    return len(_SETUP_SQ_RE.findall(text.lower())) >= 2 or "," in text
+
+
+def _variant_header(value: str | None) -> str:
+    """Variant name from a header; also reads board-size spellings like 9x9 or size-9 used elsewhere."""
+    if value is None or not value.strip():
+        return "standard"
+    cleaned = value.strip().lower()
+    if cleaned in VARIANTS:
+        return cleaned
+    digits = re.findall(r"\d+", cleaned)
+    if digits:
+        for variant in VARIANTS.values():
+            if int(digits[0]) == variant.size:
+                return variant.name
+    raise RecordError(f"unknown variant {value!r}: expected one of {', '.join(VARIANTS)}")
+
+
+def random_setup(variant: str = "standard", rules: str = "current", rng: random.Random | None = None) -> Game:
+    """A game whose setup (and pie choice) was played at random, ready for its first move."""
+    rnd = rng or random.Random()
+    game = Game.new(variant, rules)
+    while game.phase in ("setup", "pie"):
+        if game.phase == "pie":
+            game = game.play(rnd.choice(("keep", "swap")))
+            continue
+        placed: list[str] = []
+        probe = game
+        for _ in range(game.shooters_to_place):
+            choices = [sq for sq in probe.setup_squares() if sq not in placed]
+            if game.rules == "classic":
+                geo = game.position._geo
+                near = {geo.names[nb] for p in placed for nb in geo.ring[geo.index[p]]}
+                choices = [sq for sq in choices if sq not in near]
+            placed.append(rnd.choice(choices))
+        text = ",".join(placed)
+        if game.stone_to_place:
+            taken = set(placed)
+            empties = [sq for sq in game.position._geo.names if game.position.piece_at(sq) is None and sq not in taken]
+            text += "/" + rnd.choice(empties)
+        game = game.play(text)
+    return game
