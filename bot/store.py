@@ -1,0 +1,878 @@
+"""Everything the bot keeps, in one SQLite file, and the only module that speaks SQL.
+
+The design follows from what must survive: a restart, a crash at any instant, two players
+clicking at the same moment. So:
+
+- Every game has an append-only move log (``moves``); the ``games`` row caches what the log
+  implies (ply, turns, result). Both change in one transaction, and the cache can always be
+  rebuilt by replaying the log (``rebuild``).
+- A move is validated by the rules against the state that was read, then written with an
+  optimistic ``UPDATE … WHERE id = ? AND ply = ?``. If anything landed in between, the update
+  touches no row and the action is refused with ``RaceLost``: two racing moves never both land,
+  whether they come from one process or several.
+- Every refusal is decided before the first write, so a refused action leaves the file unchanged.
+- Migrations are an append-only list; each runs in one transaction together with its
+  ``PRAGMA user_version`` bump, so a crash mid-migration leaves the previous version intact.
+- Games are loaded on demand, one row at a time; only a small LRU of rebuilt ``Game`` values is
+  kept in memory so that replaying the log is not repeated on every move.
+
+One aiosqlite connection serves the process. SQLite allows one open transaction per connection,
+so an asyncio lock keeps coroutines from interleaving statements (a read issued in the middle of
+another coroutine's transaction would otherwise see uncommitted rows).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import sqlite3
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, cast
+
+import aiosqlite
+
+from bot.errors import (
+    ChallengeClosed,
+    ChannelBusy,
+    GameFinished,
+    InvalidMove,
+    NoGameHere,
+    NotAParticipant,
+    NotYourTurn,
+    RaceLost,
+    UndoRefused,
+    UserError,
+)
+from bot.rules import EDITIONS, VARIANTS, Game, IllegalMove
+
+log = logging.getLogger(__name__)
+
+Status = Literal["challenge", "active", "finished", "declined", "expired", "cancelled"]
+Where = Literal["thread", "here"]
+
+BUSY_TIMEOUT_MS = 5000
+"""How long a write waits for another process's transaction before giving up (SQLITE_BUSY)."""
+
+DEFAULT_CACHE_SIZE = 512
+"""Rebuilt games kept in memory: enough for every game being played at once on a busy server,
+small enough that tens of thousands of stored games cost nothing until someone opens them."""
+
+
+class StoreError(RuntimeError):
+    """The database file cannot be used by this version of the bot (newer schema, failed migration)."""
+
+
+# --- schema -------------------------------------------------------------------------------------
+
+# Append only: a released migration is never edited, a change is a new entry. Entry N brings the
+# database from user_version N-1 to N. Each entry is a sequence of single statements because
+# sqlite3's executescript() would commit the surrounding transaction.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """
+        CREATE TABLE meta (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        ) STRICT, WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE games (
+            id                   INTEGER PRIMARY KEY,
+            guild_id             INTEGER NOT NULL,
+            channel_id           INTEGER NOT NULL,
+            origin_channel_id    INTEGER NOT NULL,
+            status               TEXT NOT NULL CHECK (status IN
+                                     ('challenge', 'active', 'finished', 'declined', 'expired', 'cancelled')),
+            variant              TEXT NOT NULL,
+            rules                TEXT NOT NULL,
+            place                TEXT NOT NULL CHECK (place IN ('thread', 'here')),
+            challenger_id        INTEGER NOT NULL,
+            opponent_id          INTEGER CHECK (opponent_id IS NULL OR opponent_id <> challenger_id),
+            ai_level             INTEGER,
+            ply                  INTEGER NOT NULL DEFAULT 0 CHECK (ply >= 0),
+            turns                TEXT NOT NULL DEFAULT '',
+            winner_id            INTEGER,
+            result               TEXT,
+            created_at           REAL NOT NULL,
+            updated_at           REAL NOT NULL,
+            expires_at           REAL,
+            challenge_message_id INTEGER,
+            board_message_id     INTEGER,
+            undo_requested_by    INTEGER,
+            CHECK (status NOT IN ('active', 'finished') OR opponent_id IS NOT NULL)
+        ) STRICT
+        """,
+        """
+        CREATE TABLE moves (
+            game_id   INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            ply       INTEGER NOT NULL CHECK (ply >= 1),
+            turn      TEXT NOT NULL,
+            user_id   INTEGER NOT NULL,
+            played_at REAL NOT NULL,
+            PRIMARY KEY (game_id, ply)
+        ) STRICT, WITHOUT ROWID
+        """,
+        # The rule "one game per channel" lives in the schema, so no interleaving of writers can break it.
+        """
+        CREATE UNIQUE INDEX games_one_per_channel ON games (channel_id)
+            WHERE status = 'active' OR (status = 'challenge' AND place = 'here')
+        """,
+        "CREATE INDEX games_by_guild ON games (guild_id, status)",
+        "CREATE INDEX games_by_channel ON games (channel_id, id)",
+        "CREATE INDEX games_open_challenges ON games (expires_at) WHERE status = 'challenge'",
+    ),
+)
+
+_COLUMNS = (
+    "id, guild_id, channel_id, origin_channel_id, status, variant, rules, place, challenger_id, opponent_id, "
+    "ai_level, ply, turns, winner_id, result, created_at, updated_at, expires_at, challenge_message_id, "
+    "board_message_id, undo_requested_by"
+)
+
+_OPEN_STATUSES: tuple[Status, ...] = ("challenge", "active")
+
+
+# --- time ---------------------------------------------------------------------------------------
+
+
+def utcnow() -> dt.datetime:
+    """The store's default clock; tests and the sandbox may pass their own to ``Store.open``."""
+    return dt.datetime.now(dt.UTC)
+
+
+def _to_ts(moment: dt.datetime) -> float:
+    """Seconds since the epoch; a naive datetime is taken as UTC, which is what discord.py hands out."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.timestamp()
+
+
+def _from_ts(value: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(value, dt.UTC)
+
+
+# --- one game -----------------------------------------------------------------------------------
+
+
+def _other_colour(colour: str) -> str:
+    return "white" if colour == "black" else "black"
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """One row of ``games``: a challenge or a game, as the bot last committed it.
+
+    It is a snapshot: acting on a game goes through the store, which hands back a new snapshot.
+    Seats follow the challenge: the challenger is the first player, the opponent the second.
+    """
+
+    id: int
+    guild_id: int
+    channel_id: int
+    origin_channel_id: int
+    status: Status
+    variant: str
+    rules: str
+    where: Where
+    challenger_id: int
+    opponent_id: int | None
+    ai_level: int | None
+    ply: int
+    turns: tuple[str, ...]
+    winner_id: int | None
+    result: str | None
+    created_at: dt.datetime
+    updated_at: dt.datetime
+    expires_at: dt.datetime | None
+    challenge_message_id: int | None
+    board_message_id: int | None
+    undo_requested_by: int | None
+
+    @cached_property
+    def game(self) -> Game:
+        """The rules' view of this game, replayed from ``turns`` once per snapshot."""
+        return Game.replay(self.turns, variant=self.variant, rules=self.rules)
+
+    @property
+    def is_open(self) -> bool:
+        """Whether anything can still happen to it (a pending challenge or a game in play)."""
+        return self.status in _OPEN_STATUSES
+
+    @property
+    def is_ai_game(self) -> bool:
+        return self.ai_level is not None
+
+    @property
+    def participants(self) -> tuple[int, ...]:
+        """The challenger, then the opponent once known."""
+        if self.opponent_id is None:
+            return (self.challenger_id,)
+        return (self.challenger_id, self.opponent_id)
+
+    def user_for_seat(self, seat: str) -> int | None:
+        if seat == "first":
+            return self.challenger_id
+        if seat == "second":
+            return self.opponent_id
+        raise ValueError(f"unknown seat {seat!r}: expected 'first' or 'second'")
+
+    def seat_of_user(self, user_id: int) -> str | None:
+        """'first', 'second', or None for someone outside the game."""
+        if user_id == self.challenger_id:
+            return "first"
+        if self.opponent_id is not None and user_id == self.opponent_id:
+            return "second"
+        return None
+
+    def user_for_colour(self, colour: str) -> int | None:
+        """Who plays ``colour``; None while the pie choice has not fixed colours yet."""
+        first_colour = self.game.first_player_colour
+        if first_colour is None:
+            return None
+        return self.user_for_seat("first" if colour == first_colour else "second")
+
+    def colour_of_user(self, user_id: int) -> str | None:
+        """The colour ``user_id`` plays; None for outsiders and while colours are not fixed."""
+        seat = self.seat_of_user(user_id)
+        first_colour = self.game.first_player_colour
+        if seat is None or first_colour is None:
+            return None
+        return first_colour if seat == "first" else _other_colour(first_colour)
+
+    @property
+    def user_to_act(self) -> int | None:
+        """Who the game is waiting for; None unless the game is in play."""
+        if self.status != "active":
+            return None
+        seat = self.game.seat_to_act
+        return None if seat is None else self.user_for_seat(seat)
+
+
+def _info_from_row(row: Sequence[Any]) -> GameInfo:
+    return GameInfo(
+        id=row[0],
+        guild_id=row[1],
+        channel_id=row[2],
+        origin_channel_id=row[3],
+        status=cast(Status, row[4]),
+        variant=row[5],
+        rules=row[6],
+        where=cast(Where, row[7]),
+        challenger_id=row[8],
+        opponent_id=row[9],
+        ai_level=row[10],
+        ply=row[11],
+        turns=tuple(row[12].split()),
+        winner_id=row[13],
+        result=row[14],
+        created_at=_from_ts(row[15]),
+        updated_at=_from_ts(row[16]),
+        expires_at=None if row[17] is None else _from_ts(row[17]),
+        challenge_message_id=row[18],
+        board_message_id=row[19],
+        undo_requested_by=row[20],
+    )
+
+
+def _with_game(info: GameInfo, game: Game) -> GameInfo:
+    """Seed a snapshot's cached ``game`` with a value already computed, so it is not replayed again."""
+    info.__dict__["game"] = game
+    return info
+
+
+def _join_turns(turns: Sequence[str]) -> str:
+    # Canonical turn texts never contain whitespace, so a space is an unambiguous separator.
+    return " ".join(turns)
+
+
+def _closed_message(info: GameInfo) -> str:
+    return {
+        "active": "This challenge was already accepted.",
+        "finished": "This challenge was already accepted, and its game is over.",
+        "declined": "This challenge was declined.",
+        "expired": "This challenge has expired.",
+        "cancelled": "This challenge was cancelled.",
+    }.get(info.status, "This challenge is no longer open.")
+
+
+def _finished_message(info: GameInfo) -> str:
+    if info.status == "cancelled":
+        return "This game was cancelled."
+    if info.result:
+        return f"This game is over: {info.result}."
+    return "This game is over."
+
+
+_RACE_MESSAGE = "Someone else acted on this game a moment before you did. Look at the latest board and try again."
+
+
+# --- the store ----------------------------------------------------------------------------------
+
+
+class Store:
+    """The bot's persistent state. Open with ``await Store.open(path)``; close with ``await store.close()``."""
+
+    def __init__(
+        self,
+        db: aiosqlite.Connection,
+        *,
+        clock: Callable[[], dt.datetime] = utcnow,
+        cache_size: int = DEFAULT_CACHE_SIZE,
+    ) -> None:
+        self._db = db
+        self._clock = clock
+        self._lock = asyncio.Lock()
+        self._cache: OrderedDict[int, Game] = OrderedDict()
+        self._cache_size = cache_size
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | Path,
+        *,
+        clock: Callable[[], dt.datetime] = utcnow,
+        cache_size: int = DEFAULT_CACHE_SIZE,
+        migrations: Sequence[Sequence[str]] = MIGRATIONS,
+    ) -> Store:
+        """Open (creating the file and its directory if needed) and bring the schema up to date."""
+        target = str(path)
+        if target != ":memory:":
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: transactions are begun and ended explicitly, never implicitly by sqlite3.
+        db = await aiosqlite.connect(target, isolation_level=None)
+        try:
+            await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            rows = await db.execute_fetchall("PRAGMA journal_mode = WAL")
+            mode = next(iter(rows))[0]
+            if mode != "wal" and target != ":memory:":
+                log.warning("SQLite refused WAL for %s (journal mode %s); concurrent readers will block", target, mode)
+            # WAL with synchronous=NORMAL never corrupts and loses nothing when the process dies;
+            # only a power cut can drop the last few commits.
+            await db.execute("PRAGMA synchronous = NORMAL")
+            await db.execute("PRAGMA foreign_keys = ON")
+            await _migrate(db, migrations)
+        except BaseException:
+            await db.close()
+            raise
+        log.info("store open at %s", target)
+        return cls(db, clock=clock, cache_size=cache_size)
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._db.close()
+        self._cache.clear()
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    # --- plumbing -------------------------------------------------------------------------------
+
+    def _now(self) -> float:
+        return _to_ts(self._clock())
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One write transaction, all or nothing. IMMEDIATE takes the write lock up front, so a
+        second process waits (busy_timeout) instead of failing half-way through."""
+        async with self._lock:
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                if self._db.in_transaction:
+                    await self._db.rollback()
+                raise
+            else:
+                await self._db.commit()
+
+    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        async with self._lock:
+            return list(await self._db.execute_fetchall(sql, params))
+
+    async def _fetch_info(self, sql: str, params: Sequence[Any] = ()) -> list[GameInfo]:
+        return [self._attach(_info_from_row(row)) for row in await self._fetchall(sql, params)]
+
+    def _attach(self, info: GameInfo) -> GameInfo:
+        """Reuse a rebuilt game from the cache when it matches this snapshot's turns."""
+        cached = self._cache.get(info.id)
+        if cached is not None and cached.turns == info.turns and cached.rules == info.rules:
+            self._cache.move_to_end(info.id)
+            return _with_game(info, cached)
+        return info
+
+    def _remember(self, game_id: int, game: Game) -> None:
+        self._cache[game_id] = game
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+
+    # --- meta -----------------------------------------------------------------------------------
+
+    async def get_meta(self, key: str) -> str | None:
+        rows = await self._fetchall("SELECT value FROM meta WHERE key = ?", (key,))
+        return None if not rows else str(rows[0][0])
+
+    async def set_meta(self, key: str, value: str) -> None:
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    # --- reading games --------------------------------------------------------------------------
+
+    async def get_game(self, game_id: int) -> GameInfo:
+        found = await self._fetch_info(f"SELECT {_COLUMNS} FROM games WHERE id = ?", (game_id,))
+        if not found:
+            raise NoGameHere("That game does not exist (any more).")
+        return found[0]
+
+    async def game_in_channel(self, channel_id: int) -> GameInfo:
+        """The game being played in this channel or thread."""
+        found = await self._fetch_info(
+            f"SELECT {_COLUMNS} FROM games WHERE channel_id = ? AND status = 'active'", (channel_id,)
+        )
+        if not found:
+            raise NoGameHere("No game is being played here. Start one with /veletas challenge.")
+        return found[0]
+
+    async def latest_game_in_channel(self, channel_id: int) -> GameInfo:
+        """The most recent game that was actually played here (in play, finished or cancelled), for export."""
+        found = await self._fetch_info(
+            f"SELECT {_COLUMNS} FROM games WHERE channel_id = ? AND status IN ('active', 'finished', 'cancelled') "
+            "ORDER BY id DESC LIMIT 1",
+            (channel_id,),
+        )
+        if not found:
+            raise NoGameHere("No game has been played here yet.")
+        return found[0]
+
+    async def live_games(self, guild_id: int) -> list[GameInfo]:
+        """Games in play in a server, the most recently active first."""
+        return await self._fetch_info(
+            f"SELECT {_COLUMNS} FROM games WHERE guild_id = ? AND status = 'active' ORDER BY updated_at DESC, id DESC",
+            (guild_id,),
+        )
+
+    async def move_log(self, game_id: int) -> list[tuple[int, str, int]]:
+        """The log as (ply, turn, user_id), oldest first: the source of truth ``rebuild`` replays."""
+        rows = await self._fetchall("SELECT ply, turn, user_id FROM moves WHERE game_id = ? ORDER BY ply", (game_id,))
+        return [(int(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+    # --- challenges -----------------------------------------------------------------------------
+
+    async def create_challenge(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        challenger_id: int,
+        opponent_id: int | None,
+        variant: str,
+        rules: str,
+        where: Where,
+        expires_at: dt.datetime | None,
+        ai_level: int | None = None,
+    ) -> GameInfo:
+        """A new challenge. A ``here`` challenge claims the channel at once; a ``thread`` one only when accepted."""
+        if variant not in VARIANTS:
+            raise ValueError(f"unknown variant {variant!r}")
+        if rules not in EDITIONS:
+            raise ValueError(f"unknown rules edition {rules!r}")
+        if where not in ("thread", "here"):
+            raise ValueError(f"unknown place {where!r}")
+        if opponent_id == challenger_id:
+            raise UserError("You cannot challenge yourself.")
+        now = self._now()
+        expires = None if expires_at is None else _to_ts(expires_at)
+        try:
+            async with self._transaction() as db:
+                if where == "here":
+                    busy = await db.execute_fetchall(
+                        "SELECT status FROM games WHERE channel_id = ? AND "
+                        "(status = 'active' OR (status = 'challenge' AND place = 'here')) LIMIT 1",
+                        (channel_id,),
+                    )
+                    for row in busy:
+                        raise ChannelBusy(_busy_message(str(row[0])))
+                rows = await db.execute_fetchall(
+                    "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, variant, rules, place, "
+                    "challenger_id, opponent_id, ai_level, created_at, updated_at, expires_at) "
+                    f"VALUES (?, ?, ?, 'challenge', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {_COLUMNS}",
+                    (
+                        guild_id,
+                        channel_id,
+                        channel_id,
+                        variant,
+                        rules,
+                        where,
+                        challenger_id,
+                        opponent_id,
+                        ai_level,
+                        now,
+                        now,
+                        expires,
+                    ),
+                )
+        except sqlite3.IntegrityError as exc:
+            # Only reachable when another process claimed the channel between our check and insert.
+            raise ChannelBusy(_busy_message("active")) from exc
+        info = _info_from_row(next(iter(rows)))
+        log.info("game %d: challenge by %d to %s in channel %d", info.id, challenger_id, opponent_id, channel_id)
+        return info
+
+    async def accept_challenge(self, game_id: int, user_id: int, *, channel_id: int) -> GameInfo:
+        """Start the game in ``channel_id`` (the challenge's channel, or the thread made for it)."""
+        info = await self.get_game(game_id)
+        self._check_can_answer(info, user_id)
+        now = self._now()
+        try:
+            async with self._transaction() as db:
+                rows = await db.execute_fetchall(
+                    "UPDATE games SET status = 'active', opponent_id = ?, channel_id = ?, updated_at = ? "
+                    f"WHERE id = ? AND status = 'challenge' AND (expires_at IS NULL OR expires_at > ?) "
+                    f"RETURNING {_COLUMNS}",
+                    (user_id, channel_id, now, game_id, now),
+                )
+                if not rows:
+                    current = await self._peek(db, game_id)
+                    if current.status == "challenge":
+                        raise ChallengeClosed("This challenge has expired.")
+                    raise ChallengeClosed(_closed_message(current))
+        except sqlite3.IntegrityError as exc:
+            raise ChannelBusy(_busy_message("active")) from exc
+        accepted = self._attach(_info_from_row(next(iter(rows))))
+        log.info("game %d: accepted by %d, played in channel %d", game_id, user_id, channel_id)
+        return accepted
+
+    async def decline_challenge(self, game_id: int, user_id: int) -> GameInfo:
+        info = await self.get_game(game_id)
+        self._check_can_answer(info, user_id)
+        now = self._now()
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "UPDATE games SET status = 'declined', result = 'Declined', updated_at = ? "
+                f"WHERE id = ? AND status = 'challenge' RETURNING {_COLUMNS}",
+                (now, game_id),
+            )
+            if not rows:
+                raise ChallengeClosed(_closed_message(await self._peek(db, game_id)))
+        log.info("game %d: declined by %d", game_id, user_id)
+        return _info_from_row(next(iter(rows)))
+
+    async def expire_challenges(self, now: dt.datetime | None = None) -> list[GameInfo]:
+        """Close every challenge whose deadline has passed; returns them so their messages can say so."""
+        moment = self._now() if now is None else _to_ts(now)
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "UPDATE games SET status = 'expired', result = 'Expired', updated_at = ? "
+                f"WHERE status = 'challenge' AND expires_at <= ? RETURNING {_COLUMNS}",
+                (moment, moment),
+            )
+        expired = sorted((_info_from_row(row) for row in rows), key=lambda info: info.id)
+        if expired:
+            log.info("expired %d challenge(s): %s", len(expired), ", ".join(str(i.id) for i in expired))
+        return expired
+
+    async def set_challenge_message(self, game_id: int, message_id: int) -> None:
+        await self._set_column(game_id, "challenge_message_id", message_id)
+
+    async def set_board_message(self, game_id: int, message_id: int) -> None:
+        await self._set_column(game_id, "board_message_id", message_id)
+
+    async def _set_column(self, game_id: int, column: str, value: int) -> None:
+        async with self._transaction() as db:
+            cursor = await db.execute(f"UPDATE games SET {column} = ? WHERE id = ?", (value, game_id))
+            if cursor.rowcount != 1:
+                raise NoGameHere("That game does not exist (any more).")
+
+    def _check_can_answer(self, info: GameInfo, user_id: int) -> None:
+        if info.status != "challenge":
+            raise ChallengeClosed(_closed_message(info))
+        if info.opponent_id is None:
+            if user_id == info.challenger_id:
+                raise NotAParticipant("This is your own challenge: someone else has to answer it.")
+        elif user_id != info.opponent_id:
+            raise NotAParticipant(f"This challenge is for <@{info.opponent_id}>; only they can answer it.")
+        if info.expires_at is not None and _to_ts(info.expires_at) <= self._now():
+            raise ChallengeClosed("This challenge has expired.")
+
+    async def _peek(self, db: aiosqlite.Connection, game_id: int) -> GameInfo:
+        """Re-read a row inside the current transaction to explain why a conditional write touched nothing."""
+        rows = await db.execute_fetchall(f"SELECT {_COLUMNS} FROM games WHERE id = ?", (game_id,))
+        for row in rows:
+            return _info_from_row(row)
+        raise NoGameHere("That game does not exist (any more).")
+
+    # --- playing --------------------------------------------------------------------------------
+
+    def _check_in_play(self, info: GameInfo) -> None:
+        if info.status == "challenge":
+            raise NoGameHere("This game has not started: the challenge is still waiting for an answer.")
+        if info.status != "active":
+            raise GameFinished(_finished_message(info))
+
+    def _check_participant(self, info: GameInfo, user_id: int) -> None:
+        if user_id not in info.participants:
+            raise NotAParticipant("You are not playing in this game.")
+
+    async def play(self, game_id: int, user_id: int, text: str, *, expected_ply: int | None = None) -> GameInfo:
+        """Apply one turn (setup, pie choice or move) for ``user_id``.
+
+        ``expected_ply`` is the ply the player was looking at (a button carries it); if the game has
+        moved on since, the turn is refused rather than applied to a position the player never saw.
+        """
+        info = await self.get_game(game_id)
+        self._check_in_play(info)
+        self._check_participant(info, user_id)
+        if expected_ply is not None and expected_ply != info.ply:
+            raise RaceLost(_RACE_MESSAGE)
+        if info.user_to_act != user_id:
+            waiting = info.user_to_act
+            raise NotYourTurn("It is not your turn." if waiting is None else f"It is <@{waiting}>'s turn, not yours.")
+        try:
+            game = info.game.play(text)
+        except IllegalMove as exc:
+            raise InvalidMove(str(exc)) from exc
+        if len(game.turns) != info.ply + 1:
+            raise RuntimeError(f"game {game_id}: a turn added {len(game.turns) - info.ply} entries to the log")
+        status: Status = "active"
+        winner_id: int | None = None
+        result: str | None = None
+        if game.phase == "over" and game.winner is not None:
+            status = "finished"
+            result = f"{game.winner.capitalize()} wins by claims"
+            winner_id = _with_game(replace(info), game).user_for_colour(game.winner)
+        now = self._now()
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE games SET ply = ?, turns = ?, status = ?, winner_id = ?, result = ?, undo_requested_by = NULL, "
+                "updated_at = ? WHERE id = ? AND ply = ? AND status = 'active'",
+                (info.ply + 1, _join_turns(game.turns), status, winner_id, result, now, game_id, info.ply),
+            )
+            if cursor.rowcount != 1:
+                raise RaceLost(_RACE_MESSAGE)
+            await db.execute(
+                "INSERT INTO moves (game_id, ply, turn, user_id, played_at) VALUES (?, ?, ?, ?, ?)",
+                (game_id, info.ply + 1, game.turns[-1], user_id, now),
+            )
+        self._remember(game_id, game)
+        played = replace(
+            info,
+            ply=info.ply + 1,
+            turns=game.turns,
+            status=status,
+            winner_id=winner_id,
+            result=result,
+            undo_requested_by=None,
+            updated_at=_from_ts(now),
+        )
+        if status == "finished":
+            log.info("game %d: %s (turn %d)", game_id, result, played.ply)
+        return _with_game(played, game)
+
+    async def resign(self, game_id: int, user_id: int) -> GameInfo:
+        info = await self.get_game(game_id)
+        self._check_in_play(info)
+        self._check_participant(info, user_id)
+        colour = info.colour_of_user(user_id)
+        if colour is not None:
+            result = f"{colour.capitalize()} resigned"
+        else:
+            result = f"The {info.seat_of_user(user_id)} player resigned"
+        winner_id = next(p for p in info.participants if p != user_id)
+        now = self._now()
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE games SET status = 'finished', winner_id = ?, result = ?, undo_requested_by = NULL, "
+                "updated_at = ? WHERE id = ? AND ply = ? AND status = 'active'",
+                (winner_id, result, now, game_id, info.ply),
+            )
+            if cursor.rowcount != 1:
+                raise RaceLost(_RACE_MESSAGE)
+        log.info("game %d: %s", game_id, result)
+        resigned = replace(
+            info,
+            status="finished",
+            winner_id=winner_id,
+            result=result,
+            undo_requested_by=None,
+            updated_at=_from_ts(now),
+        )
+        return self._attach(resigned)
+
+    async def request_undo(self, game_id: int, user_id: int) -> GameInfo:
+        """Ask to take back one's own last turn; allowed only while it is still the last entry of the log."""
+        info = await self.get_game(game_id)
+        self._check_in_play(info)
+        self._check_participant(info, user_id)
+        if info.undo_requested_by is not None:
+            raise UndoRefused("A request to take back a move is already waiting for an answer.")
+        last = await self._fetchall(
+            "SELECT user_id FROM moves WHERE game_id = ? AND ply = ?",
+            (game_id, info.ply),
+        )
+        if not last or int(last[0][0]) != user_id:
+            raise UndoRefused("You can only take back your own last move, and only before your opponent has moved.")
+        now = self._now()
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE games SET undo_requested_by = ?, updated_at = ? "
+                "WHERE id = ? AND ply = ? AND status = 'active' AND undo_requested_by IS NULL",
+                (user_id, now, game_id, info.ply),
+            )
+            if cursor.rowcount != 1:
+                raise RaceLost(_RACE_MESSAGE)
+        log.info("game %d: %d asks to take back turn %d", game_id, user_id, info.ply)
+        return self._attach(replace(info, undo_requested_by=user_id, updated_at=_from_ts(now)))
+
+    async def answer_undo(self, game_id: int, user_id: int, accept: bool) -> GameInfo:
+        """The opponent's answer; accepting removes the last entry of the log."""
+        info = await self.get_game(game_id)
+        self._check_in_play(info)
+        self._check_participant(info, user_id)
+        requester = info.undo_requested_by
+        if requester is None:
+            raise UndoRefused("Nobody has asked to take back a move.")
+        if requester == user_id:
+            raise UndoRefused("You asked to take back your move: your opponent has to answer.")
+        now = self._now()
+        if not accept:
+            async with self._transaction() as db:
+                cursor = await db.execute(
+                    "UPDATE games SET undo_requested_by = NULL, updated_at = ? "
+                    "WHERE id = ? AND ply = ? AND status = 'active' AND undo_requested_by = ?",
+                    (now, game_id, info.ply, requester),
+                )
+                if cursor.rowcount != 1:
+                    raise RaceLost(_RACE_MESSAGE)
+            log.info("game %d: undo declined by %d", game_id, user_id)
+            return self._attach(replace(info, undo_requested_by=None, updated_at=_from_ts(now)))
+        turns = info.turns[:-1]
+        game = Game.replay(turns, variant=info.variant, rules=info.rules)
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE games SET ply = ?, turns = ?, undo_requested_by = NULL, updated_at = ? "
+                "WHERE id = ? AND ply = ? AND status = 'active' AND undo_requested_by = ?",
+                (info.ply - 1, _join_turns(turns), now, game_id, info.ply, requester),
+            )
+            if cursor.rowcount != 1:
+                raise RaceLost(_RACE_MESSAGE)
+            await db.execute("DELETE FROM moves WHERE game_id = ? AND ply = ?", (game_id, info.ply))
+        self._remember(game_id, game)
+        log.info("game %d: turn %d taken back", game_id, info.ply)
+        undone = replace(info, ply=info.ply - 1, turns=turns, undo_requested_by=None, updated_at=_from_ts(now))
+        return _with_game(undone, game)
+
+    async def cancel_game(self, game_id: int) -> GameInfo:
+        """End a challenge or a game without a winner (a server manager's decision)."""
+        info = await self.get_game(game_id)
+        if not info.is_open:
+            raise GameFinished(_finished_message(info))
+        now = self._now()
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "UPDATE games SET status = 'cancelled', result = 'Cancelled', undo_requested_by = NULL, "
+                f"updated_at = ? WHERE id = ? AND status IN ('challenge', 'active') RETURNING {_COLUMNS}",
+                (now, game_id),
+            )
+            if not rows:
+                raise RaceLost(_RACE_MESSAGE)
+        log.info("game %d: cancelled", game_id)
+        return self._attach(_info_from_row(next(iter(rows))))
+
+    async def rebuild(self, game_id: int) -> GameInfo:
+        """Replay the move log and rewrite the cached state of the row from it.
+
+        The log is the truth; the row's ply and turns are a cache of it. A game the rules say is won
+        is marked finished, but a result the rules cannot see (a resignation, a cancellation) is kept.
+        """
+        async with self._transaction() as db:
+            info = await self._peek(db, game_id)
+            rows = await db.execute_fetchall(
+                "SELECT turn FROM moves WHERE game_id = ? ORDER BY ply",
+                (game_id,),
+            )
+            turns = tuple(str(row[0]) for row in rows)
+            game = Game.replay(turns, variant=info.variant, rules=info.rules)
+            status, winner_id, result = info.status, info.winner_id, info.result
+            if info.status == "active" and game.phase == "over" and game.winner is not None:
+                status = "finished"
+                result = f"{game.winner.capitalize()} wins by claims"
+                winner_id = _with_game(replace(info, turns=turns), game).user_for_colour(game.winner)
+            updated = await db.execute_fetchall(
+                "UPDATE games SET ply = ?, turns = ?, status = ?, winner_id = ?, result = ? "
+                f"WHERE id = ? RETURNING {_COLUMNS}",
+                (len(turns), _join_turns(turns), status, winner_id, result, game_id),
+            )
+        if len(turns) != info.ply or turns != info.turns:
+            log.warning(
+                "game %d: cached state disagreed with the move log (ply %d, log %d)", game_id, info.ply, len(turns)
+            )
+        self._remember(game_id, game)
+        return _with_game(_info_from_row(next(iter(updated))), game)
+
+
+def _busy_message(status: str) -> str:
+    if status == "challenge":
+        return "A challenge is already waiting in this channel. Answer it, or play somewhere else."
+    return "A game is already being played in this channel. Finish it, or play somewhere else."
+
+
+# --- migrations ---------------------------------------------------------------------------------
+
+
+async def _migrate(db: aiosqlite.Connection, migrations: Sequence[Sequence[str]]) -> None:
+    """Apply the missing migrations, each with its version bump in one transaction.
+
+    The version is re-read under the write lock, so two processes opening a fresh file at once
+    do not both run the same migration.
+    """
+    target = len(migrations)
+    for number in range(1, target + 1):
+        await db.execute("BEGIN IMMEDIATE")
+        try:
+            version = await _user_version(db)
+            if version > target:
+                raise StoreError(
+                    f"the database is at schema version {version}, newer than this bot knows ({target}); "
+                    "refusing to touch it"
+                )
+            if version >= number:
+                await db.rollback()
+                continue
+            for statement in migrations[number - 1]:
+                await db.execute(statement)
+            await db.execute(f"PRAGMA user_version = {number}")
+            await db.commit()
+        except sqlite3.Error as exc:
+            if db.in_transaction:
+                await db.rollback()
+            raise StoreError(f"migration {number} failed and was rolled back: {exc}") from exc
+        except BaseException:
+            if db.in_transaction:
+                await db.rollback()
+            raise
+        log.info("database migrated to schema version %d", number)
+    version = await _user_version(db)
+    if version > target:
+        raise StoreError(
+            f"the database is at schema version {version}, newer than this bot knows ({target}); refusing to touch it"
+        )
+
+
+async def _user_version(db: aiosqlite.Connection) -> int:
+    rows = await db.execute_fetchall("PRAGMA user_version")
+    return int(next(iter(rows))[0])

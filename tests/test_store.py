@@ -1,0 +1,696 @@
+"""The store against real SQLite files: what players would lose or see wrongly if it broke."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import random
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from bot.errors import (
+    ChallengeClosed,
+    ChannelBusy,
+    GameFinished,
+    InvalidMove,
+    NoGameHere,
+    NotAParticipant,
+    NotYourTurn,
+    RaceLost,
+    UndoRefused,
+    UserError,
+)
+from bot.rules import Game, IllegalMove
+from bot.rules.common import square_name
+from bot.store import MIGRATIONS, GameInfo, Store, StoreError
+
+GUILD = 1000
+CHANNEL = 2000
+THREAD = 2001
+ALICE = 11  # challenger: the first player
+BOB = 22
+CAROL = 33
+
+START = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
+
+
+# --- helpers shared with test_store_crash.py --------------------------------------------------
+
+
+def some_turn(game: Game, rng: random.Random) -> str:
+    """A legal turn for whoever is to act, chosen at random: setup, pie choice or move."""
+    if game.phase == "pie":
+        return rng.choice(["keep", "swap"])
+    if game.phase == "setup":
+        size = game.variant.size
+        every_square = [square_name(f, r) for f in range(size) for r in range(size)]
+        for _ in range(200):
+            candidates = list(game.setup_squares())
+            rng.shuffle(candidates)
+            chosen: list[str] = []
+            for square in candidates:
+                # Mutually apart, so the classic edition's spacing holds among the new shooters too.
+                if all(not _touching(square, other) for other in chosen):
+                    chosen.append(square)
+                if len(chosen) == game.shooters_to_place:
+                    break
+            text = ",".join(chosen)
+            if game.stone_to_place:
+                taken = set(game.position.pieces()) | set(chosen)
+                text += "/" + rng.choice([s for s in every_square if s not in taken])
+            try:
+                game.play(text)
+            except IllegalMove:
+                continue
+            return text
+        raise AssertionError(f"no legal setup turn found for {game.turns}")
+    return str(rng.choice(game.position.legal_moves()))
+
+
+def _touching(a: str, b: str) -> bool:
+    return abs(ord(a[0]) - ord(b[0])) <= 1 and abs(int(a[1:]) - int(b[1:])) <= 1
+
+
+def snapshot(path: Path) -> list[str]:
+    """Everything the file holds, as SQL text, read through a separate connection (what survives a restart)."""
+    con = sqlite3.connect(path)
+    try:
+        return list(con.iterdump())
+    finally:
+        con.close()
+
+
+def check_consistent(path: Path) -> None:
+    """The invariants a crash must never break: a sound file, and every cached row equal to its move log."""
+    con = sqlite3.connect(path)
+    try:
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert con.execute("PRAGMA foreign_key_check").fetchall() == []
+        for game_id, ply, turns in con.execute("SELECT id, ply, turns FROM games").fetchall():
+            log_rows = con.execute("SELECT ply, turn FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)).fetchall()
+            assert [p for p, _ in log_rows] == list(range(1, ply + 1)), f"game {game_id}: log and ply disagree"
+            assert " ".join(t for _, t in log_rows) == turns, f"game {game_id}: cached turns differ from the log"
+    finally:
+        con.close()
+
+
+class Clock:
+    """A clock the test moves by hand, so expiry is tested without waiting."""
+
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += dt.timedelta(**delta)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "veletas.sqlite3"
+
+
+@pytest.fixture
+async def store(db_path: Path, clock: Clock) -> AsyncIterator[Store]:
+    s = await Store.open(db_path, clock=clock)
+    try:
+        yield s
+    finally:
+        await s.close()
+
+
+async def challenge(
+    store: Store,
+    *,
+    opponent: int | None = BOB,
+    where: str = "here",
+    channel: int = CHANNEL,
+    variant: str = "small",
+    rules: str = "current",
+    minutes: float = 15,
+) -> GameInfo:
+    return await store.create_challenge(
+        guild_id=GUILD,
+        channel_id=channel,
+        challenger_id=ALICE,
+        opponent_id=opponent,
+        variant=variant,
+        rules=rules,
+        where="here" if where == "here" else "thread",
+        expires_at=START + dt.timedelta(minutes=minutes),
+    )
+
+
+async def started(store: Store, *, variant: str = "small", rules: str = "current", channel: int = CHANNEL) -> GameInfo:
+    info = await challenge(store, variant=variant, rules=rules, channel=channel)
+    return await store.accept_challenge(info.id, BOB, channel_id=channel)
+
+
+async def play_turns(store: Store, info: GameInfo, count: int, rng: random.Random) -> GameInfo:
+    for _ in range(count):
+        actor = info.user_to_act
+        assert actor is not None
+        info = await store.play(info.id, actor, some_turn(info.game, rng))
+    return info
+
+
+async def refused(
+    path: Path, action: Callable[[], Awaitable[object]], error: type[UserError], match: str | None = None
+) -> UserError:
+    """Run an action that must be refused, and prove the refusal wrote nothing at all."""
+    before = snapshot(path)
+    with pytest.raises(error, match=match) as caught:
+        await action()
+    assert snapshot(path) == before, f"a refused action ({error.__name__}) changed the database"
+    return caught.value
+
+
+# --- opening, migrations ----------------------------------------------------------------------
+
+
+async def test_open_creates_the_directory_and_a_current_schema(store: Store, db_path: Path) -> None:
+    assert db_path.exists()
+    con = sqlite3.connect(db_path)
+    try:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        tables = {row[1]: row[5] for row in con.execute("PRAGMA table_list") if row[0] == "main"}
+        assert {"games", "moves", "meta"} <= set(tables)
+        assert all(tables[name] == 1 for name in ("games", "moves", "meta")), "tables must be STRICT"
+    finally:
+        con.close()
+
+
+async def test_reopening_runs_no_migration_twice_and_keeps_data(db_path: Path, clock: Clock) -> None:
+    first = await Store.open(db_path, clock=clock)
+    await first.set_meta("command-hash", "abc")
+    await first.close()
+    again = await Store.open(db_path, clock=clock)
+    try:
+        assert await again.get_meta("command-hash") == "abc"
+    finally:
+        await again.close()
+
+
+async def test_two_processes_opening_a_fresh_file_at_once_both_succeed(db_path: Path, clock: Clock) -> None:
+    a, b = await asyncio.gather(Store.open(db_path, clock=clock), Store.open(db_path, clock=clock))
+    try:
+        await a.set_meta("k", "from a")
+        assert await b.get_meta("k") == "from a"
+    finally:
+        await a.close()
+        await b.close()
+    assert sqlite3.connect(db_path).execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+
+
+async def test_a_failing_migration_is_rolled_back_whole(db_path: Path, clock: Clock) -> None:
+    s = await Store.open(db_path, clock=clock)
+    await s.set_meta("keep", "me")
+    await s.close()
+    before = snapshot(db_path)
+    broken = (*MIGRATIONS, ("CREATE TABLE half_done (x INTEGER) STRICT", "CREATE TABLE broken ("))
+    with pytest.raises(StoreError, match=f"migration {len(MIGRATIONS) + 1} failed"):
+        await Store.open(db_path, clock=clock, migrations=broken)
+    assert snapshot(db_path) == before
+    assert sqlite3.connect(db_path).execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+
+
+async def test_a_later_migration_applies_on_top_of_existing_data(db_path: Path, clock: Clock) -> None:
+    s = await Store.open(db_path, clock=clock)
+    info = await challenge(s)
+    await s.close()
+    extended = (*MIGRATIONS, ("CREATE TABLE ratings (user_id INTEGER PRIMARY KEY, elo REAL NOT NULL) STRICT",))
+    s = await Store.open(db_path, clock=clock, migrations=extended)
+    try:
+        assert (await s.get_game(info.id)) == info
+    finally:
+        await s.close()
+    assert sqlite3.connect(db_path).execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) + 1
+
+
+async def test_a_database_from_a_newer_bot_is_not_touched(db_path: Path, clock: Clock) -> None:
+    db_path.parent.mkdir(parents=True)
+    con = sqlite3.connect(db_path)
+    con.execute("PRAGMA user_version = 99")
+    con.close()
+    with pytest.raises(StoreError, match="newer"):
+        await Store.open(db_path, clock=clock)
+    con = sqlite3.connect(db_path)
+    try:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 99
+        assert con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+    finally:
+        con.close()
+
+
+async def test_meta_values_are_stored_and_overwritten(store: Store) -> None:
+    assert await store.get_meta("command-hash") is None
+    await store.set_meta("command-hash", "one")
+    await store.set_meta("command-hash", "two")
+    assert await store.get_meta("command-hash") == "two"
+
+
+# --- challenges -------------------------------------------------------------------------------
+
+
+async def test_a_here_challenge_occupies_the_channel(store: Store, db_path: Path) -> None:
+    first = await challenge(store)
+    assert first.status == "challenge" and first.channel_id == CHANNEL and first.origin_channel_id == CHANNEL
+    err = await refused(db_path, lambda: challenge(store, opponent=CAROL), ChannelBusy)
+    assert "challenge is already waiting" in str(err)
+    # A thread challenge will be played elsewhere, so it may still be issued from here.
+    elsewhere = await challenge(store, opponent=CAROL, where="thread")
+    assert elsewhere.where == "thread"
+
+
+async def test_an_active_game_occupies_its_channel_until_it_ends(store: Store, db_path: Path) -> None:
+    info = await started(store)
+    await refused(db_path, lambda: challenge(store, opponent=CAROL), ChannelBusy, "already being played")
+    await store.resign(info.id, ALICE)
+    again = await challenge(store, opponent=CAROL)
+    assert again.status == "challenge"
+
+
+async def test_a_thread_challenge_moves_into_its_thread_when_accepted(store: Store) -> None:
+    info = await challenge(store, where="thread")
+    with pytest.raises(NoGameHere):
+        await store.game_in_channel(CHANNEL)
+    accepted = await store.accept_challenge(info.id, BOB, channel_id=THREAD)
+    assert accepted.status == "active"
+    assert accepted.channel_id == THREAD and accepted.origin_channel_id == CHANNEL
+    assert (await store.game_in_channel(THREAD)).id == info.id
+    with pytest.raises(NoGameHere):
+        await store.game_in_channel(CHANNEL)
+    # The origin channel stays free for a game played there.
+    assert (await challenge(store, opponent=CAROL)).status == "challenge"
+
+
+async def test_only_the_challenged_player_answers_a_challenge(store: Store, db_path: Path) -> None:
+    info = await challenge(store)
+    err = await refused(db_path, lambda: store.accept_challenge(info.id, CAROL, channel_id=CHANNEL), NotAParticipant)
+    assert f"<@{BOB}>" in str(err)
+    await refused(db_path, lambda: store.decline_challenge(info.id, ALICE), NotAParticipant)
+    accepted = await store.accept_challenge(info.id, BOB, channel_id=CHANNEL)
+    assert accepted.participants == (ALICE, BOB)
+    assert accepted.user_for_seat("first") == ALICE and accepted.user_for_seat("second") == BOB
+    assert accepted.user_to_act == ALICE
+
+
+async def test_an_open_challenge_is_taken_by_anyone_but_the_challenger(store: Store, db_path: Path) -> None:
+    info = await challenge(store, opponent=None)
+    assert info.opponent_id is None and info.participants == (ALICE,)
+    await refused(db_path, lambda: store.accept_challenge(info.id, ALICE, channel_id=CHANNEL), NotAParticipant)
+    taken = await store.accept_challenge(info.id, CAROL, channel_id=CHANNEL)
+    assert taken.opponent_id == CAROL and taken.status == "active"
+
+
+async def test_a_double_accept_applies_once(store: Store, db_path: Path) -> None:
+    info = await challenge(store, opponent=None)
+    outcomes = await asyncio.gather(
+        store.accept_challenge(info.id, BOB, channel_id=CHANNEL),
+        store.accept_challenge(info.id, CAROL, channel_id=CHANNEL),
+        return_exceptions=True,
+    )
+    winners = [o for o in outcomes if isinstance(o, GameInfo)]
+    losers = [o for o in outcomes if isinstance(o, BaseException)]
+    assert len(winners) == 1 and len(losers) == 1
+    assert isinstance(losers[0], ChallengeClosed)
+    assert (await store.get_game(info.id)).opponent_id == winners[0].opponent_id
+    err = await refused(db_path, lambda: store.accept_challenge(info.id, BOB, channel_id=CHANNEL), ChallengeClosed)
+    assert "already accepted" in str(err)
+
+
+async def test_accept_and_decline_racing_apply_once(store: Store) -> None:
+    info = await challenge(store)
+    outcomes = await asyncio.gather(
+        store.decline_challenge(info.id, BOB),
+        store.accept_challenge(info.id, BOB, channel_id=CHANNEL),
+        return_exceptions=True,
+    )
+    assert sum(isinstance(o, GameInfo) for o in outcomes) == 1
+    assert sum(isinstance(o, ChallengeClosed) for o in outcomes) == 1
+    assert (await store.get_game(info.id)).status in ("declined", "active")
+
+
+async def test_a_declined_challenge_frees_the_channel(store: Store, db_path: Path) -> None:
+    info = await challenge(store)
+    declined = await store.decline_challenge(info.id, BOB)
+    assert declined.status == "declined"
+    await refused(
+        db_path, lambda: store.accept_challenge(info.id, BOB, channel_id=CHANNEL), ChallengeClosed, "declined"
+    )
+    assert (await challenge(store, opponent=CAROL)).status == "challenge"
+
+
+async def test_challenges_expire_and_cannot_be_accepted_late(store: Store, db_path: Path, clock: Clock) -> None:
+    soon = await challenge(store, minutes=5)
+    later = await challenge(store, minutes=30, where="thread", opponent=CAROL)
+    clock.advance(minutes=10)
+    # Late, but not yet swept: refused without writing anything.
+    await refused(db_path, lambda: store.accept_challenge(soon.id, BOB, channel_id=CHANNEL), ChallengeClosed, "expired")
+    expired = await store.expire_challenges(clock.now)
+    assert [i.id for i in expired] == [soon.id] and expired[0].status == "expired"
+    assert await store.expire_challenges(clock.now) == []
+    assert (await store.get_game(later.id)).status == "challenge"
+    assert (await challenge(store, opponent=CAROL)).status == "challenge"
+
+
+async def test_cancelling_ends_a_game_and_frees_the_channel(store: Store, db_path: Path) -> None:
+    info = await started(store)
+    cancelled = await store.cancel_game(info.id)
+    assert cancelled.status == "cancelled" and cancelled.winner_id is None
+    await refused(db_path, lambda: store.cancel_game(info.id), GameFinished)
+    await refused(db_path, lambda: store.play(info.id, ALICE, "keep"), GameFinished, "cancelled")
+    with pytest.raises(NoGameHere):
+        await store.game_in_channel(CHANNEL)
+    assert (await store.latest_game_in_channel(CHANNEL)).id == info.id
+
+
+async def test_message_ids_survive_a_restart(db_path: Path, clock: Clock) -> None:
+    s = await Store.open(db_path, clock=clock)
+    info = await started(s)
+    await s.set_challenge_message(info.id, 555)
+    await s.set_board_message(info.id, 777)
+    await s.close()
+    s = await Store.open(db_path, clock=clock)
+    try:
+        again = await s.game_in_channel(CHANNEL)
+        assert (again.challenge_message_id, again.board_message_id) == (555, 777)
+        with pytest.raises(NoGameHere):
+            await s.set_board_message(info.id + 100, 1)
+    finally:
+        await s.close()
+
+
+async def test_live_games_lists_only_games_in_play_in_that_server(store: Store) -> None:
+    a = await started(store, channel=1)
+    b = await started(store, channel=2)
+    await challenge(store, channel=3)
+    await store.cancel_game((await started(store, channel=4)).id)
+    other = await store.create_challenge(
+        guild_id=GUILD + 1,
+        channel_id=5,
+        challenger_id=ALICE,
+        opponent_id=BOB,
+        variant="small",
+        rules="current",
+        where="here",
+        expires_at=None,
+    )
+    await store.accept_challenge(other.id, BOB, channel_id=5)
+    assert {g.id for g in await store.live_games(GUILD)} == {a.id, b.id}
+
+
+async def test_unknown_ids_and_empty_channels_are_refused_clearly(store: Store) -> None:
+    with pytest.raises(NoGameHere, match="does not exist"):
+        await store.get_game(12345)
+    with pytest.raises(NoGameHere, match="/veletas challenge"):
+        await store.game_in_channel(CHANNEL)
+    with pytest.raises(NoGameHere):
+        await store.latest_game_in_channel(CHANNEL)
+    with pytest.raises(UserError, match="yourself"):
+        await challenge(store, opponent=ALICE)
+
+
+# --- playing ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", ["current", "classic"])
+async def test_a_whole_game_is_stored_and_survives_a_restart(db_path: Path, clock: Clock, rules: str) -> None:
+    rng = random.Random(f"whole-{rules}")
+    s = await Store.open(db_path, clock=clock)
+    info = await started(s, rules=rules)
+    while info.status == "active":
+        info = await play_turns(s, info, 1, rng)
+    assert info.status == "finished"
+    game = info.game
+    assert game.phase == "over" and game.winner is not None
+    assert info.winner_id == info.user_for_colour(game.winner)
+    assert info.result == f"{game.winner.capitalize()} wins by claims"
+    assert info.user_to_act is None
+    log_turns = [turn for _, turn, _ in await s.move_log(info.id)]
+    assert tuple(log_turns) == info.turns == game.turns
+    await s.close()
+    check_consistent(db_path)
+
+    s = await Store.open(db_path, clock=clock)
+    try:
+        again = await s.latest_game_in_channel(CHANNEL)
+        assert again == info
+        assert again.game.position == game.position
+        with pytest.raises(GameFinished, match="wins by claims"):
+            await s.play(info.id, ALICE, "a1")
+    finally:
+        await s.close()
+
+
+async def test_a_game_goes_on_after_a_restart(db_path: Path, clock: Clock) -> None:
+    rng = random.Random("restart")
+    s = await Store.open(db_path, clock=clock)
+    info = await play_turns(s, await started(s), 5, rng)
+    await s.close()
+    s = await Store.open(db_path, clock=clock)
+    try:
+        resumed = await s.game_in_channel(CHANNEL)
+        assert resumed.turns == info.turns and resumed.game.position == info.game.position
+        after = await play_turns(s, resumed, 1, rng)
+        assert after.ply == info.ply + 1
+    finally:
+        await s.close()
+    check_consistent(db_path)
+
+
+async def test_turns_are_stored_in_canonical_form(store: Store) -> None:
+    info = await play_turns(store, await started(store), 3, random.Random("canon"))
+    moves = info.game.position.legal_moves()
+    move = next(m for m in moves if not m.is_stationary)
+    sloppy = f" {move.shooter}-{move.destination}X{move.target} ".upper()
+    played = await store.play(info.id, info.user_to_act or 0, sloppy)
+    assert played.turns[-1] == str(move)
+    assert (await store.move_log(info.id))[-1][1] == str(move)
+
+
+async def test_refusals_while_playing_change_nothing(store: Store, db_path: Path) -> None:
+    info = await started(store)
+    await refused(db_path, lambda: store.play(info.id, BOB, "c3/d7"), NotYourTurn, f"<@{ALICE}>")
+    await refused(db_path, lambda: store.play(info.id, CAROL, "c3/d7"), NotAParticipant)
+    await refused(db_path, lambda: store.play(info.id + 1, ALICE, "c3/d7"), NoGameHere)
+    bad = await refused(db_path, lambda: store.play(info.id, ALICE, "zz9"), InvalidMove)
+    with pytest.raises(IllegalMove) as rules_says:
+        info.game.play("zz9")
+    assert str(bad) == str(rules_says.value), "the player must read the rules' own explanation"
+    await refused(db_path, lambda: store.play(info.id, ALICE, "keep"), InvalidMove)
+    await refused(db_path, lambda: store.play(info.id, ALICE, "c3/d7", expected_ply=4), RaceLost)
+    pending = await challenge(store, channel=CHANNEL + 5)
+    await refused(db_path, lambda: store.play(pending.id, ALICE, "c3/d7"), NoGameHere, "not started")
+    await refused(db_path, lambda: store.resign(info.id, CAROL), NotAParticipant)
+    await refused(db_path, lambda: store.request_undo(info.id, ALICE), UndoRefused)
+    await refused(db_path, lambda: store.answer_undo(info.id, BOB, True), UndoRefused)
+
+
+async def test_two_simultaneous_moves_land_once(store: Store) -> None:
+    rng = random.Random("race")
+    info = await play_turns(store, await started(store), 4, rng)
+    actor = info.user_to_act
+    assert actor is not None
+    first, second = some_turn(info.game, rng), some_turn(info.game, rng)
+    outcomes = await asyncio.gather(
+        store.play(info.id, actor, first, expected_ply=info.ply),
+        store.play(info.id, actor, second, expected_ply=info.ply),
+        return_exceptions=True,
+    )
+    landed = [o for o in outcomes if isinstance(o, GameInfo)]
+    lost = [o for o in outcomes if isinstance(o, BaseException)]
+    assert len(landed) == 1 and len(lost) == 1 and isinstance(lost[0], RaceLost)
+    assert "a moment before you" in str(lost[0])
+    now = await store.get_game(info.id)
+    assert now.ply == info.ply + 1 and len(await store.move_log(info.id)) == info.ply + 1
+
+
+async def test_a_double_click_without_a_ply_still_lands_once(store: Store) -> None:
+    rng = random.Random("double")
+    info = await play_turns(store, await started(store), 4, rng)
+    actor = info.user_to_act
+    assert actor is not None
+    turn = some_turn(info.game, rng)
+    outcomes = await asyncio.gather(
+        store.play(info.id, actor, turn), store.play(info.id, actor, turn), return_exceptions=True
+    )
+    assert sum(isinstance(o, GameInfo) for o in outcomes) == 1
+    assert sum(isinstance(o, UserError) for o in outcomes) == 1
+    assert (await store.get_game(info.id)).ply == info.ply + 1
+
+
+async def test_two_processes_racing_on_one_game_land_once(db_path: Path, clock: Clock) -> None:
+    rng = random.Random("two-processes")
+    a = await Store.open(db_path, clock=clock)
+    b = await Store.open(db_path, clock=clock)
+    try:
+        info = await play_turns(a, await started(a), 4, rng)
+        actor = info.user_to_act
+        assert actor is not None
+        outcomes = await asyncio.gather(
+            a.play(info.id, actor, some_turn(info.game, rng)),
+            b.play(info.id, actor, some_turn(info.game, rng)),
+            return_exceptions=True,
+        )
+        assert sum(isinstance(o, GameInfo) for o in outcomes) == 1
+        assert sum(isinstance(o, UserError) for o in outcomes) == 1
+    finally:
+        await a.close()
+        await b.close()
+    check_consistent(db_path)
+
+
+async def test_resigning_ends_the_game_for_the_opponent(store: Store, db_path: Path) -> None:
+    info = await play_turns(store, await started(store), 4, random.Random("resign"))
+    colour = info.colour_of_user(BOB)
+    assert colour is not None
+    resigned = await store.resign(info.id, BOB)
+    assert resigned.status == "finished" and resigned.winner_id == ALICE
+    assert resigned.result == f"{colour.capitalize()} resigned"
+    await refused(db_path, lambda: store.resign(info.id, ALICE), GameFinished, "resigned")
+    assert (await store.get_game(info.id)) == resigned
+
+
+async def test_resigning_before_colours_are_chosen_names_the_seat(store: Store) -> None:
+    info = await started(store)
+    resigned = await store.resign(info.id, ALICE)
+    assert resigned.result == "The first player resigned" and resigned.winner_id == BOB
+
+
+async def test_undo_takes_back_the_last_move_when_the_opponent_agrees(store: Store, db_path: Path) -> None:
+    rng = random.Random("undo")
+    info = await play_turns(store, await started(store), 4, rng)
+    mover = info.user_to_act
+    assert mover is not None
+    other = BOB if mover == ALICE else ALICE
+    before = info
+    info = await store.play(info.id, mover, some_turn(info.game, rng))
+    await refused(db_path, lambda: store.request_undo(info.id, other), UndoRefused, "your own last move")
+    await refused(db_path, lambda: store.request_undo(info.id, CAROL), NotAParticipant)
+    asked = await store.request_undo(info.id, mover)
+    assert asked.undo_requested_by == mover
+    await refused(db_path, lambda: store.request_undo(info.id, mover), UndoRefused, "already waiting")
+    await refused(db_path, lambda: store.answer_undo(info.id, mover, True), UndoRefused, "opponent has to answer")
+    undone = await store.answer_undo(info.id, other, True)
+    assert undone.ply == before.ply and undone.turns == before.turns
+    assert undone.undo_requested_by is None and undone.user_to_act == mover
+    assert undone.game.position == before.game.position
+    assert len(await store.move_log(info.id)) == before.ply
+    check_consistent(db_path)
+
+
+async def test_a_declined_undo_keeps_the_move(store: Store) -> None:
+    rng = random.Random("undo-declined")
+    info = await play_turns(store, await started(store), 5, rng)
+    last_mover = (await store.move_log(info.id))[-1][2]
+    await store.request_undo(info.id, last_mover)
+    other = BOB if last_mover == ALICE else ALICE
+    kept = await store.answer_undo(info.id, other, False)
+    assert kept.ply == info.ply and kept.undo_requested_by is None
+    # Answering twice, or playing on, is possible only once the request is gone.
+    with pytest.raises(UndoRefused, match="Nobody"):
+        await store.answer_undo(info.id, other, True)
+
+
+async def test_playing_on_withdraws_a_pending_undo(store: Store) -> None:
+    rng = random.Random("undo-ignored")
+    info = await play_turns(store, await started(store), 5, rng)
+    last_mover = (await store.move_log(info.id))[-1][2]
+    await store.request_undo(info.id, last_mover)
+    actor = info.user_to_act
+    assert actor is not None and actor != last_mover
+    moved = await store.play(info.id, actor, some_turn(info.game, rng))
+    assert moved.undo_requested_by is None
+    with pytest.raises(UndoRefused):
+        await store.answer_undo(info.id, actor, True)
+
+
+async def test_rebuild_restores_a_damaged_cache_from_the_log(store: Store, db_path: Path) -> None:
+    info = await play_turns(store, await started(store), 6, random.Random("rebuild"))
+    con = sqlite3.connect(db_path)
+    con.execute("UPDATE games SET ply = 1, turns = 'garbage' WHERE id = ?", (info.id,))
+    con.commit()
+    con.close()
+    rebuilt = await store.rebuild(info.id)
+    assert rebuilt.ply == info.ply and rebuilt.turns == info.turns
+    assert rebuilt.game.position == info.game.position
+    check_consistent(db_path)
+
+
+async def test_rebuild_finishes_a_game_whose_log_is_won(store: Store, db_path: Path) -> None:
+    rng = random.Random("rebuild-won")
+    info = await started(store)
+    while info.status == "active":
+        info = await play_turns(store, info, 1, rng)
+    con = sqlite3.connect(db_path)
+    con.execute("UPDATE games SET status = 'active', winner_id = NULL, result = NULL WHERE id = ?", (info.id,))
+    con.commit()
+    con.close()
+    rebuilt = await store.rebuild(info.id)
+    assert (rebuilt.status, rebuilt.winner_id, rebuilt.result) == (info.status, info.winner_id, info.result)
+
+
+async def test_a_snapshot_knows_who_plays_which_colour(store: Store) -> None:
+    info = await started(store, rules="current")
+    assert info.user_for_colour("black") is None and info.colour_of_user(ALICE) is None
+    rng = random.Random("colours")
+    while info.game.phase != "play":
+        info = await play_turns(store, info, 1, rng)
+    first_colour = info.game.first_player_colour
+    assert first_colour is not None
+    assert info.user_for_colour(first_colour) == ALICE
+    assert info.colour_of_user(BOB) != first_colour
+    assert info.seat_of_user(CAROL) is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+async def test_random_actions_by_anyone_keep_rows_and_log_in_step(store: Store, db_path: Path, seed: int) -> None:
+    """Players and passers-by doing anything in any order: what lands is consistent, what is refused is unwritten."""
+    rng = random.Random(seed)
+    info = await started(store, rules=rng.choice(["current", "classic"]))
+    people = (ALICE, BOB, CAROL)
+    landed = refusals = 0
+    for _ in range(60):
+        info = await store.get_game(info.id)
+        if info.status != "active":
+            break
+        user = rng.choice(people)
+        roll = rng.random()
+        action: Awaitable[GameInfo]
+        if roll < 0.45 and info.user_to_act is not None:
+            action = store.play(info.id, info.user_to_act, some_turn(info.game, rng))
+        elif roll < 0.6:
+            action = store.play(info.id, user, some_turn(info.game, rng))
+        elif roll < 0.7:
+            action = store.play(info.id, user, rng.choice(["a1-a1/a1", "k11", "swap", "x"]))
+        elif roll < 0.82:
+            action = store.request_undo(info.id, user)
+        elif roll < 0.97:
+            action = store.answer_undo(info.id, user, rng.random() < 0.7)
+        else:
+            action = store.resign(info.id, user)
+        before = snapshot(db_path)
+        try:
+            await action
+        except UserError:
+            refusals += 1
+            assert snapshot(db_path) == before
+        else:
+            landed += 1
+            check_consistent(db_path)
+    assert landed > 5 and refusals > 5
+    final = await store.get_game(info.id)
+    assert final.turns == tuple(t for _, t, _ in await store.move_log(info.id))
+    assert final.game.turns == final.turns
