@@ -50,7 +50,7 @@ from bot.errors import (
     UndoRefused,
     UserError,
 )
-from bot.rules import EDITIONS, VARIANTS, Game, IllegalMove
+from bot.rules import EDITIONS, VARIANTS, Game, IllegalMove, RecordError
 
 log = logging.getLogger(__name__)
 
@@ -331,6 +331,7 @@ class Store:
         self._lock = asyncio.Lock()
         self._cache: OrderedDict[int, Game] = OrderedDict()
         self._cache_size = cache_size
+        self._closed = False
 
     @classmethod
     async def open(
@@ -358,6 +359,9 @@ class Store:
             await db.execute("PRAGMA synchronous = NORMAL")
             await db.execute("PRAGMA foreign_keys = ON")
             await _migrate(db, migrations)
+        except sqlite3.DatabaseError as exc:
+            await db.close()
+            raise StoreError(f"cannot use {target} as the bot's database: {exc}") from exc
         except BaseException:
             await db.close()
             raise
@@ -365,7 +369,11 @@ class Store:
         return cls(db, clock=clock, cache_size=cache_size)
 
     async def close(self) -> None:
+        """Close the connection; SQLite then folds the WAL back into the main file. Safe to call twice."""
         async with self._lock:
+            if self._closed:
+                return
+            self._closed = True
             await self._db.close()
         self._cache.clear()
 
@@ -806,7 +814,10 @@ class Store:
                 (game_id,),
             )
             turns = tuple(str(row[0]) for row in rows)
-            game = Game.replay(turns, variant=info.variant, rules=info.rules)
+            try:
+                game = Game.replay(turns, variant=info.variant, rules=info.rules)
+            except RecordError as exc:
+                raise StoreError(f"game {game_id}: its move log does not replay ({exc})") from exc
             status, winner_id, result = info.status, info.winner_id, info.result
             if info.status == "active" and game.phase == "over" and game.winner is not None:
                 status = "finished"

@@ -253,6 +253,20 @@ async def test_a_database_from_a_newer_bot_is_not_touched(db_path: Path, clock: 
         con.close()
 
 
+async def test_a_file_that_is_not_a_database_is_refused_in_one_clear_error(db_path: Path, clock: Clock) -> None:
+    db_path.parent.mkdir(parents=True)
+    db_path.write_bytes(b"these are not the pages you are looking for" * 100)
+    with pytest.raises(StoreError, match=r"cannot use .* as the bot.s database"):
+        await Store.open(db_path, clock=clock)
+
+
+async def test_closing_twice_is_harmless(db_path: Path, clock: Clock) -> None:
+    s = await Store.open(db_path, clock=clock)
+    await s.close()
+    await s.close()
+    assert not Path(f"{db_path}-wal").exists(), "a clean close folds the WAL back into the file"
+
+
 async def test_meta_values_are_stored_and_overwritten(store: Store) -> None:
     assert await store.get_meta("command-hash") is None
     await store.set_meta("command-hash", "one")
@@ -627,6 +641,18 @@ async def test_rebuild_restores_a_damaged_cache_from_the_log(store: Store, db_pa
     assert rebuilt.ply == info.ply and rebuilt.turns == info.turns
     assert rebuilt.game.position == info.game.position
     check_consistent(db_path)
+
+
+async def test_rebuild_refuses_a_log_that_does_not_replay_and_changes_nothing(store: Store, db_path: Path) -> None:
+    info = await play_turns(store, await started(store), 3, random.Random("bad-log"))
+    con = sqlite3.connect(db_path)
+    con.execute("UPDATE moves SET turn = 'swap' WHERE game_id = ? AND ply = 1", (info.id,))
+    con.commit()
+    con.close()
+    before = snapshot(db_path)
+    with pytest.raises(StoreError, match=f"game {info.id}: its move log does not replay"):
+        await store.rebuild(info.id)
+    assert snapshot(db_path) == before
 
 
 async def test_rebuild_finishes_a_game_whose_log_is_won(store: Store, db_path: Path) -> None:
