@@ -30,7 +30,7 @@ import sqlite3
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
@@ -194,11 +194,16 @@ class GameInfo:
     challenge_message_id: int | None
     board_message_id: int | None
     undo_requested_by: int | None
+    # Where a freshly replayed game is handed so the store can reuse it for later snapshots.
+    _on_replay: Callable[[int, Game], None] | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def game(self) -> Game:
-        """The rules' view of this game, replayed from ``turns`` once per snapshot."""
-        return Game.replay(self.turns, variant=self.variant, rules=self.rules)
+        """The rules' view of this game, replayed from ``turns`` at most once per snapshot."""
+        game = Game.replay(self.turns, variant=self.variant, rules=self.rules)
+        if self._on_replay is not None:
+            self._on_replay(self.id, game)
+        return game
 
     @property
     def is_open(self) -> bool:
@@ -415,9 +420,16 @@ class Store:
     def _attach(self, info: GameInfo) -> GameInfo:
         """Reuse a rebuilt game from the cache when it matches this snapshot's turns."""
         cached = self._cache.get(info.id)
-        if cached is not None and cached.turns == info.turns and cached.rules == info.rules:
+        if (
+            cached is not None
+            and cached.turns == info.turns
+            and cached.rules == info.rules
+            and cached.variant.name == info.variant
+        ):
             self._cache.move_to_end(info.id)
             return _with_game(info, cached)
+        if info.status == "active":
+            return replace(info, _on_replay=self._remember)
         return info
 
     def _remember(self, game_id: int, game: Game) -> None:

@@ -720,3 +720,20 @@ async def test_random_actions_by_anyone_keep_rows_and_log_in_step(store: Store, 
     final = await store.get_game(info.id)
     assert final.turns == tuple(t for _, t, _ in await store.move_log(info.id))
     assert final.game.turns == final.turns
+
+
+async def test_a_game_is_replayed_once_and_then_reused_after_a_restart(db_path: Path, clock: Clock) -> None:
+    """Autocomplete reads the game on every keystroke: replaying the whole log each time would lag."""
+    s = await Store.open(db_path, clock=clock)
+    info = await play_turns(s, await started(s), 4, random.Random("reuse"))
+    await s.close()
+    s = await Store.open(db_path, clock=clock)
+    try:
+        replayed = (await s.game_in_channel(CHANNEL)).game
+        assert replayed.turns == info.turns
+        second = await s.game_in_channel(CHANNEL)
+        assert second.game is replayed
+        moved = await play_turns(s, second, 1, random.Random("reuse-2"))
+        assert (await s.get_game(info.id)).game is moved.game
+    finally:
+        await s.close()
