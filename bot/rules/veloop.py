@@ -1,0 +1,994 @@
+"""Veloop (Square), Dale Walton's placement-and-swap game, as Ludii 1.3.13 runs it.
+
+The rules are those of VELOOP.md: every move puts a stone a knight's leap from one of your
+stones (the *support*) and swaps the two cells between them, which must show different
+things; the game ends after the first move that leaves any stone fenced in (*confined*).
+
+Positions are immutable values. The hot paths (perft, random playouts) run on flat mutable
+lists with a make/unmake discipline and an incremental confinement test, because a random
+playout is the unit of work of the AI and must stay cheap in pure Python; the immutable
+``Position`` uses the same move generator and move applier, and checks confinement with a
+plain flood fill, so the two confinement tests cross-check each other in the test suite.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, NamedTuple
+
+from bot.rules.common import RecordError, parse_square, read_record, square_name
+from bot.rules.common import write_record as _write_record_text
+
+SIZES: Final = (5, 6, 8, 12)
+PROTOCOLS: Final = ("122", "alternating")
+COLOURS: Final = ("black", "white")
+
+EMPTY: Final = 0
+BLACK: Final = 1
+WHITE: Final = 2
+_COLOUR_NAME: Final = {BLACK: "black", WHITE: "white"}
+_COLOUR_CODE: Final = {"black": BLACK, "white": WHITE}
+_STONE_CHAR: Final = {BLACK: "b", WHITE: "w"}
+_CHAR_STONE: Final = {"b": BLACK, "w": WHITE}
+
+# The start stones: Black just below the centre, White just above it (VELOOP.md's table).
+_START: Final = {5: ("c2", "c3"), 6: ("d3", "d4"), 8: ("e4", "e5"), 12: ("g6", "g7")}
+
+# Knight leaps as (file step, rank step), clockwise from "up and right".
+_LEAPS: Final = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
+_KING: Final = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
+
+
+class IllegalMove(ValueError):
+    """A move the rules refuse; the message tells the player exactly why."""
+
+
+def _swap_offsets(dx: int, dy: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The two cells neighbouring both ends of a knight's leap, as offsets from the support."""
+    if abs(dx) == 1:
+        return (0, dy // 2), (dx, dy // 2)
+    return (dx // 2, 0), (dx // 2, dy)
+
+
+class _Geometry:
+    """Everything about a board size that never changes, computed once per size.
+
+    Cells are indexed rank-major (index = rank * size + file), so a1 is 0 and the string
+    form's top rank is the last row.
+    """
+
+    __slots__ = ("by_name", "leaps", "n", "names", "nbrs", "order", "ring", "size", "swaps")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.n = size * size
+        self.names: tuple[str, ...] = tuple(square_name(i % size, i // size) for i in range(self.n))
+        self.by_name: dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        self.ring: tuple[bool, ...] = tuple(
+            i % size in (0, size - 1) or i // size in (0, size - 1) for i in range(self.n)
+        )
+        # Square order of the notation contract: file first, then rank.
+        self.order: tuple[int, ...] = tuple(sorted(range(self.n), key=lambda i: (i % size, i // size)))
+        leaps: list[tuple[tuple[int, int, int], ...]] = []
+        swaps: dict[tuple[int, int], tuple[int, int]] = {}
+        nbrs: list[tuple[int, ...]] = []
+        for i in range(self.n):
+            f, r = i % size, i // size
+            row: list[tuple[int, int, int]] = []
+            for dx, dy in _LEAPS:
+                tf, tr = f + dx, r + dy
+                if 0 <= tf < size and 0 <= tr < size:
+                    (ax, ay), (bx, by) = _swap_offsets(dx, dy)
+                    t = tr * size + tf
+                    a = (r + ay) * size + f + ax
+                    b = (r + by) * size + f + bx
+                    row.append((t, a, b))
+                    swaps[(t, i)] = (a, b)
+            leaps.append(tuple(row))
+            around = [(r + dy) * size + f + dx for dx, dy in _KING if 0 <= f + dx < size and 0 <= r + dy < size]
+            # Nearest-to-the-edge first, so a search for a way out heads for the ring at once.
+            around.sort(key=lambda j: min(j % size, j // size, size - 1 - j % size, size - 1 - j // size))
+            nbrs.append(tuple(around))
+        self.leaps: tuple[tuple[tuple[int, int, int], ...], ...] = tuple(leaps)
+        self.swaps = swaps
+        self.nbrs: tuple[tuple[int, ...], ...] = tuple(nbrs)
+
+
+_GEOMETRY: Final = {size: _Geometry(size) for size in SIZES}
+
+
+def _geometry(size: int) -> _Geometry:
+    geo = _GEOMETRY.get(size)
+    if geo is None:
+        boards = ", ".join(f"{s}×{s}" for s in SIZES)
+        raise ValueError(f"Veloop is played on {boards} boards, not {size}×{size}")
+    return geo
+
+
+def _check_protocol(protocol: str) -> str:
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}: expected one of {', '.join(PROTOCOLS)}")
+    return protocol
+
+
+# --------------------------------------------------------------------------- the rules kernel
+# These functions work on flat lists `top` (what each cell shows) and `under` (the stone
+# beneath a stack's top, or EMPTY). They are the single source of the rules.
+
+
+def _generate(top: Sequence[int], under: Sequence[int], geo: _Geometry, colour: int) -> list[tuple[int, int, int, int]]:
+    """Every legal (target, support, swap a, swap b) for `colour`; empty when only a pass remains.
+
+    Empty targets are compulsory whenever there is one, so the over-placements are only
+    looked for when no empty target exists anywhere.
+    """
+    leaps = geo.leaps
+    out: list[tuple[int, int, int, int]] = []
+    supports = [s for s in range(geo.n) if top[s] == colour]
+    for s in supports:
+        for t, a, b in leaps[s]:
+            if top[t] == EMPTY and top[a] != top[b]:
+                out.append((t, s, a, b))
+    if out:
+        return out
+    opp = 3 - colour
+    for s in supports:
+        for t, a, b in leaps[s]:
+            if top[t] == opp and under[t] == EMPTY and top[a] != top[b]:
+                out.append((t, s, a, b))
+    return out
+
+
+def _has_empty_target(top: Sequence[int], geo: _Geometry, colour: int) -> tuple[int, int] | None:
+    """One legal (target, support) with an empty target, if any: the witness of compulsory empty placement."""
+    leaps = geo.leaps
+    for s in range(geo.n):
+        if top[s] == colour:
+            for t, a, b in leaps[s]:
+                if top[t] == EMPTY and top[a] != top[b]:
+                    return t, s
+    return None
+
+
+def _apply(top: list[int], under: list[int], t: int, a: int, b: int, colour: int) -> None:
+    """Place on `t`, then swap the top stones of `a` and `b` (a lone top stone moves, uncovering what it stood on)."""
+    if top[t]:
+        under[t] = top[t]
+    top[t] = colour
+    ta = top[a]
+    tb = top[b]
+    if ta and tb:
+        top[a] = tb
+        top[b] = ta
+    elif ta:
+        top[b] = ta
+        top[a] = under[a]
+        under[a] = EMPTY
+    else:
+        top[a] = tb
+        top[b] = under[b]
+        under[b] = EMPTY
+
+
+def _confined_cells(top: Sequence[int], geo: _Geometry) -> tuple[list[int], list[int]]:
+    """The confined cells of Black and of White, by a flood fill from the ring (the plain, obviously right check)."""
+    result: list[list[int]] = []
+    for colour in (BLACK, WHITE):
+        opp = 3 - colour
+        seen = [False] * geo.n
+        stack = [i for i in range(geo.n) if geo.ring[i] and top[i] != opp]
+        for i in stack:
+            seen[i] = True
+        while stack:
+            i = stack.pop()
+            for j in geo.nbrs[i]:
+                if not seen[j] and top[j] != opp:
+                    seen[j] = True
+                    stack.append(j)
+        result.append([i for i in range(geo.n) if top[i] == colour and not seen[i]])
+    return result[0], result[1]
+
+
+def _escapes(top: Sequence[int], geo: _Geometry, start: int, opp: int, seen: list[int]) -> bool:
+    """Whether the region of cells not showing `opp` around `start` reaches the ring or holds no stone to confine.
+
+    `seen` belongs to one side and is shared across the searches of one check: 2 marks a
+    region already found to escape, 3 one that is shut in but holds no stone, so each
+    region is searched at most once. The neighbour lists are ordered edge-first, which
+    makes the common case (an open board) a short walk straight to the ring.
+    """
+    ring = geo.ring
+    if ring[start]:
+        seen[start] = 2
+        return True
+    nbrs = geo.nbrs
+    own = 3 - opp
+    seen[start] = 1
+    visited = [start]
+    stack = [start]
+    holds_stone = top[start] == own
+    while stack:
+        for j in nbrs[stack.pop()]:
+            state = seen[j]
+            if state == 2 or (state == 0 and ring[j] and top[j] != opp):
+                for k in visited:
+                    seen[k] = 2
+                return True
+            if state or top[j] == opp:
+                continue
+            seen[j] = 1
+            visited.append(j)
+            stack.append(j)
+            if top[j] == own:
+                holds_stone = True
+    if holds_stone:
+        return False
+    for k in visited:
+        seen[k] = 3
+    return True
+
+
+def _confines(top: Sequence[int], geo: _Geometry, changed: Iterable[int]) -> bool:
+    """Whether a move that changed only `changed` left some stone confined, given none was before.
+
+    A stone can only lose its way out through a cell that now shows the other colour, and
+    then its region touches that cell; a stone can only be newly confined where it now
+    stands. So the regions next to the changed cells are all that need searching.
+    """
+    nbrs = geo.nbrs
+    seen_by = (None, [0] * geo.n, [0] * geo.n)
+    for c in changed:
+        colour = top[c]
+        if colour == EMPTY:
+            continue
+        opp = 3 - colour
+        own_seen = seen_by[colour]
+        assert own_seen is not None
+        # The stone on c itself: its side's region must reach the ring.
+        if own_seen[c] == 0 and not _escapes(top, geo, c, opp, own_seen):
+            return True
+        # The other side's regions around c, which c may have cut off.
+        opp_seen = seen_by[opp]
+        assert opp_seen is not None
+        for j in nbrs[c]:
+            if opp_seen[j] == 0 and top[j] != colour and not _escapes(top, geo, j, colour, opp_seen):
+                return True
+    return False
+
+
+# --------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A move: the target, then the support; both None for a forced pass.
+
+    The swap squares follow from the two cells and are never written; over-placements are
+    written like any other move.
+    """
+
+    target: str | None = None
+    support: str | None = None
+
+    @property
+    def is_pass(self) -> bool:
+        return self.target is None
+
+    @property
+    def swap_squares(self) -> tuple[str, str] | None:
+        """The two cells this move swaps, in square order (the renderer marks them); None for a pass or a non-leap."""
+        if self.target is None or self.support is None:
+            return None
+        tf, tr = ord(self.target[0]) - 97, int(self.target[1:]) - 1
+        sf, sr = ord(self.support[0]) - 97, int(self.support[1:]) - 1
+        dx, dy = tf - sf, tr - sr
+        if sorted((abs(dx), abs(dy))) != [1, 2]:
+            return None
+        (ax, ay), (bx, by) = _swap_offsets(dx, dy)
+        a, b = (sf + ax, sr + ay), (sf + bx, sr + by)
+        first, second = sorted((a, b))
+        return square_name(*first), square_name(*second)
+
+    def describe(self) -> str:
+        """The move with its swap in words, for messages: 'f6<e4, swaps e5 and f5'."""
+        swap = self.swap_squares
+        return str(self) if swap is None else f"{self}, swaps {swap[0]} and {swap[1]}"
+
+    def __str__(self) -> str:
+        return "pass" if self.target is None else f"{self.target}<{self.support}"
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """Read a move written `f6<e4`, `F6-E4`, `f6 e4` or `pass`, forgiving case and spaces.
+
+        The target alone (`f6`) needs a position to resolve, so it is refused here; use
+        `Position.parse_move` for it.
+        """
+        target, support = _split_move(text)
+        if target is not None and support is None:
+            raise ValueError(f"“{text.strip()}” names only a target: the support is needed too, as in f6<e4")
+        return cls(target, support)
+
+
+PASS: Final = Move()
+
+_SQ = r"([a-z])\s*([0-9]{1,2})"
+_MOVE_RE: Final = re.compile(rf"{_SQ}\s*(?:[<-]|\s)\s*{_SQ}")
+_TARGET_RE: Final = re.compile(_SQ)
+_EXPECTED: Final = "expected a target and its support like f6<e4 (or f6 e4, f6-e4), or the target alone like f6"
+
+
+def _split_move(text: str) -> tuple[str | None, str | None]:
+    """Target and support names of a typed move (support None when only the target was typed; both None for pass)."""
+    cleaned = text.strip().lower()
+    if cleaned == "pass":
+        return None, None
+    m = _MOVE_RE.fullmatch(cleaned)
+    if m is not None:
+        return m.group(1) + m.group(2), m.group(3) + m.group(4)
+    m = _TARGET_RE.fullmatch(cleaned)
+    if m is not None:
+        return m.group(1) + m.group(2), None
+    raise ValueError(f"“{text.strip()}” is not a move: {_EXPECTED}")
+
+
+class Scores(NamedTuple):
+    """Each side's score: minus the number of its confined stones (0 while the game runs)."""
+
+    black: int
+    white: int
+
+
+class Confined(NamedTuple):
+    """The cells whose top stone is confined, per colour, in square order."""
+
+    black: tuple[str, ...]
+    white: tuple[str, ...]
+
+
+_RANK_TOKEN: Final = re.compile(r"\d+|[bw]|\([bw][bw]\)")
+_TURN_RE: Final = re.compile(r"([12])/([12])")
+
+
+class Position:
+    """A Veloop position: the stacks, who moves, where in the turn, and the lone passes just made.
+
+    Immutable, hashable and comparable; its protocol ("122" or "alternating") travels with
+    it because the same string continues differently under each.
+    """
+
+    __slots__ = ("_confined", "_key", "_moves", "_top", "_under", "lone_passes", "plies", "ply", "protocol", "size")
+
+    def __init__(
+        self,
+        size: int,
+        top: Sequence[int],
+        under: Sequence[int],
+        colour: int,
+        ply: int = 1,
+        plies: int = 1,
+        lone_passes: int = 0,
+        protocol: str = "122",
+    ) -> None:
+        """Build from raw cells; prefer `start` and `from_string`, which validate what they are given."""
+        self.size = size
+        self._top: tuple[int, ...] = tuple(top)
+        self._under: tuple[int, ...] = tuple(under)
+        self.ply = ply
+        self.plies = plies
+        self.lone_passes = lone_passes
+        self.protocol = protocol
+        self._key = (size, protocol, self._top, self._under, colour, ply, plies, lone_passes)
+        self._confined: tuple[list[int], list[int]] | None = None
+        self._moves: tuple[Move, ...] | None = None
+
+    # ---- construction
+
+    @classmethod
+    def start(cls, size: int = 8, protocol: str = "122") -> Position:
+        """The start of a game: one stone each beside the centre, Black to play a single-ply turn."""
+        geo = _geometry(size)
+        _check_protocol(protocol)
+        top = [EMPTY] * geo.n
+        black, white = _START[size]
+        top[geo.by_name[black]] = BLACK
+        top[geo.by_name[white]] = WHITE
+        return cls(size, top, [EMPTY] * geo.n, BLACK, 1, 1, 0, protocol)
+
+    @classmethod
+    def from_string(cls, text: str, protocol: str = "122") -> Position:
+        """Read the position string of VELOOP.md; a bad string raises ValueError saying what is wrong."""
+        _check_protocol(protocol)
+        fields = text.split()
+        if len(fields) != 4:
+            raise ValueError(
+                f"a position has 4 fields (ranks, side, ply k/m, lone passes), got {len(fields)}: {text.strip()!r}"
+            )
+        board, side, turn, lone = fields
+        ranks = board.split("/")
+        size = len(ranks)
+        geo = _geometry(size)
+        top = [EMPTY] * geo.n
+        under = [EMPTY] * geo.n
+        for row, rank_text in enumerate(ranks):
+            rank = size - 1 - row
+            file = 0
+            pos = 0
+            while pos < len(rank_text):
+                m = _RANK_TOKEN.match(rank_text, pos)
+                if m is None:
+                    raise ValueError(
+                        f"rank {rank + 1} ({rank_text!r}): unexpected {rank_text[pos]!r}; "
+                        "expected a number of empty cells, b, w or a stack like (wb)"
+                    )
+                token = m.group()
+                pos = m.end()
+                if token.isdigit():
+                    if token.startswith("0"):
+                        raise ValueError(f"rank {rank + 1} ({rank_text!r}): an empty run is a positive number")
+                    file += int(token)
+                    continue
+                if file >= size:
+                    raise ValueError(f"rank {rank + 1} ({rank_text!r}) has more than {size} cells")
+                i = rank * size + file
+                if len(token) == 1:
+                    top[i] = _CHAR_STONE[token]
+                else:
+                    under[i] = _CHAR_STONE[token[1]]
+                    top[i] = _CHAR_STONE[token[2]]
+                file += 1
+            if file != size:
+                raise ValueError(f"rank {rank + 1} ({rank_text!r}) has {file} cells, not {size}")
+        if side not in ("b", "w"):
+            raise ValueError(f"the side to move is b or w, not {side!r}")
+        m = _TURN_RE.fullmatch(turn)
+        if m is None or int(m.group(1)) > int(m.group(2)):
+            raise ValueError(f"the ply of the turn is written 1/1, 1/2 or 2/2, not {turn!r}")
+        ply, plies = int(m.group(1)), int(m.group(2))
+        if protocol == "alternating" and plies != 1:
+            raise ValueError(f"under the alternating protocol every turn is one ply (1/1), not {turn}")
+        if lone not in ("0", "1", "2"):
+            raise ValueError(f"the lone passes just made are 0, 1 or 2, not {lone!r}")
+        if ply == 2 and lone != "0":
+            raise ValueError("a second ply follows a placement, so no lone pass can be pending (the last field is 0)")
+        return cls(size, top, under, _CHAR_STONE[side], ply, plies, int(lone), protocol)
+
+    def __str__(self) -> str:
+        size = self.size
+        rows: list[str] = []
+        for rank in range(size - 1, -1, -1):
+            parts: list[str] = []
+            run = 0
+            for file in range(size):
+                i = rank * size + file
+                t = self._top[i]
+                if t == EMPTY:
+                    run += 1
+                    continue
+                if run:
+                    parts.append(str(run))
+                    run = 0
+                u = self._under[i]
+                parts.append(_STONE_CHAR[t] if u == EMPTY else f"({_STONE_CHAR[u]}{_STONE_CHAR[t]})")
+            if run:
+                parts.append(str(run))
+            rows.append("".join(parts))
+        side = _STONE_CHAR[self._key[4]]
+        return f"{'/'.join(rows)} {side} {self.ply}/{self.plies} {self.lone_passes}"
+
+    def __repr__(self) -> str:
+        return f"Position.from_string({str(self)!r}, protocol={self.protocol!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Position) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    # ---- reading the board
+
+    @property
+    def to_move(self) -> str:
+        """'black' or 'white': who plays the next ply (after the last ply of a finished game, who would have)."""
+        return _COLOUR_NAME[self._key[4]]
+
+    def stack(self, square: str) -> tuple[str, ...]:
+        """The stones on a cell, bottom to top: (), ('black',), or ('white', 'black') for black on white."""
+        i = self._index(square)
+        top, under = self._top[i], self._under[i]
+        if top == EMPTY:
+            return ()
+        if under == EMPTY:
+            return (_COLOUR_NAME[top],)
+        return _COLOUR_NAME[under], _COLOUR_NAME[top]
+
+    def shows(self, square: str) -> str | None:
+        """The colour of the top stone of a cell, the only one that counts; None when empty."""
+        t = self._top[self._index(square)]
+        return None if t == EMPTY else _COLOUR_NAME[t]
+
+    def stones(self) -> dict[str, tuple[str, ...]]:
+        """Every occupied cell and its stack (bottom to top), for drawing the board."""
+        geo = _geometry(self.size)
+        return {geo.names[i]: self.stack(geo.names[i]) for i in geo.order if self._top[i] != EMPTY}
+
+    def _index(self, square: str) -> int:
+        f, r = parse_square(square, self.size)
+        return r * self.size + f
+
+    def _confinement(self) -> tuple[list[int], list[int]]:
+        if self._confined is None:
+            self._confined = _confined_cells(self._top, _geometry(self.size))
+        return self._confined
+
+    @property
+    def confined(self) -> Confined:
+        geo = _geometry(self.size)
+        black, white = self._confinement()
+        key = geo.order.index
+        return Confined(
+            tuple(geo.names[i] for i in sorted(black, key=key)),
+            tuple(geo.names[i] for i in sorted(white, key=key)),
+        )
+
+    @property
+    def scores(self) -> Scores:
+        black, white = self._confinement()
+        return Scores(-len(black), -len(white))
+
+    @property
+    def result(self) -> str | None:
+        """'black', 'white' or 'draw' once the game is over, else None: fewer confined stones wins."""
+        if self.lone_passes >= 2:
+            return "draw"
+        black, white = self._confinement()
+        if not black and not white:
+            return None
+        if len(black) == len(white):
+            return "draw"
+        return "black" if len(black) < len(white) else "white"
+
+    @property
+    def is_over(self) -> bool:
+        return self.result is not None
+
+    # ---- moves
+
+    def legal_moves(self) -> tuple[Move, ...]:
+        """Every legal (target, support) pair in square order of the target, then of the support.
+
+        A player with no move gets the single move `pass`; a finished game has none.
+        """
+        if self._moves is None:
+            if self.is_over:
+                self._moves = ()
+            else:
+                geo = _geometry(self.size)
+                rank = {sq: k for k, sq in enumerate(geo.order)}
+                found = _generate(self._top, self._under, geo, self._key[4])
+                found.sort(key=lambda m: (rank[m[0]], rank[m[1]]))
+                names = geo.names
+                self._moves = tuple(Move(names[t], names[s]) for t, s, _, _ in found) if found else (PASS,)
+        return self._moves
+
+    def parse_move(self, text: str) -> Move:
+        """Read a typed move, resolving a lone target when exactly one legal move has it.
+
+        Squares are checked against the board; whether the move is legal is `play`'s job.
+        """
+        target, support = _split_move(text)
+        if target is None:
+            return PASS
+        geo = _geometry(self.size)
+        target = geo.names[self._index(target)]
+        if support is not None:
+            return Move(target, geo.names[self._index(support)])
+        matches = [m for m in self.legal_moves() if m.target == target]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise IllegalMove(f"no legal move places on {target}")
+        options = " or ".join(str(m) for m in matches)
+        raise IllegalMove(f"{target} can be played from {len(matches)} supports: write {options}")
+
+    def swap_squares(self, move: Move | str) -> tuple[str, str] | None:
+        """The two cells a move swaps, in square order; None for a pass."""
+        return (self.parse_move(move) if isinstance(move, str) else move).swap_squares
+
+    def play(self, move: Move | str) -> Position:
+        """The position after a move (a `Move` or its text); an illegal move raises IllegalMove saying why."""
+        if isinstance(move, str):
+            try:
+                move = self.parse_move(move)
+            except IllegalMove:
+                raise
+            except ValueError as exc:
+                raise IllegalMove(str(exc)) from None
+        if self.is_over:
+            raise IllegalMove("the game is over")
+        colour = self._key[4]
+        geo = _geometry(self.size)
+        top = list(self._top)
+        under = list(self._under)
+        if move.is_pass:
+            legal = self.legal_moves()
+            if not legal[0].is_pass:
+                raise IllegalMove(f"you may not pass while a move exists (for example {legal[0]})")
+            return self._next(top, under, placed=False)
+        if move.support is None or move.target is None:
+            raise IllegalMove(f"a move needs a target and a support: {_EXPECTED}")
+        t = self._index(move.target)
+        s = self._index(move.support)
+        self._check(move, t, s, geo)
+        a, b = geo.swaps[(t, s)]
+        _apply(top, under, t, a, b, colour)
+        return self._next(top, under, placed=True)
+
+    def _check(self, move: Move, t: int, s: int, geo: _Geometry) -> None:
+        """Raise IllegalMove with the first rule the move breaks, in the order a player would check them."""
+        colour = self._key[4]
+        top, under = self._top, self._under
+        target, support = geo.names[t], geo.names[s]
+        if top[s] != colour:
+            raise IllegalMove(f"no stone of yours tops {support}")
+        swap = geo.swaps.get((t, s))
+        if swap is None:
+            raise IllegalMove(f"{target} is not a knight's leap from {support}")
+        if top[t] != EMPTY:
+            if under[t] != EMPTY:
+                raise IllegalMove(f"{target} holds a stack of two, and a stack of two is never a target")
+            if top[t] == colour:
+                raise IllegalMove(f"{target} shows your own stone: only an opponent's single stone may be placed on")
+        a, b = swap
+        if top[a] == top[b]:
+            first, second = sorted((geo.names[a], geo.names[b]), key=lambda n: geo.order.index(geo.by_name[n]))
+            if top[a] == EMPTY:
+                raise IllegalMove(f"the swap squares {first} and {second} are both empty")
+            raise IllegalMove(f"the swap squares {first} and {second} both show {_COLOUR_NAME[top[a]]}")
+        if top[t] != EMPTY:
+            witness = _has_empty_target(top, geo, colour)
+            if witness is not None:
+                example = Move(geo.names[witness[0]], geo.names[witness[1]])
+                raise IllegalMove(f"{target} is taken while an empty target is still legal (for example {example})")
+
+    def _next(self, top: list[int], under: list[int], placed: bool) -> Position:
+        colour = self._key[4]
+        two_ply = self.protocol == "122"
+        if placed and two_ply and self.ply < self.plies:
+            return Position(self.size, top, under, colour, self.ply + 1, self.plies, 0, self.protocol)
+        lone = 0 if placed or self.ply > 1 else self.lone_passes + 1
+        return Position(self.size, top, under, 3 - colour, 1, 2 if two_ply else 1, lone, self.protocol)
+
+
+# --------------------------------------------------------------------------- perft and playouts
+
+
+def perft(position: Position, depth: int) -> int:
+    """The number of move sequences of `depth` plies (a forced pass is one move; a finished game has none)."""
+    if depth < 0:
+        raise ValueError("perft depth must be 0 or more")
+    if depth == 0:
+        return 1
+    if position.is_over:
+        return 0
+    state = _State(position)
+    return state.perft(depth)
+
+
+def divide(position: Position, depth: int) -> dict[str, int]:
+    """perft split by first move, the usual way to find where two move generators disagree."""
+    if depth < 1:
+        raise ValueError("divide needs a depth of 1 or more")
+    return {str(move): perft(position.play(move), depth - 1) for move in position.legal_moves()}
+
+
+class _State:
+    """A mutable position for searches: make/unmake on flat lists, incremental confinement."""
+
+    __slots__ = ("colour", "geo", "lone", "plies", "ply", "top", "two_ply", "under")
+
+    def __init__(self, position: Position) -> None:
+        self.geo = _geometry(position.size)
+        self.top = list(position._top)
+        self.under = list(position._under)
+        self.colour = position._key[4]
+        self.ply = position.ply
+        self.plies = position.plies
+        self.lone = position.lone_passes
+        self.two_ply = position.protocol == "122"
+
+    def perft(self, depth: int) -> int:
+        """Leaves below this (unfinished) state; a move that ends the game is a leaf only at the last ply."""
+        top, under, geo = self.top, self.under, self.geo
+        moves = _generate(top, under, geo, self.colour)
+        colour, ply, plies, lone = self.colour, self.ply, self.plies, self.lone
+        if not moves:
+            if depth == 1:
+                return 1
+            # The forced pass: it ends the turn; a second lone pass in a row draws.
+            new_lone = lone + 1 if ply == 1 else 0
+            if new_lone >= 2:
+                return 0
+            self.colour, self.ply, self.plies, self.lone = 3 - colour, 1, 2 if self.two_ply else 1, new_lone
+            total = self.perft(depth - 1)
+            self.colour, self.ply, self.plies, self.lone = colour, ply, plies, lone
+            return total
+        if depth == 1:
+            return len(moves)
+        if self.two_ply and ply < plies:
+            nxt = (colour, ply + 1, plies, 0)
+        else:
+            nxt = (3 - colour, 1, 2 if self.two_ply else 1, 0)
+        total = 0
+        for t, _s, a, b in moves:
+            saved = (top[t], under[t], top[a], under[a], top[b], under[b])
+            _apply(top, under, t, a, b, colour)
+            if not _confines(top, geo, (t, a, b)):
+                self.colour, self.ply, self.plies, self.lone = nxt
+                total += self.perft(depth - 1)
+            top[t], under[t], top[a], under[a], top[b], under[b] = saved
+        self.colour, self.ply, self.plies, self.lone = colour, ply, plies, lone
+        return total
+
+
+def playout(position: Position, rng: random.Random) -> tuple[Position, int]:
+    """Play uniformly random legal moves to the end; returns the final position and the plies played.
+
+    Each ply draws (support, direction) pairs at random and keeps the first legal one, which
+    is a uniform choice among the legal moves without listing them all; only after a run of
+    misses does it list them (to find over-placements or a forced pass).
+    """
+    if position.is_over:
+        return position, 0
+    geo = _geometry(position.size)
+    size = position.size
+    n = geo.n
+    top = list(position._top)
+    under = list(position._under)
+    colour = position._key[4]
+    ply, plies, lone = position.ply, position.plies, position.lone_passes
+    two_ply = position.protocol == "122"
+    # Knight leaps per (support, direction), None off the board, so a random draw is one lookup.
+    table = _leap_table(geo)
+    stones: list[list[int]] = [[], [], []]
+    for i in range(n):
+        if top[i]:
+            stones[top[i]].append(i)
+    where = [-1] * n
+    for owner in (BLACK, WHITE):
+        for k, i in enumerate(stones[owner]):
+            where[i] = k
+    rand = rng.random
+    played = 0
+    confined = False
+    while True:
+        mine = stones[colour]
+        count = len(mine)
+        found = None
+        for _ in range(2 * count + 8):
+            pick = table[mine[int(rand() * count)] * 8 + int(rand() * 8)]
+            if pick is not None:
+                t, a, b = pick
+                if top[t] == EMPTY and top[a] != top[b]:
+                    found = pick
+                    break
+        if found is None:
+            moves = _generate(top, under, geo, colour)
+            if moves:
+                t, _s, a, b = moves[int(rand() * len(moves))]
+                found = (t, a, b)
+        played += 1
+        if found is None:
+            lone = lone + 1 if ply == 1 else 0
+            colour, ply, plies = 3 - colour, 1, 2 if two_ply else 1
+            if lone >= 2:
+                break
+            continue
+        t, a, b = found
+        before = (top[t], top[a], top[b])
+        _apply(top, under, t, a, b, colour)
+        # Keep the per-colour stone lists in step with the three cells that changed.
+        for cell, old in zip((t, a, b), before, strict=True):
+            new = top[cell]
+            if new != old:
+                if old:
+                    lst = stones[old]
+                    k = where[cell]
+                    last = lst.pop()
+                    if last != cell:
+                        lst[k] = last
+                        where[last] = k
+                if new:
+                    where[cell] = len(stones[new])
+                    stones[new].append(cell)
+        confined = _confines(top, geo, (t, a, b))
+        lone = 0
+        if two_ply and ply < plies:
+            ply += 1
+        else:
+            colour, ply, plies = 3 - colour, 1, 2 if two_ply else 1
+        if confined:
+            break
+    return Position(size, top, under, colour, ply, plies, lone, position.protocol), played
+
+
+def random_playout(position: Position, rng: random.Random | None = None) -> str | None:
+    """Result of one uniformly random game from `position`: 'black', 'white', 'draw' (None only if it cannot end)."""
+    final, _ = playout(position, rng or random.Random())
+    return final.result
+
+
+_LEAP_TABLES: dict[int, list[tuple[int, int, int] | None]] = {}
+
+
+def _leap_table(geo: _Geometry) -> list[tuple[int, int, int] | None]:
+    table = _LEAP_TABLES.get(geo.size)
+    if table is None:
+        size = geo.size
+        table = []
+        for i in range(geo.n):
+            f, r = i % size, i // size
+            for dx, dy in _LEAPS:
+                tf, tr = f + dx, r + dy
+                if 0 <= tf < size and 0 <= tr < size:
+                    t = tr * size + tf
+                    a, b = geo.swaps[(t, i)]
+                    table.append((t, a, b))
+                else:
+                    table.append(None)
+        _LEAP_TABLES[geo.size] = table
+    return table
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A validated record: its headers, the start, every move, and the position after each."""
+
+    headers: Mapping[str, str]
+    start: Position
+    moves: tuple[Move, ...]
+    positions: tuple[Position, ...]
+
+    @property
+    def final(self) -> Position:
+        return self.positions[-1] if self.positions else self.start
+
+
+_RESULT_TOKEN: Final = {"black": "1-0", "white": "0-1", "draw": "1/2-1/2"}
+
+
+def result_text(position: Position) -> str:
+    """The PGN-style Result header, as Veletas records write it: 1-0 Black won, 0-1 White won, 1/2-1/2, or *."""
+    return _RESULT_TOKEN.get(position.result or "", "*")
+
+
+def write_record(
+    moves: Sequence[Move | str],
+    start: Position | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> str:
+    """A record of a game from `start` (the standard start by default), replayed here so it cannot hold an illegal ply.
+
+    Headers Game, Board and Protocol come from the position; `headers` adds players, date
+    and the like. A start other than the standard one is kept in a Position header.
+    """
+    start = start or Position.start()
+    position = start
+    turns: list[str] = []
+    for number, move in enumerate(moves, 1):
+        try:
+            chosen = position.parse_move(move) if isinstance(move, str) else move
+            position = position.play(chosen)
+        except ValueError as exc:
+            raise RecordError(str(exc), number) from None
+        turns.append(str(chosen))
+    out: dict[str, str] = {
+        "Game": "veloop",
+        "Board": f"{start.size}x{start.size}",
+        "Protocol": start.protocol,
+        "Black": "?",
+        "White": "?",
+        "Date": "????.??.??",
+    }
+    for key, value in (headers or {}).items():
+        if key.lower() not in ("game", "board", "protocol", "position", "result"):
+            out[key] = str(value)
+    if start != Position.start(start.size, start.protocol):
+        out["Position"] = str(start)
+    out["Result"] = result_text(position)
+    return _write_record_text(out, turns)
+
+
+_BOARD_RE: Final = re.compile(r"\s*(\d+)\s*[x×]\s*(\d+)\s*")
+
+
+def replay(text: str) -> Replay:
+    """Read and validate a record; any fault raises RecordError (with the ply number when a ply is at fault)."""
+    record = read_record(text)
+    game = record.header("Game")
+    if game is None or game.strip().lower() != "veloop":
+        raise RecordError(f'not a Veloop record: the Game header is {game!r}, expected "veloop"')
+    board = record.header("Board", "8x8") or "8x8"
+    m = _BOARD_RE.fullmatch(board)
+    if m is None or m.group(1) != m.group(2):
+        raise RecordError(f'the Board header is written like "8x8", not {board!r}')
+    size = int(m.group(1))
+    protocol = (record.header("Protocol", "122") or "122").strip().lower()
+    try:
+        given = record.header("Position")
+        start = Position.from_string(given, protocol) if given else Position.start(size, protocol)
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+    if start.size != size:
+        raise RecordError(f"the Position header is a {start.size}×{start.size} board but the Board header says {board}")
+    position = start
+    moves: list[Move] = []
+    positions: list[Position] = []
+    for number, turn in enumerate(record.turns, 1):
+        try:
+            move = position.parse_move(turn)
+            position = position.play(move)
+        except ValueError as exc:
+            raise RecordError(str(exc), number) from None
+        moves.append(move)
+        positions.append(position)
+    claimed = record.header("Result")
+    if claimed is not None and claimed.strip() not in ("*", "", result_text(position)):
+        raise RecordError(f"the Result header says {claimed!r} but the plies give {result_text(position)!r}")
+    return Replay(dict(record.headers), start, tuple(moves), tuple(positions))
+
+
+# --------------------------------------------------------------------------- command line adapter
+# The shared `python -m bot.rules ... --game veloop` calls these; each returns the lines to print
+# and raises ValueError (or a subclass) with a message for the user on bad input.
+
+
+def _cli_position(text: str, protocol: str) -> Position:
+    """A position string, or `start` / `start:N` for the start of an N×N board."""
+    cleaned = text.strip().lower()
+    if cleaned == "start" or cleaned.startswith("start:"):
+        size = int(cleaned.partition(":")[2] or "8")
+        return Position.start(size, protocol)
+    return Position.from_string(text, protocol)
+
+
+def cli_perft(position: str, depth: int, protocol: str = "122", split: bool = False) -> list[str]:
+    """`perft POSITION DEPTH`: the count, or with `split` the count per first move then the total."""
+    pos = _cli_position(position, protocol)
+    if not split:
+        return [str(perft(pos, depth))]
+    counts = divide(pos, depth)
+    return [f"{move}: {count}" for move, count in counts.items()] + [f"total: {sum(counts.values())}"]
+
+
+def cli_play(position: str, moves: Sequence[str], protocol: str = "122") -> list[str]:
+    """`play POSITION MOVE...`: each move in canonical form with its swap and the new position, then the result."""
+    pos = _cli_position(position, protocol)
+    lines: list[str] = []
+    for text in moves:
+        move = pos.parse_move(text)
+        pos = pos.play(move)
+        lines.append(f"{move.describe()}: {pos}")
+    lines.extend(_summary(pos))
+    return lines
+
+
+def cli_replay(text: str) -> list[str]:
+    """`replay FILE` (given the file's text): validates the record and prints the final position and result."""
+    game = replay(text)
+    final = game.final
+    return [f"{len(game.moves)} plies, all legal", str(final), *_summary(final)]
+
+
+def _summary(position: Position) -> Iterator[str]:
+    confined = position.confined
+    if confined.black or confined.white:
+        yield f"confined: black {' '.join(confined.black) or '-'}; white {' '.join(confined.white) or '-'}"
+    yield f"scores: black {position.scores.black}, white {position.scores.white}"
+    yield f"result: {position.result or 'game in progress'} ({result_text(position)})"
