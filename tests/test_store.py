@@ -191,6 +191,25 @@ async def test_open_creates_the_directory_and_a_current_schema(store: Store, db_
         con.close()
 
 
+async def test_the_schema_itself_forbids_two_games_in_one_channel(store: Store, db_path: Path) -> None:
+    """Even a writer that skipped the store's checks could not put a second game in a busy channel."""
+    await started(store)
+    con = sqlite3.connect(db_path)
+    try:
+        with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
+            con.execute(
+                "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, variant, rules, place, "
+                "challenger_id, opponent_id, created_at, updated_at) "
+                "VALUES (?, ?, ?, 'active', 'small', 'current', 'here', ?, ?, 0, 0)",
+                (GUILD, CHANNEL, CHANNEL, CAROL, BOB),
+            )
+        with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+            con.execute("PRAGMA foreign_keys = ON")
+            con.execute("INSERT INTO moves (game_id, ply, turn, user_id, played_at) VALUES (999, 1, 'c3', 1, 0)")
+    finally:
+        con.close()
+
+
 async def test_reopening_runs_no_migration_twice_and_keeps_data(db_path: Path, clock: Clock) -> None:
     first = await Store.open(db_path, clock=clock)
     await first.set_meta("command-hash", "abc")
@@ -293,6 +312,27 @@ async def test_an_active_game_occupies_its_channel_until_it_ends(store: Store, d
     await store.resign(info.id, ALICE)
     again = await challenge(store, opponent=CAROL)
     assert again.status == "challenge"
+
+
+async def test_two_processes_claiming_one_channel_get_it_once(db_path: Path, clock: Clock) -> None:
+    a = await Store.open(db_path, clock=clock)
+    b = await Store.open(db_path, clock=clock)
+    try:
+        outcomes = await asyncio.gather(challenge(a), challenge(b, opponent=CAROL), return_exceptions=True)
+        assert sum(isinstance(o, GameInfo) for o in outcomes) == 1
+        assert sum(isinstance(o, ChannelBusy) for o in outcomes) == 1
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_an_in_memory_store_works_for_quick_local_runs(clock: Clock) -> None:
+    s = await Store.open(":memory:", clock=clock)
+    try:
+        info = await started(s)
+        assert (await s.game_in_channel(CHANNEL)).id == info.id
+    finally:
+        await s.close()
 
 
 async def test_a_thread_challenge_moves_into_its_thread_when_accepted(store: Store) -> None:
