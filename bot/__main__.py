@@ -1,0 +1,99 @@
+"""``python -m bot``: read the settings, open the store, run the bot until it is stopped.
+
+``python -m bot health`` is the container health check: it succeeds while the running bot keeps
+its heartbeat file fresh, which it only does while connected to the gateway.
+
+Operators read the first line of output when something is wrong, so configuration problems and a
+rejected token end the process with one clear line instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+import discord
+
+from bot.client import VeletasBot
+from bot.config import DEFAULT_DATABASE_PATH, Settings, SettingsError
+from bot.endpoints import apply_endpoints
+from bot.store import Store
+
+log = logging.getLogger("bot")
+
+REJECTED_TOKEN = "veletas-bot: Discord rejected DISCORD_TOKEN; copy a fresh token from the Developer Portal (Bot tab)"
+
+
+async def run(settings: Settings) -> None:
+    store = await Store.open(settings.database_path)
+    try:
+        bot = VeletasBot(settings, store)
+        async with bot:
+            await bot.start(settings.token)
+    finally:
+        await store.close()
+
+
+def health() -> int:
+    """0 when the heartbeat file was touched recently; Docker runs this from HEALTHCHECK.
+
+    It needs no token: only where the data lives, which defaults like the bot's own setting.
+    """
+    settings = Settings(token="", database_path=Path(os.environ.get("DATABASE_PATH", "") or DEFAULT_DATABASE_PATH))
+    path = settings.heartbeat_path
+    try:
+        age = time.time() - path.stat().st_mtime
+    except OSError:
+        print(f"unhealthy: no heartbeat at {path}", file=sys.stderr)
+        return 1
+    if age > settings.heartbeat_seconds * 3:
+        print(f"unhealthy: last heartbeat {age:.0f} s ago", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv[1:] == ["health"]:
+        return health()
+    try:
+        settings = Settings.from_env()
+    except SettingsError as exc:
+        print(f"veletas-bot: {exc}", file=sys.stderr)
+        return 2
+    if argv[1:]:
+        print(f"veletas-bot: unknown arguments {' '.join(argv[1:])!r} (expected nothing, or 'health')", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=settings.log_level,
+        format="%(asctime)s %(levelname)-8s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        apply_endpoints(api_base=settings.api_base, gateway_url=settings.gateway_url)
+    except ValueError as exc:
+        print(f"veletas-bot: {exc}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(run(settings))
+    except discord.LoginFailure:
+        print(REJECTED_TOKEN, file=sys.stderr)
+        return 1
+    except discord.ConnectionClosed as exc:
+        if exc.code != 4004:
+            raise
+        print(REJECTED_TOKEN, file=sys.stderr)
+        return 1
+    except discord.PrivilegedIntentsRequired:
+        print("veletas-bot: Discord refused the requested gateway intents", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        log.info("Stopped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

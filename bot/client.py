@@ -1,0 +1,241 @@
+"""The Discord client: one ``Bot`` subclass, one command tree with one error handler, and the extension list.
+
+Features live in ``cogs/``; this module only wires them together: it loads the extensions, gathers
+their slash commands under the single ``/veletas`` group, syncs that group when (and only when) it
+changed, and answers every failure the same way whether it came from a command or a button.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import json
+import logging
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.config import Settings
+from bot.errors import UserError
+from bot.rules import Game
+from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+EXTENSIONS: tuple[str, ...] = (
+    "cogs.challenge",
+    "cogs.play",
+    "cogs.guided",
+    "cogs.info",
+    "cogs.admin",
+)
+
+GROUP_NAME = "veletas"
+MAX_REMEMBERED_NAMES = 50_000
+APOLOGY = "Sorry, something went wrong on my side; nothing was changed. Please try again in a moment."
+
+
+class AiOpponent(Protocol):
+    """What the bot needs from an AI player: the text of its next turn (setup, pie choice or move).
+
+    Implementations must keep the search off the event loop (a process pool); the bot awaits this
+    after posting a board on which the AI is the one to act.
+    """
+
+    async def choose_turn(self, game: Game, level: int) -> str: ...
+
+
+class VeletasTree(app_commands.CommandTree["VeletasBot"]):
+    """The command tree whose only job beyond discord.py's is to answer errors in one place."""
+
+    async def on_error(self, interaction: discord.Interaction[VeletasBot], error: app_commands.AppCommandError) -> None:
+        await self.client.answer_error(interaction, error)
+
+
+class VeletasBot(commands.Bot):
+    """The bot process: settings, the store, and the shared ``/veletas`` group every feature adds to."""
+
+    tree: VeletasTree
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        *,
+        ai: AiOpponent | None = None,
+        sync_commands: bool = True,
+        clock: Callable[[], dt.datetime] | None = None,
+    ) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            # Slash commands and components arrive without any privileged intent; guilds gives the
+            # channel and thread cache the cogs use for names and links.
+            intents=discord.Intents(guilds=True),
+            # Nothing the bot sends may ping anyone unless a message opts in for the player to move.
+            allowed_mentions=discord.AllowedMentions.none(),
+            tree_cls=VeletasTree,
+            help_command=None,
+        )
+        self.settings = settings
+        self.store = store
+        self.should_sync = sync_commands
+        self.ai = ai
+        # Deadlines (challenge expiry) are computed with the same clock the store compares them with.
+        self.clock: Callable[[], dt.datetime] = clock or (lambda: dt.datetime.now(dt.UTC))
+        self.veletas = app_commands.Group(
+            name=GROUP_NAME,
+            description="Play Veletas, the territory game of shooters and stones",
+            guild_only=True,
+        )
+        self.synced: bool | None = None
+        # Display names seen in interactions: without the members intent there is no member list to ask.
+        self.names: dict[int, str] = {}
+        self._background: set[asyncio.Task[Any]] = set()
+
+    async def setup_hook(self) -> None:
+        for name in EXTENSIONS:
+            await self.load_extension(name)
+        self.tree.add_command(self.veletas)
+        if self.should_sync:
+            self.synced = await self.sync_if_changed()
+        self.spawn(self._heartbeat(), name="heartbeat")
+
+    async def _heartbeat(self) -> None:
+        """Touch the heartbeat file while connected, for the container health check (``python -m bot health``)."""
+        await self.wait_until_ready()
+        path = self.settings.heartbeat_path
+        while not self.is_closed():
+            if self.is_ready() and math.isfinite(self.latency):
+                try:
+                    await asyncio.to_thread(path.touch)
+                except OSError:
+                    log.warning("Cannot write the heartbeat file %s", path, exc_info=True)
+            await asyncio.sleep(self.settings.heartbeat_seconds)
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        if len(self.names) >= MAX_REMEMBERED_NAMES:
+            self.names.clear()
+        self.names[interaction.user.id] = interaction.user.display_name
+
+    async def add_feature(self, cog: commands.Cog) -> None:
+        """Add a feature cog and move its slash commands under ``/veletas``.
+
+        discord.py gives each ``GroupCog`` its own top-level group, but every feature here shares
+        one group, so a plain cog is added and its (already bound) commands are re-parented.
+        """
+        await self.add_cog(cog)
+        for command in cog.get_app_commands():
+            self.tree.remove_command(command.name)
+            self.veletas.add_command(command, override=True)
+
+    def command_hash(self) -> str:
+        """A digest of exactly what a sync would send, so an unchanged tree is never synced again."""
+        guild = self._sync_guild()
+        payload = [command.to_dict(self.tree) for command in self.tree.get_commands(guild=guild)]
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+    def _sync_guild(self) -> discord.Object | None:
+        return discord.Object(id=self.settings.dev_guild_id) if self.settings.dev_guild_id else None
+
+    async def sync_if_changed(self) -> bool:
+        """Sync the commands (to DEV_GUILD_ID when set) only when they differ from the last sync.
+
+        Discord rate-limits command syncs hard, and a blind sync at every start would also make
+        clients re-fetch the commands; the digest of the last synced payload lives in the store.
+        """
+        guild = self._sync_guild()
+        if guild is not None:
+            self.tree.copy_global_to(guild=guild)
+        digest = self.command_hash()
+        scope = f"guild:{guild.id}" if guild is not None else "global"
+        key = f"command_sync:{self.application_id}:{scope}"
+        if await self.store.get_meta(key) == digest:
+            log.info("Commands unchanged since the last sync (%s); not syncing", scope)
+            return False
+        synced = await self.tree.sync(guild=guild)
+        await self.store.set_meta(key, digest)
+        log.info("Synced %d command(s) (%s)", len(synced), scope)
+        return True
+
+    def spawn(self, coro: Awaitable[Any], *, name: str) -> asyncio.Task[Any]:
+        """Run work after an interaction was answered, keeping a reference so it is not collected."""
+
+        async def runner() -> Any:
+            try:
+                return await coro
+            except Exception:
+                log.exception("Background task %s failed", name)
+                return None
+
+        task = asyncio.create_task(runner(), name=name)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    async def answer_error(self, interaction: discord.Interaction[Any], error: BaseException) -> None:
+        """Tell the user privately what went wrong: their mistake in words, ours as a short apology."""
+        original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        if isinstance(original, UserError):
+            message = str(original)
+            log.debug("Refused %s for user %s: %s", _describe(interaction), interaction.user.id, message)
+        elif isinstance(original, app_commands.CheckFailure | app_commands.TransformerError):
+            message = str(original)
+        else:
+            log.error(
+                "Error while handling %s for user %s",
+                _describe(interaction),
+                interaction.user.id,
+                exc_info=(type(original), original, original.__traceback__),
+            )
+            message = APOLOGY
+        if interaction.type is discord.InteractionType.autocomplete:
+            return
+        try:
+            await self.send_private(interaction, message)
+        except discord.HTTPException:
+            log.warning("Could not deliver an error message for %s", _describe(interaction), exc_info=True)
+
+    async def send_private(self, interaction: discord.Interaction[Any], message: str) -> None:
+        """Send an ephemeral message, whatever has been answered on this interaction so far.
+
+        After a public defer the first followup would replace the public placeholder, so the
+        placeholder is removed first and the message goes out as a fresh ephemeral followup.
+        """
+        if not interaction.response.is_done():
+            await interaction.response.send_message(message, ephemeral=True)
+            return
+        if interaction.extras.get("deferred_public"):
+            interaction.extras["deferred_public"] = False
+            try:
+                await interaction.delete_original_response()
+            except discord.HTTPException:
+                log.debug("The deferred placeholder was already gone")
+        await interaction.followup.send(message, ephemeral=True)
+
+    async def guard(self, interaction: discord.Interaction[Any], action: Awaitable[Any]) -> None:
+        """Run a component callback so its failures are answered like command failures.
+
+        discord.py only logs exceptions raised by dynamic items; players must hear about them.
+        """
+        try:
+            await action
+        except Exception as exc:
+            await self.answer_error(interaction, exc)
+
+    async def close(self) -> None:
+        for task in list(self._background):
+            task.cancel()
+        await super().close()
+
+
+def _describe(interaction: discord.Interaction[Any]) -> str:
+    if interaction.command is not None:
+        return f"/{interaction.command.qualified_name}"
+    data: dict[str, Any] = dict(interaction.data or {})
+    custom_id = data.get("custom_id")
+    return f"component {custom_id}" if custom_id else f"interaction {interaction.type.name}"

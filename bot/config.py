@@ -1,0 +1,90 @@
+"""Settings for one run of the bot, read once from the environment (and `.env` for local runs).
+
+Everything the process needs to know about its surroundings lives in one frozen value, so the
+rest of the code never reads ``os.environ`` and tests can build a ``Settings`` by hand.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from dotenv import load_dotenv
+
+DEFAULT_API_BASE = "https://discord.com/api/v10"
+DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
+DEFAULT_DATABASE_PATH = Path("data") / "veletas.sqlite3"
+DEFAULT_CHALLENGE_MINUTES = 15.0
+
+
+class SettingsError(ValueError):
+    """A setting is missing or malformed; the message is the one line the operator reads."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    token: str
+    database_path: Path = DEFAULT_DATABASE_PATH
+    api_base: str = DEFAULT_API_BASE
+    gateway_url: str = DEFAULT_GATEWAY_URL
+    log_level: str = "INFO"
+    dev_guild_id: int | None = None
+    challenge_minutes: float = DEFAULT_CHALLENGE_MINUTES
+    heartbeat_seconds: float = 30.0
+
+    @property
+    def heartbeat_path(self) -> Path:
+        """Beside the database, so the container's one data volume holds it and no extra setting is needed."""
+        return self.database_path.parent / "heartbeat"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, *, dotenv: bool = True) -> Settings:
+        """Build settings from ``environ`` (the process environment by default).
+
+        ``.env`` is loaded first when reading the real environment so local runs need no exports;
+        values already set in the environment win, as a deployment's own settings should.
+        """
+        if environ is None:
+            if dotenv:
+                load_dotenv(override=False)
+            environ = os.environ
+        token = environ.get("DISCORD_TOKEN", "").strip()
+        if not token:
+            raise SettingsError("DISCORD_TOKEN is not set: put the bot token in the environment or in .env")
+        level = environ.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
+        if not isinstance(logging.getLevelName(level), int):
+            raise SettingsError(f"LOG_LEVEL {level!r} is not a logging level (DEBUG, INFO, WARNING, ERROR)")
+        return cls(
+            token=token,
+            database_path=Path(environ.get("DATABASE_PATH", "").strip() or DEFAULT_DATABASE_PATH),
+            api_base=(environ.get("DISCORD_API_BASE", "").strip() or DEFAULT_API_BASE).rstrip("/"),
+            gateway_url=environ.get("DISCORD_GATEWAY_URL", "").strip() or DEFAULT_GATEWAY_URL,
+            log_level=level,
+            dev_guild_id=_optional_id(environ, "DEV_GUILD_ID"),
+            challenge_minutes=_positive_float(environ, "CHALLENGE_MINUTES", DEFAULT_CHALLENGE_MINUTES),
+        )
+
+
+def _optional_id(environ: Mapping[str, str], key: str) -> int | None:
+    raw = environ.get(key, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise SettingsError(f"{key} must be a Discord id (digits only), got {raw!r}")
+    return int(raw)
+
+
+def _positive_float(environ: Mapping[str, str], key: str, default: float) -> float:
+    raw = environ.get(key, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(f"{key} must be a number of minutes, got {raw!r}") from None
+    if value <= 0:
+        raise SettingsError(f"{key} must be more than zero, got {raw!r}")
+    return value

@@ -1,0 +1,345 @@
+"""What the bot posts about a game, shared by every feature: the board message and answering in time.
+
+Not an extension. Every feature that changes a game ends by posting the same board message, so
+its wording, its single allowed mention and its buttons are decided here once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import time
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+
+from bot import render
+from bot.rules import Game, Move, Position
+from bot.store import GameInfo
+
+if TYPE_CHECKING:
+    from bot.client import VeletasBot
+
+log = logging.getLogger(__name__)
+
+BOARD_FILE = "board.png"
+# Work that is not done by then is deferred, leaving Discord's 3-second window plenty of margin.
+DEFER_AFTER = 1.2
+BLACK_EMBED = discord.Colour.from_rgb(40, 40, 40)
+WHITE_EMBED = discord.Colour.from_rgb(235, 235, 230)
+NEUTRAL_EMBED = discord.Colour.from_rgb(196, 160, 98)
+
+
+def bot_of(interaction: discord.Interaction[Any]) -> VeletasBot:
+    return cast("VeletasBot", interaction.client)
+
+
+@dataclass
+class Outgoing:
+    """One message to send or edit; files are bytes so the same message can be sent more than once."""
+
+    content: str | None = None
+    embed: discord.Embed | None = None
+    files: Sequence[tuple[str, bytes]] = ()
+    view: discord.ui.View | None = None
+    mention: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def allowed_mentions(self) -> discord.AllowedMentions:
+        """Only the player to move may be pinged, never anyone named in user-typed text."""
+        if self.mention is None:
+            return discord.AllowedMentions.none()
+        return discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(id=self.mention)])
+
+    def discord_files(self) -> list[discord.File]:
+        return [discord.File(io.BytesIO(data), filename=name) for name, data in self.files]
+
+
+async def send_response(interaction: discord.Interaction[Any], out: Outgoing, *, ephemeral: bool = False) -> int | None:
+    """Answer an interaction with a new message (or the followup after a defer); returns its id."""
+    kwargs: dict[str, Any] = {
+        "content": out.content,
+        "allowed_mentions": out.allowed_mentions(),
+        "ephemeral": ephemeral,
+        "files": out.discord_files(),
+    }
+    if out.embed is not None:
+        kwargs["embed"] = out.embed
+    if out.view is not None:
+        kwargs["view"] = out.view
+    if interaction.response.is_done():
+        interaction.extras["deferred_public"] = False
+        message = await interaction.followup.send(wait=True, **kwargs)
+        return message.id
+    callback = await interaction.response.send_message(**kwargs)
+    return callback.message_id
+
+
+async def update_message(interaction: discord.Interaction[Any], out: Outgoing) -> None:
+    """Replace the message a component sits on (the private steps of the guided move)."""
+    await interaction.response.edit_message(
+        content=out.content,
+        embed=out.embed,
+        attachments=out.discord_files(),
+        view=out.view,
+        allowed_mentions=out.allowed_mentions(),
+    )
+
+
+async def send_to_channel(bot: VeletasBot, channel_id: int, out: Outgoing) -> int:
+    """Post outside any interaction (an AI move, an expired challenge); the channel need not be cached."""
+    channel = bot.get_partial_messageable(channel_id)
+    kwargs: dict[str, Any] = {"content": out.content, "allowed_mentions": out.allowed_mentions()}
+    if out.embed is not None:
+        kwargs["embed"] = out.embed
+    if out.view is not None:
+        kwargs["view"] = out.view
+    files = out.discord_files()
+    if files:
+        kwargs["files"] = files
+    message = await channel.send(**kwargs)
+    return message.id
+
+
+async def respond(
+    interaction: discord.Interaction[Any], work: Awaitable[Outgoing], *, ephemeral: bool = False
+) -> int | None:
+    """Answer with a new message holding what ``work`` produces, deferring first if it is slow.
+
+    Most work (a database write and a render) takes milliseconds, so the common case is one
+    callback carrying the board; only work not ready well within Discord's 3 seconds pays for
+    the extra deferral round trip.
+    """
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER)
+    if not done:
+        await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+        interaction.extras["deferred_public"] = not ephemeral
+    out = await task
+    return await send_response(interaction, out, ephemeral=ephemeral)
+
+
+async def respond_update(interaction: discord.Interaction[Any], work: Awaitable[Outgoing]) -> None:
+    """Replace the message a component sits on with what ``work`` produces, deferring if it is slow."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER)
+    if not done:
+        await interaction.response.defer()
+    out = await task
+    if not interaction.response.is_done():
+        await update_message(interaction, out)
+        return
+    await interaction.edit_original_response(
+        content=out.content,
+        embed=out.embed,
+        attachments=out.discord_files(),
+        view=out.view,
+        allowed_mentions=out.allowed_mentions(),
+    )
+
+
+def colour_word(colour: str | None) -> str:
+    return colour.capitalize() if colour else "?"
+
+
+def mention(user_id: int | None) -> str:
+    return f"<@{user_id}>" if user_id is not None else "nobody yet"
+
+
+async def render_position(
+    position: Position,
+    *,
+    last_move: Move | None = None,
+    hints: render.Hints | None = None,
+    players: Mapping[str, str] | None = None,
+) -> bytes:
+    """Rendering is CPU work, so it never runs on the event loop."""
+    started = time.perf_counter()
+    png = await asyncio.to_thread(render.board_png, position, last_move=last_move, hints=hints, players=players)
+    log.debug("Rendered a position in %.1f ms", (time.perf_counter() - started) * 1e3)
+    return png
+
+
+async def render_game(game: Game, *, players: Mapping[str, str] | None = None) -> bytes:
+    """The board of a game in any phase (setup marks, pie, result), off the event loop."""
+    started = time.perf_counter()
+    png = await asyncio.to_thread(render.game_png, game, players=players)
+    log.debug("Rendered game board in %.1f ms", (time.perf_counter() - started) * 1e3)
+    return png
+
+
+def name_of(bot: VeletasBot, user_id: int | None) -> str:
+    if user_id is None:
+        return "?"
+    if bot.user is not None and user_id == bot.user.id:
+        return bot.user.display_name
+    known = bot.names.get(user_id)
+    if known is not None:
+        return known
+    user = bot.get_user(user_id)
+    return user.display_name if user is not None else f"player {str(user_id)[-4:]}"
+
+
+def seat_names(bot: VeletasBot, info: GameInfo) -> dict[str, str]:
+    """Names by seat, which the renderer maps to colours once the pie choice fixed them."""
+    return {"first": name_of(bot, info.user_for_seat("first")), "second": name_of(bot, info.user_for_seat("second"))}
+
+
+def players_line(info: GameInfo) -> str:
+    game = info.game
+    first, second = info.user_for_seat("first"), info.user_for_seat("second")
+    if game.first_player_colour is None:
+        return f"First player {mention(first)} · second player {mention(second)}"
+    return f"Black {mention(info.user_for_colour('black'))} · White {mention(info.user_for_colour('white'))}"
+
+
+def turn_text(bot: VeletasBot, info: GameInfo) -> tuple[str, int | None]:
+    """The sentence saying who acts and how, and the one user that sentence may ping."""
+    game = info.game
+    if info.status == "finished":
+        winner = mention(info.winner_id) if info.winner_id is not None else "Nobody"
+        return f"**{winner} wins.** {info.result or ''}".strip(), None
+    if info.status != "active":
+        return f"This game is {info.status}.", None
+    user = info.user_to_act
+    ping = None if bot.user is not None and user == bot.user.id else user
+    who = mention(user)
+    if game.phase == "setup":
+        count = game.shooters_to_place
+        pieces = f"{count} shooter{'s' if count != 1 else ''}"
+        if game.stone_to_place:
+            pieces += " and one stone"
+        colour = f" ({colour_word(game.colour_to_act)})" if game.colour_to_act else ""
+        return (
+            f"{who}{colour}: place {pieces} with `/veletas setup`. Shooters may go on the marked squares.",
+            ping,
+        )
+    if game.phase == "pie":
+        first = mention(info.user_for_seat("first"))
+        return (
+            f"{who}: choose colours. **Keep**: {first} stays Black and you play White. "
+            f"**Swap**: you play Black and {first} plays White. Use the buttons or `/veletas pie`.",
+            ping,
+        )
+    return (
+        f"{who} to move as {colour_word(game.colour_to_act)}: press **Move**, or type `/veletas move`.",
+        ping,
+    )
+
+
+def score_text(position: Position) -> str:
+    black, white = position.score
+    return f"Black {black} · White {white} (first to {position.needed_to_win})"
+
+
+def claims_text(position: Position) -> str | None:
+    claims = position.last_claims
+    if not claims:
+        return None
+    return "\n".join(
+        f"{claim.square} → **{colour_word(claim.colour)}** (adjacent groups: black {claim.black_group}, "
+        f"white {claim.white_group})"
+        for claim in claims
+    )
+
+
+def record_headers(bot: VeletasBot, info: GameInfo) -> dict[str, str]:
+    game = info.game
+    if game.first_player_colour is not None:
+        black, white = name_of(bot, info.user_for_colour("black")), name_of(bot, info.user_for_colour("white"))
+    else:
+        black, white = name_of(bot, info.user_for_seat("first")), name_of(bot, info.user_for_seat("second"))
+    headers = {
+        "Site": "Discord",
+        "Black": black,
+        "White": white,
+        "Date": info.created_at.strftime("%Y.%m.%d"),
+        "Result": info.result or "*",
+    }
+    if info.ai_level is not None:
+        headers["AILevel"] = str(info.ai_level)
+    return headers
+
+
+def record_file(bot: VeletasBot, info: GameInfo) -> tuple[str, bytes]:
+    return f"veletas-{info.id}.txt", info.game.to_record(record_headers(bot, info)).encode()
+
+
+def board_view(info: GameInfo) -> discord.ui.View | None:
+    """The buttons a board offers in its phase; all are dynamic items, so old boards work after a restart."""
+    from cogs.guided import MoveButton
+    from cogs.play import PieButton
+
+    if info.status != "active":
+        return None
+    game = info.game
+    view = discord.ui.View(timeout=None)
+    if game.phase == "pie":
+        view.add_item(PieButton(info.id, info.ply, "keep"))
+        view.add_item(PieButton(info.id, info.ply, "swap"))
+    elif game.phase == "play":
+        view.add_item(MoveButton(info.id))
+    else:
+        return None
+    return view
+
+
+def embed_colour(game: Game) -> discord.Colour:
+    colour = game.colour_to_act
+    if colour == "black":
+        return BLACK_EMBED
+    if colour == "white":
+        return WHITE_EMBED
+    return NEUTRAL_EMBED
+
+
+async def board_message(bot: VeletasBot, info: GameInfo, *, note: str | None = None) -> Outgoing:
+    """The public message after every turn: whose turn, the last turn, claims, score, image, buttons."""
+    game = info.game
+    position = game.position
+    png = await render_game(game, players=seat_names(bot, info))
+    line, ping = turn_text(bot, info)
+    embed = discord.Embed(
+        title=f"Veletas #{info.id} · {game.variant.name} board · {game.rules} rules",
+        description=line,
+        colour=embed_colour(game),
+    )
+    embed.add_field(name="Players", value=players_line(info), inline=False)
+    if game.turns:
+        embed.add_field(name="Last turn", value=f"`{game.turns[-1]}`", inline=True)
+    if game.phase in ("play", "over"):
+        embed.add_field(name="Score", value=score_text(position), inline=True)
+        claims = claims_text(position)
+        if claims:
+            embed.add_field(name="Claimed this turn", value=claims, inline=False)
+    embed.set_image(url=f"attachment://{BOARD_FILE}")
+    embed.set_footer(text=f"Turn {len(game.turns) + 1}" if info.status == "active" else "Game over")
+    files: list[tuple[str, bytes]] = [(BOARD_FILE, png)]
+    if info.status == "finished":
+        files.append(record_file(bot, info))
+    content = note
+    if ping is not None:
+        content = f"{mention(ping)}, your turn." if note is None else f"{note}\n{mention(ping)}, your turn."
+    return Outgoing(content=content, embed=embed, files=files, view=board_view(info), mention=ping)
+
+
+async def after_board_posted(bot: VeletasBot, info: GameInfo, message_id: int | None) -> None:
+    """Remember the newest board, then let the AI take its turn if it is the one to act."""
+    if message_id is not None:
+        await bot.store.set_board_message(info.id, message_id)
+    if info.status == "active" and bot.ai is not None and bot.user is not None and info.user_to_act == bot.user.id:
+        bot.spawn(ai_turn(bot, info), name=f"ai-turn-{info.id}-{info.ply}")
+
+
+async def ai_turn(bot: VeletasBot, info: GameInfo) -> None:
+    """Play the AI's turn (off the event loop, inside the AI) and post the board like any other turn."""
+    assert bot.ai is not None and bot.user is not None
+    level = info.ai_level or 3
+    text = await bot.ai.choose_turn(info.game, level)
+    new = await bot.store.play(info.id, bot.user.id, text, expected_ply=info.ply)
+    out = await board_message(bot, new)
+    message_id = await send_to_channel(bot, new.channel_id, out)
+    await after_board_posted(bot, new, message_id)

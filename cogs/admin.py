@@ -1,0 +1,54 @@
+"""Server managers' tools: ending a game or challenge that will never finish by itself.
+
+Discord only lets top-level commands carry default permissions, and every command here lives in
+the ``/veletas`` group, so the Manage Server requirement is checked when the command runs.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import VeletasBot
+from bot.errors import NoGameHere
+from cogs._board import Outgoing, after_board_posted, board_message, respond
+
+log = logging.getLogger(__name__)
+
+
+@app_commands.guild_only()
+class AdminCog(commands.Cog, name="Admin"):
+    def __init__(self, bot: VeletasBot) -> None:
+        self.bot = bot
+
+    @app_commands.command()
+    @app_commands.checks.has_permissions(manage_guild=True)
+    @app_commands.describe(game="the game number (shown on its board); default: the game in this channel")
+    async def cancel(self, interaction: discord.Interaction[VeletasBot], game: int | None = None) -> None:
+        """Cancel a game or challenge without a winner (server managers only)."""
+        assert interaction.channel_id is not None and interaction.guild_id is not None
+        if game is None:
+            info = await self.bot.store.game_in_channel(interaction.channel_id)
+        else:
+            info = await self.bot.store.get_game(game)
+            if info.guild_id != interaction.guild_id:
+                raise NoGameHere("That game does not exist (any more).")
+        cancelled = await self.bot.store.cancel_game(info.id)
+        log.info("Game %d cancelled by %s", info.id, interaction.user.id)
+        note = f"{interaction.user.mention} cancelled Veletas #{info.id}."
+        if info.status == "challenge":
+            await respond(interaction, _plain(note))
+            return
+        message_id = await respond(interaction, board_message(self.bot, cancelled, note=note))
+        await after_board_posted(self.bot, cancelled, message_id)
+
+
+async def _plain(text: str) -> Outgoing:
+    return Outgoing(content=text)
+
+
+async def setup(bot: VeletasBot) -> None:
+    await bot.add_feature(AdminCog(bot))

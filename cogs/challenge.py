@@ -1,0 +1,293 @@
+"""Challenges: issuing one, accepting or declining it with buttons, and expiring the forgotten ones.
+
+A challenge is a message with two buttons whose custom ids carry the game id, so they keep working
+after a restart. Accepting a ``thread`` challenge opens a public thread off the challenge message
+and the game is played there; a ``here`` challenge is played in the channel itself.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands, tasks
+
+from bot.client import VeletasBot
+from bot.errors import ChallengeClosed, NotAParticipant, UserError
+from bot.store import GameInfo
+from cogs._board import (
+    Outgoing,
+    after_board_posted,
+    board_message,
+    bot_of,
+    mention,
+    respond,
+    send_response,
+    send_to_channel,
+)
+
+log = logging.getLogger(__name__)
+
+EXPIRY_CHECK_SECONDS = 20.0
+THREAD_TYPES = (discord.ChannelType.public_thread, discord.ChannelType.private_thread, discord.ChannelType.news_thread)
+AI_UNAVAILABLE = (
+    "I can't play yet: my AI opponent isn't available on this server's bot. "
+    "Challenge a member instead, or leave out the opponent for an open challenge anyone can take."
+)
+
+
+def describe(info: GameInfo) -> str:
+    return f"{info.variant} board, {info.rules} rules"
+
+
+def headline(info: GameInfo) -> str:
+    if info.opponent_id is None:
+        return f"{mention(info.challenger_id)} is looking for an opponent for Veletas ({describe(info)})"
+    return f"{mention(info.challenger_id)} challenges {mention(info.opponent_id)} to Veletas ({describe(info)})"
+
+
+def challenge_text(info: GameInfo) -> str:
+    where = "in a new thread" if info.where == "thread" else "in this channel"
+    anyone = " Anyone may accept." if info.opponent_id is None else ""
+    expiry = ""
+    if info.expires_at is not None:
+        stamp = int(info.expires_at.timestamp())
+        expiry = f" The challenge expires <t:{stamp}:R> (at <t:{stamp}:t>) if nobody answers."
+    return f"{headline(info)}, played {where}.{anyone}{expiry}"
+
+
+class AcceptButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:accept:(?P<game>\d+)"):
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(label="Accept", style=discord.ButtonStyle.success, custom_id=f"veletas:accept:{game_id}")
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> AcceptButton:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await bot_of(interaction).guard(interaction, accept(interaction, self.game_id))
+
+
+class DeclineButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:decline:(?P<game>\d+)"):
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Decline", style=discord.ButtonStyle.secondary, custom_id=f"veletas:decline:{game_id}"
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> DeclineButton:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await bot_of(interaction).guard(interaction, decline(interaction, self.game_id))
+
+
+def challenge_view(info: GameInfo) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(AcceptButton(info.id))
+    view.add_item(DeclineButton(info.id))
+    return view
+
+
+def check_may_answer(info: GameInfo, user_id: int) -> None:
+    """Refuse before creating a thread; the store checks again atomically when accepting."""
+    if info.status != "challenge":
+        raise ChallengeClosed("This challenge is no longer open.")
+    if info.opponent_id is None and user_id == info.challenger_id:
+        raise NotAParticipant("This is your own challenge: someone else has to answer it.")
+    if info.opponent_id is not None and user_id != info.opponent_id:
+        raise NotAParticipant(f"This challenge is for {mention(info.opponent_id)}; only they can answer it.")
+
+
+async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
+    bot = bot_of(interaction)
+    info = await bot.store.get_game(game_id)
+    check_may_answer(info, interaction.user.id)
+    # Thread creation and the first render can take a moment; the click is acknowledged at once.
+    await interaction.response.defer()
+    thread: discord.Thread | None = None
+    if info.where == "thread" and interaction.message is not None:
+        thread = await interaction.message.create_thread(name=thread_name(bot, info, interaction.user))
+    try:
+        started = await bot.store.accept_challenge(
+            game_id, interaction.user.id, channel_id=thread.id if thread is not None else info.origin_channel_id
+        )
+    except UserError:
+        if thread is not None:
+            await _delete_quietly(thread)
+        raise
+    place = f" The game is played in {thread.mention}." if thread is not None else ""
+    await interaction.edit_original_response(
+        content=f"{headline(info)}.\n**Accepted by {interaction.user.mention}.**{place}",
+        view=None,
+        allowed_mentions=discord.AllowedMentions.none(),
+    )
+    await post_first_board(bot, started, interaction if thread is None else None)
+
+
+async def post_first_board(bot: VeletasBot, info: GameInfo, interaction: discord.Interaction[Any] | None) -> None:
+    out = await board_message(bot, info, note="The game begins.")
+    if interaction is not None:
+        message_id = await send_response(interaction, out)
+    else:
+        message_id = await send_to_channel(bot, info.channel_id, out)
+    await after_board_posted(bot, info, message_id)
+
+
+def thread_name(bot: VeletasBot, info: GameInfo, accepter: discord.abc.User) -> str:
+    challenger = bot.get_user(info.challenger_id)
+    first = challenger.display_name if challenger is not None else "challenger"
+    return f"Veletas #{info.id}: {first} vs {accepter.display_name}"[:100]
+
+
+async def _delete_quietly(thread: discord.Thread) -> None:
+    try:
+        await thread.delete()
+    except discord.HTTPException:
+        log.warning("Could not delete thread %s after a failed accept", thread.id)
+
+
+async def decline(interaction: discord.Interaction[Any], game_id: int) -> None:
+    bot = bot_of(interaction)
+    info = await bot.store.decline_challenge(game_id, interaction.user.id)
+    await interaction.response.edit_message(
+        content=f"~~{headline(info)}.~~\n**Declined by {interaction.user.mention}.**",
+        view=None,
+        allowed_mentions=discord.AllowedMentions.none(),
+    )
+
+
+@app_commands.guild_only()
+class ChallengeCog(commands.Cog, name="Challenges"):
+    def __init__(self, bot: VeletasBot) -> None:
+        self.bot = bot
+
+    async def cog_load(self) -> None:
+        self.expiry_loop.start()
+
+    async def cog_unload(self) -> None:
+        self.expiry_loop.cancel()
+
+    @app_commands.command()
+    @app_commands.describe(
+        opponent="who you challenge (leave empty for an open challenge anyone can accept; pick me to play my AI)",
+        variant="board size: standard 10×10, medium 9×9, small 7×7",
+        rules="current (English rulebook, default) or classic (Spanish/Japanese rulebooks)",
+        where="thread (default): the game gets its own thread; here: played in this channel",
+        level="AI strength from 1 to 5 when you challenge me (default 3)",
+    )
+    async def challenge(
+        self,
+        interaction: discord.Interaction[VeletasBot],
+        opponent: discord.Member | discord.User | None = None,
+        variant: Literal["standard", "medium", "small"] = "standard",
+        rules: Literal["current", "classic"] = "current",
+        where: Literal["thread", "here"] = "thread",
+        level: app_commands.Range[int, 1, 5] = 3,
+    ) -> None:
+        """Challenge a member, anyone, or me to a game of Veletas."""
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        me = self.bot.user
+        against_ai = opponent is not None and me is not None and opponent.id == me.id
+        if opponent is not None and opponent.id == interaction.user.id:
+            raise UserError("You cannot challenge yourself.")
+        if opponent is not None and opponent.bot and not against_ai:
+            raise UserError(f"{opponent.mention} is a bot and can't play Veletas.")
+        if against_ai and self.bot.ai is None:
+            raise UserError(AI_UNAVAILABLE)
+        channel = interaction.channel
+        note = ""
+        if where == "thread" and channel is not None and channel.type in THREAD_TYPES:
+            where, note = "here", " (already in a thread, so the game is played right here)"
+        deadline = self.bot.clock() + dt.timedelta(minutes=self.bot.settings.challenge_minutes)
+        info = await self.bot.store.create_challenge(
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+            challenger_id=interaction.user.id,
+            opponent_id=opponent.id if opponent is not None else None,
+            variant=variant,
+            rules=rules,
+            where=where,
+            expires_at=deadline,
+            ai_level=level if against_ai else None,
+        )
+        if against_ai:
+            await self.start_ai_game(interaction, info)
+            return
+        out = Outgoing(
+            content=challenge_text(info) + note,
+            view=challenge_view(info),
+            mention=info.opponent_id,
+        )
+        message_id = await send_response(interaction, out)
+        if message_id is not None:
+            await self.bot.store.set_challenge_message(info.id, message_id)
+
+    async def start_ai_game(self, interaction: discord.Interaction[VeletasBot], info: GameInfo) -> None:
+        """The AI accepts at once; the game then goes on like any other, the AI acting when it is its turn."""
+        assert self.bot.user is not None
+        intro = f"{interaction.user.mention} plays Veletas ({describe(info)}) against me, level {info.ai_level}."
+        if info.where == "here":
+            started = await self.bot.store.accept_challenge(
+                info.id, self.bot.user.id, channel_id=info.origin_channel_id
+            )
+            message_id = await respond(interaction, board_message(self.bot, started, note=intro))
+            await after_board_posted(self.bot, started, message_id)
+            return
+        callback = await interaction.response.send_message(intro, allowed_mentions=discord.AllowedMentions.none())
+        if callback.message_id is None:
+            raise RuntimeError("Discord did not say which message answered the challenge")
+        await self.bot.store.set_challenge_message(info.id, callback.message_id)
+        message = self.bot.get_partial_messageable(info.origin_channel_id).get_partial_message(callback.message_id)
+        thread = await message.create_thread(name=f"Veletas #{info.id}: {interaction.user.display_name} vs me"[:100])
+        started = await self.bot.store.accept_challenge(info.id, self.bot.user.id, channel_id=thread.id)
+        await post_first_board(self.bot, started, None)
+
+    @tasks.loop(seconds=EXPIRY_CHECK_SECONDS)
+    async def expiry_loop(self) -> None:
+        try:
+            await self.expire_due()
+        except Exception:
+            log.exception("Expiring challenges failed; retrying on the next round")
+
+    @expiry_loop.before_loop
+    async def before_expiry(self) -> None:
+        await self.bot.wait_until_ready()
+
+    async def expire_due(self, now: dt.datetime | None = None) -> list[GameInfo]:
+        """Close overdue challenges and say so on their messages, removing the dead buttons."""
+        expired = await self.bot.store.expire_challenges(now)
+        for info in expired:
+            if info.challenge_message_id is None:
+                continue
+            message = self.bot.get_partial_messageable(info.origin_channel_id).get_partial_message(
+                info.challenge_message_id
+            )
+            try:
+                await message.edit(
+                    content=f"~~{headline(info)}.~~\n**This challenge expired unanswered.**",
+                    view=None,
+                    allowed_mentions=discord.AllowedMentions.none(),
+                )
+            except discord.HTTPException:
+                log.warning("Could not mark challenge %d as expired on message %d", info.id, info.challenge_message_id)
+        return expired
+
+
+async def setup(bot: VeletasBot) -> None:
+    bot.add_dynamic_items(AcceptButton, DeclineButton)
+    await bot.add_feature(ChallengeCog(bot))

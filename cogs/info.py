@@ -1,0 +1,138 @@
+"""Looking things up: the rules in short, a game's record and replay, and the games in progress.
+
+Answers are private: they are for the person who asked and would only clutter a game's channel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import render
+from bot.client import VeletasBot
+from bot.errors import NoGameHere
+from bot.rules import VARIANTS
+from bot.store import GameInfo
+from cogs._board import Outgoing, record_file, respond, seat_names
+
+MAX_LISTED = 20
+MAX_LIST_CHARS = 1800  # Discord's limit is 2000 characters per message
+
+COMMON_RULES = """\
+**Veletas** is a territory game for two on a square board with neutral pieces, the *shooters*.
+**A turn:** pick an unclaimed shooter, optionally slide it like a chess queen to an empty square, \
+then it shoots: put a stone of your colour on an empty square in one of the eight queen directions \
+from where it now stands (it may hit the square it just left). Shooting is compulsory.
+**Claims:** after every shot, each unclaimed shooter that can no longer move is claimed, for good. \
+It goes to the colour with the strictly bigger orthogonally adjacent group of stones; with a tie, \
+or no group at all, it goes to the opponent of the player who just moved.
+**Winning:** the first to claim {to_win} shooters ({variants}) wins. There are no draws.
+**Notation:** `d4-g7/g2` moves d4 to g7 and shoots g2; `g2` shoots g2 without moving."""
+
+EDITION_RULES = {
+    "current": """\
+**Current rules (the default).** The first player places {first} shooter(s) and one black stone; \
+the second player then chooses colours (`/veletas pie` keep or swap); White places the remaining \
+shooter(s) and one white stone. Setup shooters may not go on the edge of the board. \
+Shooters move and shoot over other shooters, never over stones. Black moves first.""",
+    "classic": """\
+**Classic rules.** Black places {first} shooter(s), then White places the rest; no stones in setup \
+and no colour choice. A setup shooter may not touch another shooter, even diagonally. \
+Every piece blocks: shooters move and shoot over nothing. Black moves first.""",
+}
+
+
+def rules_summary(rules: str, variant: str | None) -> str:
+    if variant is not None:
+        chosen = VARIANTS[variant]
+        to_win, first = str(chosen.to_win), str(chosen.first_places)
+        variants = f"{chosen.name} board, {chosen.size}×{chosen.size} with {chosen.shooters} shooters"
+    else:
+        to_win = "/".join(str(v.to_win) for v in VARIANTS.values())
+        first = "/".join(str(v.first_places) for v in VARIANTS.values())
+        variants = ", ".join(f"{v.name} {v.size}×{v.size}: {v.shooters} shooters" for v in VARIANTS.values())
+    return COMMON_RULES.format(to_win=to_win, variants=variants) + "\n" + EDITION_RULES[rules].format(first=first)
+
+
+def game_link(info: GameInfo) -> str:
+    if info.board_message_id is not None:
+        return f"https://discord.com/channels/{info.guild_id}/{info.channel_id}/{info.board_message_id}"
+    return f"https://discord.com/channels/{info.guild_id}/{info.channel_id}"
+
+
+@app_commands.guild_only()
+class InfoCog(commands.Cog, name="Info"):
+    def __init__(self, bot: VeletasBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="rules")
+    @app_commands.describe(edition="which rules to summarise (default: those of this channel's game, else current)")
+    async def rules_command(
+        self, interaction: discord.Interaction[VeletasBot], edition: Literal["current", "classic"] | None = None
+    ) -> None:
+        """A short summary of the rules."""
+        variant: str | None = None
+        chosen: str = edition or "current"
+        if edition is None and interaction.channel_id is not None:
+            try:
+                info = await self.bot.store.game_in_channel(interaction.channel_id)
+            except NoGameHere:
+                pass
+            else:
+                chosen, variant = info.rules, info.variant
+        text = rules_summary(chosen, variant)
+        await interaction.response.send_message(text, ephemeral=True)
+
+    @app_commands.command()
+    async def export(self, interaction: discord.Interaction[VeletasBot]) -> None:
+        """The record of this channel's latest game, and its replay once it is over."""
+        assert interaction.channel_id is not None
+        info = await self.bot.store.latest_game_in_channel(interaction.channel_id)
+        await respond(interaction, self._export(info), ephemeral=True)
+
+    async def _export(self, info: GameInfo) -> Outgoing:
+        files = [record_file(self.bot, info)]
+        note = f"The record of Veletas #{info.id} so far."
+        if info.status != "active":
+            gif = await asyncio.to_thread(render.replay_gif, info.game, players=seat_names(self.bot, info))
+            files.append((f"veletas-{info.id}.gif", gif))
+            note = f"The record and replay of Veletas #{info.id} ({info.result or info.status})."
+        return Outgoing(content=note, files=files)
+
+    @app_commands.command()
+    async def games(self, interaction: discord.Interaction[VeletasBot]) -> None:
+        """The games being played in this server."""
+        assert interaction.guild_id is not None
+        live = await self.bot.store.live_games(interaction.guild_id)
+        if not live:
+            await interaction.response.send_message(
+                "No game is being played in this server right now. Start one with `/veletas challenge`.",
+                ephemeral=True,
+            )
+            return
+        lines: list[str] = []
+        size = 0
+        for info in live[:MAX_LISTED]:
+            players = " vs ".join(f"<@{p}>" for p in info.participants)
+            line = (
+                f"**#{info.id}** {info.variant}, {info.rules} rules · {players} · turn {info.ply + 1} · "
+                f"[board]({game_link(info)})"
+            )
+            if size + len(line) > MAX_LIST_CHARS:
+                break
+            lines.append(line)
+            size += len(line) + 1
+        more = f"\n… and {len(live) - len(lines)} more." if len(live) > len(lines) else ""
+        await interaction.response.send_message(
+            f"{len(live)} game(s) in progress:\n" + "\n".join(lines) + more,
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+
+async def setup(bot: VeletasBot) -> None:
+    await bot.add_feature(InfoCog(bot))

@@ -1,0 +1,294 @@
+"""Playing a game by command: setup turns, the pie choice, moves, resigning and taking back a move.
+
+Every command reads the game of this channel, hands the player's text to the store (where the
+rules validate it and the turn is committed), and answers with the new board. The pie choice and
+undo answers are also buttons whose custom ids carry the game and the ply they were made for, so
+a stale button can never apply to a position its presser never saw.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import VeletasBot
+from bot.errors import RaceLost, UserError
+from bot.rules import Move, Position
+from bot.store import GameInfo
+from cogs._board import (
+    Outgoing,
+    after_board_posted,
+    board_message,
+    bot_of,
+    mention,
+    respond,
+    send_response,
+)
+
+MAX_CHOICES = 25
+_LEGAL_CACHE_SIZE = 128
+_legal_cache: OrderedDict[Position, tuple[list[Move], dict[str, tuple[str, ...]]]] = OrderedDict()
+
+
+def _legal(position: Position) -> tuple[list[Move], dict[str, tuple[str, ...]]]:
+    """Legal moves, and for each target of a stationary shot the shooters able to fire it.
+
+    Every keystroke asks for suggestions on the same position, so a few recent positions are kept.
+    """
+    found = _legal_cache.get(position)
+    if found is None:
+        moves = position.legal_moves()
+        firing: dict[str, list[str]] = {}
+        for shooter in position.unclaimed():
+            for target in position.targets(shooter):
+                firing.setdefault(target, []).append(shooter)
+        found = (moves, {target: tuple(sorted(shooters)) for target, shooters in firing.items()})
+        _legal_cache[position] = found
+        while len(_legal_cache) > _LEGAL_CACHE_SIZE:
+            _legal_cache.popitem(last=False)
+    else:
+        _legal_cache.move_to_end(position)
+    return found
+
+
+def _normalise(text: str) -> str:
+    return re.sub(r"\s+", "", text.lower()).replace("x", "/")
+
+
+def _tokens(form: str) -> list[str]:
+    return re.split(r"[-/]", form)
+
+
+def _next_step(form_tokens: list[str], typed_tokens: list[str]) -> tuple[str, ...]:
+    """The squares decided so far plus the next one: what suggestions are spread over."""
+    complete = len(typed_tokens) - 1
+    if complete < len(form_tokens) and typed_tokens[-1] == form_tokens[complete]:
+        complete += 1
+    return tuple(form_tokens[: complete + 1])
+
+
+def move_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -> list[tuple[str, str]]:
+    """(label, value) pairs for what the player has typed so far; every value is a legal move.
+
+    Each legal move is offered under the forms a player might start typing (``d4-g7/g2``, and for
+    a shot without moving both ``g2`` and ``d4/g2``). When more than ``limit`` moves match, the
+    suggestions are spread over the next thing to decide (the shooter, then its destination, then
+    the target), so typing one more square always narrows towards the move the player means.
+    """
+    if position.is_over:
+        return []
+    prefix = _normalise(typed)
+    typed_tokens = _tokens(prefix)
+    moves, firing = _legal(position)
+    groups: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for move in moves:
+        value = str(move)
+        if move.is_stationary:
+            # The long form comes first so that, while a shooter is being typed, shots group under it.
+            forms = [(f"{s}/{value}", f"{s}/{value} ({s} shoots without moving)") for s in firing.get(value, ())]
+            forms.append((value, f"{value} (shoot without moving)"))
+        else:
+            forms = [(value, value)]
+        for form, label in forms:
+            if form.startswith(prefix):
+                groups.setdefault(_next_step(_tokens(form), typed_tokens), []).append((label, value))
+                break
+    suggestions: list[tuple[str, str]] = []
+    ordered = [groups[key] for key in sorted(groups, key=_square_order)]
+    index = 0
+    while len(suggestions) < limit and any(index < len(group) for group in ordered):
+        for group in ordered:
+            if index < len(group) and len(suggestions) < limit:
+                suggestions.append(group[index])
+        index += 1
+    return suggestions
+
+
+def _square_order(key: Iterable[str]) -> tuple[tuple[int, str, int], ...]:
+    def one(square: str) -> tuple[int, str, int]:
+        match = re.fullmatch(r"([a-z])(\d+)", square)
+        return (0, square[:1], int(match.group(2))) if match else (1, square, 0)
+
+    return tuple(one(square) for square in key)
+
+
+class PieButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"veletas:pie:(?P<game>\d+):(?P<ply>\d+):(?P<choice>keep|swap)",
+):
+    def __init__(self, game_id: int, ply: int, choice: str) -> None:
+        label = "Keep colours" if choice == "keep" else "Swap colours"
+        style = discord.ButtonStyle.primary if choice == "keep" else discord.ButtonStyle.secondary
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"veletas:pie:{game_id}:{ply}:{choice}"))
+        self.game_id, self.ply, self.choice = game_id, ply, choice
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> PieButton:
+        return cls(int(match["game"]), int(match["ply"]), match["choice"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        await bot.guard(interaction, play_turn(interaction, self.game_id, self.choice, expected_ply=self.ply))
+
+
+class UndoAnswerButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"veletas:undo:(?P<game>\d+):(?P<ply>\d+):(?P<answer>yes|no)",
+):
+    def __init__(self, game_id: int, ply: int, answer: str) -> None:
+        label = "Allow the take-back" if answer == "yes" else "Refuse"
+        style = discord.ButtonStyle.success if answer == "yes" else discord.ButtonStyle.danger
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=f"veletas:undo:{game_id}:{ply}:{answer}")
+        )
+        self.game_id, self.ply, self.answer = game_id, ply, answer
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> UndoAnswerButton:
+        return cls(int(match["game"]), int(match["ply"]), match["answer"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        await bot.guard(interaction, answer_undo(interaction, self.game_id, self.ply, self.answer == "yes"))
+
+
+async def play_turn(
+    interaction: discord.Interaction[Any], game_id: int, text: str, *, expected_ply: int | None
+) -> GameInfo:
+    """Commit one turn and answer with the new board; the store refuses anything not allowed."""
+    bot = bot_of(interaction)
+    played = await bot.store.play(game_id, interaction.user.id, text, expected_ply=expected_ply)
+    message_id = await respond(interaction, board_message(bot, played))
+    await after_board_posted(bot, played, message_id)
+    return played
+
+
+async def answer_undo(interaction: discord.Interaction[Any], game_id: int, ply: int, accept: bool) -> None:
+    bot = bot_of(interaction)
+    info = await bot.store.get_game(game_id)
+    if info.ply != ply and info.status == "active":
+        raise RaceLost("This request is out of date: the game has moved on since it was made.")
+    answered = await bot.store.answer_undo(game_id, interaction.user.id, accept)
+    verdict = "allowed" if accept else "refused"
+    await interaction.response.edit_message(
+        content=f"{interaction.user.mention} {verdict} the take-back of `{info.turns[-1]}`.",
+        view=None,
+        allowed_mentions=discord.AllowedMentions.none(),
+    )
+    if accept:
+        out = await board_message(bot, answered, note=f"`{info.turns[-1]}` was taken back.")
+        message_id = await send_response(interaction, out)
+        await after_board_posted(bot, answered, message_id)
+
+
+@app_commands.guild_only()
+class PlayCog(commands.Cog, name="Play"):
+    def __init__(self, bot: VeletasBot) -> None:
+        self.bot = bot
+
+    async def _here(self, interaction: discord.Interaction[VeletasBot]) -> GameInfo:
+        assert interaction.channel_id is not None
+        return await self.bot.store.game_in_channel(interaction.channel_id)
+
+    @app_commands.command()
+    @app_commands.describe(
+        shooters='where your shooters go, e.g. "c3 e5 h4"',
+        stone="where your stone goes, e.g. d7 (current rules only)",
+    )
+    async def setup(
+        self, interaction: discord.Interaction[VeletasBot], shooters: str, stone: str | None = None
+    ) -> None:
+        """Place your shooters (and, in the current rules, your stone) during setup."""
+        info = await self._here(interaction)
+        text = shooters if stone is None else f"{shooters}/{stone}"
+        await play_turn(interaction, info.id, text, expected_ply=info.ply)
+
+    @app_commands.command()
+    @app_commands.describe(choice="keep: the first player stays Black; swap: the first player becomes White")
+    async def pie(self, interaction: discord.Interaction[VeletasBot], choice: Literal["keep", "swap"]) -> None:
+        """Choose colours after the first player's setup (current rules)."""
+        info = await self._here(interaction)
+        await play_turn(interaction, info.id, choice, expected_ply=info.ply)
+
+    @app_commands.command()
+    @app_commands.describe(move="e.g. d4-g7/g2 (move d4 to g7, shoot g2), or g2 to shoot without moving")
+    async def move(self, interaction: discord.Interaction[VeletasBot], move: str) -> None:
+        """Play your move in this channel's game."""
+        info = await self._here(interaction)
+        await play_turn(interaction, info.id, move, expected_ply=info.ply)
+
+    @move.autocomplete("move")
+    async def move_choices(
+        self, interaction: discord.Interaction[VeletasBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.channel_id is None:
+            return []
+        try:
+            info = await self.bot.store.game_in_channel(interaction.channel_id)
+        except UserError:
+            return []
+        game = info.game
+        if game.phase != "play":
+            return []
+        return [
+            app_commands.Choice(name=label[:100], value=value)
+            for label, value in move_suggestions(game.position, current)
+        ]
+
+    @app_commands.command()
+    async def board(self, interaction: discord.Interaction[VeletasBot]) -> None:
+        """Post this channel's board again."""
+        info = await self._here(interaction)
+        message_id = await respond(interaction, board_message(self.bot, info))
+        if message_id is not None:
+            await self.bot.store.set_board_message(info.id, message_id)
+
+    @app_commands.command()
+    async def resign(self, interaction: discord.Interaction[VeletasBot]) -> None:
+        """Give up this channel's game."""
+        info = await self._here(interaction)
+        finished = await self.bot.store.resign(info.id, interaction.user.id)
+        message_id = await respond(interaction, board_message(self.bot, finished))
+        await after_board_posted(self.bot, finished, message_id)
+
+    @app_commands.command()
+    async def undo(self, interaction: discord.Interaction[VeletasBot]) -> None:
+        """Ask your opponent to let you take back your last move."""
+        info = await self._here(interaction)
+        asked = await self.bot.store.request_undo(info.id, interaction.user.id)
+        opponent = next(p for p in asked.participants if p != interaction.user.id)
+        if self.bot.user is not None and opponent == self.bot.user.id:
+            # The AI never minds: it lets the player take the move back at once.
+            undone = await self.bot.store.answer_undo(asked.id, opponent, True)
+            message_id = await respond(
+                interaction, board_message(self.bot, undone, note=f"`{asked.turns[-1]}` was taken back.")
+            )
+            await after_board_posted(self.bot, undone, message_id)
+            return
+        view = discord.ui.View(timeout=None)
+        view.add_item(UndoAnswerButton(asked.id, asked.ply, "yes"))
+        view.add_item(UndoAnswerButton(asked.id, asked.ply, "no"))
+        out = Outgoing(
+            content=(
+                f"{interaction.user.mention} asks to take back `{asked.turns[-1]}`. "
+                f"{mention(opponent)}, do you allow it?"
+            ),
+            view=view,
+            mention=opponent,
+        )
+        await send_response(interaction, out)
+
+
+async def setup(bot: VeletasBot) -> None:
+    bot.add_dynamic_items(PieButton, UndoAnswerButton)
+    await bot.add_feature(PlayCog(bot))
