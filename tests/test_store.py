@@ -194,7 +194,8 @@ async def test_open_creates_the_directory_and_a_current_schema(store: Store, db_
 async def test_the_schema_itself_forbids_two_games_in_one_channel(store: Store, db_path: Path) -> None:
     """Even a writer that skipped the store's checks could not put a second game in a busy channel."""
     await started(store)
-    con = sqlite3.connect(db_path)
+    con = sqlite3.connect(db_path, isolation_level=None)
+    con.execute("PRAGMA foreign_keys = ON")
     try:
         with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
             con.execute(
@@ -204,7 +205,6 @@ async def test_the_schema_itself_forbids_two_games_in_one_channel(store: Store, 
                 (GUILD, CHANNEL, CHANNEL, CAROL, BOB),
             )
         with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
-            con.execute("PRAGMA foreign_keys = ON")
             con.execute("INSERT INTO moves (game_id, ply, turn, user_id, played_at) VALUES (999, 1, 'c3', 1, 0)")
     finally:
         con.close()
