@@ -547,7 +547,9 @@ class Store:
                     ),
                 )
         except sqlite3.IntegrityError as exc:
-            # Only reachable when another process claimed the channel between our check and insert.
+            # The unique index is the last word when another writer claimed the channel first.
+            if not _is_channel_clash(exc):
+                raise
             raise ChannelBusy(_busy_message("active")) from exc
         info = _info_from_row(next(iter(rows)))
         log.info("game %d: challenge by %d to %s in channel %d", info.id, challenger_id, opponent_id, channel_id)
@@ -572,6 +574,8 @@ class Store:
                         raise ChallengeClosed("This challenge has expired.")
                     raise ChallengeClosed(_closed_message(current))
         except sqlite3.IntegrityError as exc:
+            if not _is_channel_clash(exc):
+                raise
             raise ChannelBusy(_busy_message("active")) from exc
         accepted = self._attach(_info_from_row(next(iter(rows))))
         log.info("game %d: accepted by %d, played in channel %d", game_id, user_id, channel_id)
@@ -846,6 +850,10 @@ class Store:
             )
         self._remember(game_id, game)
         return _with_game(_info_from_row(next(iter(updated))), game)
+
+
+def _is_channel_clash(exc: sqlite3.IntegrityError) -> bool:
+    return "UNIQUE" in str(exc) and "channel_id" in str(exc)
 
 
 def _busy_message(status: str) -> str:

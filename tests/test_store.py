@@ -349,6 +349,13 @@ async def test_a_thread_challenge_moves_into_its_thread_when_accepted(store: Sto
     assert (await challenge(store, opponent=CAROL)).status == "challenge"
 
 
+async def test_accepting_into_a_channel_that_has_a_game_is_refused(store: Store, db_path: Path) -> None:
+    await started(store, channel=THREAD)
+    info = await challenge(store, where="thread", opponent=CAROL)
+    await refused(db_path, lambda: store.accept_challenge(info.id, CAROL, channel_id=THREAD), ChannelBusy)
+    assert (await store.get_game(info.id)).status == "challenge"
+
+
 async def test_only_the_challenged_player_answers_a_challenge(store: Store, db_path: Path) -> None:
     info = await challenge(store)
     err = await refused(db_path, lambda: store.accept_challenge(info.id, CAROL, channel_id=CHANNEL), NotAParticipant)
