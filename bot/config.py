@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from dotenv import load_dotenv
+from dotenv import find_dotenv, load_dotenv
 
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
@@ -49,7 +49,8 @@ class Settings:
         """
         if environ is None:
             if dotenv:
-                load_dotenv(override=False)
+                # From the working directory, where operators keep .env (not from this file's package).
+                load_dotenv(find_dotenv(usecwd=True), override=False)
             environ = os.environ
         token = environ.get("DISCORD_TOKEN", "").strip()
         if not token:

@@ -1,0 +1,84 @@
+"""Starting the bot: settings from the environment, and one clear line when it cannot start."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.config import DEFAULT_API_BASE, Settings, SettingsError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_bot(env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "DEV_GUILD"))}
+    clean["PYTHONPATH"] = str(ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        env={**clean, **env},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_missing_token_exits_with_one_line(tmp_path: Path) -> None:
+    done = run_bot({"DISCORD_TOKEN": ""}, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "veletas-bot: DISCORD_TOKEN is not set: put the bot token in the environment or in .env"
+    ]
+
+
+def test_dotenv_file_is_read_and_environment_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=from-file\nLOG_LEVEL=debug\nDEV_GUILD_ID=1234\n")
+    monkeypatch.chdir(tmp_path)
+    # setenv first, so that what load_dotenv adds is undone after the test too.
+    keys = ("DISCORD_TOKEN", "DEV_GUILD_ID", "DATABASE_PATH", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL")
+    for key in (*keys, "CHALLENGE_MINUTES"):
+        monkeypatch.setenv(key, "")
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("LOG_LEVEL", "warning")
+    settings = Settings.from_env()
+    assert settings.token == "from-file"
+    assert settings.dev_guild_id == 1234
+    assert settings.log_level == "WARNING"
+    assert settings.api_base == DEFAULT_API_BASE
+    assert settings.database_path == Path("data") / "veletas.sqlite3"
+    assert settings.challenge_minutes == 15
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "complaint"),
+    [
+        ("DEV_GUILD_ID", "my-server", "DEV_GUILD_ID must be a Discord id"),
+        ("LOG_LEVEL", "loud", "LOG_LEVEL 'LOUD' is not a logging level"),
+        ("CHALLENGE_MINUTES", "-5", "CHALLENGE_MINUTES must be more than zero"),
+    ],
+)
+def test_malformed_settings_are_refused_by_name(key: str, value: str, complaint: str) -> None:
+    with pytest.raises(SettingsError, match=complaint):
+        Settings.from_env({"DISCORD_TOKEN": "t", key: value})
+
+
+def test_bad_endpoint_exits_with_one_line(tmp_path: Path) -> None:
+    done = run_bot({"DISCORD_TOKEN": "x", "DISCORD_API_BASE": "ftp://example.org/api"}, cwd=tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "DISCORD_API_BASE must be an http(s) URL" in lines[0]
+
+
+def test_health_check_follows_the_heartbeat_file(tmp_path: Path) -> None:
+    env = {"DATABASE_PATH": str(tmp_path / "db" / "veletas.sqlite3")}
+    assert run_bot(env, "health", cwd=tmp_path).returncode == 1
+    (tmp_path / "db").mkdir()
+    (tmp_path / "db" / "heartbeat").touch()
+    assert run_bot(env, "health", cwd=tmp_path).returncode == 0
+    stale = 3600
+    os.utime(tmp_path / "db" / "heartbeat", (os.path.getmtime(tmp_path / "db" / "heartbeat") - stale,) * 2)
+    assert run_bot(env, "health", cwd=tmp_path).returncode == 1
