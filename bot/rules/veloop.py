@@ -734,12 +734,13 @@ class _State:
         return total
 
 
-def playout(position: Position, rng: random.Random) -> tuple[Position, int]:
+def playout(position: Position, rng: random.Random, trace: list[Move] | None = None) -> tuple[Position, int]:
     """Play uniformly random legal moves to the end; returns the final position and the plies played.
 
     Each ply draws (support, direction) pairs at random and keeps the first legal one, which
     is a uniform choice among the legal moves without listing them all; only after a run of
-    misses does it list them (to find over-placements or a forced pass).
+    misses does it list them (to find over-placements or a forced pass). `trace`, when
+    given, receives every ply, so a playout can be replayed and checked move by move.
     """
     if position.is_over:
         return position, 0
@@ -771,23 +772,25 @@ def playout(position: Position, rng: random.Random) -> tuple[Position, int]:
         for _ in range(2 * count + 8):
             pick = table[mine[int(rand() * count)] * 8 + int(rand() * 8)]
             if pick is not None:
-                t, a, b = pick
+                t, a, b, _s = pick
                 if top[t] == EMPTY and top[a] != top[b]:
                     found = pick
                     break
         if found is None:
             moves = _generate(top, under, geo, colour)
             if moves:
-                t, _s, a, b = moves[int(rand() * len(moves))]
-                found = (t, a, b)
+                t, s, a, b = moves[int(rand() * len(moves))]
+                found = (t, a, b, s)
         played += 1
+        if trace is not None:
+            trace.append(PASS if found is None else Move(geo.names[found[0]], geo.names[found[3]]))
         if found is None:
             lone = lone + 1 if ply == 1 else 0
             colour, ply, plies = 3 - colour, 1, 2 if two_ply else 1
             if lone >= 2:
                 break
             continue
-        t, a, b = found
+        t, a, b, _s = found
         before = (top[t], top[a], top[b])
         _apply(top, under, t, a, b, colour)
         # Keep the per-colour stone lists in step with the three cells that changed.
@@ -821,10 +824,11 @@ def random_playout(position: Position, rng: random.Random | None = None) -> str 
     return final.result
 
 
-_LEAP_TABLES: dict[int, list[tuple[int, int, int] | None]] = {}
+_LEAP_TABLES: dict[int, list[tuple[int, int, int, int] | None]] = {}
 
 
-def _leap_table(geo: _Geometry) -> list[tuple[int, int, int] | None]:
+def _leap_table(geo: _Geometry) -> list[tuple[int, int, int, int] | None]:
+    """(target, swap a, swap b, support) for every support and each of the 8 leaps, None off the board."""
     table = _LEAP_TABLES.get(geo.size)
     if table is None:
         size = geo.size
@@ -836,7 +840,7 @@ def _leap_table(geo: _Geometry) -> list[tuple[int, int, int] | None]:
                 if 0 <= tf < size and 0 <= tr < size:
                     t = tr * size + tf
                     a, b = geo.swaps[(t, i)]
-                    table.append((t, a, b))
+                    table.append((t, a, b, i))
                 else:
                     table.append(None)
         _LEAP_TABLES[geo.size] = table
