@@ -1,0 +1,171 @@
+"""Discord's limits on what a bot may send, enforced with the errors Discord itself answers.
+
+The OpenAPI description carries some of these as ``maxLength``/``maxItems`` but not all (it allows
+4000 characters of content for Nitro users, knows nothing of custom_id uniqueness or of the per-file
+upload cap), so the ones the bot can trip over are checked here explicitly, each with a message that
+names the field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.sandbox.errors import DiscordError, form_error
+from bot.sandbox.state import IS_COMPONENTS_V2, SELECT_TYPES
+
+MAX_CONTENT = 2000
+MAX_EMBEDS = 10
+MAX_EMBED_TOTAL = 6000
+MAX_ACTION_ROWS = 5
+MAX_ROW_BUTTONS = 5
+MAX_CUSTOM_ID = 100
+MAX_SELECT_OPTIONS = 25
+MAX_AUTOCOMPLETE_CHOICES = 25
+MAX_FILE_BYTES = 10 * 1024 * 1024
+MAX_FILES = 10
+MAX_BUTTON_LABEL = 80
+MAX_MODAL_TITLE = 45
+MAX_MODAL_COMPONENTS = 5
+MAX_V2_COMPONENTS = 40
+MAX_THREAD_NAME = 100
+
+
+def check_message(body: dict[str, Any], prefix: str = "") -> None:
+    """Content, embeds and components of a message create or edit body."""
+    content = body.get("content")
+    if isinstance(content, str) and len(content) > MAX_CONTENT:
+        raise form_error(prefix + "content", f"Must be {MAX_CONTENT} or fewer in length.", "BASE_TYPE_MAX_LENGTH")
+    embeds = body.get("embeds") or []
+    if len(embeds) > MAX_EMBEDS:
+        raise form_error(prefix + "embeds", f"Must be {MAX_EMBEDS} or fewer in length.", "BASE_TYPE_MAX_LENGTH")
+    total = 0
+    for embed in embeds:
+        total += len(str(embed.get("title") or "")) + len(str(embed.get("description") or ""))
+        total += len(str((embed.get("footer") or {}).get("text") or ""))
+        total += len(str((embed.get("author") or {}).get("name") or ""))
+        for item in embed.get("fields") or []:
+            total += len(str(item.get("name") or "")) + len(str(item.get("value") or ""))
+    if total > MAX_EMBED_TOTAL:
+        raise form_error(
+            prefix + "embeds", f"Embed size exceeds maximum size of {MAX_EMBED_TOTAL}", "MAX_EMBED_SIZE_EXCEEDED"
+        )
+    components = body.get("components")
+    if components:
+        check_components(components, int(body.get("flags") or 0), prefix + "components")
+
+
+def check_components(components: list[dict[str, Any]], flags: int, where: str) -> None:
+    seen: set[str] = set()
+    if flags & IS_COMPONENTS_V2:
+        if _count(components) > MAX_V2_COMPONENTS:
+            raise form_error(where, f"Must be {MAX_V2_COMPONENTS} or fewer in total.", "BASE_TYPE_MAX_LENGTH")
+    else:
+        if len(components) > MAX_ACTION_ROWS:
+            raise form_error(where, f"Must be {MAX_ACTION_ROWS} or fewer in length.", "BASE_TYPE_MAX_LENGTH")
+        for index, row in enumerate(components):
+            if row.get("type") != 1:
+                raise form_error(
+                    f"{where}.{index}",
+                    "Only action rows are allowed at the top level without the IS_COMPONENTS_V2 flag.",
+                    "COMPONENT_LAYOUT_INVALID",
+                )
+    _check_tree(components, where, seen)
+
+
+def _count(components: list[dict[str, Any]]) -> int:
+    total = 0
+    for component in components:
+        total += 1
+        total += _count(component.get("components") or [])
+        for key in ("accessory", "component"):
+            if isinstance(component.get(key), dict):
+                total += _count([component[key]])
+    return total
+
+
+def _check_tree(components: list[dict[str, Any]], where: str, seen: set[str]) -> None:
+    for index, component in enumerate(components):
+        path = f"{where}.{index}"
+        kind = component.get("type")
+        if kind == 1:
+            children = component.get("components") or []
+            if not children:
+                raise form_error(f"{path}.components", "Must be between 1 and 5 in length.", "BASE_TYPE_BAD_LENGTH")
+            selects = [c for c in children if c.get("type") in SELECT_TYPES]
+            if len(children) > MAX_ROW_BUTTONS or (selects and len(children) > 1):
+                raise form_error(
+                    f"{path}.components",
+                    "An action row holds at most 5 buttons or exactly one select menu.",
+                    "COMPONENT_LAYOUT_WIDTH_EXCEEDED",
+                )
+        custom_id = component.get("custom_id")
+        if custom_id is not None:
+            if len(str(custom_id)) > MAX_CUSTOM_ID:
+                raise form_error(
+                    f"{path}.custom_id", f"Must be {MAX_CUSTOM_ID} or fewer in length.", "BASE_TYPE_MAX_LENGTH"
+                )
+            if custom_id in seen:
+                raise form_error(
+                    f"{path}.custom_id", "Component custom id cannot be duplicated", "COMPONENT_CUSTOM_ID_DUPLICATED"
+                )
+            seen.add(str(custom_id))
+        if kind == 2:
+            label = component.get("label")
+            if isinstance(label, str) and len(label) > MAX_BUTTON_LABEL:
+                raise form_error(
+                    f"{path}.label", f"Must be {MAX_BUTTON_LABEL} or fewer in length.", "BASE_TYPE_MAX_LENGTH"
+                )
+            if component.get("style") == 5 and ("url" not in component or custom_id is not None):
+                raise form_error(path, "Link buttons need a url and cannot have a custom_id.", "COMPONENT_INVALID")
+        if kind == 3:
+            options = component.get("options") or []
+            if not 1 <= len(options) <= MAX_SELECT_OPTIONS:
+                raise form_error(
+                    f"{path}.options", f"Must be between 1 and {MAX_SELECT_OPTIONS} in length.", "BASE_TYPE_BAD_LENGTH"
+                )
+        if kind in SELECT_TYPES:
+            for key in ("min_values", "max_values"):
+                value = component.get(key)
+                if value is not None and not 0 <= int(value) <= MAX_SELECT_OPTIONS:
+                    raise form_error(f"{path}.{key}", f"Must be {MAX_SELECT_OPTIONS} or less.", "NUMBER_TYPE_MAX")
+        _check_tree(component.get("components") or [], f"{path}.components", seen)
+        for key in ("accessory", "component"):
+            if isinstance(component.get(key), dict):
+                _check_tree([component[key]], f"{path}.{key}", seen)
+
+
+def check_choices(choices: list[dict[str, Any]]) -> None:
+    if len(choices) > MAX_AUTOCOMPLETE_CHOICES:
+        raise form_error(
+            "data.choices", f"Must be {MAX_AUTOCOMPLETE_CHOICES} or fewer in length.", "BASE_TYPE_MAX_LENGTH"
+        )
+
+
+def check_modal(data: dict[str, Any]) -> None:
+    title = str(data.get("title") or "")
+    if len(title) > MAX_MODAL_TITLE:
+        raise form_error("data.title", f"Must be {MAX_MODAL_TITLE} or fewer in length.", "BASE_TYPE_MAX_LENGTH")
+    custom_id = str(data.get("custom_id") or "")
+    if len(custom_id) > MAX_CUSTOM_ID:
+        raise form_error("data.custom_id", f"Must be {MAX_CUSTOM_ID} or fewer in length.", "BASE_TYPE_MAX_LENGTH")
+    components = data.get("components") or []
+    if not 1 <= len(components) <= MAX_MODAL_COMPONENTS:
+        raise form_error(
+            "data.components", f"Must be between 1 and {MAX_MODAL_COMPONENTS} in length.", "BASE_TYPE_BAD_LENGTH"
+        )
+    _check_tree(components, "data.components", set())
+
+
+def check_files(files: list[tuple[str, bytes]]) -> None:
+    if len(files) > MAX_FILES:
+        raise form_error("files", f"Must be {MAX_FILES} or fewer in length.", "BASE_TYPE_MAX_LENGTH")
+    for name, data in files:
+        if len(data) > MAX_FILE_BYTES:
+            raise DiscordError(
+                413, 40005, f"Request entity too large: {name} is {len(data)} bytes (max {MAX_FILE_BYTES})"
+            )
+
+
+def check_thread_name(name: Any) -> None:
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_THREAD_NAME:
+        raise form_error("name", f"Must be between 1 and {MAX_THREAD_NAME} in length.", "BASE_TYPE_BAD_LENGTH")

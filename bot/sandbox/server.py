@@ -1,0 +1,429 @@
+"""``FakeDiscord``: the loopback server, what it recorded, and how a test waits for the bot.
+
+One instance serves REST under ``/api/v10``, the gateway, and uploaded files, on a random free
+port of 127.0.0.1. Every request is recorded; every answer of 400 or more is also kept in
+``errors`` until the test takes it with ``take_errors()``, and ``check()`` (run by the pytest
+fixture at teardown) fails a test that left any, so a bot bug that Discord would reject cannot
+hide behind a test that looked elsewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from aiohttp import BodyPartReader, web
+from discord.ext import commands
+
+from bot.sandbox.clock import SimClock, Snowflakes
+from bot.sandbox.errors import DiscordError, SandboxError, SandboxTimeout
+from bot.sandbox.gateway import Gateway
+from bot.sandbox.rest import Call, Rest, Upload
+from bot.sandbox.runner import BotFactory, BotRunner
+from bot.sandbox.spec import DEFAULT_SPEC_PATH, SpecValidator
+from bot.sandbox.state import PRIVILEGED_INTENTS, Member, Message, SandboxState
+
+if TYPE_CHECKING:
+    from bot.sandbox.users import SandboxUser
+
+log = logging.getLogger(__name__)
+
+API_PREFIX = "/api/v10"
+T = TypeVar("T")
+
+
+@dataclass
+class RecordedRequest:
+    """One REST call the bot made and what the fake answered."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+    files: dict[str, bytes] = field(default_factory=dict)
+    authorized: bool = False
+    status: int = 0
+    response: Any = None
+
+    @property
+    def error_code(self) -> int | None:
+        return self.response.get("code") if isinstance(self.response, dict) and self.status >= 400 else None
+
+    def __repr__(self) -> str:
+        return f"<{self.method} {self.path} -> {self.status} {self.response if self.status >= 400 else ''}>"
+
+
+class FakeDiscord:
+    """A faithful, small Discord for one bot, one guild and a few fake members.
+
+    ``lifetime`` bounds how long the server may run, so a forgotten instance cannot outlive the test
+    session; ``validate=False`` skips the OpenAPI check (only for a try-it mode without the spec).
+    """
+
+    def __init__(
+        self,
+        *,
+        spec_path: Path = DEFAULT_SPEC_PATH,
+        validate: bool = True,
+        lifetime: float = 600.0,
+        privileged_intents: int = PRIVILEGED_INTENTS,
+        wait_timeout: float = 10.0,
+    ) -> None:
+        self.validator = SpecValidator(spec_path) if validate else None
+        self.lifetime = lifetime
+        self.wait_timeout = wait_timeout
+        self.clock = SimClock()
+        self.snowflakes = Snowflakes()
+        self._privileged_intents = privileged_intents
+        self.requests: list[RecordedRequest] = []
+        self.errors: list[RecordedRequest] = []
+        self._waiters: list[asyncio.Future[None]] = []
+        self._runner: web.AppRunner | None = None
+        self._expiry: asyncio.TimerHandle | None = None
+        self._in_flight = 0
+        self._state: SandboxState | None = None
+        self._gateway: Gateway | None = None
+        self._rest: Rest | None = None
+        self.base_url = ""
+        self.runner = BotRunner(self)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._handle_rest)
+        app.router.add_get("/gateway", self._handle_gateway)
+        app.router.add_get("/gateway-resume", self._handle_gateway)
+        app.router.add_get("/attachments/{channel_id}/{attachment_id}/{filename}", self._handle_attachment)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        await web.SockSite(self._runner, sock).start()
+        self.base_url = f"http://127.0.0.1:{port}"
+        self._state = SandboxState(self.clock, self.snowflakes, self.base_url)
+        self._gateway = Gateway(self._state, privileged_intents=self._privileged_intents, on_change=self.changed)
+        self._rest = Rest(self._state, self._gateway, self.changed)
+        loop = asyncio.get_running_loop()
+        self._expiry = loop.call_later(self.lifetime, lambda: loop.create_task(self._expire()))
+        log.info("sandbox Discord listening on %s", self.base_url)
+
+    async def _expire(self) -> None:
+        log.warning("sandbox Discord reached its %.0f s lifetime and stops", self.lifetime)
+        await self.stop()
+
+    async def stop(self) -> None:
+        if self._expiry is not None:
+            self._expiry.cancel()
+            self._expiry = None
+        await self.runner.close()
+        if self._runner is not None:
+            runner, self._runner = self._runner, None
+            await runner.cleanup()
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def __aenter__(self) -> FakeDiscord:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # -- the bot under test ----------------------------------------------------------------------
+
+    async def start_bot(self, factory: BotFactory, *, sync: bool = True) -> commands.Bot:
+        """Build, log in and connect a bot made by ``factory(self)``; see ``BotRunner.start``."""
+        return await self.runner.start(factory, sync=sync)
+
+    async def restart_bot(self, factory: BotFactory, *, sync: bool = True) -> commands.Bot:
+        """Stop the running bot and start a new one from ``factory``, keeping everything Discord knows."""
+        return await self.runner.restart(factory, sync=sync)
+
+    async def stop_bot(self) -> None:
+        await self.runner.stop()
+
+    # -- what a test reads ----------------------------------------------------------------------
+
+    @property
+    def state(self) -> SandboxState:
+        if self._state is None:
+            raise RuntimeError("the sandbox is not started")
+        return self._state
+
+    @property
+    def gateway(self) -> Gateway:
+        if self._gateway is None:
+            raise RuntimeError("the sandbox is not started")
+        return self._gateway
+
+    @property
+    def rest(self) -> Rest:
+        if self._rest is None:
+            raise RuntimeError("the sandbox is not started")
+        return self._rest
+
+    @property
+    def api_base(self) -> str:
+        """The value for ``DISCORD_API_BASE``."""
+        return self.base_url + API_PREFIX
+
+    @property
+    def gateway_url(self) -> str:
+        """The value for ``DISCORD_GATEWAY_URL``."""
+        return self.gateway.url
+
+    @property
+    def token(self) -> str:
+        return self.state.token
+
+    @property
+    def application_id(self) -> int:
+        return self.state.application_id
+
+    @property
+    def guild_id(self) -> int:
+        return self.state.guild_id
+
+    @property
+    def channel_id(self) -> int:
+        """The guild's #general, where fake users act unless told otherwise."""
+        return self.state.general_id
+
+    @property
+    def bot_member(self) -> Member:
+        return self.state.bot
+
+    def add_member(self, name: str) -> Member:
+        member = self.state.add_member(name)
+        self.changed()
+        return member
+
+    def member(self, name: str) -> Member:
+        return self.state.member_named(name)
+
+    def add_text_channel(self, name: str) -> int:
+        return self.state.add_text_channel(name)
+
+    def user(self, member: Member, *, channel_id: int | None = None) -> SandboxUser:
+        """Act as ``member``: ``async with sandbox.user(alice) as u: await u.slash(...)``."""
+        from bot.sandbox.users import SandboxUser
+
+        return SandboxUser(self, member, channel_id or self.channel_id)
+
+    def messages(self, channel_id: int | None = None, *, include_ephemeral: bool = True) -> list[Message]:
+        """Messages in posting order (all channels when ``channel_id`` is None)."""
+        found = [m for m in self.state.messages.values() if not m.deleted]
+        if channel_id is not None:
+            found = [m for m in found if m.channel_id == channel_id]
+        if not include_ephemeral:
+            found = [m for m in found if not m.ephemeral]
+        return sorted(found, key=lambda m: m.id)
+
+    def message(self, message_id: int) -> Message:
+        return self.state.messages[message_id]
+
+    def thread(self, thread_id: int) -> dict[str, Any]:
+        return self.state.channels[thread_id]
+
+    def threads(self, parent_id: int | None = None) -> list[dict[str, Any]]:
+        return [
+            c
+            for c in self.state.channels.values()
+            if c["type"] in (10, 11, 12) and (parent_id is None or int(c["parent_id"]) == parent_id)
+        ]
+
+    def commands(self, guild: bool = False) -> list[dict[str, Any]]:
+        return list(self.state.commands.get(self.guild_id if guild else None, []))
+
+    def cursor(self) -> int:
+        """A snowflake below everything that happens from now on, for ``wait_for_message(after=...)``."""
+        return self.snowflakes.next()
+
+    def take_errors(self) -> list[RecordedRequest]:
+        """Claim the error answers so far: the test looked at them, ``check()`` will not complain."""
+        taken, self.errors = self.errors, []
+        return taken
+
+    def check(self) -> None:
+        """Fail if the bot received any error answer the test did not take."""
+        if self.errors:
+            lines = "\n".join(
+                f"  {e.method} {e.path} -> {e.status} {json.dumps(e.response)[:400]}" for e in self.errors
+            )
+            raise SandboxError(f"the bot received {len(self.errors)} error answer(s) from Discord:\n{lines}")
+
+    # -- waiting ------------------------------------------------------------------------------
+
+    def changed(self) -> None:
+        """Wake every waiter so it re-checks its condition."""
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def wait_until(self, predicate: Callable[[], T | None], *, timeout: float | None = None, what: str = "") -> T:
+        """Await the first truthy ``predicate()``; it is re-checked after every recorded change."""
+        limit = timeout if timeout is not None else self.wait_timeout
+        deadline = time.monotonic() + limit
+        loop = asyncio.get_running_loop()
+        while True:
+            result = predicate()
+            if result:
+                return result
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SandboxTimeout(f"timed out after {limit:.1f} s waiting for {what or predicate}")
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._waiters.append(waiter)
+            # Re-check at least every 0.25 s: predicates may also depend on the bot's own state.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(waiter), timeout=min(remaining, 0.25))
+
+    async def wait_for_message(
+        self,
+        channel_id: int | None = None,
+        predicate: Callable[[Message], bool] | None = None,
+        *,
+        after: int | None = None,
+        timeout: float | None = None,
+    ) -> Message:
+        """The newest message (posted after snowflake ``after``, if given) matching ``predicate``."""
+
+        def find() -> Message | None:
+            for message in reversed(self.messages(channel_id)):
+                if after is not None and message.id <= after:
+                    break
+                if predicate is None or predicate(message):
+                    return message
+            return None
+
+        return await self.wait_until(find, timeout=timeout, what=f"a message in channel {channel_id}")
+
+    async def wait_for_request(
+        self, predicate: Callable[[RecordedRequest], bool], *, timeout: float | None = None
+    ) -> RecordedRequest:
+        """The first recorded, answered request matching ``predicate``."""
+
+        def find() -> RecordedRequest | None:
+            return next((r for r in self.requests if r.status and predicate(r)), None)
+
+        return await self.wait_until(find, timeout=timeout, what="a matching request")
+
+    async def settle(self) -> None:
+        """Let the bot finish reading answers already sent before the next user action.
+
+        discord.py stores a view under the message id it reads from the callback answer; a click
+        injected before the client has parsed that answer would be dropped, which no human could
+        cause. Waiting for no request in flight plus a few loop turns closes that window.
+        """
+        await self.wait_until(lambda: self._in_flight == 0, what="the bot's requests to finish")
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+    # -- HTTP plumbing -------------------------------------------------------------------------
+
+    async def _handle_gateway(self, request: web.Request) -> web.StreamResponse:
+        return await self.gateway.handle(request)
+
+    async def _handle_attachment(self, request: web.Request) -> web.StreamResponse:
+        attachment_id = int(request.match_info["attachment_id"])
+        for message in self.state.messages.values():
+            for attachment in message.attachments:
+                if attachment.id == attachment_id:
+                    return web.Response(
+                        body=attachment.data, content_type=attachment.content_type or "application/octet-stream"
+                    )
+        return web.Response(status=404, text="Not Found")
+
+    async def _handle_rest(self, request: web.Request) -> web.StreamResponse:
+        self._in_flight += 1
+        path = "/" + request.match_info["tail"]
+        record = RecordedRequest(request.method, path, dict(request.query), None)
+        self.requests.append(record)
+        try:
+            status, payload = await self._serve(request, path, record)
+        finally:
+            self._in_flight -= 1
+        record.status = status
+        record.response = payload
+        if status >= 400:
+            log.warning("sandbox answered %s %s with %s: %s", request.method, path, status, payload)
+            self.errors.append(record)
+        self.changed()
+        if payload is None:
+            return web.Response(status=status)
+        # Exactly application/json: discord.py parses nothing else (json_response adds a charset).
+        return web.Response(status=status, body=json.dumps(payload).encode(), content_type="application/json")
+
+    async def _serve(self, request: web.Request, path: str, record: RecordedRequest) -> tuple[int, Any]:
+        try:
+            found = self.rest.find(request.method, path)
+            if found is None:
+                raise DiscordError(404, 0, f"404: Not Found (the sandbox does not serve {request.method} {path})")
+            route, params = found
+            authorization = request.headers.get("Authorization", "")
+            record.authorized = authorization == f"Bot {self.state.token}"
+            if route.bot_auth and not record.authorized:
+                raise DiscordError(401, 0, "401: Unauthorized")
+            body, uploads, multipart = await self._read_body(request)
+            record.body = body
+            record.files = {u.filename: u.data for u in uploads}
+            if self.validator is not None and (body is not None or multipart):
+                self.validator.validate(request.method, path, body, multipart=multipart)
+            result = await route.handler(Call(request.method, path, params, dict(request.query), body, uploads))
+            if result is None:
+                return 204, None
+            return (201 if request.method == "POST" and "/threads" in path else 200), result
+        except DiscordError as error:
+            return error.status, error.body()
+
+    async def _read_body(self, request: web.Request) -> tuple[Any, list[Upload], bool]:
+        if not request.can_read_body:
+            return None, [], False
+        content_type = request.content_type
+        if content_type == "application/json":
+            try:
+                return json.loads(await request.text()), [], False
+            except ValueError:
+                raise DiscordError(400, 50109, "The request body contains invalid JSON.") from None
+        if content_type == "multipart/form-data":
+            reader = await request.multipart()
+            body: Any = None
+            uploads: list[Upload] = []
+            while True:
+                part = await reader.next()
+                if part is None:
+                    break
+                if not isinstance(part, BodyPartReader):
+                    raise DiscordError(400, 50035, "Nested multipart bodies are not accepted")
+                name = part.name or ""
+                if name == "payload_json":
+                    try:
+                        body = json.loads(await part.text())
+                    except ValueError:
+                        raise DiscordError(400, 50109, "payload_json contains invalid JSON.") from None
+                else:
+                    uploads.append(
+                        Upload(
+                            field=name,
+                            filename=part.filename or name,
+                            content_type=part.headers.get("Content-Type"),
+                            data=bytes(await part.read()),
+                        )
+                    )
+            return body, uploads, True
+        raw = await request.read()
+        if raw:
+            raise DiscordError(400, 50035, f"Unsupported Content-Type {content_type!r}")
+        return None, [], False

@@ -1,0 +1,404 @@
+"""What the fake Discord remembers: one guild, its members and channels, messages, commands, interactions.
+
+Payloads are kept as the JSON Discord would send, so the REST routes, the gateway and the test
+helpers all read the same source of truth. Message objects are live: an edit by the bot changes
+the object a test already holds, and ``history`` keeps what it looked like before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.sandbox.clock import SimClock, Snowflakes, iso_timestamp
+
+EPHEMERAL = 1 << 6
+LOADING = 1 << 7
+IS_COMPONENTS_V2 = 1 << 15
+
+GUILDS_INTENT = 1 << 0
+GUILD_MEMBERS_INTENT = 1 << 1
+GUILD_PRESENCES_INTENT = 1 << 8
+GUILD_MESSAGES_INTENT = 1 << 9
+MESSAGE_CONTENT_INTENT = 1 << 15
+PRIVILEGED_INTENTS = GUILD_MEMBERS_INTENT | GUILD_PRESENCES_INTENT | MESSAGE_CONTENT_INTENT
+KNOWN_INTENTS = sum(1 << bit for bit in (*range(17), 20, 21, 24, 25))  # every intent bit Discord defines
+
+_PERMISSION_BITS = (6, 10, 11, 14, 15, 16, 17, 18, 31, 35, 36, 38)
+MEMBER_PERMISSIONS = sum(1 << bit for bit in _PERMISSION_BITS)
+BOT_PERMISSIONS = MEMBER_PERMISSIONS | (1 << 13) | (1 << 34)  # manage messages, manage threads
+
+COMPONENT_BUTTON = 2
+SELECT_TYPES = {3, 5, 6, 7, 8}
+TEXT_INPUT = 4
+
+
+def iter_interactive(components: list[dict[str, Any]] | None) -> Iterator[dict[str, Any]]:
+    """Buttons, selects and text inputs at any depth (rows, sections, containers, labels)."""
+    for component in components or []:
+        kind = component.get("type")
+        if kind in (COMPONENT_BUTTON, TEXT_INPUT) or kind in SELECT_TYPES:
+            yield component
+        for key in ("components",):
+            yield from iter_interactive(component.get(key))
+        for key in ("accessory", "component"):
+            child = component.get(key)
+            if isinstance(child, dict):
+                yield from iter_interactive([child])
+
+
+@dataclass
+class Member:
+    """A guild member a test can act as or mention; ``id`` is what option values carry."""
+
+    id: int
+    name: str
+    bot: bool = False
+    roles: list[int] = field(default_factory=list)
+    joined_at: str = field(default_factory=iso_timestamp)
+
+    @property
+    def mention(self) -> str:
+        return f"<@{self.id}>"
+
+    def user_json(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "username": self.name,
+            "global_name": self.name.title(),
+            "discriminator": "0",
+            "avatar": None,
+            "bot": self.bot,
+            "public_flags": 0,
+        }
+
+    def member_json(self, *, with_user: bool = True, permissions: int | None = None) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "nick": None,
+            "avatar": None,
+            "roles": [str(r) for r in self.roles],
+            "joined_at": self.joined_at,
+            "deaf": False,
+            "mute": False,
+            "flags": 0,
+            "pending": False,
+        }
+        if with_user:
+            data["user"] = self.user_json()
+        if permissions is not None:
+            data["permissions"] = str(permissions)
+        return data
+
+
+@dataclass
+class Attachment:
+    """A file the bot uploaded; ``data`` holds the exact bytes (a PNG board, a GIF replay...)."""
+
+    id: int
+    filename: str
+    data: bytes
+    content_type: str | None
+    url: str
+    description: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": str(self.id),
+            "filename": self.filename,
+            "size": len(self.data),
+            "url": self.url,
+            "proxy_url": self.url,
+        }
+        if self.content_type:
+            data["content_type"] = self.content_type
+        if self.description:
+            data["description"] = self.description
+        return data
+
+
+@dataclass
+class Message:
+    """A message as Discord stores it, plus the files behind its attachments."""
+
+    id: int
+    channel_id: int
+    guild_id: int | None
+    author: Member
+    data: dict[str, Any]
+    attachments: list[Attachment] = field(default_factory=list)
+    interaction_id: int | None = None
+    visible_to: int | None = None  # ephemeral: only this user sees it
+    deleted: bool = False
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def content(self) -> str:
+        return str(self.data.get("content") or "")
+
+    @property
+    def embeds(self) -> list[dict[str, Any]]:
+        return list(self.data.get("embeds") or [])
+
+    @property
+    def components(self) -> list[dict[str, Any]]:
+        return list(self.data.get("components") or [])
+
+    @property
+    def flags(self) -> int:
+        return int(self.data.get("flags") or 0)
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool(self.flags & EPHEMERAL)
+
+    @property
+    def loading(self) -> bool:
+        """True while this is still the "thinking..." placeholder of a deferred interaction."""
+        return bool(self.flags & LOADING)
+
+    @property
+    def buttons(self) -> list[dict[str, Any]]:
+        return [c for c in iter_interactive(self.components) if c.get("type") == COMPONENT_BUTTON]
+
+    @property
+    def selects(self) -> list[dict[str, Any]]:
+        return [c for c in iter_interactive(self.components) if c.get("type") in SELECT_TYPES]
+
+    @property
+    def files(self) -> dict[str, bytes]:
+        return {a.filename: a.data for a in self.attachments}
+
+    @property
+    def edited(self) -> bool:
+        return bool(self.history)
+
+    def text(self) -> str:
+        """Content plus embed titles, descriptions and fields: everything a reader sees as text."""
+        parts = [self.content]
+        for embed in self.embeds:
+            parts.extend(str(embed.get(key) or "") for key in ("title", "description"))
+            for item in embed.get("fields") or []:
+                parts.extend((str(item.get("name", "")), str(item.get("value", ""))))
+            footer = embed.get("footer") or {}
+            parts.append(str(footer.get("text") or ""))
+        return "\n".join(p for p in parts if p)
+
+    def to_json(self) -> dict[str, Any]:
+        data = copy.deepcopy(self.data)
+        data["attachments"] = [a.to_json() for a in self.attachments]
+        return data
+
+    def __repr__(self) -> str:
+        return f"<Message id={self.id} channel={self.channel_id} content={self.content[:40]!r} flags={self.flags}>"
+
+
+@dataclass
+class Interaction:
+    """One interaction a fake user started, and everything the bot did with it."""
+
+    id: int
+    token: str
+    type: int
+    user: Member
+    channel_id: int
+    created_at: float
+    payload: dict[str, Any]
+    source_message_id: int | None = None
+    response_type: int | None = None
+    response_body: dict[str, Any] | None = None
+    original_message_id: int | None = None
+    followup_ids: list[int] = field(default_factory=list)
+    responded: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def name(self) -> str:
+        data = self.payload.get("data") or {}
+        return str(data.get("name") or data.get("custom_id") or "")
+
+
+class SandboxState:
+    """The single guild world the fake serves, with the ids a test needs to talk about it."""
+
+    def __init__(self, clock: SimClock, snowflakes: Snowflakes, base_url: str) -> None:
+        self.clock = clock
+        self.snowflakes = snowflakes
+        self.base_url = base_url
+        self.token = "sandbox." + secrets.token_urlsafe(24)
+        self.application_id = snowflakes.next()
+        self.bot = Member(self.application_id, "veletas-sandbox-bot", bot=True)
+        self.guild_id = snowflakes.next()
+        self.owner = Member(snowflakes.next(), "owner")
+        self.members: dict[int, Member] = {}
+        self.channels: dict[int, dict[str, Any]] = {}
+        self.thread_members: dict[int, set[int]] = {}
+        self.messages: dict[int, Message] = {}
+        self.commands: dict[int | None, list[dict[str, Any]]] = {None: []}
+        self.interactions: dict[int, Interaction] = {}
+        self.bot_role_id = snowflakes.next()
+        self.bot.roles.append(self.bot_role_id)
+        for member in (self.owner, self.bot):
+            self.members[member.id] = member
+        self.general_id = self.add_text_channel("general")
+
+    # -- world building ---------------------------------------------------------------------
+
+    def add_member(self, name: str, *, bot: bool = False) -> Member:
+        member = Member(self.snowflakes.next(), name, bot=bot)
+        self.members[member.id] = member
+        return member
+
+    def member_named(self, name: str) -> Member:
+        for member in self.members.values():
+            if member.name == name:
+                return member
+        raise KeyError(name)
+
+    def add_text_channel(self, name: str) -> int:
+        channel_id = self.snowflakes.next()
+        self.channels[channel_id] = {
+            "id": str(channel_id),
+            "type": 0,
+            "guild_id": str(self.guild_id),
+            "name": name,
+            "position": len(self.channels),
+            "permission_overwrites": [],
+            "topic": None,
+            "nsfw": False,
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
+            "parent_id": None,
+            "flags": 0,
+        }
+        return channel_id
+
+    def add_thread(
+        self, parent_id: int, name: str, *, thread_id: int, kind: int, owner: Member, **extra: Any
+    ) -> dict[str, Any]:
+        now = iso_timestamp()
+        thread: dict[str, Any] = {
+            "id": str(thread_id),
+            "type": kind,
+            "guild_id": str(self.guild_id),
+            "parent_id": str(parent_id),
+            "owner_id": str(owner.id),
+            "name": name,
+            "last_message_id": None,
+            "message_count": 0,
+            "member_count": 1,
+            "total_message_sent": 0,
+            "rate_limit_per_user": int(extra.get("rate_limit_per_user") or 0),
+            "flags": 0,
+            "thread_metadata": {
+                "archived": False,
+                "auto_archive_duration": int(extra.get("auto_archive_duration") or 4320),
+                "archive_timestamp": now,
+                "locked": False,
+                "create_timestamp": now,
+            },
+        }
+        if kind == 12:
+            thread["thread_metadata"]["invitable"] = bool(extra.get("invitable", True))
+        self.channels[thread_id] = thread
+        self.thread_members[thread_id] = {owner.id}
+        return thread
+
+    def is_thread(self, channel_id: int) -> bool:
+        return self.channels.get(channel_id, {}).get("type") in (10, 11, 12)
+
+    def guild_json(self) -> dict[str, Any]:
+        everyone = {
+            "id": str(self.guild_id),
+            "name": "@everyone",
+            "color": 0,
+            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
+            "hoist": False,
+            "icon": None,
+            "unicode_emoji": None,
+            "position": 0,
+            "permissions": str(MEMBER_PERMISSIONS),
+            "managed": False,
+            "mentionable": False,
+            "flags": 0,
+        }
+        bot_role = dict(everyone, id=str(self.bot_role_id), name="Veletas", position=1, managed=True)
+        bot_role["permissions"] = str(BOT_PERMISSIONS)
+        bot_role["tags"] = {"bot_id": str(self.application_id)}
+        channels = [c for c in self.channels.values() if c["type"] not in (10, 11, 12)]
+        threads = [c for c in self.channels.values() if c["type"] in (10, 11, 12)]
+        return {
+            "id": str(self.guild_id),
+            "name": "Veletas Sandbox",
+            "icon": None,
+            "splash": None,
+            "discovery_splash": None,
+            "owner_id": str(self.owner.id),
+            "afk_channel_id": None,
+            "afk_timeout": 300,
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "roles": [everyone, bot_role],
+            "emojis": [],
+            "stickers": [],
+            "features": [],
+            "mfa_level": 0,
+            "application_id": None,
+            "system_channel_id": str(self.general_id),
+            "system_channel_flags": 0,
+            "rules_channel_id": None,
+            "max_members": 500000,
+            "vanity_url_code": None,
+            "description": None,
+            "banner": None,
+            "premium_tier": 0,
+            "premium_subscription_count": 0,
+            "preferred_locale": "en-US",
+            "public_updates_channel_id": None,
+            "nsfw_level": 0,
+            "premium_progress_bar_enabled": False,
+            "joined_at": iso_timestamp(self.guild_id),
+            "large": False,
+            "unavailable": False,
+            "member_count": len(self.members),
+            "members": [m.member_json() for m in self.members.values()],
+            "channels": copy.deepcopy(channels),
+            "threads": copy.deepcopy(threads),
+            "voice_states": [],
+            "presences": [],
+            "stage_instances": [],
+            "guild_scheduled_events": [],
+            "soundboard_sounds": [],
+        }
+
+    def application_json(self) -> dict[str, Any]:
+        return {
+            "id": str(self.application_id),
+            "name": self.bot.name,
+            "icon": None,
+            "description": "",
+            "summary": "",
+            "type": None,
+            "bot_public": True,
+            "bot_require_code_grant": False,
+            "verify_key": "0" * 64,
+            "flags": (1 << 15) | (1 << 19),  # the members and message content intents are enabled
+            "owner": self.owner.user_json(),
+            "team": None,
+            "bot": self.bot.user_json(),
+            "approximate_guild_count": 1,
+            "interactions_endpoint_url": None,
+            "redirect_uris": [],
+            "tags": [],
+        }
+
+    # -- messages ----------------------------------------------------------------------------
+
+    def channel_messages(self, channel_id: int) -> list[Message]:
+        return [m for m in self.messages.values() if m.channel_id == channel_id and not m.deleted]
+
+    def attachment_url(self, channel_id: int, attachment_id: int, filename: str) -> str:
+        return f"{self.base_url}/attachments/{channel_id}/{attachment_id}/{filename}"
