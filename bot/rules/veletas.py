@@ -408,6 +408,18 @@ class FastBoard:
     def n2(self) -> int:
         return self._geo.n2
 
+    def __reduce__(self) -> tuple[Callable[..., FastBoard], tuple[object, ...]]:
+        return _restore_board, (
+            self._geo.size,
+            bytes(self.cells),
+            self.classic,
+            self.to_move,
+            self.need,
+            self.shooters,
+            self.scores,
+            self.winner,
+        )
+
     def copy(self) -> FastBoard:
         return FastBoard(
             self._geo,
@@ -576,6 +588,12 @@ class FastBoard:
         return (geo.index[move.shooter] * geo.n2 + geo.index[move.destination]) * geo.n2 + target
 
 
+def _restore_board(
+    size: int, cells: bytes, classic: bool, to_move: int, need: int, shooters: list[int], scores: list[int], winner: int
+) -> FastBoard:
+    return FastBoard(_Geometry.of(size), bytearray(cells), classic, to_move, need, shooters, scores, winner)
+
+
 # ---------------------------------------------------------------------------------------------
 # Moves.
 # ---------------------------------------------------------------------------------------------
@@ -600,6 +618,10 @@ class Move:
     _text: str = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.destination is not None and self.shooter is None:
+            raise IllegalMove(
+                f"a move to {self.destination} must name the shooter that moves, like d4-{self.destination}/g2"
+            )
         text = self.target if self.destination is None else f"{self.shooter}-{self.destination}/{self.target}"
         object.__setattr__(self, "_text", text)
 
@@ -771,6 +793,10 @@ class Position:
             raise ValueError("both players cannot have claimed a majority of the shooters")
         return position
 
+    def __reduce__(self) -> tuple[Callable[..., Position], tuple[object, ...]]:
+        # Pickle the value only: the geometry (with its interned move tables) is rebuilt per process.
+        return _restore_position, (self._geo.size, self._cells, self._classic, self._to_move, self._claims)
+
     def __str__(self) -> str:
         size = self._geo.size
         cells = self._cells
@@ -904,10 +930,14 @@ class Position:
                 return sq
         return None
 
-    def _why_not(self, move: Move) -> str | None:
-        """The reason a syntactically valid move is illegal here, or None when it is legal."""
+    def _resolve(self, move: Move) -> tuple[int, int, int]:
+        """(origin, destination, target) squares of a move legal here, origin -1 for a stationary shot.
+
+        Raises IllegalMove with the first fault a player would want to hear about, checked in
+        the order they would make the move: shooter, then destination, then target.
+        """
         if self.winner is not None:
-            return "the game is over"
+            raise IllegalMove("the game is over")
         geo = self._geo
         names = geo.names
         cells = self._cells
@@ -916,10 +946,10 @@ class Position:
             shooter = None if move.shooter is None else self._sq(move.shooter)
             dest = None if move.destination is None else self._sq(move.destination)
         except ValueError as exc:
-            return str(exc)
+            raise IllegalMove(str(exc)) from None
         if shooter is None:
             if cells[target]:
-                return f"{move.target} is occupied"
+                raise IllegalMove(f"{names[target]} is occupied")
             first_blocked: str | None = None
             for s in self._shooters:
                 path = geo.line(s, target)
@@ -927,40 +957,41 @@ class Position:
                     continue
                 blocker = self._blocker(path)
                 if blocker is None:
-                    return None
+                    return -1, -1, target
                 if first_blocked is None:
                     first_blocked = self._blocks(blocker, s, target)
             if first_blocked is None:
-                return f"no unclaimed shooter is on a line with {move.target}"
-            return f"no unclaimed shooter has a clear line to {move.target} ({first_blocked})"
+                raise IllegalMove(f"no unclaimed shooter is on a line with {names[target]}")
+            raise IllegalMove(f"no unclaimed shooter has a clear line to {names[target]} ({first_blocked})")
         code = cells[shooter]
         if code == EMPTY or code >= STONE_BLACK:
-            return f"{move.shooter} is not a shooter"
+            raise IllegalMove(f"{names[shooter]} is not a shooter")
         if code != SHOOTER:
-            return f"the shooter on {move.shooter} is already claimed"
-        origin = shooter
+            raise IllegalMove(f"the shooter on {names[shooter]} is already claimed")
         src = shooter
         if dest is not None:
             path = geo.line(shooter, dest)
             if path is None:
-                return f"{move.destination} is not on a line from {move.shooter}"
+                raise IllegalMove(f"{names[dest]} is not on a line from {names[shooter]}")
             if cells[dest]:
-                return f"{move.destination} is occupied"
+                raise IllegalMove(f"{names[dest]} is occupied")
             blocker = self._blocker(path)
             if blocker is not None:
-                return self._blocks(blocker, shooter, dest)
+                raise IllegalMove(self._blocks(blocker, shooter, dest))
             src = dest
         if target == src:
-            return f"a shooter cannot shoot the square it stands on ({move.target})"
+            raise IllegalMove(f"a shooter cannot shoot the square it stands on ({names[target]})")
         path = geo.line(src, target)
         if path is None:
-            return f"{move.target} is not on a line from {names[src]}"
-        if cells[target] and not (dest is not None and target == origin):
-            return f"{move.target} is occupied"
-        blocker = self._blocker(path, vacated=origin if dest is not None else -1)
+            raise IllegalMove(f"{names[target]} is not on a line from {names[src]}")
+        if cells[target] and not (dest is not None and target == shooter):
+            raise IllegalMove(f"{names[target]} is occupied")
+        blocker = self._blocker(path, vacated=shooter if dest is not None else -1)
         if blocker is not None:
-            return self._blocks(blocker, src, target)
-        return None
+            raise IllegalMove(self._blocks(blocker, src, target))
+        if dest is None:
+            return -1, -1, target
+        return shooter, dest, target
 
     def _blocks(self, blocker: int, a: int, b: int) -> str:
         names = self._geo.names
@@ -968,32 +999,24 @@ class Position:
 
     def is_legal(self, move: Move | str) -> bool:
         try:
-            parsed = Move.parse(move) if isinstance(move, str) else move
+            self._resolve(Move.parse(move) if isinstance(move, str) else move)
         except IllegalMove:
             return False
-        return self._why_not(parsed) is None
+        return True
 
     def parse_move(self, text: str) -> Move:
         """Read a player's move and check it here; IllegalMove says exactly what is wrong."""
         move = Move.parse(text)
-        reason = self._why_not(move)
-        if reason is not None:
-            raise IllegalMove(reason)
+        self._resolve(move)
         return move
 
     def play(self, move: Move | str) -> Position:
         """The position after ``move`` with claims resolved; IllegalMove when the rules refuse it."""
-        parsed = self.parse_move(move) if isinstance(move, str) else move
-        if not isinstance(move, str):
-            reason = self._why_not(parsed)
-            if reason is not None:
-                raise IllegalMove(reason)
+        origin, dest, target = self._resolve(Move.parse(move) if isinstance(move, str) else move)
         geo = self._geo
         cells = bytearray(self._cells)
         shooters = list(self._shooters)
-        target = geo.index[parsed.target]
-        if parsed.destination is not None and parsed.shooter is not None:
-            origin, dest = geo.index[parsed.shooter], geo.index[parsed.destination]
+        if origin >= 0:
             cells[origin] = EMPTY
             cells[dest] = SHOOTER
             shooters[shooters.index(origin)] = dest
@@ -1044,6 +1067,10 @@ class Position:
     def fast(self) -> FastBoard:
         """A mutable integer copy for search (see FastBoard)."""
         return FastBoard.from_position(self)
+
+
+def _restore_position(size: int, cells: bytes, classic: bool, to_move: int, claims: tuple[Claim, ...]) -> Position:
+    return Position._make(_Geometry.of(size), cells, classic, to_move, claims)
 
 
 def perft(position: Position, depth: int) -> int:
