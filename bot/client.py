@@ -228,9 +228,11 @@ class VeletasBot(commands.Bot):
             await self.answer_error(interaction, exc)
 
     async def close(self) -> None:
+        """Stop background work, disconnect, then close the store, so nothing writes after the bot is gone."""
         for task in list(self._background):
             task.cancel()
         await super().close()
+        await self.store.close()
 
 
 def _describe(interaction: discord.Interaction[Any]) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
+from discord.abc import Snowflake
 
 from bot import render
 from bot.rules import Game, Move, Position
@@ -37,6 +38,17 @@ def bot_of(interaction: discord.Interaction[Any]) -> VeletasBot:
     return cast("VeletasBot", interaction.client)
 
 
+@dataclass(frozen=True)
+class _StringId:
+    """A user id that discord.py copies into ``allowed_mentions.users`` as the string Discord's API documents.
+
+    discord.py writes ``[user.id for user in users]``; with ``discord.Object`` those are integers,
+    which Discord's published schema (snowflakes are strings) does not allow.
+    """
+
+    id: str
+
+
 @dataclass
 class Outgoing:
     """One message to send or edit; files are bytes so the same message can be sent more than once."""
@@ -52,7 +64,9 @@ class Outgoing:
         """Only the player to move may be pinged, never anyone named in user-typed text."""
         if self.mention is None:
             return discord.AllowedMentions.none()
-        return discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(id=self.mention)])
+        return discord.AllowedMentions(
+            everyone=False, roles=False, users=[cast(Snowflake, _StringId(str(self.mention)))]
+        )
 
     def discord_files(self) -> list[discord.File]:
         return [discord.File(io.BytesIO(data), filename=name) for name, data in self.files]
