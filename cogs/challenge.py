@@ -103,10 +103,12 @@ def challenge_view(info: GameInfo) -> discord.ui.View:
     return view
 
 
-def check_may_answer(info: GameInfo, user_id: int) -> None:
+def check_may_answer(info: GameInfo, user_id: int, now: dt.datetime) -> None:
     """Refuse before creating a thread; the store checks again atomically when accepting."""
     if info.status != "challenge":
         raise ChallengeClosed("This challenge is no longer open.")
+    if info.expires_at is not None and info.expires_at <= now:
+        raise ChallengeClosed("This challenge has expired.")
     if info.opponent_id is None and user_id == info.challenger_id:
         raise NotAParticipant("This is your own challenge: someone else has to answer it.")
     if info.opponent_id is not None and user_id != info.opponent_id:
@@ -116,7 +118,7 @@ def check_may_answer(info: GameInfo, user_id: int) -> None:
 async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
     bot = bot_of(interaction)
     info = await bot.store.get_game(game_id)
-    check_may_answer(info, interaction.user.id)
+    check_may_answer(info, interaction.user.id, bot.clock())
     # Thread creation and the first render can take a moment; the click is acknowledged at once.
     await interaction.response.defer()
     thread: discord.Thread | None = None

@@ -21,7 +21,7 @@ from bot.sandbox.state import Member
 from bot.store import Store
 
 
-class TestClock:
+class ManualClock:
     """Wall time that a test can move forward, shared by the bot and its store (challenge deadlines)."""
 
     def __init__(self) -> None:
@@ -35,8 +35,8 @@ class TestClock:
 
 
 @pytest.fixture
-def clock() -> TestClock:
-    return TestClock()
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def db_path(tmp_path: Path) -> Path:
 Factory = Callable[[FakeDiscord], Awaitable[VeletasBot]]
 
 
-def make_factory(db_path: Path, clock: TestClock, *, ai: AiOpponent | None = None) -> Factory:
+def make_factory(db_path: Path, clock: ManualClock, *, ai: AiOpponent | None = None) -> Factory:
     async def factory(fake: FakeDiscord) -> VeletasBot:
         store = await Store.open(db_path, clock=clock)
         settings = Settings(
@@ -63,7 +63,7 @@ def make_factory(db_path: Path, clock: TestClock, *, ai: AiOpponent | None = Non
 
 
 @pytest.fixture
-def factory(db_path: Path, clock: TestClock) -> Factory:
+def factory(db_path: Path, clock: ManualClock) -> Factory:
     return make_factory(db_path, clock)
 
 

@@ -1,0 +1,80 @@
+"""Challenges: open ones, declines, expiry, and the refusals around them."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from bot.client import VeletasBot
+from bot.sandbox.server import FakeDiscord
+from bot.sandbox.state import Member
+from cogs.challenge import AI_UNAVAILABLE, ChallengeCog
+from e2e.conftest import ManualClock
+from e2e.table import pinged
+
+
+async def test_open_challenge_is_taken_by_anyone_but_the_challenger(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    challenge = await sandbox.user(alice).slash("veletas", "challenge", variant="medium", where="here")
+    assert "Anyone may accept" in challenge.content
+    assert pinged(sandbox, challenge) == []
+    refusal = await sandbox.user(alice).click(challenge, "Accept")
+    assert refusal.ephemeral and "your own challenge" in refusal.content
+    cursor = sandbox.cursor()
+    await sandbox.user(bob).click(challenge, "Accept")
+    board = await sandbox.wait_for_message(sandbox.channel_id, lambda m: bool(m.embeds), after=cursor)
+    assert f"Accepted by <@{bob.id}>" in sandbox.message(challenge.id).content
+    assert sandbox.message(challenge.id).buttons == []
+    # The challenger is the first player and places the first shooters of the medium board.
+    assert f"<@{alice.id}>: place 2 shooters and one stone" in board.text()
+    info = await bot.store.game_in_channel(sandbox.channel_id)
+    assert (info.challenger_id, info.opponent_id, info.variant) == (alice.id, bob.id, "medium")
+
+
+async def test_decline_only_by_the_challenged(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member
+) -> None:
+    challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, where="here")
+    assert pinged(sandbox, challenge) == [str(bob.id)], "the challenged member is the one to act"
+    nosy = await sandbox.user(carol).click(challenge, "Decline")
+    assert nosy.ephemeral and f"This challenge is for <@{bob.id}>" in nosy.content
+    declined = await sandbox.user(bob).click(challenge, "Decline")
+    assert declined.id == challenge.id and "Declined by" in declined.content and declined.buttons == []
+    games = await bot.store.live_games(sandbox.guild_id)
+    assert games == []
+    # The channel is free again for a new challenge.
+    again = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, where="here")
+    assert not again.ephemeral
+
+
+async def test_challenge_expires_and_says_so(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, where="here")
+    assert "expires <t:" in challenge.content
+    clock.advance(minutes=16)
+    late = await sandbox.user(bob).click(challenge, "Accept")
+    assert late.ephemeral and "expired" in late.content
+    # The extension module is executed afresh by load_extension, so the class is looked up by name.
+    cog = cast(ChallengeCog, bot.get_cog("Challenges"))
+    expired = await cog.expire_due()
+    assert [info.id for info in expired] == [1]
+    message = await sandbox.wait_until(
+        lambda: sandbox.message(challenge.id) if "expired" in sandbox.message(challenge.id).content else None
+    )
+    assert "This challenge expired unanswered" in message.content and message.buttons == []
+    assert (await bot.store.get_game(1)).status == "expired"
+
+
+async def test_one_game_per_channel(sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member) -> None:
+    await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, where="here")
+    second = await sandbox.user(bob).slash("veletas", "challenge", opponent=alice, where="here")
+    assert second.ephemeral and "already waiting in this channel" in second.content
+
+
+async def test_challenging_myself_or_the_bot(sandbox: FakeDiscord, bot: VeletasBot, alice: Member) -> None:
+    me = await sandbox.user(alice).slash("veletas", "challenge", opponent=alice)
+    assert me.ephemeral and me.content == "You cannot challenge yourself."
+    ai = await sandbox.user(alice).slash("veletas", "challenge", opponent=sandbox.bot_member)
+    assert ai.ephemeral and ai.content == AI_UNAVAILABLE
+    assert await bot.store.live_games(sandbox.guild_id) == []
