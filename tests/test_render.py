@@ -1,0 +1,314 @@
+"""The board images players see: pieces where the rules put them, marks where the last move went."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import random
+import subprocess
+import sys
+from collections.abc import Mapping
+
+import pytest
+from PIL import Image
+
+from bot.render import THEMES, Hints, Layout, Theme, board_png, game_png, layout, replay_gif
+from bot.rules import Game, Position, random_setup
+from bot.rules.common import FILES
+
+RGB = tuple[int, int, int]
+THEME_NAMES = sorted(THEMES)
+
+
+def decode(data: bytes) -> Image.Image:
+    return Image.open(io.BytesIO(data)).convert("RGB")
+
+
+def position_text(n: int, pieces: Mapping[str, str], to_move: str = "b") -> str:
+    """A NOTATION.md position string with the given pieces, so tests can name squares directly."""
+    ranks = []
+    for rank in range(n, 0, -1):
+        row, empty = "", 0
+        for file in range(n):
+            piece = pieces.get(f"{FILES[file]}{rank}")
+            if piece is None:
+                empty += 1
+                continue
+            row += (str(empty) if empty else "") + piece
+            empty = 0
+        ranks.append(row + (str(empty) if empty else ""))
+    return "/".join(ranks) + f" {to_move}"
+
+
+def pixel(im: Image.Image, lay: Layout, square: str, dx: float = 0.0, dy: float = 0.0) -> RGB:
+    """The pixel at a square's centre, moved by fractions of a square (dy grows downwards)."""
+    x, y = lay.center(square)
+    value = im.getpixel((x + round(dx * lay.square), y + round(dy * lay.square)))
+    assert isinstance(value, tuple)
+    return (value[0], value[1], value[2])
+
+
+def distance(a: RGB, b: RGB) -> float:
+    return float(sum((x - y) ** 2 for x, y in zip(a, b, strict=True)) ** 0.5)
+
+
+def nearest(colour: RGB, candidates: Mapping[str, RGB]) -> str:
+    return min(candidates, key=lambda name: distance(colour, candidates[name]))
+
+
+def mix(a: RGB, b: RGB, t: float) -> RGB:
+    return (round(a[0] + (b[0] - a[0]) * t), round(a[1] + (b[1] - a[1]) * t), round(a[2] + (b[2] - a[2]) * t))
+
+
+def square_colour(theme: Theme, square: str) -> RGB:
+    file, rank = FILES.index(square[0]), int(square[1:]) - 1
+    return theme.dark if (file + rank) % 2 == 0 else theme.light
+
+
+def palette_of(theme: Theme) -> dict[str, RGB]:
+    return {
+        "shooter": theme.shooter,
+        "black": theme.black,
+        "white": theme.white,
+        "light": theme.light,
+        "dark": theme.dark,
+    }
+
+
+# One of each piece kind, on squares that tell left from right and top from bottom.
+PIECES = {"a1": "b", "c3": "S", "e5": "B", "g7": "W", "j10": "w", "h2": "S", "b9": "S", "d8": "S", "i5": "S"}
+# Where to look: a little below the centre (off the contrast theme's dot and the light spot),
+# inside a claimed shooter's cap, and for an unclaimed shooter outside its socket ring.
+EXPECTED = {
+    "a1": ("black", 0.22),
+    "c3": ("shooter", 0.25),
+    "e5": ("black", 0.12),
+    "g7": ("white", 0.12),
+    "j10": ("white", 0.22),
+}
+
+
+@pytest.fixture(scope="module")
+def pieces_position() -> Position:
+    return Position.from_string(position_text(10, PIECES))
+
+
+@pytest.mark.parametrize("theme", THEME_NAMES)
+def test_each_piece_kind_shows_its_colour_on_its_square(pieces_position: Position, theme: str) -> None:
+    look = THEMES[theme]
+    im = decode(board_png(pieces_position, theme=theme))
+    lay = layout(10)
+    for square, (want, below) in EXPECTED.items():
+        assert nearest(pixel(im, lay, square, 0, below), palette_of(look)) == want, (theme, square)
+    for square in ("f2", "a10", "j1", "e6"):
+        assert pixel(im, lay, square, 0.4, 0.4) == square_colour(look, square), (theme, square)
+
+
+@pytest.mark.parametrize("theme", THEME_NAMES)
+def test_unclaimed_shooters_never_look_like_claimed_ones(pieces_position: Position, theme: str) -> None:
+    im = decode(board_png(pieces_position, theme=theme))
+    lay = layout(10)
+    unclaimed = pixel(im, lay, "c3", 0, 0.25)
+    for claimed in ("e5", "g7"):
+        assert distance(unclaimed, pixel(im, lay, claimed, 0, 0.12)) > 150, (theme, claimed)
+    # the ring of shooter colour around a cap tells a claimed shooter from a plain stone
+    look = THEMES[theme]
+    ring = pixel(im, lay, "e5", 0, 0.33)
+    assert nearest(ring, palette_of(look)) == "shooter"
+    assert nearest(pixel(im, lay, "a1", 0, 0.33), palette_of(look)) == "black"
+
+
+def test_contrast_theme_tells_shooters_from_stones_by_shape(pieces_position: Position) -> None:
+    look = THEMES["contrast"]
+    im = decode(board_png(pieces_position, theme="contrast"))
+    lay = layout(10)
+    corner = (0.33, 0.33)  # inside a rounded square, outside a disc of the same width
+    assert nearest(pixel(im, lay, "c3", *corner), palette_of(look)) == "shooter"
+    assert nearest(pixel(im, lay, "e5", *corner), palette_of(look)) == "shooter"
+    assert pixel(im, lay, "a1", *corner) == square_colour(look, "a1")
+    # a claimed shooter's cap carries a dot of the other colour, so black/white is readable twice over
+    assert nearest(pixel(im, lay, "e5"), palette_of(look)) == "white"
+    assert nearest(pixel(im, lay, "g7"), palette_of(look)) == "black"
+
+
+@pytest.mark.parametrize("theme", THEME_NAMES)
+def test_the_last_move_is_marked_from_origin_along_its_path_to_the_shot(theme: str) -> None:
+    look = THEMES[theme]
+    before = Position.from_string(position_text(10, {"d4": "S", "h9": "S", "b2": "S"}))
+    after = before.play("d4-d8/f6")
+    im = decode(board_png(after, last_move="d4-d8/f6", theme=theme))
+    lay = layout(10)
+    corner = (0.45, -0.45)  # top right: off the path, which runs up the d-file and then down-right
+    for square in ("d4", "d8"):
+        assert pixel(im, lay, square, *corner) == mix(square_colour(look, square), look.move, look.tint), square
+    assert pixel(im, lay, "f6", *corner) == mix(square_colour(look, "f6"), look.shot, look.tint)
+    for square in ("d5", "d6", "d7"):
+        assert pixel(im, lay, square) == look.move_line, square
+    assert pixel(im, lay, "e7") == look.shot_line
+    for square in ("a1", "e5", "d9", "h9"):
+        assert pixel(im, lay, square, *corner) == square_colour(look, square), square
+    # without the last move nothing is marked
+    plain = decode(board_png(after, theme=theme))
+    assert pixel(plain, lay, "d6") == square_colour(look, "d6")
+    assert pixel(plain, lay, "d4", *corner) == square_colour(look, "d4")
+
+
+@pytest.mark.parametrize("theme", THEME_NAMES)
+def test_a_claim_made_by_the_last_move_gets_a_halo(theme: str) -> None:
+    look = THEMES[theme]
+    before = Position.from_string(position_text(10, {"a10": "S", "a9": "w", "b9": "w", "e7": "S", "j1": "S"}))
+    after = before.play("b10")
+    assert [c.square for c in after.last_claims] == ["a10"]
+    im = decode(board_png(after, last_move="b10", theme=theme))
+    lay = layout(10)
+    halo = pixel(im, lay, "a10", 0.46, 0)
+    assert distance(halo, look.claim) < 40
+    assert distance(pixel(im, lay, "e7", 0.46, 0), look.claim) > 60
+
+
+@pytest.mark.parametrize("theme", THEME_NAMES)
+def test_hints_show_destinations_targets_and_group_sizes(theme: str) -> None:
+    look = THEMES[theme]
+    position = Position.from_string(
+        position_text(10, {"d4": "S", "h9": "S", "b2": "S", "c4": "b", "e4": "w", "e5": "w"})
+    )
+    hints = Hints.for_shooter(position, "d4", groups=True)
+    assert "d8" in hints.destinations and "d8" in hints.targets and "d4" not in hints.targets
+    im = decode(board_png(position, theme=theme, hints=hints))
+    plain = decode(board_png(position, theme=theme))
+    lay = layout(10)
+    hint_rgb = look.hint[:3]
+    dot = pixel(im, lay, "d8")
+    assert dot != pixel(plain, lay, "d8")
+    assert distance(dot, mix(square_colour(look, "d8"), hint_rgb, look.hint[3] / 255)) < 16
+    ring = pixel(im, lay, "d8", 0.295, 0)
+    assert distance(ring, mix(square_colour(look, "d8"), hint_rgb, look.hint[3] / 255)) < 16
+    assert pixel(im, lay, "d4", -0.45, -0.45) == mix(square_colour(look, "d4"), look.move, look.tint)
+    # badges: d4 touches a black group of 1 (c4) and a white group of 2 (e4, e5)
+    assert nearest(pixel(im, lay, "d4", -0.40, 0.345), palette_of(look)) == "black"
+    assert nearest(pixel(im, lay, "d4", 0.40, 0.345), palette_of(look)) == "white"
+    assert pixel(plain, lay, "d4", -0.40, 0.345) == square_colour(look, "d4")
+
+
+def test_hints_after_choosing_a_destination_count_the_left_square_as_empty() -> None:
+    position = Position.from_string(position_text(10, {"d4": "S", "h9": "S", "b2": "S"}))
+    hints = Hints.for_shooter(position, "d4", destination="d8")
+    assert hints.selected == "d8"
+    assert hints.destinations == ()
+    assert "d4" in hints.targets and "d3" in hints.targets
+
+
+def test_the_same_input_gives_the_same_bytes_in_any_process(pieces_position: Position) -> None:
+    first = board_png(pieces_position, last_move="c3-c5/c7", theme="dark")
+    assert board_png(pieces_position, last_move="c3-c5/c7", theme="dark") == first
+    script = (
+        "import hashlib, sys\n"
+        "from bot.render import board_png\n"
+        "from bot.rules import Position\n"
+        f"p = Position.from_string({str(pieces_position)!r})\n"
+        "sys.stdout.write(hashlib.sha256(board_png(p, last_move='c3-c5/c7', theme='dark')).hexdigest())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout == hashlib.sha256(first).hexdigest()
+
+
+def test_unknown_themes_and_plies_are_refused(pieces_position: Position) -> None:
+    with pytest.raises(ValueError, match="unknown theme"):
+        board_png(pieces_position, theme="neon")
+    game = Game.new("small")
+    with pytest.raises(ValueError, match="ply 3"):
+        game_png(game, ply=3)
+
+
+def test_board_geometry_follows_the_notation() -> None:
+    lay = layout(10)
+    assert 720 <= lay.width <= 1000
+    a1, j1, a10 = lay.center("a1"), lay.center("j1"), lay.center("a10")
+    assert a1[0] < j1[0] and a1[1] == j1[1]
+    assert a10[1] < a1[1] and a10[0] == a1[0]
+    assert layout(10, 100).width == 320
+    assert layout(7, 5000).width == 2000
+
+
+def play_out(variant: str, rules: str, rng: random.Random) -> Game:
+    """A random finished game (setup and pie choice included), for images of every phase."""
+    game = random_setup(variant, rules, rng=rng)
+    while game.phase != "over":
+        game = game.play(str(rng.choice(game.position.legal_moves())))
+    return game
+
+
+def colours(im: Image.Image) -> list[tuple[int, RGB]]:
+    """(count, colour) pairs of an RGB image."""
+    return im.getcolors(maxcolors=im.width * im.height) or []  # type: ignore[return-value]
+
+
+def status_row(im: Image.Image, lay: Layout) -> Image.Image:
+    return im.crop((0, round(lay.header * 0.72), lay.width, round(lay.header * 0.95)))
+
+
+@pytest.mark.parametrize("variant", ["standard", "medium", "small"])
+@pytest.mark.parametrize("rules", ["current", "classic"])
+def test_every_variant_and_phase_renders(variant: str, rules: str) -> None:
+    rng = random.Random(f"{variant}-{rules}")
+    game = play_out(variant, rules, rng)
+    assert game.phase == "over"
+    n = game.variant.size
+    lay = layout(n)
+    look = THEMES["light"]
+    seen: set[str] = set()
+    for ply in range(len(game.turns) + 1):
+        state = Game.replay(game.turns[:ply], variant=variant, rules=rules)
+        if state.phase in seen and state.phase != "setup":
+            continue
+        seen.add(state.phase)
+        im = decode(game_png(game, ply=ply, players={"first": "Ann", "second": "Bo"}))
+        assert im.size == (lay.width, lay.height)
+        accent = sum(n for n, p in colours(status_row(im, lay)) if distance(p, look.accent) < 30)
+        assert (accent > 50) == (state.phase == "over"), state.phase
+        if state.phase == "setup":
+            allowed = set(state.setup_squares())
+            for f in range(n):
+                for r in range(n):
+                    square = f"{FILES[f]}{r + 1}"
+                    if square in state.position.pieces():
+                        continue
+                    corner = pixel(im, lay, square, -0.45, -0.45)
+                    tile = im.crop(
+                        (*lay.origin((f, r)), lay.origin((f, r))[0] + lay.square, lay.origin((f, r))[1] + lay.square)
+                    )
+                    plain = sum(n for n, p in colours(tile) if p == square_colour(look, square))
+                    hatched = plain < 0.8 * lay.square**2
+                    assert hatched == (square not in allowed), (ply, square, corner)
+    assert seen >= {"setup", "play", "over"} | ({"pie"} if rules == "current" else set())
+
+
+def test_finished_standard_board_is_small_enough() -> None:
+    game = play_out("standard", "current", random.Random(5))
+    for theme in THEME_NAMES:
+        data = game_png(game, theme=theme)
+        assert len(data) <= 150_000, theme
+
+
+def test_replay_gif_shows_every_turn_and_ends_on_the_final_board() -> None:
+    game = play_out("medium", "current", random.Random(11))
+    data = replay_gif(game.to_record(), theme="dark")
+    gif = Image.open(io.BytesIO(data))
+    assert gif.n_frames == len(game.turns) + 1
+    durations = []
+    for i in range(gif.n_frames):
+        gif.seek(i)
+        durations.append(gif.info["duration"])
+        if i in (0, 3, gif.n_frames - 1):
+            assert gif.convert("RGB").tobytes() == decode(game_png(game, ply=i, theme="dark")).tobytes(), i
+    assert durations[-1] > 3 * durations[1]
+
+
+def test_a_long_replay_fits_discord_limits() -> None:
+    # A standard game cannot last 100 turns (each move fills one of the 93 free squares and
+    # claims come sooner), so the longest of a few games stands in: 8 MB per 100 frames.
+    game = max((play_out("standard", "current", random.Random(seed)) for seed in range(6)), key=lambda g: len(g.turns))
+    frames = len(game.turns) + 1
+    data = replay_gif(game, theme="light")
+    assert len(data) <= 8 * 1024 * 1024 * frames / 100
+    assert Image.open(io.BytesIO(data)).n_frames == frames
