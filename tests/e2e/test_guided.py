@@ -1,0 +1,76 @@
+"""The guided move: Move → shooter → destination or stay → target → confirm, privately, with images."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bot.client import VeletasBot
+from bot.sandbox.server import FakeDiscord
+from bot.sandbox.state import Member, Message
+from e2e.table import start_game
+
+
+def options(message: Message) -> list[str]:
+    return [option["value"] for menu in message.selects for option in menu["options"]]
+
+
+def menu_with(message: Message, value: str) -> str:
+    menu: dict[str, Any] = next(m for m in message.selects if value in [o["value"] for o in m["options"]])
+    return str(menu["custom_id"])
+
+
+async def test_one_move_by_clicking(sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member) -> None:
+    table = await start_game(sandbox, alice, bob, variant="medium")
+    await table.play_setup(random.Random(3))
+    position = table.game.position
+    mover, waiting = table.user_to_act(), table.other()
+    board = table.boards[-1]
+
+    refused = await waiting.click(board, "Move")
+    assert refused.ephemeral and "turn, not yours" in refused.content
+
+    step = await mover.click(board, "Move")
+    assert step.ephemeral and step.files["board.png"].startswith(b"\x89PNG")
+    assert sorted(options(step)) == sorted(position.unclaimed())
+
+    shooter = next(s for s in position.unclaimed() if position.destinations(s))
+    step = await mover.select(step, shooter, menu=menu_with(step, shooter))
+    assert step.ephemeral and f"shooter **{shooter}**" in step.text()
+    assert options(step) == ["stay", *position.destinations(shooter)]
+
+    destination = position.destinations(shooter)[-1]
+    step = await mover.select(step, destination, menu=menu_with(step, destination))
+    targets = position.targets(destination, vacated=shooter)
+    assert options(step) == targets and shooter in targets, "the square just left may be shot"
+
+    cursor = sandbox.cursor()
+    step = await mover.select(step, targets[0], menu=menu_with(step, targets[0]))
+    move = f"{shooter}-{destination}/{targets[0]}"
+    assert f"play **`{move}`**" in step.text()
+    assert [b["label"] for b in step.buttons] == [f"Play {move}", "Start over", "Cancel"]
+    assert (await bot.store.get_game(table.game_id)).ply == len(table.game.turns), "nothing is played before confirming"
+
+    done = await mover.click(step, f"Play {move}")
+    assert done.ephemeral and done.content == f"You played `{move}`." and done.buttons == [] and not done.files
+    public = await sandbox.wait_for_message(
+        table.channel_id, lambda m: not m.ephemeral and bool(m.embeds), after=cursor
+    )
+    assert f"`{move}`" in public.text()
+    table.game = table.game.play(move)
+    assert (await bot.store.get_game(table.game_id)).turns == table.game.turns
+
+
+async def test_a_stale_menu_refuses_politely(sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member) -> None:
+    table = await start_game(sandbox, alice, bob)
+    await table.play_setup(random.Random(5))
+    mover = table.user_to_act()
+    menu = await mover.click(table.boards[-1], "Move")
+    position = table.game.position
+    move = position.legal_moves()[0]
+    await table.turn(str(move))
+    before = await bot.store.get_game(table.game_id)
+    shooter = table.game.position.unclaimed()[0]
+    answer = await mover.select(menu, shooter, menu=menu_with(menu, shooter))
+    assert answer.ephemeral and "out of date" in answer.content
+    assert await bot.store.get_game(table.game_id) == before
