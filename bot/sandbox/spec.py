@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import ValidationError, best_match  # type: ignore[import-untyped]
+from jsonschema.exceptions import ValidationError, relevance  # type: ignore[import-untyped]
 
-from bot.sandbox.errors import DiscordError
+from bot.sandbox.errors import DiscordError, form_error
 
 log = logging.getLogger(__name__)
 
@@ -105,40 +105,61 @@ class SpecValidator:
             return op
         errors = list(validator.iter_errors(normalise_attachment_ids(body)))
         if errors:
-            error = _explain(best_match(errors))
-            where = ".".join(str(p) for p in error.absolute_path) or "(body)"
-            message = error.message if len(error.message) <= 300 else error.message[:300] + "..."
-            log.warning("spec violation in %s %s at %s: %s", method, path, where, message)
-            raise DiscordError(
-                400,
-                50035,
-                "Invalid Form Body",
-                {"_spec": {"_errors": [{"code": "SPEC_VIOLATION", "message": f"{where}: {message}"}]}},
-            )
+            error = _explain(max(errors, key=relevance))
+            where = ".".join(str(p) for p in error.absolute_path)
+            message = _short(error)
+            log.warning("spec violation in %s %s at %s: %s", method, path, where or "(body)", message)
+            raise form_error(where or "_spec", message, "SPEC_" + str(error.validator).upper())
         return op
 
 
 def _explain(error: ValidationError) -> ValidationError:
     """Descend through the spec's discriminated unions to the branch the body meant.
 
-    Interaction callbacks and message components are ``anyOf`` unions told apart by ``type``; the
-    generic best match would report "not valid under any of the given schemas" for the whole body.
-    Branches whose only complaint includes the discriminator are dropped, and if one branch is left
-    its own best error is the useful one.
+    Interaction callbacks and message components are unions told apart by ``type``; reported as a
+    whole they say only "not valid under any of the given schemas", and jsonschema's best match
+    may pick a branch the body never meant. Branches that reject the discriminator (or the JSON
+    type) are dropped; of the rest, the one with the fewest complaints is the one the body meant.
     """
     while error.context:
         branches: dict[Any, list[ValidationError]] = {}
         for sub in error.context:
             branches.setdefault(sub.relative_schema_path[0], []).append(sub)
-        plausible = [
-            subs
-            for subs in branches.values()
-            if not any(list(sub.relative_path)[:1] == ["type"] or sub.validator == "type" for sub in subs)
-        ]
-        if len(plausible) != 1:
+        plausible = [subs for subs in branches.values() if not any(_rejects_kind(sub) for sub in subs)]
+        if not plausible:
             break
-        error = best_match(plausible[0])
+        fewest = min(len(subs) for subs in plausible)
+        closest = [subs for subs in plausible if len(subs) == fewest]
+        if len(closest) != 1:
+            break
+        subs = closest[0]
+        nested = [sub for sub in subs if sub.context]
+        error = nested[0] if nested else max(subs, key=lambda sub: len(sub.absolute_path))
     return error
+
+
+def _rejects_kind(error: ValidationError) -> bool:
+    """The branch is for another kind of object: wrong ``type`` discriminator or wrong JSON type."""
+    path = list(error.relative_path)
+    return path == ["type"] or (not path and error.validator == "type")
+
+
+def _short(error: ValidationError) -> str:
+    """A one-line reason in Discord's wording where it has one, never the whole offending value."""
+    limit = error.validator_value
+    if error.validator in ("maxLength", "maxItems"):
+        return f"Must be {limit} or fewer in length."
+    if error.validator in ("minLength", "minItems"):
+        return f"Must be {limit} or more in length."
+    if error.validator == "type":
+        return f"Must be of type {limit}."
+    if error.validator in ("enum", "const"):
+        return f"Must be one of {limit}."
+    if error.validator in ("maximum", "minimum"):
+        return f"Must be {'at most' if error.validator == 'maximum' else 'at least'} {limit}."
+    if error.validator in ("anyOf", "oneOf"):
+        return "Does not match any allowed shape (" + str(error.validator) + ")."
+    return error.message if len(error.message) <= 200 else error.message[:200] + "..."
 
 
 def _walk(node: Any) -> Iterator[dict[str, Any]]:

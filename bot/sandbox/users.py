@@ -23,6 +23,8 @@ from bot.sandbox.rest import (
     DEFERRED_UPDATE,
     MODAL,
     MODAL_SUBMIT,
+    RESPONSE_DEADLINE,
+    TOKEN_LIFETIME,
     UPDATE_MESSAGE,
 )
 from bot.sandbox.state import BOT_PERMISSIONS, MEMBER_PERMISSIONS, TEXT_INPUT, Interaction, Member, Message
@@ -418,10 +420,18 @@ class SandboxUser:
         state.interactions[interaction_id] = interaction
         self.interactions.append(interaction)
         await fake.gateway.dispatch("INTERACTION_CREATE", payload)
-        await fake.wait_until(
-            lambda: interaction.responded.is_set(),
-            what=f"the bot to answer {interaction.name!r} from {self.member.name}",
-        )
+
+        def answered() -> bool:
+            if interaction.responded.is_set():
+                return True
+            if state.clock.now() - interaction.created_at > RESPONSE_DEADLINE:
+                raise SandboxError(
+                    f"the bot did not answer {interaction.name!r} from {self.member.name} within Discord's"
+                    f" {RESPONSE_DEADLINE:.0f} s; the user sees 'The application did not respond'"
+                )
+            return False
+
+        await fake.wait_until(answered, what=f"the bot to answer {interaction.name!r} from {self.member.name}")
         return interaction
 
     async def _outcome(self, interaction: Interaction) -> Message:
@@ -440,8 +450,14 @@ class SandboxUser:
             raise SandboxError(f"interaction answered with callback type {kind}, which shows no message")
         message = state.messages[interaction.original_message_id]
         if kind == DEFERRED_CHANNEL_MESSAGE:
-            await self.fake.wait_until(
-                lambda: not message.loading or message.deleted,
-                what=f"the bot to replace the 'thinking...' placeholder of {interaction.name!r}",
-            )
+            clock = self.fake.state.clock
+
+            def replaced() -> bool:
+                if not message.loading or message.deleted:
+                    return True
+                if clock.now() - interaction.created_at > TOKEN_LIFETIME:
+                    raise SandboxError(f"the 'thinking...' placeholder of {interaction.name!r} was never replaced")
+                return False
+
+            await self.fake.wait_until(replaced, what=f"the bot to replace the placeholder of {interaction.name!r}")
         return message

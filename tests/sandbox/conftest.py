@@ -1,9 +1,83 @@
-"""The sandbox fixtures for these tests.
+"""Sandbox fixtures, plus a small probe bot whose command answers each test scripts itself.
 
-Imported rather than listed in ``pytest_plugins``, which pytest only honours in the top-level
-conftest; once that registers ``bot.sandbox.pytest_plugin`` these imports simply shadow it.
+The fixtures are imported rather than listed in ``pytest_plugins``, which pytest only honours in
+the top-level conftest; once that registers ``bot.sandbox.pytest_plugin`` these imports shadow it.
 """
 
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+import pytest
+from discord import app_commands
+from discord.ext import commands
+
+from bot.sandbox import FakeDiscord
 from bot.sandbox.pytest_plugin import alice, bob, sandbox, sandbox_bot, sandbox_runner
 
 __all__ = ["alice", "bob", "sandbox", "sandbox_bot", "sandbox_runner"]
+
+Script = Callable[[discord.Interaction[Any]], Awaitable[None]]
+
+
+class ProbeBot(commands.Bot):
+    """``/probe`` runs whatever ``script`` the test set; failures are kept in ``failures``."""
+
+    def __init__(self, intents: discord.Intents | None = None) -> None:
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents or discord.Intents.default())
+        self.script: Script | None = None
+        self.failures: list[BaseException] = []
+        self.seen_messages: list[discord.Message] = []
+        self.autocomplete_answer: list[app_commands.Choice[str]] = []
+
+    async def setup_hook(self) -> None:
+        @self.tree.command(description="Run the test's script")
+        @app_commands.describe(text="free text", count="a number", mode="one of two", who="a member")
+        @app_commands.choices(
+            mode=[app_commands.Choice(name="fast", value="fast"), app_commands.Choice(name="slow", value="slow")]
+        )
+        async def probe(
+            interaction: discord.Interaction[Any],
+            text: str,
+            count: app_commands.Range[int, 1, 9] | None = None,
+            mode: str | None = None,
+            who: discord.Member | None = None,
+        ) -> None:
+            assert self.script is not None, "the test did not set a script"
+            try:
+                await self.script(interaction)
+            except Exception as error:
+                self.failures.append(error)
+                raise
+
+        @probe.autocomplete("text")
+        async def probe_text(interaction: discord.Interaction[Any], current: str) -> list[app_commands.Choice[str]]:
+            return self.autocomplete_answer
+
+        admin = app_commands.Group(name="admin", description="Nested commands")
+
+        @admin.command(description="A sub-command")
+        async def ping(interaction: discord.Interaction[Any]) -> None:
+            await interaction.response.send_message("pong", ephemeral=True)
+
+        self.tree.add_command(admin)
+
+    async def on_message(self, message: discord.Message) -> None:
+        self.seen_messages.append(message)
+
+
+def run(bot: commands.Bot) -> ProbeBot:
+    assert isinstance(bot, ProbeBot)
+    return bot
+
+
+@pytest.fixture
+def sandbox_bot_factory() -> Callable[[FakeDiscord], commands.Bot]:
+    return lambda fake: ProbeBot()
+
+
+@pytest.fixture
+async def probe(sandbox_bot: commands.Bot) -> ProbeBot:
+    return run(sandbox_bot)
