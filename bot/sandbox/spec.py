@@ -159,7 +159,8 @@ def _short(error: ValidationError) -> str:
         return f"Must be {'at most' if error.validator == 'maximum' else 'at least'} {limit}."
     if error.validator in ("anyOf", "oneOf"):
         return "Does not match any allowed shape (" + str(error.validator) + ")."
-    return error.message if len(error.message) <= 200 else error.message[:200] + "..."
+    text = str(error.message)
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def _walk(node: Any) -> Iterator[dict[str, Any]]:
