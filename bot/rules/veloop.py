@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
@@ -42,6 +42,31 @@ _LEAPS: Final = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), 
 _KING: Final = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
 
 
+def _one_piece(mask: int) -> bool:
+    """Whether the neighbours in `mask` (bits in _KING's turning order) are linked by king steps among themselves.
+
+    Consecutive neighbours touch, and so do two orthogonal neighbours a quarter turn apart
+    (north and east touch diagonally even when north-east is blocked).
+    """
+    bits = [k for k in range(8) if mask >> k & 1]
+    if not bits:
+        return True
+    reached = {bits[0]}
+    stack = [bits[0]]
+    while stack:
+        k = stack.pop()
+        steps = [(k + 1) % 8, (k - 1) % 8] + ([(k + 2) % 8, (k - 2) % 8] if k % 2 == 0 else [])
+        for j in steps:
+            if mask >> j & 1 and j not in reached:
+                reached.add(j)
+                stack.append(j)
+    return len(reached) == len(bits)
+
+
+# For each pattern of passable neighbours: blocking the middle cell cannot cut any two of them apart.
+_ONE_PIECE: Final = tuple(_one_piece(mask) for mask in range(256))
+
+
 class IllegalMove(ValueError):
     """A move the rules refuse; the message tells the player exactly why."""
 
@@ -60,7 +85,7 @@ class _Geometry:
     form's top rank is the last row.
     """
 
-    __slots__ = ("by_name", "leaps", "n", "names", "nbrs", "order", "ring", "size", "swaps")
+    __slots__ = ("by_name", "circle", "leaps", "n", "names", "nbrs", "order", "outside", "ring", "size", "swaps")
 
     def __init__(self, size: int) -> None:
         self.size = size
@@ -75,6 +100,8 @@ class _Geometry:
         leaps: list[tuple[tuple[int, int, int], ...]] = []
         swaps: dict[tuple[int, int], tuple[int, int]] = {}
         nbrs: list[tuple[int, ...]] = []
+        circle: list[tuple[tuple[int, int], ...]] = []
+        outside: list[int] = []
         for i in range(self.n):
             f, r = i % size, i // size
             row: list[tuple[int, int, int]] = []
@@ -92,6 +119,18 @@ class _Geometry:
             # Nearest-to-the-edge first, so a search for a way out heads for the ring at once.
             around.sort(key=lambda j: min(j % size, j // size, size - 1 - j % size, size - 1 - j // size))
             nbrs.append(tuple(around))
+            # The 8 neighbours in turning order as (bit, cell), and the bits of those off the board.
+            ring_of: list[tuple[int, int]] = []
+            off = 0
+            for k, (dx, dy) in enumerate(_KING):
+                if 0 <= f + dx < size and 0 <= r + dy < size:
+                    ring_of.append((1 << k, (r + dy) * size + f + dx))
+                else:
+                    off |= 1 << k
+            circle.append(tuple(ring_of))
+            outside.append(off)
+        self.circle: tuple[tuple[tuple[int, int], ...], ...] = tuple(circle)
+        self.outside: tuple[int, ...] = tuple(outside)
         self.leaps: tuple[tuple[tuple[int, int, int], ...], ...] = tuple(leaps)
         self.swaps = swaps
         self.nbrs: tuple[tuple[int, ...], ...] = tuple(nbrs)
@@ -231,31 +270,78 @@ def _escapes(top: Sequence[int], geo: _Geometry, start: int, opp: int, seen: lis
     return True
 
 
-def _confines(top: Sequence[int], geo: _Geometry, changed: Iterable[int]) -> bool:
-    """Whether a move that changed only `changed` left some stone confined, given none was before.
+def _confines(top: Sequence[int], geo: _Geometry, t: int, s: int, a: int, b: int) -> bool:
+    """Whether the move `t`<`s` (swapping `a` and `b`) left some stone confined, given none was before.
 
-    A stone can only lose its way out through a cell that now shows the other colour, and
-    then its region touches that cell; a stone can only be newly confined where it now
-    stands. So the regions next to the changed cells are all that need searching.
+    Only the three changed cells can have cut a way out or put a stone somewhere shut in,
+    so each side is judged around them alone (see _side_confined). The mover's new stones
+    need no search when they touch the support: it is an old stone, so free once the
+    mover's cut cells are cleared, and both swap cells touch it, as does the target through
+    any swap cell not showing the enemy.
     """
-    nbrs = geo.nbrs
-    seen_by = (None, [0] * geo.n, [0] * geo.n)
-    for c in changed:
-        colour = top[c]
-        if colour == EMPTY:
+    mover = top[t]
+    other = 3 - mover
+    ta = top[a]
+    tb = top[b]
+    changed = (t, a, b)
+    # Cells showing the mover cut the other side's ways (both swap cells can, when a stack of
+    # two of the mover's stones hands its top to an empty neighbour), and the other way round.
+    movers = (t, a, b) if ta == tb == mover else (t, a) if ta == mover else (t, b) if tb == mover else (t,)
+    if ta == tb == other:
+        return _side_confined(top, geo, other, movers, (a, b), changed) or _side_confined(
+            top, geo, mover, (a, b), (t,), changed
+        )
+    others = (a,) if ta == other else (b,) if tb == other else ()
+    return _side_confined(top, geo, other, movers, others, changed) or _side_confined(
+        top, geo, mover, others, (), changed
+    )
+
+
+def _side_confined(
+    top: Sequence[int],
+    geo: _Geometry,
+    side: int,
+    cut: tuple[int, ...],
+    fresh: tuple[int, ...],
+    changed: tuple[int, int, int],
+) -> bool:
+    """Whether a stone of `side` is confined now that the cells `cut` show the enemy and `fresh` show `side`.
+
+    A stone of `side` that was free can only have lost its way out through a cut cell, and
+    then it is in the region of a passable neighbour of that cell. Blocking the cuts one by
+    one, a cut whose passable neighbours are all linked around it (a table lookup) cuts
+    nothing; only when that fails are the neighbours' regions searched. A stone that has
+    just arrived is free on the ring or beside an old stone of its side (those are all free
+    by then); otherwise its region is searched.
+    """
+    enemy = 3 - side
+    circle = geo.circle
+    outside = geo.outside
+    seen: list[int] | None = None
+    for k, c in enumerate(cut):
+        mask = outside[c]
+        later = cut[k + 1 :]
+        for bit, j in circle[c]:
+            if top[j] != enemy or j in later:
+                mask |= bit
+        if not _ONE_PIECE[mask]:
+            seen = [0] * geo.n
+            nbrs = geo.nbrs
+            for c2 in cut:
+                for j in nbrs[c2]:
+                    if top[j] != enemy and seen[j] == 0 and not _escapes(top, geo, j, enemy, seen):
+                        return True
+            break
+    ring = geo.ring
+    for c in fresh:
+        if ring[c]:
             continue
-        opp = 3 - colour
-        own_seen = seen_by[colour]
-        assert own_seen is not None
-        # The stone on c itself: its side's region must reach the ring.
-        if own_seen[c] == 0 and not _escapes(top, geo, c, opp, own_seen):
+        if any(top[j] == side and j not in changed for j in geo.nbrs[c]):
+            continue
+        if seen is None:
+            seen = [0] * geo.n
+        if seen[c] == 0 and not _escapes(top, geo, c, enemy, seen):
             return True
-        # The other side's regions around c, which c may have cut off.
-        opp_seen = seen_by[opp]
-        assert opp_seen is not None
-        for j in nbrs[c]:
-            if opp_seen[j] == 0 and top[j] != colour and not _escapes(top, geo, j, colour, opp_seen):
-                return True
     return False
 
 
@@ -726,7 +812,7 @@ class _State:
         for t, _s, a, b in moves:
             saved = (top[t], under[t], top[a], under[a], top[b], under[b])
             _apply(top, under, t, a, b, colour)
-            if not _confines(top, geo, (t, a, b)):
+            if not _confines(top, geo, t, _s, a, b):
                 self.colour, self.ply, self.plies, self.lone = nxt
                 total += self.perft(depth - 1)
             top[t], under[t], top[a], under[a], top[b], under[b] = saved
@@ -763,24 +849,37 @@ def playout(position: Position, rng: random.Random, trace: list[Move] | None = N
         for k, i in enumerate(stones[owner]):
             where[i] = k
     rand = rng.random
+    leaps = geo.leaps
+    # Per colour: were legal moves too few last time for random draws to find one cheaply?
+    scarce = [False, False, False]
     played = 0
-    confined = False
     while True:
         mine = stones[colour]
         count = len(mine)
         found = None
-        for _ in range(2 * count + 8):
-            pick = table[mine[int(rand() * count)] * 8 + int(rand() * 8)]
-            if pick is not None:
-                t, a, b, _s = pick
-                if top[t] == EMPTY and top[a] != top[b]:
-                    found = pick
-                    break
+        if not scarce[colour]:
+            span = count * 8
+            for _ in range(2 * count + 8):
+                k = int(rand() * span)
+                pick = table[mine[k >> 3] * 8 + (k & 7)]
+                if pick is not None:
+                    t, a, b, s = pick
+                    if top[t] == EMPTY and top[a] != top[b]:
+                        found = pick
+                        break
         if found is None:
-            moves = _generate(top, under, geo, colour)
+            moves = [(t, a, b, s) for s in mine for t, a, b in leaps[s] if top[t] == EMPTY and top[a] != top[b]]
+            if not moves:
+                opp = 3 - colour
+                moves = [
+                    (t, a, b, s)
+                    for s in mine
+                    for t, a, b in leaps[s]
+                    if top[t] == opp and under[t] == EMPTY and top[a] != top[b]
+                ]
+            scarce[colour] = len(moves) * 4 < count
             if moves:
-                t, s, a, b = moves[int(rand() * len(moves))]
-                found = (t, a, b, s)
+                found = moves[int(rand() * len(moves))]
         played += 1
         if trace is not None:
             trace.append(PASS if found is None else Move(geo.names[found[0]], geo.names[found[3]]))
@@ -790,30 +889,29 @@ def playout(position: Position, rng: random.Random, trace: list[Move] | None = N
             if lone >= 2:
                 break
             continue
-        t, a, b, _s = found
-        before = (top[t], top[a], top[b])
+        t, a, b, s = found
+        old_t, old_a, old_b = top[t], top[a], top[b]
         _apply(top, under, t, a, b, colour)
         # Keep the per-colour stone lists in step with the three cells that changed.
-        for cell, old in zip((t, a, b), before, strict=True):
+        for cell, old in ((t, old_t), (a, old_a), (b, old_b)):
             new = top[cell]
             if new != old:
                 if old:
                     lst = stones[old]
-                    k = where[cell]
                     last = lst.pop()
                     if last != cell:
+                        k = where[cell]
                         lst[k] = last
                         where[last] = k
                 if new:
                     where[cell] = len(stones[new])
                     stones[new].append(cell)
-        confined = _confines(top, geo, (t, a, b))
         lone = 0
         if two_ply and ply < plies:
             ply += 1
         else:
             colour, ply, plies = 3 - colour, 1, 2 if two_ply else 1
-        if confined:
+        if _confines(top, geo, t, s, a, b):
             break
     return Position(size, top, under, colour, ply, plies, lone, position.protocol), played
 

@@ -81,11 +81,11 @@ def test_the_incremental_confinement_check_agrees_with_the_flood_fill(
         moves = veloop._generate(position._top, position._under, geo, colour)
         if k < len(line) - 3:
             moves = rng.sample(moves, min(len(moves), 6))
-        for t, _s, a, b in moves:
+        for t, s, a, b in moves:
             top, under = list(position._top), list(position._under)
             veloop._apply(top, under, t, a, b, colour)
             full = veloop._confined_cells(top, geo)
-            assert veloop._confines(top, geo, (t, a, b)) == bool(full[0] or full[1])
+            assert veloop._confines(top, geo, t, s, a, b) == bool(full[0] or full[1])
 
 
 @settings(max_examples=16)
