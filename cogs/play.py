@@ -162,6 +162,24 @@ class UndoAnswerButton(
         await bot.guard(interaction, answer_undo(interaction, self.game_id, self.ply, self.answer == "yes"))
 
 
+PHASE_HELP = {
+    "setup": "The game is in its setup: place shooters with `/veletas setup`.",
+    "pie": "The colours are being chosen: the second player answers with `/veletas pie` or the buttons.",
+    "play": "Setup is over: play moves with `/veletas move` or the Move button.",
+    "over": "This game is over.",
+}
+
+
+def expect_phase(info: GameInfo, phase: str, command: str) -> None:
+    """Each command belongs to one phase; a turn typed with the wrong command is refused, not reinterpreted.
+
+    Without this, ``/veletas setup shooters:c3`` during play would be read as the shot ``c3``.
+    """
+    current = info.game.phase
+    if current != phase:
+        raise UserError(f"`/veletas {command}` is not for now. {PHASE_HELP[current]}")
+
+
 async def play_turn(
     interaction: discord.Interaction[Any], game_id: int, text: str, *, expected_ply: int | None
 ) -> GameInfo:
@@ -210,6 +228,7 @@ class PlayCog(commands.Cog, name="Play"):
     ) -> None:
         """Place your shooters (and, in the current rules, your stone) during setup."""
         info = await self._here(interaction)
+        expect_phase(info, "setup", "setup")
         text = shooters if stone is None else f"{shooters}/{stone}"
         await play_turn(interaction, info.id, text, expected_ply=info.ply)
 
@@ -218,6 +237,7 @@ class PlayCog(commands.Cog, name="Play"):
     async def pie(self, interaction: discord.Interaction[VeletasBot], choice: Literal["keep", "swap"]) -> None:
         """Choose colours after the first player's setup (current rules)."""
         info = await self._here(interaction)
+        expect_phase(info, "pie", "pie")
         await play_turn(interaction, info.id, choice, expected_ply=info.ply)
 
     @app_commands.command()
@@ -225,6 +245,7 @@ class PlayCog(commands.Cog, name="Play"):
     async def move(self, interaction: discord.Interaction[VeletasBot], move: str) -> None:
         """Play your move in this channel's game."""
         info = await self._here(interaction)
+        expect_phase(info, "play", "move")
         await play_turn(interaction, info.id, move, expected_ply=info.ply)
 
     @move.autocomplete("move")
