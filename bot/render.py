@@ -48,9 +48,9 @@ DEFAULT_WIDTH = 800
 MIN_WIDTH = 320
 MAX_WIDTH = 2000
 SUPERSAMPLE = 4
-# zlib level 1 encodes a palette board in about 2 ms; higher levels save a few KB and cost more
-# (see benchmarks/bench_render.py), and level 9 is ten times slower.
-PNG_COMPRESS_LEVEL = 1
+# zlib level 3 encodes a palette board in about 2 ms, as fast as level 1 and some 10% smaller; level 6
+# saves a little more for twice the time, level 9 is ten times slower (benchmarks/bench_render.py).
+PNG_COMPRESS_LEVEL = 3
 GIF_FRAME_MS = 700
 GIF_FIRST_MS = 1200
 GIF_FINAL_MS = 4000
@@ -255,7 +255,7 @@ def layout(n: int, width: int | None = None) -> Layout:
 class _Header:
     names: tuple[str, str]  # black, white
     score: tuple[int, int]
-    to_move: str | None  # colour underlined as the one to act
+    to_move: str | None  # colour underlined: the one to act, or the winner once the game is over
     status: str
     finished: bool = False
 
@@ -347,9 +347,7 @@ def _piece(theme: Theme, sq: int, kind: str) -> Image.Image:
             )
         else:
             _circle(d, c, c, size * 0.41, theme.shooter_rim)
-            _shaded_disc(
-                d, c, size * 0.41 - rim_w, theme.shooter, _mix(theme.shooter, (255, 255, 255), 0.22), theme.shaded
-            )
+            _shaded_disc(d, c, size * 0.41 - rim_w, theme.shooter, _shooter_light(theme), theme.shaded)
         if kind == "S":
             # an empty socket: the place where a claiming stone will sit
             _circle(d, c, c, size * 0.15, None, outline=theme.shooter_rim, width=max(s, round(size * 0.03)))
@@ -361,6 +359,10 @@ def _piece(theme: Theme, sq: int, kind: str) -> Image.Image:
             _circle(d, c, c, size * 0.07, theme.white if kind == "B" else theme.black)
 
     return _supersampled(sq, sq, draw)
+
+
+def _shooter_light(theme: Theme) -> RGB:
+    return _mix(theme.shooter, (255, 255, 255), 0.22)
 
 
 def _stone_light(theme: Theme, kind: str) -> tuple[RGB, RGB]:
@@ -661,6 +663,14 @@ def _palette(theme: Theme) -> Image.Image:
     for square in (theme.light, theme.dark):
         flat += [_mix(square, theme.move, theme.tint), _mix(square, theme.shot, theme.tint)]
         flat.append(_mix(square, theme.hint[:3], theme.hint[3] / 255))
+    if theme.shaded:
+        # the lit discs get evenly spaced steps of their own, or their shading would show bands
+        for edge, centre in (
+            _stone_light(theme, "b"),
+            _stone_light(theme, "w"),
+            (theme.shooter, _shooter_light(theme)),
+        ):
+            flat += [_mix(edge, centre, i / 11) for i in range(12)]
     exact = list(dict.fromkeys(flat))
     colours: set[RGB] = set()
     for scene in _catalogue(theme):
@@ -730,7 +740,7 @@ def _status_line(position: Position, names: tuple[str, str]) -> tuple[str | None
     need = position.needed_to_win
     if position.winner is not None:
         who = names[0] if position.winner == "black" else names[1]
-        return None, f"{who} wins  {black} – {white}", True
+        return position.winner, f"{who} wins  {black} – {white}", True
     who = names[0] if position.to_move == "black" else names[1]
     return position.to_move, f"{who} to move  ·  {need} to win", False
 
@@ -901,7 +911,7 @@ def _game_scene(game: Game, previous: Game | None, hints: Hints | None, players:
         winner = game.winner or position.winner
         who = names[0] if winner == "black" else names[1]
         black, white = position.score
-        header = _Header(names, position.score, None, f"{who} wins  {black} – {white}", finished=True)
+        header = _Header(names, position.score, winner, f"{who} wins  {black} – {white}", finished=True)
     else:
         to_move, status, finished = _status_line(position, names)
         header = _Header(names, position.score, to_move, status, finished)

@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -312,3 +313,18 @@ def test_a_long_replay_fits_discord_limits() -> None:
     data = replay_gif(game, theme="light")
     assert len(data) <= 8 * 1024 * 1024 * frames / 100
     assert Image.open(io.BytesIO(data)).n_frames == frames
+
+
+def test_long_player_names_are_shortened_before_they_reach_the_score(pieces_position: Position) -> None:
+    lay = layout(10)
+    short = decode(board_png(pieces_position, players={"black": "Al", "white": "Bo"}))
+    long = decode(board_png(pieces_position, players={"black": "Bartholomew" * 4, "white": "W" * 60}))
+    score = (lay.width // 2 - 60, 0, lay.width // 2 + 60, round(lay.header * 0.6))
+    assert long.crop(score).tobytes() == short.crop(score).tobytes()
+    assert long.crop((0, 0, lay.width, lay.header)).tobytes() != short.crop((0, 0, lay.width, lay.header)).tobytes()
+
+
+def test_the_readme_images_are_what_the_renderer_draws_now() -> None:
+    script = Path(__file__).resolve().parent.parent / "scripts" / "make_images.py"
+    out = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr

@@ -1,0 +1,90 @@
+"""Regenerate the images the README shows, from fixed seeds, with the real renderer.
+
+Run ``python scripts/make_images.py`` after changing how boards look; ``--check`` only reports
+whether the committed images still match what the renderer draws (a test runs it that way).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bot.render import Hints, board_png, game_png, replay_gif  # noqa: E402
+from bot.rules import Game, random_setup  # noqa: E402
+
+OUT = ROOT / "docs" / "images"
+PLAYERS = {"first": "Ada", "second": "Grace"}
+
+
+def game_with_claim(seed: int = 4, after: int = 24) -> Game:
+    """A standard game stopped on the first move past ``after`` that claims a shooter, so the image shows one."""
+    rng = random.Random(seed)
+    game = random_setup("standard", rng=rng)
+    while game.phase == "play":
+        game = game.play(str(rng.choice(game.position.legal_moves())))
+        if len(game.turns) > after and game.position.last_claims:
+            return game
+    return game
+
+
+def finished(variant: str, seed: int) -> Game:
+    rng = random.Random(seed)
+    game = random_setup(variant, rng=rng)
+    while game.phase != "over":
+        game = game.play(str(rng.choice(game.position.legal_moves())))
+    return game
+
+
+def images() -> dict[str, Callable[[], bytes]]:
+    """File name → how to draw it; each is a pure function of fixed seeds."""
+    mid = game_with_claim()
+    shooter = max(mid.position.unclaimed(), key=lambda sq: len(mid.position.destinations(sq)))
+    setup = Game.new("standard").play("c3,e6,g4/h8").play("keep")
+    classic = Game.new("standard", "classic").play("c3,e6,g4")
+    return {
+        "board-light.png": lambda: game_png(mid, theme="light", players=PLAYERS),
+        "board-dark.png": lambda: game_png(mid, theme="dark", players=PLAYERS),
+        "board-contrast.png": lambda: game_png(mid, theme="contrast", players=PLAYERS),
+        "hints-dark.png": lambda: board_png(
+            mid.position,
+            theme="dark",
+            hints=Hints.for_shooter(mid.position, shooter, groups=True),
+            players={"black": "Ada", "white": "Grace"},
+        ),
+        "setup-light.png": lambda: game_png(setup, theme="light", players=PLAYERS),
+        "setup-classic-dark.png": lambda: game_png(classic, theme="dark", players=PLAYERS),
+        "game-over-light.png": lambda: game_png(finished("medium", 2), theme="light", players=PLAYERS),
+        "replay-small-dark.gif": lambda: replay_gif(finished("small", 1), theme="dark", size=480, players=PLAYERS),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare with the committed images, write nothing")
+    args = parser.parse_args(argv)
+    stale = []
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, draw in images().items():
+        data = draw()
+        path = OUT / name
+        if args.check:
+            if not path.exists() or path.read_bytes() != data:
+                stale.append(name)
+            continue
+        path.write_bytes(data)
+        print(f"{path.relative_to(ROOT)}  {len(data) / 1024:.0f} KB")
+    if stale:
+        print("out of date (run python scripts/make_images.py):", ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
