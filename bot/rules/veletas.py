@@ -330,13 +330,13 @@ def _resolve_claims(
     mover: int,
     scores: list[int],
 ) -> list[tuple[int, int, int, int]]:
-    """Claim every trapped unclaimed shooter at once; returns (square, colour, black, white) per claim.
+    """Claim every trapped unclaimed shooter at once; returns (square, colour, black, white) in square order.
 
     Trapped status and groups are all judged on the board after the shot and before any claim
     stone goes down (claim stones belong to no group and, being on shooters, change no ray).
     """
     rays = geo.rays
-    trapped = [s for s in shooters if _trapped(cells, rays[s], pmax)]
+    trapped = sorted(s for s in shooters if _trapped(cells, rays[s], pmax))
     if not trapped:
         return []
     claims = []
@@ -789,8 +789,6 @@ class Position:
         position = cls._make(geo, bytes(cells), classic, BLACK if side == "b" else WHITE)
         if position._scores[0] + position._scores[1] + len(position._shooters) == 0:
             raise ValueError("a position needs at least one shooter (S, B or W)")
-        if min(position._scores) >= position._need:
-            raise ValueError("both players cannot have claimed a majority of the shooters")
         return position
 
     def __reduce__(self) -> tuple[Callable[..., Position], tuple[object, ...]]:
