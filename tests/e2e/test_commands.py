@@ -1,0 +1,81 @@
+"""The other commands and buttons: the pie choice by button, undo, board, rules, export and games."""
+
+from __future__ import annotations
+
+import random
+
+from bot.client import VeletasBot
+from bot.rules import Game
+from bot.sandbox.server import FakeDiscord
+from bot.sandbox.state import Member
+from e2e.table import pinged, start_game
+
+
+async def test_pie_choice_by_button(sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member) -> None:
+    table = await start_game(sandbox, alice, bob, variant="small")
+    board = await table.turn("d4/b2")
+    assert [b["label"] for b in board.buttons] == ["Keep colours", "Swap colours"]
+    assert pinged(sandbox, board) == [str(bob.id)]
+    wrong = await table.first.click(board, "Swap colours")
+    assert wrong.ephemeral and "turn, not yours" in wrong.content
+    after = await table.second.click(board, "Swap colours")
+    table.game = table.game.play("swap")
+    assert not after.ephemeral and f"Black <@{bob.id}> · White <@{alice.id}>" in after.text()
+    # Pressing again (a double click, or the other button) cannot choose twice.
+    again = await table.second.click(board, "Keep colours")
+    assert again.ephemeral and "Someone else acted" in again.content
+    assert (await bot.store.get_game(table.game_id)).turns == ("d4/b2", "swap")
+
+
+async def test_undo_asked_and_answered(sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member) -> None:
+    rng = random.Random(2)
+    table = await start_game(sandbox, alice, bob, variant="small")
+    await table.play_setup(rng)
+    mover, other = table.user_to_act(), table.other()
+    move = str(table.game.position.legal_moves()[0])
+    await table.turn(move)
+    ask = await mover.slash("veletas", "undo")
+    assert f"asks to take back `{move}`" in ask.content and pinged(sandbox, ask) == [str(other.member.id)]
+    self_answer = await mover.click(ask, "Allow the take-back")
+    assert self_answer.ephemeral and "your opponent has to answer" in self_answer.content
+    cursor = sandbox.cursor()
+    answered = await other.click(ask, "Allow the take-back")
+    assert "allowed the take-back" in answered.content and answered.buttons == []
+    board = await sandbox.wait_for_message(table.channel_id, lambda m: bool(m.embeds), after=cursor)
+    assert f"`{move}` was taken back" in board.content
+    info = await bot.store.get_game(table.game_id)
+    assert info.turns == table.game.turns[:-1] and info.user_to_act == mover.member.id
+
+    # Asked again and refused: the move stays taken back, nothing else changes.
+    table.game = Game.replay(info.turns, variant="small", rules="current")
+    await table.turn(move)
+    ask = await mover.slash("veletas", "undo")
+    refused = await other.click(ask, "Refuse")
+    assert "refused the take-back" in refused.content
+    assert (await bot.store.get_game(table.game_id)).turns == table.game.turns
+
+
+async def test_board_rules_export_and_games(sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member) -> None:
+    rng = random.Random(6)
+    table = await start_game(sandbox, alice, bob, variant="small", rules="classic")
+    await table.play_setup(rng)
+    again = await table.first.slash("veletas", "board")
+    assert not again.ephemeral and again.files["board.png"].startswith(b"\x89PNG")
+    rules = await table.first.slash("veletas", "rules")
+    assert rules.ephemeral and "Classic rules" in rules.content and "claim 2 shooters" in rules.content
+    exported = await table.second.slash("veletas", "export")
+    assert exported.ephemeral
+    record = exported.files[f"veletas-{table.game_id}.txt"].decode()
+    assert Game.from_record(record).turns == table.game.turns
+    assert '[Rules "classic"]' in record and "[Black " in record
+    games = await sandbox.user(alice).slash("veletas", "games")
+    assert games.ephemeral and f"**#{table.game_id}** small, classic rules" in games.content
+    assert f"/{table.channel_id}/" in games.content
+    assert pinged(sandbox, games) == []
+
+    await table.first.slash("veletas", "resign")
+    final = await table.second.slash("veletas", "export")
+    assert final.files[f"veletas-{table.game_id}.gif"].startswith(b"GIF8")
+    assert "resigned" in final.content
+    nothing = await sandbox.user(alice).slash("veletas", "games")
+    assert "No game is being played" in nothing.content
