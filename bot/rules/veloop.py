@@ -368,6 +368,8 @@ class Move:
         """The two cells this move swaps, in square order (the renderer marks them); None for a pass or a non-leap."""
         if self.target is None or self.support is None:
             return None
+        if _NAME_RE.fullmatch(self.target) is None or _NAME_RE.fullmatch(self.support) is None:
+            return None
         tf, tr = ord(self.target[0]) - 97, int(self.target[1:]) - 1
         sf, sr = ord(self.support[0]) - 97, int(self.support[1:]) - 1
         dx, dy = tf - sf, tr - sr
@@ -401,6 +403,7 @@ class Move:
 
 PASS: Final = Move()
 
+_NAME_RE: Final = re.compile(r"[a-z][1-9][0-9]?")
 _SQ = r"([a-z])\s*([0-9]{1,2})"
 _MOVE_RE: Final = re.compile(rf"{_SQ}\s*(?:[<-]|\s)\s*{_SQ}")
 _TARGET_RE: Final = re.compile(_SQ)
@@ -686,29 +689,29 @@ class Position:
 
     def play(self, move: Move | str) -> Position:
         """The position after a move (a `Move` or its text); an illegal move raises IllegalMove saying why."""
-        if isinstance(move, str):
-            try:
-                move = self.parse_move(move)
-            except IllegalMove:
-                raise
-            except ValueError as exc:
-                raise IllegalMove(str(exc)) from None
         if self.is_over:
             raise IllegalMove("the game is over")
-        colour = self._key[4]
+        try:
+            if isinstance(move, str):
+                move = self.parse_move(move)
+            if move.is_pass:
+                legal = self.legal_moves()
+                if not legal[0].is_pass:
+                    raise IllegalMove(f"you may not pass while a move exists (for example {legal[0]})")
+                return self._next(list(self._top), list(self._under), placed=False)
+            if move.support is None or move.target is None:
+                raise IllegalMove(f"a move needs a target and a support: {_EXPECTED}")
+            t = self._index(move.target)
+            s = self._index(move.support)
+        except IllegalMove:
+            raise
+        except ValueError as exc:  # a malformed text or a square off the board
+            raise IllegalMove(str(exc)) from None
         geo = _geometry(self.size)
+        self._check(move, t, s, geo)
         top = list(self._top)
         under = list(self._under)
-        if move.is_pass:
-            legal = self.legal_moves()
-            if not legal[0].is_pass:
-                raise IllegalMove(f"you may not pass while a move exists (for example {legal[0]})")
-            return self._next(top, under, placed=False)
-        if move.support is None or move.target is None:
-            raise IllegalMove(f"a move needs a target and a support: {_EXPECTED}")
-        t = self._index(move.target)
-        s = self._index(move.support)
-        self._check(move, t, s, geo)
+        colour = self._key[4]
         a, b = geo.swaps[(t, s)]
         _apply(top, under, t, a, b, colour)
         return self._next(top, under, placed=True)

@@ -292,8 +292,9 @@ def test_the_game_ends_on_the_first_ply_of_a_double_turn_that_confines() -> None
     assert after.confined == ((), ("d4",))
     assert after.result == "black" and after.is_over
     assert after.legal_moves() == ()
-    with pytest.raises(IllegalMove, match="the game is over"):
-        after.play("a1<b3")
+    for attempt in ("a1<b3", "a1", Move("a1", "b3"), "pass"):
+        with pytest.raises(IllegalMove, match="the game is over"):
+            after.play(attempt)
 
 
 def test_a_move_that_confines_only_your_own_stones_loses() -> None:
@@ -395,6 +396,14 @@ def test_forgiving_input_forms_all_mean_the_same_move(text: str) -> None:
 def test_malformed_or_unresolvable_input_is_refused_with_what_was_expected(text: str, reason: str) -> None:
     with pytest.raises(IllegalMove, match=reason):
         Position.start().play(text)
+
+
+def test_a_move_built_with_squares_off_the_board_is_refused() -> None:
+    with pytest.raises(IllegalMove, match="not on the 5×5 board"):
+        Position.start(5).play(Move("f6", "e4"))
+    with pytest.raises(IllegalMove, match="not a square"):
+        Position.start().play(Move("zz", "e4"))
+    assert Move("zz", "e4").swap_squares is None
 
 
 def test_a_target_alone_is_refused_when_two_supports_reach_it() -> None:
