@@ -61,6 +61,8 @@ class BotRunner:
             bot.remove_listener(on_guild_available, "on_guild_available")
         if self._task in done:
             task, self._task, self.bot = self._task, None, None
+            if not bot.is_closed():
+                await bot.close()  # Client.start leaves its HTTP session open when login fails
             task.result()  # re-raise why the bot stopped (LoginFailure, PrivilegedIntentsRequired ...)
             raise SandboxError("the bot stopped during start-up")
         if not done:
@@ -69,6 +71,19 @@ class BotRunner:
         if sync:
             await bot.tree.sync()
         return bot
+
+    async def wait_stopped(self, timeout: float = 10.0) -> BaseException | None:
+        """Wait for the bot to stop by itself (a fatal close code, say) and return what it raised."""
+        task = self._task
+        if task is None:
+            raise SandboxError("no bot is running")
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+        if not done:
+            raise SandboxTimeout(f"the bot was still running after {timeout:.0f} s")
+        bot, self.bot, self._task = self.bot, None, None
+        if bot is not None and not bot.is_closed():
+            await bot.close()
+        return None if task.cancelled() else task.exception()
 
     async def stop(self) -> None:
         """Close the bot the way a clean shutdown does and wait for its task to end."""

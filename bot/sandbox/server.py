@@ -286,9 +286,9 @@ class FakeDiscord:
                 raise SandboxTimeout(f"timed out after {limit:.1f} s waiting for {what or predicate}")
             waiter: asyncio.Future[None] = loop.create_future()
             self._waiters.append(waiter)
-            # Re-check at least every 0.25 s: predicates may also depend on the bot's own state.
+            # Re-check at least every 50 ms: predicates may also depend on the bot's own state.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(waiter), timeout=min(remaining, 0.25))
+                await asyncio.wait_for(asyncio.shield(waiter), timeout=min(remaining, 0.05))
 
     async def wait_for_message(
         self,

@@ -64,6 +64,9 @@ class ProbeBot(commands.Bot):
 
         self.tree.add_command(admin)
 
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """discord.py waits 5 s before every IDENTIFY after the first; the tests need not."""
+
     async def on_message(self, message: discord.Message) -> None:
         self.seen_messages.append(message)
 
