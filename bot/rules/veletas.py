@@ -359,6 +359,11 @@ class FastBoard:
     ``rank * size + file``. ``winner`` is -1 while the game goes on, else 0 (Black) or 1 (White);
     ``to_move`` is 0 or 1. Codes from ``legal_codes`` are the only ones ``play_code`` accepts
     safely: it trusts its input, which is what makes it cheap.
+
+    Get one with ``Position.fast()``; ``cells`` holds EMPTY, SHOOTER, CLAIMED_BLACK,
+    CLAIMED_WHITE, STONE_BLACK or STONE_WHITE per square, ``shooters`` the unclaimed ones,
+    ``scores`` the claimed counts. ``copy()`` before exploring a branch; ``move_of``/``code_of``
+    translate to and from public moves; ``key()`` identifies the position for a table.
     """
 
     __slots__ = ("_geo", "cells", "classic", "need", "pmax", "scores", "shooters", "to_move", "winner")
@@ -431,6 +436,10 @@ class FastBoard:
             self.scores[:],
             self.winner,
         )
+
+    def key(self) -> bytes:
+        """Board and side to move as one hashable value (the edition is the caller's to keep)."""
+        return bytes(self.cells) + bytes((self.to_move,))
 
     def to_position(self) -> Position:
         return Position._make(self._geo, bytes(self.cells), self.classic, self.to_move)
@@ -900,7 +909,11 @@ class Position:
         return self._claims
 
     def _sq(self, square: str) -> int:
-        file, rank = parse_square(square, self._geo.size)
+        """Index of a square name; a bad name is an IllegalMove, since it is always what a player typed."""
+        try:
+            file, rank = parse_square(square, self._geo.size)
+        except ValueError as exc:
+            raise IllegalMove(str(exc)) from None
         return rank * self._geo.size + file
 
     # -- moves -----------------------------------------------------------------------------------
@@ -939,12 +952,9 @@ class Position:
         geo = self._geo
         names = geo.names
         cells = self._cells
-        try:
-            target = self._sq(move.target)
-            shooter = None if move.shooter is None else self._sq(move.shooter)
-            dest = None if move.destination is None else self._sq(move.destination)
-        except ValueError as exc:
-            raise IllegalMove(str(exc)) from None
+        target = self._sq(move.target)
+        shooter = None if move.shooter is None else self._sq(move.shooter)
+        dest = None if move.destination is None else self._sq(move.destination)
         if shooter is None:
             if cells[target]:
                 raise IllegalMove(f"{names[target]} is occupied")
@@ -1354,12 +1364,7 @@ class Game:
         for token in tokens:
             if not _SETUP_SQ_RE.fullmatch(token):
                 raise IllegalMove(f"“{token}” is not a square: expected squares like {example}")
-        squares: list[int] = []
-        for token in tokens:
-            try:
-                squares.append(self._position._sq(token))
-            except ValueError as exc:
-                raise IllegalMove(str(exc)) from None
+        squares = [self._position._sq(token) for token in tokens]
         if len(squares) != stage.shooters:
             noun = "shooter" if stage.shooters == 1 else "shooters"
             raise IllegalMove(f"this turn places {stage.shooters} {noun}, not {len(squares)} (like {example})")
@@ -1384,10 +1389,7 @@ class Game:
                 raise IllegalMove(
                     f"“{stone_part}” is not a square: expected the stone's square after /, like {example}"
                 )
-            try:
-                stone = self._position._sq(stone_part)
-            except ValueError as exc:
-                raise IllegalMove(str(exc)) from None
+            stone = self._position._sq(stone_part)
         cells = bytearray(self._position._cells)
         for sq in squares:
             if cells[sq]:

@@ -19,6 +19,7 @@ def test_codes_list_the_same_moves_in_the_same_order(rules: str) -> None:
     assert [board.move_of(c) for c in codes] == pos.legal_moves()
     assert [board.code_of(m) for m in pos.legal_moves()] == codes
     assert board.count_moves() == len(codes)
+    assert board.key() == pos.fast().key() != pos.play("g2").fast().key()
 
 
 @pytest.mark.parametrize("rules", ["current", "classic"])

@@ -141,3 +141,11 @@ def test_positions_are_values() -> None:
     after = a.play("g2")
     assert after != a
     assert a.piece_at("g2") is None, "playing never changes the position it starts from"
+
+
+def test_squares_off_the_board_are_refused_as_a_player_would_read_it() -> None:
+    pos = Position.from_string(SAMPLE)
+    with pytest.raises(IllegalMove, match=r"k1 is not on the 10×10 board \(a1–j10\)"):
+        pos.piece_at("k1")
+    with pytest.raises(IllegalMove, match="is not a square"):
+        pos.destinations("11")
