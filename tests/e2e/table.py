@@ -57,17 +57,19 @@ class Table:
     async def play_setup(self, rng: random.Random) -> None:
         """Random legal setup turns (and pie choice) until moves start."""
         while self.game.phase in ("setup", "pie"):
-            if self.game.phase == "pie":
-                await self.turn(rng.choice(["keep", "swap"]))
-                continue
-            squares = self.game.setup_squares()
-            shooters = sorted(rng.sample(squares, self.game.shooters_to_place))
-            text = ",".join(shooters)
-            if self.game.stone_to_place:
-                empty = [s for s in _all_squares(self.game.position.size) if s not in shooters]
-                empty = [s for s in empty if self.game.position.piece_at(s) is None]
-                text += "/" + rng.choice(empty)
-            await self.turn(text)
+            await self.turn(random_setup_turn(self.game, rng))
+
+
+def random_setup_turn(game: Game, rng: random.Random) -> str:
+    """A legal setup turn or pie choice for ``game``, as a player would type it."""
+    if game.phase == "pie":
+        return rng.choice(["keep", "swap"])
+    shooters = sorted(rng.sample(game.setup_squares(), game.shooters_to_place))
+    text = ",".join(shooters)
+    if game.stone_to_place:
+        empty = [s for s in _all_squares(game.position.size) if s not in shooters and game.position.piece_at(s) is None]
+        text += "/" + rng.choice(empty)
+    return text
 
 
 def _all_squares(size: int) -> list[str]:
@@ -109,15 +111,16 @@ def last_public(fake: FakeDiscord, channel_id: int) -> Message:
 
 
 def sent_body(fake: FakeDiscord, message: Message) -> dict[str, Any]:
-    """The JSON the bot sent to create or edit ``message`` (the fake keeps what Discord stores, not the request)."""
-    for request in reversed(fake.requests):
-        body = request.body
-        if not isinstance(body, dict):
+    """The JSON the bot sent to create ``message`` (the fake keeps what Discord stores, not the request)."""
+    for request in fake.requests:
+        body, response = request.body, request.response
+        if not isinstance(body, dict) or not isinstance(response, dict):
             continue
-        data = body.get("data") if isinstance(body.get("data"), dict) else body
-        if data.get("content") == message.content and "allowed_mentions" in data:
+        created = response.get("id") or ((response.get("resource") or {}).get("message") or {}).get("id")
+        if created == str(message.id):
+            data = body.get("data") if isinstance(body.get("data"), dict) else body
             return dict(data)
-    raise AssertionError(f"no request sent the content of {message!r}")
+    raise AssertionError(f"no request created {message!r}")
 
 
 def pinged(fake: FakeDiscord, message: Message) -> list[str]:

@@ -1,0 +1,77 @@
+"""Challenging the bot itself: the challenge flow hands turns to whatever AI the bot was given."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+from functools import partial
+from pathlib import Path
+
+from bot.client import VeletasBot
+from bot.rules import Game
+from bot.sandbox.runner import BotRunner
+from bot.sandbox.server import FakeDiscord
+from bot.sandbox.state import Member
+from e2e.conftest import ManualClock, make_factory
+from e2e.table import Table, pinged, random_setup_turn
+
+
+class RandomAi:
+    """A stand-in opponent: any legal turn, chosen off the event loop like a real AI would be."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.levels: list[int] = []
+
+    async def choose_turn(self, game: Game, level: int) -> str:
+        self.levels.append(level)
+        return await asyncio.to_thread(self._choose, game)
+
+    def _choose(self, game: Game) -> str:
+        if game.phase in ("setup", "pie"):
+            return random_setup_turn(game, self.rng)
+        return str(self.rng.choice(game.position.legal_moves()))
+
+
+async def test_a_whole_game_against_the_ai(
+    sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock
+) -> None:
+    ai = RandomAi(seed=1)
+    bot = await sandbox_runner.start(make_factory(db_path, clock, ai=ai), sync=False)
+    assert isinstance(bot, VeletasBot)
+    human = sandbox.user(alice)
+    first = await human.slash(
+        "veletas", "challenge", opponent=sandbox.bot_member, variant="small", where="here", level=2
+    )
+    assert "against me, level 2" in first.text()
+    info = await bot.store.game_in_channel(sandbox.channel_id)
+    assert info.ai_level == 2 and info.opponent_id == sandbox.bot_member.id
+    table = Table(sandbox, human, human, sandbox.channel_id, Game.new("small"), info.id)
+    rng = random.Random(3)
+    while True:
+        info = await bot.store.get_game(info.id)
+        table.game = info.game
+        if info.status != "active":
+            break
+        if info.user_to_act == sandbox.bot_member.id:
+            await sandbox.wait_until(partial(ai_has_played, sandbox, db_path, info.id, info.ply), what="the AI's turn")
+            continue
+        if table.game.phase == "play":
+            await table.turn(str(rng.choice(table.game.position.legal_moves())))
+        else:
+            await table.turn(random_setup_turn(table.game, rng))
+    assert info.status == "finished" and info.winner_id in (alice.id, sandbox.bot_member.id)
+    assert set(ai.levels) == {2}
+    # The AI's boards ping the human when it is their turn, and nobody else.
+    ai_boards = [m for m in sandbox.messages(sandbox.channel_id) if m.interaction_id is None and m.embeds]
+    assert ai_boards, "the AI posts its own turns in the channel"
+    for board in ai_boards:
+        assert pinged(sandbox, board) in ([], [str(alice.id)])
+
+
+def ai_has_played(fake: FakeDiscord, db_path: Path, game_id: int, ply: int) -> bool:
+    """The AI's turn is done once it is committed and its board is posted and recorded."""
+    with sqlite3.connect(db_path) as db:
+        row = db.execute("SELECT ply, board_message_id FROM games WHERE id = ?", (game_id,)).fetchone()
+    return bool(row and row[0] > ply and row[1] in fake.state.messages)
