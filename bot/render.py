@@ -22,7 +22,7 @@ from pathlib import Path
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from bot.rules import Game, Move, Position
-from bot.rules.common import FILES, parse_square, square_name
+from bot.rules.common import FILES, parse_square, read_record, square_name
 
 log = logging.getLogger(__name__)
 
@@ -745,8 +745,34 @@ def _status_line(position: Position, names: tuple[str, str]) -> tuple[str | None
     return position.to_move, f"{who} to move  ·  {need} to win", False
 
 
+@lru_cache(maxsize=4096)
+def _has_glyph(char: str) -> bool:
+    """Whether the shipped font draws ``char``; missing ones would show as empty boxes."""
+    if char.isspace():
+        return True
+    font = _font(24)
+    mask = font.getmask(char)
+    if mask.size[0] == 0:
+        return False  # zero-width: variation selectors, joiners
+    notdef = font.getmask("\U0010fffd")
+    return not (mask.size == notdef.size and bytes(mask) == bytes(notdef))
+
+
+def _drawable(players: Mapping[str, str] | None) -> dict[str, str]:
+    """Player names with the characters our font lacks (emoji, CJK) left out; names left empty are dropped.
+
+    Discord names often carry emoji, and a row of empty boxes reads worse than a shorter name.
+    """
+    out: dict[str, str] = {}
+    for key, name in (players or {}).items():
+        kept = " ".join("".join(ch for ch in name if _has_glyph(ch)).split())
+        if kept:
+            out[key] = kept
+    return out
+
+
 def _names(players: Mapping[str, str] | None) -> tuple[str, str]:
-    players = players or {}
+    players = _drawable(players)
     return players.get("black") or "Black", players.get("white") or "White"
 
 
@@ -862,7 +888,7 @@ def _colour_of_seat(game: Game, seat: str) -> str | None:
 
 def _game_names(game: Game, players: Mapping[str, str] | None) -> tuple[tuple[str, str], dict[str, str]]:
     """Names by colour for the header and by seat for the status line, from whichever keys were given."""
-    players = players or {}
+    players = _drawable(players)
     seats: dict[str, str] = {}
     for seat, fallback in zip(_SEATS, ("First player", "Second player"), strict=True):
         colour = _colour_of_seat(game, seat)
@@ -919,8 +945,16 @@ def _game_scene(game: Game, previous: Game | None, hints: Hints | None, players:
     return _scene(position, last_move=last, hints=hints, header=header, placed=placed)
 
 
-def _load(game: Game | str) -> Game:
-    return Game.from_record(game) if isinstance(game, str) else game
+def _load(game: Game | str, players: Mapping[str, str] | None) -> tuple[Game, Mapping[str, str] | None]:
+    """The game, and whose names to show: those given, else a record's Black and White headers."""
+    if not isinstance(game, str):
+        return game, players
+    loaded = Game.from_record(game)
+    if players is None:
+        record = read_record(game)
+        named = {c: record.header(c.title()) or "" for c in ("black", "white")}
+        players = {c: name for c, name in named.items() if name.strip() not in ("", "?")}
+    return loaded, players
 
 
 def _replay_to(game: Game, ply: int) -> Game:
@@ -941,7 +975,7 @@ def game_image(
 ) -> Image.Image:
     """Any state of a game as a palette image; ``ply`` counts turns played, setup and pie choice included."""
     look = _theme(theme)
-    full = _load(game)
+    full, players = _load(game, players)
     at = full if ply is None or ply == len(full.turns) else _replay_to(full, ply)
     count = len(at.turns)
     previous = _replay_to(full, count - 1) if count and at.phase in ("setup", "pie", "play") else None
@@ -966,7 +1000,7 @@ def game_png(
     return _png(game_image(game, ply=ply, theme=theme, hints=hints, size=size, players=players))
 
 
-def _frames(game: Game, theme: Theme, size: int | None, players: Mapping[str, str] | None) -> list[Image.Image]:
+def _frames(game: Game, players: Mapping[str, str] | None, theme: Theme, size: int | None) -> list[Image.Image]:
     current = Game.new(game.variant.name, rules=game.rules)
     frames = [_to_palette(_compose(_game_scene(current, None, None, players), theme, size), theme)]
     for turn in game.turns:
@@ -986,7 +1020,7 @@ def replay_gif(
 ) -> bytes:
     """An animated GIF of a whole game from its empty board, holding the final position a while."""
     look = _theme(theme)
-    frames = _frames(_load(game), look, size, players)
+    frames = _frames(*_load(game, players), look, size)
     durations = [GIF_FIRST_MS] + [frame_ms] * (len(frames) - 2) + [final_ms] if len(frames) > 1 else [final_ms]
     # Each later frame keeps only what changed; the rest is transparent and shows the frame before
     # (disposal 1), so a move costs a few squares and a header line rather than a whole board.
