@@ -173,7 +173,10 @@ class _Geometry:
 
     def code_row(self, origin: int, dest: int) -> list[int]:
         base = (origin * self.n2 + dest) * self.n2
-        row = [base + t for t in range(self.n2)]
+        row = [0] * self.n2
+        for ray in self.rays[dest]:
+            for t in ray:
+                row[t] = base + t
         self.code_rows[origin * self.n2 + dest] = row
         return row
 
@@ -1319,8 +1322,10 @@ class Game:
 
     # -- acting --------------------------------------------------------------------------------------
 
-    def play(self, text: str) -> Game:
+    def play(self, text: str | Move) -> Game:
         """Apply the next turn (setup placement, keep/swap, or a move); IllegalMove says why not."""
+        if isinstance(text, Move):
+            text = str(text)
         stage = self._current_stage()
         if stage is None:
             if self._position.is_over:

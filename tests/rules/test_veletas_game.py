@@ -129,6 +129,7 @@ def test_moves_record_the_history_and_last_move() -> None:
     assert after.turns[-1] == str(first)
     assert after.position == game.position.play(first)
     assert game.last_move is None, "the earlier Game value is unchanged"
+    assert game.play(first) == after, "a Move value plays like its text"
 
 
 # -- records ------------------------------------------------------------------------------------
