@@ -95,6 +95,8 @@ class VeletasBot(commands.Bot):
         self.synced: bool | None = None
         # Display names seen in interactions: without the members intent there is no member list to ask.
         self.names: dict[int, str] = {}
+        # Games whose AI turn is being computed, so a reconnect does not start a second search.
+        self.ai_thinking: set[int] = set()
         self._background: set[asyncio.Task[Any]] = set()
 
     async def setup_hook(self) -> None:

@@ -344,16 +344,27 @@ async def after_board_posted(bot: VeletasBot, info: GameInfo, message_id: int | 
     """Remember the newest board, then let the AI take its turn if it is the one to act."""
     if message_id is not None:
         await bot.store.set_board_message(info.id, message_id)
-    if info.status == "active" and bot.ai is not None and bot.user is not None and info.user_to_act == bot.user.id:
-        bot.spawn(ai_turn(bot, info), name=f"ai-turn-{info.id}-{info.ply}")
+    hand_to_ai(bot, info)
+
+
+def hand_to_ai(bot: VeletasBot, info: GameInfo) -> None:
+    """Start the AI's turn in the background when the game waits for it (at most one per game at a time)."""
+    if info.status != "active" or bot.ai is None or bot.user is None or info.user_to_act != bot.user.id:
+        return
+    if info.id in bot.ai_thinking:
+        return
+    bot.ai_thinking.add(info.id)
+    bot.spawn(ai_turn(bot, info), name=f"ai-turn-{info.id}-{info.ply}")
 
 
 async def ai_turn(bot: VeletasBot, info: GameInfo) -> None:
-    """Play the AI's turn (off the event loop, inside the AI) and post the board like any other turn."""
+    """Play the AI's turn (the AI keeps its search off the event loop) and post the board like any other turn."""
     assert bot.ai is not None and bot.user is not None
-    level = info.ai_level or 3
-    text = await bot.ai.choose_turn(info.game, level)
-    new = await bot.store.play(info.id, bot.user.id, text, expected_ply=info.ply)
+    try:
+        text = await bot.ai.choose_turn(info.game, info.ai_level or 3)
+        new = await bot.store.play(info.id, bot.user.id, text, expected_ply=info.ply)
+    finally:
+        bot.ai_thinking.discard(info.id)
     out = await board_message(bot, new)
     message_id = await send_to_channel(bot, new.channel_id, out)
     await after_board_posted(bot, new, message_id)

@@ -24,6 +24,7 @@ from cogs._board import (
     after_board_posted,
     board_message,
     bot_of,
+    hand_to_ai,
     mention,
     respond,
     send_response,
@@ -258,6 +259,15 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         thread = await message.create_thread(name=f"Veletas #{info.id}: {interaction.user.display_name} vs me"[:100])
         started = await self.bot.store.accept_challenge(info.id, self.bot.user.id, channel_id=thread.id)
         await post_first_board(self.bot, started, None)
+
+    @commands.Cog.listener()
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        """After a restart, AI games waiting for the AI would wait forever: hand them back to it."""
+        if self.bot.ai is None:
+            return
+        for info in await self.bot.store.live_games(guild.id):
+            if info.ai_level is not None:
+                hand_to_ai(self.bot, info)
 
     @tasks.loop(seconds=EXPIRY_CHECK_SECONDS)
     async def expiry_loop(self) -> None:

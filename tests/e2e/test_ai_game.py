@@ -75,3 +75,31 @@ def ai_has_played(fake: FakeDiscord, db_path: Path, game_id: int, ply: int) -> b
     with sqlite3.connect(db_path) as db:
         row = db.execute("SELECT ply, board_message_id FROM games WHERE id = ?", (game_id,)).fetchone()
     return bool(row and row[0] > ply and row[1] in fake.state.messages)
+
+
+class StuckAi:
+    """An AI that never answers, like a process that dies mid-search."""
+
+    async def choose_turn(self, game: Game, level: int) -> str:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable: the event is never set")
+
+
+async def test_the_ai_resumes_its_turn_after_a_restart(
+    sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock
+) -> None:
+    bot = await sandbox_runner.start(make_factory(db_path, clock, ai=StuckAi()), sync=False)
+    assert isinstance(bot, VeletasBot)
+    human = sandbox.user(alice)
+    await human.slash("veletas", "challenge", opponent=sandbox.bot_member, variant="small", where="here")
+    info = await bot.store.game_in_channel(sandbox.channel_id)
+    game = info.game
+    await human.slash("veletas", "setup", shooters="d4", stone="a1")
+    game = game.play("d4/a1")
+    assert game.seat_to_act == "second", "now the AI chooses colours"
+
+    restarted = await sandbox_runner.restart(make_factory(db_path, clock, ai=RandomAi(seed=5)), sync=False)
+    assert isinstance(restarted, VeletasBot)
+    await sandbox.wait_until(partial(ai_has_played, sandbox, db_path, info.id, 1), what="the AI's pie choice")
+    after = await restarted.store.get_game(info.id)
+    assert after.turns[:1] == ("d4/a1",) and after.turns[1] in ("keep", "swap")
