@@ -63,6 +63,7 @@ class Theme:
     """Colours and shapes of one look; the bot stores each player's choice by ``name``."""
 
     name: str
+    label: str  # what a player picking a theme reads
     background: RGB
     text: RGB
     muted: RGB
@@ -95,6 +96,7 @@ THEMES: dict[str, Theme] = {
     for theme in (
         Theme(
             name="light",
+            label="Light: a warm wooden board",
             background=(246, 241, 232),
             text=(43, 36, 28),
             muted=(110, 96, 78),
@@ -120,6 +122,7 @@ THEMES: dict[str, Theme] = {
         ),
         Theme(
             name="dark",
+            label="Dark: slate, made for Discord's dark mode",
             background=(49, 51, 56),
             text=(235, 236, 240),
             muted=(160, 165, 175),
@@ -147,6 +150,7 @@ THEMES: dict[str, Theme] = {
             # Okabe–Ito colours and luminance carry the meaning; shapes and marks back them up,
             # so nothing depends on telling red from green.
             name="contrast",
+            label="Contrast: colour-blind safe, shooters square and claims marked",
             background=(255, 255, 255),
             text=(0, 0, 0),
             muted=(60, 60, 60),

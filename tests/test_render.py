@@ -341,3 +341,23 @@ def test_a_record_brings_its_player_names_along() -> None:
     named = game_png(game, players={"black": "Ada", "white": "Grace"})
     assert game_png(record) == named
     assert game_png(game) != named
+
+
+KIND = {"b": ("black", 0.22), "w": ("white", 0.22), "S": ("shooter", 0.25), "B": ("black", 0.12), "W": ("white", 0.12)}
+
+
+@pytest.mark.parametrize("theme", THEME_NAMES)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_piece_of_a_played_game_is_drawn_on_its_own_square(theme: str, seed: int) -> None:
+    rng = random.Random(seed)
+    game = play_out("standard", "current", rng)
+    ply = rng.randrange(len(game.turns) // 2, len(game.turns) + 1)
+    state = Game.replay(game.turns[:ply])
+    im = decode(game_png(game, ply=ply, theme=theme))
+    lay = layout(10)
+    look = THEMES[theme]
+    pieces = state.position.pieces()
+    assert pieces
+    for square, piece in pieces.items():
+        want, below = KIND[piece]
+        assert nearest(pixel(im, lay, square, 0, below), palette_of(look)) == want, (ply, square, piece)
