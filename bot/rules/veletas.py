@@ -92,6 +92,9 @@ _PIECE_WORD: Final = ("", "shooter", "shooter", "shooter", "stone", "stone")
 _DIRECTIONS: Final = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
 
 
+_set = object.__setattr__  # how the immutable values below fill their slots once, at birth
+
+
 def _pmax(classic: bool) -> int:
     return _PASS_CLASSIC if classic else _PASS_CURRENT
 
@@ -731,6 +734,9 @@ class Position:
     def __init__(self) -> None:
         raise TypeError("use Position.from_string(...) or Game(...).position")
 
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a Position is immutable: play() returns a new one")
+
     @classmethod
     def _make(
         cls,
@@ -741,17 +747,17 @@ class Position:
         claims: tuple[Claim, ...] = (),
     ) -> Position:
         self = object.__new__(cls)
-        self._geo = geo
-        self._cells = cells
-        self._classic = classic
-        self._to_move = to_move
-        self._shooters = tuple(i for i, c in enumerate(cells) if c == SHOOTER)
-        self._scores = (cells.count(CLAIMED_BLACK), cells.count(CLAIMED_WHITE))
+        _set(self, "_geo", geo)
+        _set(self, "_cells", cells)
+        _set(self, "_classic", classic)
+        _set(self, "_to_move", to_move)
+        _set(self, "_shooters", tuple(i for i, c in enumerate(cells) if c == SHOOTER))
+        _set(self, "_scores", (cells.count(CLAIMED_BLACK), cells.count(CLAIMED_WHITE)))
         total = len(self._shooters) + self._scores[0] + self._scores[1]
         variant = _variant_of(geo.size, total)
-        self._need = variant.to_win if variant is not None else total // 2 + 1
-        self._claims = claims
-        self._hash = hash((classic, cells, to_move))
+        _set(self, "_need", variant.to_win if variant is not None else total // 2 + 1)
+        _set(self, "_claims", claims)
+        _set(self, "_hash", hash((classic, cells, to_move)))
         return self
 
     @classmethod
@@ -1154,6 +1160,12 @@ class Game:
     def __init__(self) -> None:
         raise TypeError("use Game.new(...), Game.replay(...) or Game.from_record(...)")
 
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a Game is immutable: play() returns a new one")
+
+    def __reduce__(self) -> tuple[Callable[..., Game], tuple[object, ...]]:
+        return _restore_game, tuple(getattr(self, name) for name in Game.__slots__)
+
     @classmethod
     def new(cls, variant: str = "standard", rules: str = "current") -> Game:
         chosen = VARIANTS.get(variant)
@@ -1162,21 +1174,18 @@ class Game:
         classic = _check_rules(rules)
         geo = _Geometry.of(chosen.size)
         self = object.__new__(cls)
-        self._variant = chosen
-        self._classic = classic
-        self._turns = ()
-        self._notes = ()
-        self._stage = 0
-        self._first_colour = BLACK if classic else None
-        self._position = Position._make(geo, bytes(geo.n2), classic, BLACK)
-        self._moves = ()
+        _set(self, "_variant", chosen)
+        _set(self, "_classic", classic)
+        _set(self, "_turns", ())
+        _set(self, "_notes", ())
+        _set(self, "_stage", 0)
+        _set(self, "_first_colour", BLACK if classic else None)
+        _set(self, "_position", Position._make(geo, bytes(geo.n2), classic, BLACK))
+        _set(self, "_moves", ())
         return self
 
     def _copy(self, **changes: object) -> Game:
-        new = object.__new__(Game)
-        for name in Game.__slots__:
-            object.__setattr__(new, name, changes.get(name, getattr(self, name)))
-        return new
+        return _restore_game(*(changes.get(name, getattr(self, name)) for name in Game.__slots__))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Game):
@@ -1479,6 +1488,13 @@ class Game:
         if game.winner is not None and claimed in ("1-0", "0-1") and claimed != game.result:
             raise RecordError(f"the header says {claimed}, but the moves give {game.result} ({game.winner} won)")
         return game
+
+
+def _restore_game(*values: object) -> Game:
+    game = object.__new__(Game)
+    for name, value in zip(Game.__slots__, values, strict=True):
+        _set(game, name, value)
+    return game
 
 
 def _looks_like_setup(text: str) -> bool:
