@@ -30,7 +30,6 @@ EMPTY: Final = 0
 BLACK: Final = 1
 WHITE: Final = 2
 _COLOUR_NAME: Final = {BLACK: "black", WHITE: "white"}
-_COLOUR_CODE: Final = {"black": BLACK, "white": WHITE}
 _STONE_CHAR: Final = {BLACK: "b", WHITE: "w"}
 _CHAR_STONE: Final = {"b": BLACK, "w": WHITE}
 

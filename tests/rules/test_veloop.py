@@ -503,3 +503,16 @@ def test_the_rules_import_nothing_from_discord_sqlite_or_pillow() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_stones_lists_every_occupied_cell_with_its_stack_for_the_renderer() -> None:
+    assert Position.start().stones() == {"e4": ("black",), "e5": ("white",)}
+    after = pos("8/8/8/4(bw)3/4b3/8/8/8 b 1/1 0")
+    assert after.stones() == {"e4": ("black",), "e5": ("black", "white")}
+
+
+def test_random_playout_reports_how_a_random_game_from_the_position_ended() -> None:
+    results = {veloop.random_playout(Position.start(5), random.Random(seed)) for seed in range(30)}
+    assert results <= {"black", "white", "draw"} and len(results) >= 2
+    final, _ = veloop.playout(Position.start(5), random.Random(3))
+    assert veloop.random_playout(Position.start(5), random.Random(3)) == final.result
