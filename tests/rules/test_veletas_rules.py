@@ -234,3 +234,11 @@ def test_a_shot_that_traps_a_shooter_claims_it_and_hints_refuse_non_shooters() -
     assert after.piece_at("a1") == "B"
     with pytest.raises(IllegalMove, match="a2 is not a shooter"):
         pos.is_trapped("a2")
+
+
+def test_classic_edition_no_adjacent_group_goes_to_the_opponent_too() -> None:
+    # a1's orthogonal neighbours are two claimed shooters; its own shot onto b2 shuts its last door.
+    pos = at(diagram(".......", ".......", ".......", ".......", ".......", "B......", "SW....."), "classic")
+    after = pos.play("b2")
+    assert after.last_claims == (Claim("a1", "white", 0, 0),)
+    assert after.winner == "white"
