@@ -467,12 +467,22 @@ def test_a_record_with_an_illegal_ply_is_refused_with_its_number() -> None:
         ('[Game "veloop"]\n[Board "7x7"]', "7×7"),
         ('[Game "veloop"]\n[Board "8x6"]', "Board header"),
         ('[Game "veloop"]\n[Protocol "3"]', "protocol"),
-        ('[Game "veloop"]\n[Result "0-1"]', "Result header"),
     ],
 )
 def test_records_with_bad_headers_are_refused(headers: str, reason: str) -> None:
     with pytest.raises(RecordError, match=reason):
         veloop.replay(headers + "\n\n1. f6<e4\n")
+
+
+def test_a_finished_record_must_claim_the_result_its_plies_give_but_a_stopped_one_may_claim_any() -> None:
+    moves = _random_game(5, "122", 2)
+    text = veloop.write_record(moves, Position.start(5))
+    actual = veloop.replay(text).final.result
+    wrong = "0-1" if actual != "white" else "1-0"
+    with pytest.raises(RecordError, match="Result header"):
+        veloop.replay(text.replace(veloop.result_text(veloop.replay(text).final), wrong))
+    resigned = veloop.replay('[Game "veloop"]\n[Result "0-1"]\n\n1. f6<e4\n')
+    assert resigned.final.result is None and resigned.headers["Result"] == "0-1"
 
 
 def test_writing_an_illegal_game_is_refused() -> None:
