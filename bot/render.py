@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import itertools
 import logging
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -709,6 +710,17 @@ def _close(a: Sequence[int], b: Sequence[int], within: int = 6) -> bool:
     return abs(a[0] - b[0]) <= within and abs(a[1] - b[1]) <= within and abs(a[2] - b[2]) <= within
 
 
+# The bot renders in worker threads. FreeType faces must not be used by two threads at once, and
+# the caches above are filled on first use, so drawing takes this lock; PNG and GIF encoding,
+# the part that runs longest without the GIL, stays outside it.
+_DRAWING = threading.RLock()
+
+
+def _draw(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
+    with _DRAWING:
+        return _to_palette(_compose(scene, theme, width), theme)
+
+
 def _to_palette(im: Image.Image, theme: Theme) -> Image.Image:
     return im.quantize(palette=_palette(theme), dither=Image.Dither.NONE)
 
@@ -754,12 +766,13 @@ def _has_glyph(char: str) -> bool:
     """Whether the shipped font draws ``char``; missing ones would show as empty boxes."""
     if char.isspace():
         return True
-    font = _font(24)
-    mask = font.getmask(char)
-    if mask.size[0] == 0:
-        return False  # zero-width: variation selectors, joiners
-    notdef = font.getmask("\U0010fffd")
-    return not (mask.size == notdef.size and bytes(mask) == bytes(notdef))
+    with _DRAWING:
+        font = _font(24)
+        mask = font.getmask(char)
+        if mask.size[0] == 0:
+            return False  # zero-width: variation selectors, joiners
+        notdef = font.getmask("\U0010fffd")
+        return not (mask.size == notdef.size and bytes(mask) == bytes(notdef))
 
 
 def _drawable(players: Mapping[str, str] | None) -> dict[str, str]:
@@ -858,7 +871,7 @@ def board_image(
     to_move, status, finished = _status_line(position, names)
     header = _Header(names, position.score, to_move, status, finished)
     scene = _scene(position, last_move=_as_move(last_move), hints=hints, header=header)
-    return _to_palette(_compose(scene, look, size), look)
+    return _draw(scene, look, size)
 
 
 def board_png(
@@ -984,7 +997,7 @@ def game_image(
     count = len(at.turns)
     previous = _replay_to(full, count - 1) if count and at.phase in ("setup", "pie", "play") else None
     scene = _game_scene(at, previous, hints, players)
-    return _to_palette(_compose(scene, look, size), look)
+    return _draw(scene, look, size)
 
 
 def game_png(
@@ -1006,10 +1019,10 @@ def game_png(
 
 def _frames(game: Game, players: Mapping[str, str] | None, theme: Theme, size: int | None) -> list[Image.Image]:
     current = Game.new(game.variant.name, rules=game.rules)
-    frames = [_to_palette(_compose(_game_scene(current, None, None, players), theme, size), theme)]
+    frames = [_draw(_game_scene(current, None, None, players), theme, size)]
     for turn in game.turns:
         previous, current = current, current.play(turn)
-        frames.append(_to_palette(_compose(_game_scene(current, previous, None, players), theme, size), theme))
+        frames.append(_draw(_game_scene(current, previous, None, players), theme, size))
     return frames
 
 

@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -361,3 +362,13 @@ def test_every_piece_of_a_played_game_is_drawn_on_its_own_square(theme: str, see
     for square, piece in pieces.items():
         want, below = KIND[piece]
         assert nearest(pixel(im, lay, square, 0, below), palette_of(look)) == want, (ply, square, piece)
+
+
+def test_boards_drawn_in_worker_threads_are_the_same_as_drawn_one_by_one() -> None:
+    game = play_out("medium", "current", random.Random(8))
+    plies = list(range(0, len(game.turns) + 1, 3))
+    names = {"first": "🎲 Ann", "second": "Bo"}
+    expected = [game_png(game, ply=p, theme=THEME_NAMES[p % 3], players=names) for p in plies]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda p: game_png(game, ply=p, theme=THEME_NAMES[p % 3], players=names), plies))
+    assert got == expected
