@@ -131,7 +131,7 @@ def test_moves_record_the_history_and_last_move() -> None:
     assert game.last_move is None, "the earlier Game value is unchanged"
     assert game.play(first) == after, "a Move value plays like its text"
     with pytest.raises(AttributeError, match="immutable"):
-        game._turns = ()  # type: ignore[misc]
+        game._turns = ()
 
 
 # -- records ------------------------------------------------------------------------------------

@@ -142,7 +142,7 @@ def test_positions_are_values() -> None:
     assert after != a
     assert a.piece_at("g2") is None, "playing never changes the position it starts from"
     with pytest.raises(AttributeError, match="immutable"):
-        a._to_move = 1  # type: ignore[misc]
+        a._to_move = 1
 
 
 def test_squares_off_the_board_are_refused_as_a_player_would_read_it() -> None:
