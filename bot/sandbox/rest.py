@@ -474,7 +474,12 @@ class Rest:
         body = call.body or {}
         limits.check_thread_name(body.get("name"))
         thread = self.state.add_thread(
-            int(parent["id"]), body["name"], thread_id=message.id, kind=11, owner=self.state.bot, **body
+            int(parent["id"]),
+            body["name"],
+            thread_id=message.id,
+            kind=11,
+            owner=self.state.bot,
+            **_thread_options(body),
         )
         message.data["thread"] = copy.deepcopy(thread)
         message.data["flags"] = message.flags | (1 << 5)  # HAS_THREAD
@@ -498,7 +503,7 @@ class Rest:
             thread_id=self.state.snowflakes.next(),
             kind=kind,
             owner=self.state.bot,
-            **body,
+            **_thread_options(body),
         )
         await self.gateway.dispatch("THREAD_CREATE", copy.deepcopy(thread) | {"newly_created": True})
         self._changed()
@@ -754,6 +759,10 @@ class Rest:
                 {"id": str(message.id), "channel_id": str(message.channel_id), "guild_id": str(self.state.guild_id)},
             )
         self._changed()
+
+
+def _thread_options(body: dict[str, Any]) -> dict[str, Any]:
+    return {k: body[k] for k in ("auto_archive_duration", "rate_limit_per_user", "invitable") if k in body}
 
 
 def _guess_type(filename: str) -> str | None:

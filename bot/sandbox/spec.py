@@ -128,14 +128,18 @@ def _explain(error: ValidationError) -> ValidationError:
         plausible = [subs for subs in branches.values() if not any(_rejects_kind(sub) for sub in subs)]
         if not plausible:
             break
-        fewest = min(len(subs) for subs in plausible)
-        closest = [subs for subs in plausible if len(subs) == fewest]
+        fewest = min(_leaves(subs) for subs in plausible)
+        closest = [subs for subs in plausible if _leaves(subs) == fewest]
         if len(closest) != 1:
             break
         subs = closest[0]
         nested = [sub for sub in subs if sub.context]
         error = nested[0] if nested else max(subs, key=lambda sub: len(sub.absolute_path))
     return error
+
+
+def _leaves(errors: list[ValidationError]) -> int:
+    return sum(_leaves(list(e.context)) if e.context else 1 for e in errors)
 
 
 def _rejects_kind(error: ValidationError) -> bool:
