@@ -980,7 +980,9 @@ def write_record(
     """A record of a game from `start` (the standard start by default), replayed here so it cannot hold an illegal ply.
 
     Headers Game, Board and Protocol come from the position; `headers` adds players, date
-    and the like. A start other than the standard one is kept in a Position header.
+    and the like. A start other than the standard one is kept in a Position header. The
+    Result follows the plies once the game is over; before that, a Result in `headers`
+    (a resignation, a timeout) is kept.
     """
     start = start or Position.start()
     position = start
@@ -1000,12 +1002,15 @@ def write_record(
         "White": "?",
         "Date": "????.??.??",
     }
+    claimed = "*"
     for key, value in (headers or {}).items():
-        if key.lower() not in ("game", "board", "protocol", "position", "result"):
+        if key.lower() == "result":
+            claimed = str(value)
+        elif key.lower() not in ("game", "board", "protocol", "position"):
             out[key] = str(value)
     if start != Position.start(start.size, start.protocol):
         out["Position"] = str(start)
-    out["Result"] = result_text(position)
+    out["Result"] = result_text(position) if position.is_over else claimed
     return _write_record_text(out, turns)
 
 

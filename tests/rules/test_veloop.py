@@ -481,8 +481,11 @@ def test_a_finished_record_must_claim_the_result_its_plies_give_but_a_stopped_on
     wrong = "0-1" if actual != "white" else "1-0"
     with pytest.raises(RecordError, match="Result header"):
         veloop.replay(text.replace(veloop.result_text(veloop.replay(text).final), wrong))
-    resigned = veloop.replay('[Game "veloop"]\n[Result "0-1"]\n\n1. f6<e4\n')
+    resigned = veloop.replay(veloop.write_record(["f6<e4"], headers={"Result": "0-1"}))
     assert resigned.final.result is None and resigned.headers["Result"] == "0-1"
+    assert f'[Result "{veloop.result_text(veloop.replay(text).final)}"]' in veloop.write_record(
+        moves, Position.start(5), {"Result": wrong}
+    )
 
 
 def test_writing_an_illegal_game_is_refused() -> None:
