@@ -1479,7 +1479,7 @@ class Game:
         name = record.header("Game")
         if name is not None and name.strip().lower() != "veletas":
             raise RecordError(f"this record is a game of {name}, not veletas")
-        variant = _variant_header(record.header("Variant"))
+        variant = _variant_header(record.header("Variant"), record.turns)
         rules = (record.header("Rules") or "current").strip().lower()
         if rules not in EDITIONS:
             raise RecordError(f"unknown rules edition {rules!r}: expected one of {', '.join(EDITIONS)}")
@@ -1501,9 +1501,18 @@ def _looks_like_setup(text: str) -> bool:
     return len(_SETUP_SQ_RE.findall(text.lower())) >= 2 or "," in text
 
 
-def _variant_header(value: str | None) -> str:
-    """Variant name from a header; also reads board-size spellings like 9x9 or size-9 used elsewhere."""
+def _variant_header(value: str | None, turns: Sequence[str]) -> str:
+    """Variant name from a header; also reads board-size spellings like 9x9 or size-9 used elsewhere.
+
+    Without the header, the first setup turn tells: each variant's first player places a
+    different number of shooters.
+    """
     if value is None or not value.strip():
+        if turns:
+            placed = len(_SETUP_SQ_RE.findall(_SETUP_X_RE.sub("/", turns[0].lower()).split("/")[0]))
+            for variant in VARIANTS.values():
+                if variant.first_places == placed:
+                    return variant.name
         return "standard"
     cleaned = value.strip().lower()
     if cleaned in VARIANTS:

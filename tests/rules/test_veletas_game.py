@@ -211,3 +211,10 @@ def test_position_from_a_game_equals_the_same_position_read_from_its_string() ->
     assert Position.from_string(str(game.position)) == game.position
     assert hash(Position.from_string(str(game.position))) == hash(game.position)
     assert Position.from_string(str(game.position), "classic") != game.position
+
+
+@pytest.mark.parametrize(
+    ("first", "variant"), [("c3/a1", "small"), ("c3,e5/a1", "medium"), ("c3,e5,g4/a1", "standard")]
+)
+def test_a_record_without_a_variant_header_is_read_by_its_first_placement(first: str, variant: str) -> None:
+    assert Game.from_record(f"1. {first}\n").variant.name == variant
