@@ -1,0 +1,178 @@
+"""Matches between two levels: paired games from random setups, and what the score says about strength.
+
+Veletas setups can favour one colour, so every random setup is played twice with the colours
+exchanged: a level only scores well by winning from both sides of the same board. Moves are
+chosen with seeds derived from the match seed, so a match is reproducible move for move and
+its result does not depend on how loaded the machine was (unless ``clock`` asks for real time).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import multiprocessing
+import random
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from bot.ai.players import LEVELS
+from bot.rules import Game, random_setup
+
+log = logging.getLogger(__name__)
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One game of a match: which setup, and whether level A has Black."""
+
+    level_a: int
+    level_b: int
+    variant: str
+    rules: str
+    setup: int
+    a_black: bool
+    seed: int
+    clock: bool
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one game ended: whether A won, its length in moves, the thinking time each side used."""
+
+    pairing: Pairing
+    a_won: bool
+    moves: int
+    seconds_a: float
+    seconds_b: float
+    record: str
+
+
+def setup_game(variant: str, rules: str, seed: int, setup: int) -> Game:
+    """The random setup number ``setup`` of a match (the same for both games of a pair)."""
+    return random_setup(variant, rules, random.Random(seed * 1_000_003 + setup))
+
+
+def play(pairing: Pairing) -> Outcome:
+    """Play one game to the end; a top-level function so a process pool can run it."""
+    from bot.ai import choose_move
+
+    game = setup_game(pairing.variant, pairing.rules, pairing.seed, pairing.setup)
+    spent = [0.0, 0.0]
+    rng = random.Random(f"{pairing.seed}/{pairing.setup}/{pairing.a_black}")
+    while game.phase == "play":
+        position = game.position
+        a_to_move = (position.to_move == "black") == pairing.a_black
+        level = pairing.level_a if a_to_move else pairing.level_b
+        seed = None if pairing.clock else rng.getrandbits(32)
+        start = time.perf_counter()
+        move = choose_move(position, level, seed=seed)
+        spent[0 if a_to_move else 1] += time.perf_counter() - start
+        game = game.play(str(move))
+    winner = game.winner
+    a_colour = "black" if pairing.a_black else "white"
+    headers = {
+        "Black": f"level {pairing.level_a if pairing.a_black else pairing.level_b}",
+        "White": f"level {pairing.level_b if pairing.a_black else pairing.level_a}",
+    }
+    return Outcome(pairing, winner == a_colour, len(game.moves), spent[0], spent[1], game.to_record(headers))
+
+
+def pairings(
+    level_a: int, level_b: int, games: int, variant: str, rules: str, seed: int, *, clock: bool = False
+) -> list[Pairing]:
+    """``games`` games (rounded up to pairs): each setup once with A as Black and once with A as White."""
+    for level in (level_a, level_b):
+        if level not in LEVELS:
+            raise ValueError(f"the AI level must be from 1 to {max(LEVELS)}, not {level}")
+    setups = max(1, math.ceil(games / 2))
+    return [
+        Pairing(level_a, level_b, variant, rules, setup, a_black, seed, clock)
+        for setup in range(setups)
+        for a_black in (True, False)
+    ]
+
+
+def run(plan: list[Pairing], jobs: int = 1) -> Iterator[Outcome]:
+    """Outcomes as games finish; ``jobs`` > 1 plays that many games at once in worker processes."""
+    if jobs <= 1:
+        for pairing in plan:
+            yield play(pairing)
+        return
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        yield from pool.imap_unordered(play, plan)
+
+
+@dataclass(frozen=True)
+class Score:
+    """A match result with its 95% Wilson interval and the Elo difference those imply."""
+
+    wins: int
+    games: int
+
+    @property
+    def rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.wins, self.games)
+
+    def elo(self) -> float:
+        return elo_difference(self.rate, self.games)
+
+    def elo_interval(self) -> tuple[float, float]:
+        lo, hi = self.interval()
+        return elo_difference(lo, self.games), elo_difference(hi, self.games)
+
+
+def wilson(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a win rate; honest near 0% and 100%, unlike the normal approximation."""
+    if games <= 0:
+        return 0.0, 1.0
+    p = wins / games
+    denom = 1.0 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1.0 - p) / games + z * z / (4 * games * games)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def elo_difference(rate: float, games: int) -> float:
+    """Elo points that make ``rate`` the expected score; a clean sweep is clamped to half a game from perfect."""
+    floor = 0.5 / max(1, games)
+    p = min(1.0 - floor, max(floor, rate))
+    return 400.0 * math.log10(p / (1.0 - p))
+
+
+def summary(level_a: int, level_b: int, score: Score) -> str:
+    lo, hi = score.interval()
+    elo_lo, elo_hi = score.elo_interval()
+    return (
+        f"level {level_a} vs level {level_b}: {score.wins}/{score.games} won by level {level_a} "
+        f"({score.rate:.0%}, 95% CI {lo:.0%}–{hi:.0%}); "
+        f"Elo difference {score.elo():+.0f} (95% CI {elo_lo:+.0f} to {elo_hi:+.0f})"
+    )
+
+
+def match(
+    level_a: int,
+    level_b: int,
+    games: int,
+    *,
+    variant: str = "medium",
+    rules: str = "current",
+    seed: int = 1,
+    jobs: int = 1,
+    clock: bool = False,
+    progress: Callable[[Outcome], None] | None = None,
+) -> tuple[Score, list[Outcome]]:
+    """Play a paired match and return A's score and every game's outcome (in the order they finished)."""
+    plan = pairings(level_a, level_b, games, variant, rules, seed, clock=clock)
+    outcomes = []
+    for outcome in run(plan, jobs):
+        outcomes.append(outcome)
+        if progress is not None:
+            progress(outcome)
+    wins = sum(1 for o in outcomes if o.a_won)
+    return Score(wins, len(outcomes)), outcomes

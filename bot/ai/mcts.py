@@ -1,0 +1,232 @@
+"""Monte Carlo tree search over split turns, with progressive widening and an optional solver.
+
+A Veletas turn has thousands of possible moves, far too many children for one node. As in
+the strong Amazons programs, the turn is split in the tree: a position node chooses a *pair*
+(which shooter goes where, or a stationary shot), and the pair's node chooses the target.
+Each node lets in its children one by one in the prior's order as it is visited
+(progressive widening), so search effort goes to plausible moves first. A playout is cut
+after a few random plies and scored by the static evaluation, which is both cheaper and
+less noisy than playing on to the end.
+
+With ``solver`` on (MCTS-Solver), won and lost positions found in the tree are propagated as
+proven results: a node with one proven-winning child is won, one whose children are all
+proven losses is lost, and proven losses are never explored again.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from bot.ai.board import Geo, code_of, pairs, playout, targets
+from bot.ai.budget import Budget
+from bot.ai.evaluate import black_chance
+from bot.ai.prior import Labels, labels, order_pairs, order_targets
+from bot.rules import FastBoard
+
+UNKNOWN = -1
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The knobs of one search: exploration, widening, playout length, solver."""
+
+    explore: float = 0.35
+    widen_base: float = 2.0
+    widen_power: float = 0.5
+    playout_plies: int = 6
+    solver: bool = False
+
+
+class _Node:
+    """A chooser with children in prior order; ``n``/``w`` are visits and wins of each edge for ``mover``."""
+
+    __slots__ = ("actions", "children", "lost", "mover", "n", "proven", "visits", "w")
+
+    def __init__(self, mover: int, actions: list[int]) -> None:
+        self.mover = mover
+        self.actions = actions
+        count = len(actions)
+        self.children: list[_Node | None] = [None] * count
+        self.n = [0] * count
+        self.w = [0.0] * count
+        self.visits = 0
+        self.proven = UNKNOWN
+        self.lost = 0
+
+
+class _Position(_Node):
+    """A position: actions are pairs. ``facts`` (group labels) are kept for ordering its pairs' targets."""
+
+    __slots__ = ("facts",)
+
+    def __init__(self, mover: int, actions: list[int], facts: Labels | None) -> None:
+        super().__init__(mover, actions)
+        self.facts = facts
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a search found: the move code, Black's estimated chance, iterations run, proven winner or -1."""
+
+    code: int
+    black: float
+    iterations: int
+    proven: int
+
+
+class Search:
+    def __init__(self, board: FastBoard, geo: Geo, settings: Settings, rng: random.Random) -> None:
+        self.board = board
+        self.geo = geo
+        self.settings = settings
+        self.rng = rng
+        self.root = self._position(board)
+
+    def _position(self, board: FastBoard) -> _Position:
+        if board.winner >= 0:
+            node = _Position(board.to_move, [], None)
+            node.proven = board.winner
+            return node
+        facts = labels(board, self.geo)
+        return _Position(board.to_move, order_pairs(board, self.geo, pairs(board, self.geo), facts), facts)
+
+    def _allowed(self, node: _Node) -> int:
+        s = self.settings
+        return min(len(node.actions), 1 + int(s.widen_base * node.visits**s.widen_power))
+
+    def _select(self, node: _Node) -> int:
+        """UCB1 over the widened children; unvisited ones in prior order first; proven losses skipped."""
+        allowed = self._allowed(node)
+        children = node.children
+        lost = 1 - node.mover
+        n = node.n
+        w = node.w
+        best = -1
+        best_score = -1.0
+        log_total = math.log(node.visits + 1)
+        c = self.settings.explore
+        i = 0
+        count = len(node.actions)
+        while i < count:
+            child = children[i]
+            if child is not None and child.proven == lost:
+                allowed += 1
+                i += 1
+                continue
+            if i >= allowed:
+                break
+            visits = n[i]
+            if visits == 0:
+                return i
+            score = w[i] / visits + c * math.sqrt(log_total / visits)
+            if score > best_score:
+                best_score = score
+                best = i
+            i += 1
+        if best < 0:
+            # Every child is a proven loss: any of them will do.
+            return 0
+        return best
+
+    def iterate(self) -> None:
+        board = self.board.copy()
+        geo = self.geo
+        n2 = geo.n2
+        path: list[tuple[_Node, int]] = []
+        node: _Node = self.root
+        value = -1.0
+        while True:
+            if node.proven >= 0:
+                value = 1.0 if node.proven == 0 else 0.0
+                break
+            if not node.actions:
+                value = black_chance(board, geo)
+                break
+            i = self._select(node)
+            path.append((node, i))
+            pair = node.actions[i]
+            tnode = node.children[i]
+            if tnode is None:
+                assert isinstance(node, _Position)
+                facts = node.facts or labels(board, geo)
+                found = targets(board, geo, pair)
+                tnode = node.children[i] = _Node(node.mover, order_targets(board, geo, pair, found, facts))
+            elif tnode.proven >= 0:
+                value = 1.0 if tnode.proven == 0 else 0.0
+                break
+            j = self._select(tnode)
+            path.append((tnode, j))
+            board.play_code(code_of(pair, tnode.actions[j], n2))
+            child = tnode.children[j]
+            if child is None:
+                child = tnode.children[j] = self._position(board)
+                if child.proven >= 0:
+                    value = 1.0 if child.proven == 0 else 0.0
+                else:
+                    winner = playout(board, geo, self.settings.playout_plies, self.rng.random)
+                    value = black_chance(board, geo) if winner < 0 else 1.0 - winner
+                break
+            node = child
+        solver = self.settings.solver
+        for parent, idx in reversed(path):
+            parent.visits += 1
+            parent.n[idx] += 1
+            parent.w[idx] += value if parent.mover == 0 else 1.0 - value
+            if solver and parent.proven < 0:
+                child = parent.children[idx]
+                if child is not None and child.proven >= 0:
+                    if child.proven == parent.mover:
+                        parent.proven = parent.mover
+                    else:
+                        parent.lost += 1
+                        if parent.lost == len(parent.actions):
+                            parent.proven = 1 - parent.mover
+
+    def run(self, budget: Budget) -> Result:
+        done = 0
+        while not budget.spent(done) and self.root.proven < 0:
+            self.iterate()
+            done += 1
+        return Result(self.best_code(), self.root_black(), done, self.root.proven)
+
+    def best_code(self) -> int:
+        root = self.root
+        i = _best_child(root)
+        tnode = root.children[i]
+        if tnode is None or not tnode.n or max(tnode.n) == 0:
+            # Never searched below: the first target in prior order.
+            pair = root.actions[i]
+            facts = root.facts or labels(self.board, self.geo)
+            ordered = order_targets(self.board, self.geo, pair, targets(self.board, self.geo, pair), facts)
+            return code_of(pair, ordered[0], self.geo.n2)
+        j = _best_child(tnode)
+        return code_of(root.actions[i], tnode.actions[j], self.geo.n2)
+
+    def root_black(self) -> float:
+        root = self.root
+        if root.proven >= 0:
+            return 1.0 if root.proven == 0 else 0.0
+        total_n = sum(root.n)
+        if total_n == 0:
+            return black_chance(self.board, self.geo)
+        mean = sum(root.w) / total_n
+        return mean if root.mover == 0 else 1.0 - mean
+
+
+def _best_child(node: _Node) -> int:
+    """A proven win if there is one, else the most visited edge that is not a proven loss (ties: better mean)."""
+    best = 0
+    best_key: tuple[float, float] = (-1.0, -1.0)
+    for i, child in enumerate(node.children):
+        if child is not None and child.proven == node.mover:
+            return i
+        if child is not None and child.proven == 1 - node.mover:
+            continue
+        visits = node.n[i]
+        key = (float(visits), node.w[i] / visits if visits else 0.0)
+        if key > best_key:
+            best_key = key
+            best = i
+    return best

@@ -1,0 +1,160 @@
+"""The five levels, each a different way of spending its budget on the same board facts.
+
+1. random, but it takes a winning claim and never hands the opponent a claim it could avoid;
+2. greedy: the move after which the evaluation looks best, blurred by noise;
+3. flat Monte Carlo: the greedy shortlist, then random playouts share the budget among them,
+   the weaker half dropped after each round (successive halving);
+4. tree search over split turns (``bot.ai.mcts``);
+5. the same with the solver and a longer budget.
+
+Every level first looks for a move that wins the game at once: missing one is the one
+blunder a player never forgives, and finding it costs little (``claim_candidates``).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from bot.ai.board import Geo, claim_candidates, claims_of, geo_of, playout
+from bot.ai.budget import Budget, Level
+from bot.ai.evaluate import black_chance
+from bot.ai.mcts import Search, Settings
+from bot.rules import FastBoard
+
+LEVELS: dict[int, Level] = {
+    1: Level(1, 0.2, 1, 1.0),
+    2: Level(2, 0.2, 250, 1.0),
+    3: Level(3, 0.8, 1200, 3.0),
+    4: Level(4, 1.5, 2500, 5.0),
+    5: Level(5, 3.0, 6000, 10.0),
+}
+
+NOISE = 0.04
+SHORTLIST = 12
+FLAT_PLIES = 12
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A decision: the move code, Black's estimated chance of winning after it, and the work it took."""
+
+    code: int
+    black: float
+    iterations: int
+    proven: int = -1
+
+
+def _tactics(board: FastBoard) -> tuple[list[int], set[int]]:
+    """Moves that win the game at once, and moves that give the opponent more claims than the mover gets."""
+    mover = board.to_move
+    wins: list[int] = []
+    gifts: set[int] = set()
+    for code in claim_candidates(board, geo_of(board.size)):
+        mine, theirs, winner = claims_of(board, code)
+        if winner == mover:
+            wins.append(code)
+        elif winner >= 0 or theirs > mine:
+            gifts.add(code)
+    return wins, gifts
+
+
+def choose(board: FastBoard, level: int, rng: random.Random, budget: Budget) -> Choice:
+    """The move of ``level`` for the side to move on ``board`` (which must have a legal move)."""
+    geo = geo_of(board.size)
+    wins, gifts = _tactics(board)
+    if wins:
+        return Choice(wins[0], 1.0 if board.to_move == 0 else 0.0, 0, board.to_move)
+    if level <= 1:
+        return _random(board, rng, gifts)
+    if level == 2:
+        return _greedy(board, geo, rng, budget, gifts)
+    if level == 3:
+        return _flat(board, geo, rng, budget, gifts)
+    settings = Settings(solver=level >= 5)
+    search = Search(board, geo, settings, rng)
+    found = search.run(budget)
+    return Choice(found.code, found.black, found.iterations, found.proven)
+
+
+def _random(board: FastBoard, rng: random.Random, gifts: set[int]) -> Choice:
+    legal = board.legal_codes()
+    safe = [code for code in legal if code not in gifts] if gifts else legal
+    code = rng.choice(safe or legal)
+    return Choice(code, 0.5, 1)
+
+
+def _after(board: FastBoard, geo: Geo, code: int) -> float:
+    trial = board.copy()
+    trial.play_code(code)
+    return black_chance(trial, geo)
+
+
+def _ranked(
+    board: FastBoard, geo: Geo, rng: random.Random, budget: Budget, gifts: set[int], noise: float
+) -> list[tuple[float, int]]:
+    """(mover's chance after the move, code), best first, over as many moves as the budget allows.
+
+    Moves that can claim something come first (they are the ones whose effect is sharpest),
+    then a random sample of the rest; gifts are left out unless nothing else exists.
+    """
+    legal = board.legal_codes()
+    urgent = [code for code in claim_candidates(board, geo) if code not in gifts]
+    seen = set(urgent)
+    rest = [code for code in legal if code not in seen and code not in gifts]
+    rng.shuffle(rest)
+    order = urgent + rest
+    if not order:
+        order = legal
+    mover = board.to_move
+    scored: list[tuple[float, int]] = []
+    for done, code in enumerate(order):
+        if done and budget.spent(done):
+            break
+        black = _after(board, geo, code)
+        mine = black if mover == 0 else 1.0 - black
+        scored.append((mine + rng.gauss(0.0, noise) if noise else mine, code))
+    scored.sort(key=lambda item: -item[0])
+    return scored
+
+
+def _greedy(board: FastBoard, geo: Geo, rng: random.Random, budget: Budget, gifts: set[int]) -> Choice:
+    scored = _ranked(board, geo, rng, budget, gifts, NOISE)
+    mine, code = scored[0]
+    mine = min(1.0, max(0.0, mine))
+    return Choice(code, mine if board.to_move == 0 else 1.0 - mine, len(scored))
+
+
+def _flat(board: FastBoard, geo: Geo, rng: random.Random, budget: Budget, gifts: set[int]) -> Choice:
+    """Successive halving over the greedy shortlist: every round doubles the playouts of the better half."""
+    rank_budget = Budget(max(1, budget.iterations // 4), max(0.0, (budget.deadline - budget.start) / 4))
+    shortlist = [code for _mine, code in _ranked(board, geo, rng, rank_budget, gifts, 0.0)[:SHORTLIST]]
+    mover = board.to_move
+    wins = dict.fromkeys(shortlist, 0.0)
+    runs = dict.fromkeys(shortlist, 0)
+    alive = list(shortlist)
+    done = 0
+    per_round = 4
+    while len(alive) > 1 and not budget.spent(done):
+        for code in alive:
+            for _ in range(per_round):
+                if budget.spent(done):
+                    break
+                trial = board.copy()
+                trial.play_code(code)
+                winner = playout(trial, geo, FLAT_PLIES, rng.random)
+                black = black_chance(trial, geo) if winner < 0 else 1.0 - winner
+                wins[code] += black if mover == 0 else 1.0 - black
+                runs[code] += 1
+                done += 1
+        alive.sort(key=lambda c: -(wins[c] / runs[c] if runs[c] else 0.0))
+        alive = alive[: max(1, (len(alive) + 1) // 2)]
+        per_round *= 2
+    best = alive[0]
+    if runs[best] == 0:
+        best = shortlist[0]
+        black = _after(board, geo, best)
+    else:
+        mine = wins[best] / runs[best]
+        black = mine if mover == 0 else 1.0 - mine
+    return Choice(best, black, done)
