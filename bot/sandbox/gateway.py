@@ -111,7 +111,9 @@ class Gateway:
                 await self._close(ws, conn, CLOSE_INVALID_API_VERSION, "Invalid API version.")
                 return ws
             if query.get("encoding", "json") != "json" or (compress and compress != "zlib-stream"):
-                await self._close(ws, conn, CLOSE_DECODE_ERROR, "Only json encoding and zlib-stream are served here.")
+                await self._close(
+                    ws, conn, CLOSE_DECODE_ERROR, "The sandbox serves json, plain or zlib-stream (not zstd-stream)."
+                )
                 return ws
             await sender.send(
                 {"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval_ms}, "s": None, "t": None}

@@ -121,6 +121,10 @@ class FakeDiscord:
         log.warning("sandbox Discord reached its %.0f s lifetime and stops", self.lifetime)
         await self.stop()
 
+    @property
+    def running(self) -> bool:
+        return self._runner is not None
+
     async def stop(self) -> None:
         if self._expiry is not None:
             self._expiry.cancel()

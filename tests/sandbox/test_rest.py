@@ -83,3 +83,41 @@ async def test_restart_keeps_discord_and_a_persistent_view_still_works(sandbox: 
     assert [c["name"] for c in sandbox.commands()] == ["probe", "admin"]
     answer = await sandbox.user(alice).click(sandbox.message(sent.id), "Rematch")
     assert answer.content == "rematch by alice" and answer.ephemeral
+
+
+async def test_the_fake_stops_by_itself_after_its_lifetime() -> None:
+    fake = FakeDiscord(lifetime=0.05)
+    await fake.start()
+    url = fake.api_base + "/gateway"
+    await fake.wait_until(lambda: not fake.running, timeout=5, what="the fake to expire")
+    async with aiohttp.ClientSession() as session:
+        try:
+            async with session.get(url) as response:
+                reachable = response.status < 500
+        except aiohttp.ClientConnectionError:
+            reachable = False
+    assert not reachable
+
+
+async def test_original_response_can_be_read_edited_and_deleted(
+    sandbox: FakeDiscord, probe: ProbeBot, alice: Member
+) -> None:
+    steps: list[str] = []
+
+    async def script(interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.defer()
+        edited = await interaction.edit_original_response(content="edited in place")
+        steps.append(edited.content)
+        fetched = await interaction.original_response()
+        steps.append(fetched.content)
+        extra = await interaction.followup.send("to be removed", wait=True)
+        await extra.delete()
+        await interaction.delete_original_response()
+        steps.append("deleted")
+
+    probe.script = script
+    answer = await sandbox.user(alice).slash("probe", text="x")
+    assert answer.content == "edited in place"
+    await sandbox.wait_until(lambda: steps == ["edited in place", "edited in place", "deleted"])
+    assert sandbox.messages(sandbox.channel_id) == []
+    assert answer.deleted
