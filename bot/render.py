@@ -270,7 +270,7 @@ class _Scene:
     n: int
     pieces: Mapping[Cell, str]
     header: _Header
-    tints: Mapping[Cell, str] = field(default_factory=dict)  # "move", "shot" or "select"
+    tints: Mapping[Cell, str] = field(default_factory=dict)  # "move" or "shot"
     hatched: frozenset[Cell] = frozenset()
     ghosts: frozenset[Cell] = frozenset()  # where a shooter stood before it moved
     path: tuple[Cell, ...] = ()  # origin to destination of the last move
@@ -278,6 +278,7 @@ class _Scene:
     dots: frozenset[Cell] = frozenset()
     rings: frozenset[Cell] = frozenset()
     claims: frozenset[Cell] = frozenset()
+    selected: frozenset[Cell] = frozenset()  # the shooter (or its destination) a player picked
     badges: Mapping[Cell, tuple[int, int]] = field(default_factory=dict)
 
 
@@ -380,6 +381,10 @@ def _stone_light(theme: Theme, kind: str) -> tuple[RGB, RGB]:
     return _mix(theme.white, theme.white_rim, 0.12), theme.white
 
 
+def _box(x0: float, y0: float, x1: float, y1: float) -> tuple[float, float, float, float]:
+    return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
+
+
 @lru_cache(maxsize=64)
 def _mark(theme: Theme, sq: int, kind: str) -> Image.Image:
     """Marks drawn on a square: hint ``dot`` and ``ring``, the ``ghost`` a moved shooter left, a ``claim`` halo."""
@@ -400,6 +405,14 @@ def _mark(theme: Theme, sq: int, kind: str) -> Image.Image:
                 )
             else:
                 _circle(d, c, c, size * 0.36, None, outline=col, width=round(size * 0.05))
+        elif kind == "select":
+            # corner brackets in the text colour: unlike every tint and ring, they never mean a move
+            w = round(size * 0.075)
+            arm = size * 0.3
+            for x, dx in ((0, 1), (size, -1)):
+                for y, dy in ((0, 1), (size, -1)):
+                    d.rectangle(_box(x, y, x + dx * arm, y + dy * w), fill=theme.text)
+                    d.rectangle(_box(x, y, x + dx * w, y + dy * arm), fill=theme.text)
         elif kind == "claim":
             w = round(size * 0.06)
             if theme.square_shooters:
@@ -489,7 +502,7 @@ def _tile(theme: Theme, sq: int, dark: bool, tint: str | None, hatched: bool) ->
     """A whole square's background: its board colour, perhaps tinted, perhaps striped."""
     base = theme.dark if dark else theme.light
     if tint is not None:
-        colour = {"move": theme.move, "shot": theme.shot, "select": theme.move}[tint]
+        colour = theme.move if tint == "move" else theme.shot
         base = _mix(base, colour, theme.tint)
     tile = Image.new("RGB", (sq, sq), base)
     if hatched:
@@ -609,7 +622,7 @@ def _compose(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
     for cell, piece in scene.pieces.items():
         sprite = _piece(theme, sq, piece)
         im.paste(sprite, lay.origin(cell), sprite)
-    for cells, kind in ((scene.dots, "dot"), (scene.rings, "ring")):
+    for cells, kind in ((scene.dots, "dot"), (scene.rings, "ring"), (scene.selected, "select")):
         for cell in cells:
             mark = _mark(theme, sq, kind)
             im.paste(mark, lay.origin(cell), mark)
@@ -636,7 +649,8 @@ def _catalogue(theme: Theme) -> list[_Scene]:
             n=n,
             pieces=pieces,
             header=header,
-            tints={c: ("move", "shot", "select")[i % 3] for i, c in enumerate(cells) if i % 2},
+            tints={c: ("move", "shot")[i % 4 // 2] for i, c in enumerate(cells) if i % 2},
+            selected=frozenset(c for c in cells if c[1] == 9),
             ghosts=odd,
             path=((0, 0), (1, 1), (2, 2), (2, 3), (2, 4), (1, 4), (0, 3)),
             shot=((5, 5), (6, 5), (7, 6), (7, 7)),
@@ -648,7 +662,8 @@ def _catalogue(theme: Theme) -> list[_Scene]:
             pieces={},
             header=over,
             hatched=frozenset(c for c in cells if c[0] < 3),
-            tints={c: ("move", "select")[c[1] % 2] for c in cells if c[0] % 3 == 0},
+            tints={c: ("move", "shot")[c[1] % 2] for c in cells if c[0] % 3 == 0},
+            selected=frozenset(c for c in cells if c[0] == 9),
             dots=frozenset(c for c in cells if c[1] % 2 == 0),
             rings=frozenset(c for c in cells if c[1] % 2 == 1),
         ),
@@ -825,10 +840,11 @@ def _scene(
     dots: frozenset[Cell] = frozenset()
     rings: frozenset[Cell] = frozenset()
     hatched: frozenset[Cell] = frozenset()
+    selected: frozenset[Cell] = frozenset()
     badges: dict[Cell, tuple[int, int]] = {}
     if hints is not None:
         if hints.selected is not None:
-            tints[_cell(hints.selected, n)] = "select"
+            selected = frozenset({_cell(hints.selected, n)})
         dots = frozenset(_cell(sq, n) for sq in hints.destinations)
         rings = frozenset(_cell(sq, n) for sq in hints.targets)
         hatched = frozenset(_cell(sq, n) for sq in hints.forbidden)
@@ -846,6 +862,7 @@ def _scene(
         dots=dots,
         rings=rings,
         claims=claims,
+        selected=selected,
         badges=badges,
     )
 

@@ -185,11 +185,15 @@ def test_hints_show_destinations_targets_and_group_sizes(theme: str) -> None:
     assert distance(dot, mix(square_colour(look, "d8"), hint_rgb, look.hint[3] / 255)) < 16
     ring = pixel(im, lay, "d8", 0.295, 0)
     assert distance(ring, mix(square_colour(look, "d8"), hint_rgb, look.hint[3] / 255)) < 16
-    assert pixel(im, lay, "d4", -0.45, -0.45) == mix(square_colour(look, "d4"), look.move, look.tint)
+    # the picked shooter is framed by corner brackets in the text colour
+    assert distance(pixel(im, lay, "d4", -0.47, -0.47), look.text) < 40
+    assert distance(pixel(im, lay, "d4", 0.47, 0.47), look.text) < 40
+    assert pixel(im, lay, "d4", 0, -0.47) == square_colour(look, "d4")
+    assert pixel(plain, lay, "d4", -0.47, -0.47) == square_colour(look, "d4")
     # badges: d4 touches a black group of 1 (c4) and a white group of 2 (e4, e5)
-    assert nearest(pixel(im, lay, "d4", -0.40, 0.345), palette_of(look)) == "black"
-    assert nearest(pixel(im, lay, "d4", 0.40, 0.345), palette_of(look)) == "white"
-    assert pixel(plain, lay, "d4", -0.40, 0.345) == square_colour(look, "d4")
+    assert nearest(pixel(im, lay, "d4", -0.44, 0.345), palette_of(look)) == "black"
+    assert nearest(pixel(im, lay, "d4", 0.44, 0.345), palette_of(look)) == "white"
+    assert pixel(plain, lay, "d4", -0.44, 0.345) == square_colour(look, "d4")
 
 
 def test_hints_after_choosing_a_destination_count_the_left_square_as_empty() -> None:
