@@ -374,6 +374,13 @@ class FastBoard:
 
     __slots__ = ("_geo", "cells", "classic", "need", "pmax", "scores", "shooters", "to_move", "winner")
 
+    EMPTY: ClassVar[int] = EMPTY
+    SHOOTER: ClassVar[int] = SHOOTER
+    CLAIMED_BLACK: ClassVar[int] = CLAIMED_BLACK
+    CLAIMED_WHITE: ClassVar[int] = CLAIMED_WHITE
+    STONE_BLACK: ClassVar[int] = STONE_BLACK
+    STONE_WHITE: ClassVar[int] = STONE_WHITE
+
     def __init__(
         self,
         geo: _Geometry,
@@ -418,6 +425,33 @@ class FastBoard:
     @property
     def n2(self) -> int:
         return self._geo.n2
+
+    # The board size's fixed geometry, shared read-only so search code need not rebuild it.
+
+    @property
+    def rays(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """Per square, its non-empty rays in the eight directions, nearest square first."""
+        return self._geo.rays
+
+    @property
+    def orth(self) -> tuple[tuple[int, ...], ...]:
+        """Per square, its orthogonal neighbours (the adjacency that makes groups)."""
+        return self._geo.orth
+
+    @property
+    def ring(self) -> tuple[tuple[int, ...], ...]:
+        """Per square, its neighbours in all eight directions."""
+        return self._geo.ring
+
+    @property
+    def line_masks(self) -> tuple[bytes, ...]:
+        """Per square, a byte per square: 1 where the two share a line."""
+        return self._geo.line_masks
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Per square index, its name."""
+        return self._geo.names
 
     def __reduce__(self) -> tuple[Callable[..., FastBoard], tuple[object, ...]]:
         return _restore_board, (

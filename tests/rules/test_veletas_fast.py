@@ -93,3 +93,20 @@ def test_values_survive_pickling_for_worker_processes() -> None:
     assert pickle.loads(pickle.dumps(game)) == game
     assert pickle.loads(pickle.dumps(game)).position == game.position
     assert len(pickle.dumps(pos)) < 400, "the geometry tables stay out of the pickle"
+
+
+def test_the_geometry_search_code_reads_is_the_board_s_own() -> None:
+    board = Position.from_string(SAMPLE).fast()
+    a1 = 0
+    assert board.names[a1] == "a1" and board.names[board.n2 - 1] == "j10"
+    assert board.rays[a1] == (
+        (10, 20, 30, 40, 50, 60, 70, 80, 90),
+        (11, 22, 33, 44, 55, 66, 77, 88, 99),
+        tuple(range(1, 10)),
+    )
+    assert sorted(board.orth[11]) == [1, 10, 12, 21]
+    assert sorted(board.ring[a1]) == [1, 10, 11]
+    assert board.line_masks[a1][99] == 1 and board.line_masks[a1][12] == 0
+    shooter = board.cells.index(board.SHOOTER)
+    assert board.names[shooter] == "c2"
+    assert board.cells[board.names.index("c6")] == board.STONE_BLACK
