@@ -729,7 +729,9 @@ class Position:
             if under[t] != EMPTY:
                 raise IllegalMove(f"{target} holds a stack of two, and a stack of two is never a target")
             if top[t] == colour:
-                raise IllegalMove(f"{target} shows your own stone: only an opponent's single stone may be placed on")
+                raise IllegalMove(
+                    f"{target} holds your own stone: a target is empty, or a single enemy stone when no empty one is legal"
+                )
         a, b = swap
         if top[a] == top[b]:
             first, second = sorted((geo.names[a], geo.names[b]), key=lambda n: geo.order.index(geo.by_name[n]))
