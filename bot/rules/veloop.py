@@ -730,7 +730,8 @@ class Position:
                 raise IllegalMove(f"{target} holds a stack of two, and a stack of two is never a target")
             if top[t] == colour:
                 raise IllegalMove(
-                    f"{target} holds your own stone: a target is empty, or a single enemy stone when no empty one is legal"
+                    f"{target} holds your own stone: a target is empty, "
+                    "or a lone enemy stone when no empty one is legal"
                 )
         a, b = swap
         if top[a] == top[b]:
