@@ -2,6 +2,7 @@
 
 import random
 
+import veletas_brute as brute
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -73,3 +74,24 @@ def test_random_games_obey_every_invariant(spec: tuple[str, str, int]) -> None:
     replayed = Game.from_record(game.to_record())
     assert replayed.position == pos
     assert replayed.turns == game.turns
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(["small", "medium"]), st.sampled_from(EDITIONS), st.integers(0, 2**32 - 1))
+def test_random_games_agree_with_the_plain_implementation(variant: str, rules: str, seed: int) -> None:
+    rng = random.Random(seed)
+    classic = rules == "classic"
+    pos = random_setup(variant, rules, rng).position
+    ply = 0
+    while not pos.is_over:
+        text = str(pos)
+        move = rng.choice(pos.legal_moves())
+        if ply % 6 == 0:
+            board, size, _ = brute.parse(text)
+            assert {str(m) for m in pos.legal_moves()} == brute.moves(board, size, classic), text
+        after = pos.play(move)
+        assert str(after) == brute.play(text, str(move), classic), (text, str(move))
+        pos = after
+        ply += 1
+    board, size, _ = brute.parse(str(pos))
+    assert brute.winner(board, size) == pos.winner
