@@ -23,6 +23,7 @@ from bot.sandbox.state import (
     GUILD_MESSAGES_INTENT,
     GUILDS_INTENT,
     KNOWN_INTENTS,
+    MESSAGE_CONTENT_INTENT,
     PRIVILEGED_INTENTS,
     SandboxState,
 )
@@ -275,7 +276,16 @@ class Gateway:
         session = self.current
         if session is None or not session.valid or not self.wants(session, event):
             return
+        if event in ("MESSAGE_CREATE", "MESSAGE_UPDATE") and not session.intents & MESSAGE_CONTENT_INTENT:
+            data = self._without_content(data)
         await self._dispatch_to(session, event, data)
+
+    def _without_content(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Without the message content intent a bot sees other users' messages empty, unless mentioned."""
+        bot_id = str(self.state.bot.id)
+        if data.get("author", {}).get("id") == bot_id or any(u.get("id") == bot_id for u in data.get("mentions", [])):
+            return data
+        return data | {"content": "", "embeds": [], "attachments": [], "components": []}
 
     async def _dispatch_to(self, session: Session, event: str, data: dict[str, Any]) -> None:
         session.seq += 1

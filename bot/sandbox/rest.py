@@ -136,10 +136,11 @@ class Rest:
 
     def _add(self, method: str, template: str, handler: Handler, *, bot_auth: bool = True) -> None:
         self.routes.append(Route(method, _compile(template), handler, bot_auth))
+        # Literal segments such as @original or @me must win over a {message_id} placeholder.
+        self.routes.sort(key=lambda r: r.pattern.pattern.count("(?P<"))
 
     def find(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
-        literal_first = sorted(self.routes, key=lambda r: r.pattern.pattern.count("(?P<"))
-        for route in literal_first:
+        for route in self.routes:
             if route.method != method:
                 continue
             match = route.pattern.match(path)
@@ -301,7 +302,6 @@ class Rest:
             limits.check_modal(data)
         interaction.response_type = kind
         interaction.response_body = copy.deepcopy(body)
-        interaction.responded.set()
         self._changed()
         reply: dict[str, Any] = {"interaction": {"id": str(interaction.id), "type": interaction.type}}
         if interaction.original_message_id is not None:
@@ -679,7 +679,7 @@ class Rest:
             data["type"] = 19
             data["message_reference"] = copy.deepcopy(body["message_reference"])
         if interaction is not None:
-            data["type"] = 20 if interaction.type == 2 else 19 if interaction.source_message_id else 0
+            data["type"] = 20 if interaction.type == 2 else 0
             data["webhook_id"] = str(self.state.application_id)
             data["application_id"] = str(self.state.application_id)
             metadata: dict[str, Any] = {

@@ -7,7 +7,6 @@ the object a test already holds, and ``history`` keeps what it looked like befor
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import secrets
 from collections.abc import Iterator
@@ -43,8 +42,7 @@ def iter_interactive(components: list[dict[str, Any]] | None) -> Iterator[dict[s
         kind = component.get("type")
         if kind in (COMPONENT_BUTTON, TEXT_INPUT) or kind in SELECT_TYPES:
             yield component
-        for key in ("components",):
-            yield from iter_interactive(component.get(key))
+        yield from iter_interactive(component.get("components"))
         for key in ("accessory", "component"):
             child = component.get(key)
             if isinstance(child, dict):
@@ -212,7 +210,10 @@ class Interaction:
     response_body: dict[str, Any] | None = None
     original_message_id: int | None = None
     followup_ids: list[int] = field(default_factory=list)
-    responded: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def responded(self) -> bool:
+        return self.response_type is not None
 
     @property
     def name(self) -> str:

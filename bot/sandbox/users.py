@@ -81,7 +81,7 @@ class SandboxUser:
         if exc_type is not None:
             return
         await self.fake.settle()
-        silent = [i for i in self.interactions if i.response_type is None]
+        silent = [i for i in self.interactions if not i.responded]
         if silent:
             raise SandboxError(f"{self.member.name}'s interactions were never answered: {[i.name for i in silent]}")
 
@@ -422,7 +422,7 @@ class SandboxUser:
         await fake.gateway.dispatch("INTERACTION_CREATE", payload)
 
         def answered() -> bool:
-            if interaction.responded.is_set():
+            if interaction.responded:
                 return True
             if state.clock.now() - interaction.created_at > RESPONSE_DEADLINE:
                 raise SandboxError(

@@ -54,8 +54,10 @@ async def test_events_missed_while_disconnected_are_replayed_on_resume(
 ) -> None:
     await sandbox.gateway.drop_connection(4000)
     said = await sandbox.user(alice).say("did you get this?")
-    await sandbox.wait_until(lambda: any(m.id == said.id for m in probe.seen_messages))
+    seen = await sandbox.wait_until(lambda: next((m for m in probe.seen_messages if m.id == said.id), None))
     assert any(c.resumed for c in sandbox.gateway.connections)
+    assert seen.author.id == alice.id
+    assert seen.content == ""  # the probe bot did not ask for the message content intent
 
 
 async def test_invalid_session_makes_the_bot_identify_again(
