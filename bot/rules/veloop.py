@@ -22,6 +22,29 @@ from typing import Final, NamedTuple
 from bot.rules.common import RecordError, parse_square, read_record, square_name
 from bot.rules.common import write_record as _write_record_text
 
+__all__ = [
+    "COLOURS",
+    "PASS",
+    "PROTOCOLS",
+    "SIZES",
+    "Confined",
+    "IllegalMove",
+    "Move",
+    "Position",
+    "Replay",
+    "Scores",
+    "cli_perft",
+    "cli_play",
+    "cli_replay",
+    "divide",
+    "perft",
+    "playout",
+    "random_playout",
+    "replay",
+    "result_text",
+    "write_record",
+]
+
 SIZES: Final = (5, 6, 8, 12)
 PROTOCOLS: Final = ("122", "alternating")
 COLOURS: Final = ("black", "white")
