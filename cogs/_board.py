@@ -178,11 +178,28 @@ async def render_position(
 
 
 async def render_game(game: Game, *, players: Mapping[str, str] | None = None) -> bytes:
-    """The board of a game in any phase (setup marks, pie, result), off the event loop."""
+    """The board of a game in any phase, off the event loop.
+
+    Setup and the pie choice need the game (setup marks, pieces just placed); from the first move
+    on, the position and last move say everything, and drawing just them skips replaying the game.
+    """
     started = time.perf_counter()
-    png = await asyncio.to_thread(render.game_png, game, players=players)
+    if game.phase in ("play", "over"):
+        names = colour_names(game, players or {})
+        png = await asyncio.to_thread(render.board_png, game.position, last_move=game.last_move, players=names)
+    else:
+        png = await asyncio.to_thread(render.game_png, game, players=players)
     log.debug("Rendered game board in %.1f ms", (time.perf_counter() - started) * 1e3)
     return png
+
+
+def colour_names(game: Game, seats: Mapping[str, str]) -> dict[str, str]:
+    """Names keyed by colour, as the position renderer wants them, once the pie choice fixed the colours."""
+    first = game.first_player_colour
+    if first is None:
+        return {}
+    other = "white" if first == "black" else "black"
+    return {first: seats.get("first", first.title()), other: seats.get("second", other.title())}
 
 
 def name_of(bot: VeletasBot, user_id: int | None) -> str:

@@ -27,6 +27,7 @@ from cogs._board import (
     after_board_posted,
     board_message,
     bot_of,
+    colour_names,
     colour_word,
     embed_colour,
     render_position,
@@ -99,12 +100,7 @@ async def _step(
 
 
 def _colour_names(bot: VeletasBot, info: GameInfo) -> dict[str, str]:
-    seats = seat_names(bot, info)
-    first = info.game.first_player_colour
-    if first is None:
-        return {}
-    other = "white" if first == "black" else "black"
-    return {first: seats["first"], other: seats["second"]}
+    return colour_names(info.game, seat_names(bot, info))
 
 
 async def shooter_step(bot: VeletasBot, info: GameInfo) -> Outgoing:

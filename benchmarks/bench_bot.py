@@ -1,0 +1,424 @@
+"""The bot under load: latency and throughput of moves, and memory with many stored games.
+
+Run ``python -m benchmarks.bench_bot`` to print a markdown table, ``--write`` to publish it into
+the README through ``benchmarks._report.publish``. Everything goes through the real bot and the
+fake Discord on loopback, both in this process on this machine (so the fake's own work, the
+gateway and every REST call count against the bot's figures):
+
+(a) 100 games on the standard board; moves are offered at a fixed rate (50/s by default, Discord's
+    ceiling for one bot) to games that are waiting for one; the latency is from the moment the
+    fake sends INTERACTION_CREATE to the moment it has the bot's answer carrying the board image.
+(b) the same games, each replying the moment its previous move was answered: the rate the bot
+    sustains with every move committed to SQLite and answered with its image.
+(c) a database with 10,000 stored games of which 1,000 are in play, opened by a fresh bot that
+    then plays a move in 100 of them: the resident memory of the process (fake included).
+
+Moves are chosen by a seeded random generator among the legal ones, so two runs do the same work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import logging
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = "abcdefghijklmnopqrstuvwxyz"
+
+
+def rss_mb() -> float:
+    """Resident memory now (not the peak), from /proc: what the process holds once the work is done."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def setup_turn(game: Any, rng: random.Random) -> str:
+    """A random legal setup turn or pie choice, as a player would type it."""
+    if game.phase == "pie":
+        return rng.choice(["keep", "swap"])
+    shooters = sorted(rng.sample(game.setup_squares(), game.shooters_to_place))
+    text = ",".join(shooters)
+    if game.stone_to_place:
+        size = game.position.size
+        empty = [
+            f"{FILES[f]}{r + 1}"
+            for f in range(size)
+            for r in range(size)
+            if game.position.piece_at(f"{FILES[f]}{r + 1}") is None and f"{FILES[f]}{r + 1}" not in shooters
+        ]
+        text += "/" + rng.choice(empty)
+    return text
+
+
+@dataclass
+class Seat:
+    """One game being driven: its players (as fake members) and the rules' view of it."""
+
+    first: Any
+    second: Any
+    game: Any
+    busy: bool = False
+
+    def user(self) -> Any:
+        return self.first if self.game.seat_to_act == "first" else self.second
+
+
+@dataclass
+class Load:
+    latencies: list[float] = field(default_factory=list)
+    refused: int = 0
+    skipped: int = 0
+
+
+async def _quiet_settle() -> None:
+    """Replaces the fake's settle(): under load the fake is never idle, and slash commands need no settling."""
+
+
+async def start_world(db_path: Path, games: int, validate: bool) -> tuple[Any, Any, Any, list[Seat]]:
+    from bot.client import VeletasBot
+    from bot.config import Settings
+    from bot.rules import Game
+    from bot.sandbox.runner import BotRunner
+    from bot.sandbox.server import FakeDiscord
+    from bot.store import Store
+
+    fake = FakeDiscord(validate=validate, lifetime=7200, wait_timeout=120)
+    await fake.start()
+    fake.settle = _quiet_settle  # type: ignore[method-assign]
+    members = [fake.add_member(f"player{i}") for i in range(2 * games)]
+    channels = [fake.add_text_channel(f"table-{i}") for i in range(games)]
+
+    async def factory(fake: FakeDiscord) -> VeletasBot:
+        store = await Store.open(db_path)
+        settings = Settings(
+            token=fake.token, database_path=db_path, api_base=fake.api_base, gateway_url=fake.gateway_url
+        )
+        return VeletasBot(settings, store)
+
+    runner = BotRunner(fake)
+    bot = await runner.start(factory, sync=False)
+    seats: list[Seat] = []
+
+    async def open_table(i: int) -> Seat:
+        first = fake.user(members[2 * i], channel_id=channels[i])
+        second = fake.user(members[2 * i + 1], channel_id=channels[i])
+        challenge = await first.slash(
+            "veletas", "challenge", opponent=members[2 * i + 1], variant="standard", where="here"
+        )
+        await second.click(challenge, "Accept")
+        return Seat(first, second, Game.new("standard"))
+
+    seats = list(await asyncio.gather(*(open_table(i) for i in range(games))))
+    await fake.wait_until(lambda: len([m for m in fake.messages() if m.embeds]) >= games, what="every first board")
+    rng = random.Random(1)
+
+    async def set_up(seat: Seat) -> None:
+        while seat.game.phase in ("setup", "pie"):
+            text = setup_turn(seat.game, rng)
+            if seat.game.phase == "pie":
+                await seat.user().slash("veletas", "pie", choice=text)
+            else:
+                shooters, _, stone = text.partition("/")
+                await seat.user().slash("veletas", "setup", shooters=shooters.replace(",", " "), stone=stone)
+            seat.game = seat.game.play(text)
+
+    await asyncio.gather(*(set_up(seat) for seat in seats))
+    return fake, runner, bot, seats
+
+
+async def one_move(seat: Seat, rng: random.Random, load: Load) -> None:
+    """Send one legal move as the player to act; record the time until the board image is back."""
+    if seat.game.phase != "play":
+        load.skipped += 1
+        return
+    seat.busy = True
+    try:
+        move = str(rng.choice(seat.game.position.legal_moves()))
+        started = time.perf_counter()
+        answer = await seat.user().slash("veletas", "move", move=move)
+        elapsed = time.perf_counter() - started
+        if answer.ephemeral or "board.png" not in answer.files:
+            load.refused += 1
+            return
+        load.latencies.append(elapsed)
+        seat.game = seat.game.play(move)
+    finally:
+        seat.busy = False
+
+
+async def offered_load(seats: list[Seat], rate: float, seconds: float) -> Load:
+    """Open loop: a move every 1/rate seconds to the next game waiting for one, whatever the answers do."""
+    rng = random.Random(2)
+    load = Load()
+    tasks: list[asyncio.Task[None]] = []
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    turn = 0
+    index = 0
+    while (now := loop.time()) < start + seconds:
+        due = start + turn / rate
+        if due > now:
+            await asyncio.sleep(due - now)
+        turn += 1
+        for _ in range(len(seats)):
+            seat = seats[index % len(seats)]
+            index += 1
+            if not seat.busy and seat.game.phase == "play":
+                seat.busy = True
+                tasks.append(asyncio.create_task(one_move(seat, rng, load)))
+                break
+        else:
+            load.skipped += 1
+    await asyncio.gather(*tasks)
+    return load
+
+
+async def closed_loop(seats: list[Seat], seconds: float) -> tuple[Load, float]:
+    """Every game answers its own board at once: the highest rate the bot keeps up with."""
+    rng = random.Random(3)
+    load = Load()
+    loop = asyncio.get_running_loop()
+    end = loop.time() + seconds
+
+    async def worker(seat: Seat) -> None:
+        while loop.time() < end and seat.game.phase == "play":
+            await one_move(seat, rng, load)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker(seat) for seat in seats))
+    return load, len(load.latencies) / (time.perf_counter() - started)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+async def speed(games: int, rate: float, seconds: float, validate: bool) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        fake, runner, _bot, seats = await start_world(Path(tmp) / "bench.sqlite3", games, validate)
+        try:
+            offered = await offered_load(seats, rate, seconds)
+            closed, throughput = await closed_loop(seats, seconds)
+        finally:
+            fake.take_errors()
+            await runner.close()
+            await fake.stop()
+    return {
+        "p50": percentile(offered.latencies, 0.50) * 1000,
+        "p99": percentile(offered.latencies, 0.99) * 1000,
+        "offered_moves": len(offered.latencies),
+        "offered_refused": offered.refused,
+        "achieved_rate": len(offered.latencies) / seconds,
+        "throughput": throughput,
+        "closed_p50": percentile(closed.latencies, 0.50) * 1000,
+        "closed_p99": percentile(closed.latencies, 0.99) * 1000,
+        "closed_refused": closed.refused,
+    }
+
+
+# --- (c) memory -------------------------------------------------------------------------------
+
+
+async def populate(db_path: Path, stored: int, active: int, ids_path: Path) -> None:
+    """Fill a database through the store: games past their setup with a few moves; all but ``active`` resigned.
+
+    The first games use the fake's members and channels listed in ``ids_path``, so the bot can be
+    asked to move in them; the others use made-up ids, as games of people no longer around would.
+    """
+    from bot.rules import Game
+    from bot.store import Store
+
+    ids = json.loads(ids_path.read_text())
+    players: list[int] = ids["players"]
+    channels: list[int] = ids["channels"]
+    rng = random.Random(4)
+    store = await Store.open(db_path)
+    try:
+        for i in range(stored):
+            if i < len(channels):
+                first, second, channel = players[2 * i], players[2 * i + 1], channels[i]
+            else:
+                first, second, channel = 10_000 + 2 * i, 10_001 + 2 * i, 1_000_000 + i
+            info = await store.create_challenge(
+                guild_id=ids["guild"],
+                channel_id=channel,
+                challenger_id=first,
+                opponent_id=second,
+                variant="standard",
+                rules="current",
+                where="here",
+                expires_at=dt.datetime.now(dt.UTC) + dt.timedelta(hours=1),
+            )
+            await store.accept_challenge(info.id, second, channel_id=channel)
+            game = Game.new("standard")
+            for turn in range(7):
+                text = setup_turn(game, rng) if game.phase != "play" else str(rng.choice(game.position.legal_moves()))
+                await store.play(info.id, first if game.seat_to_act == "first" else second, text)
+                game = game.play(text)
+                if turn >= 3 and game.phase != "play":
+                    raise RuntimeError("setup takes three turns")
+            if i >= active:
+                await store.resign(info.id, first)
+    finally:
+        await store.close()
+
+
+async def memory(db_path: Path, stored: int, active: int, probe: int, validate: bool) -> dict[str, float]:
+    """A fresh bot opens the populated database and plays one move in ``probe`` active games; then RSS is read."""
+    from bot.client import VeletasBot
+    from bot.config import Settings
+    from bot.sandbox.runner import BotRunner
+    from bot.sandbox.server import FakeDiscord
+    from bot.store import Store
+
+    fake = FakeDiscord(validate=validate, lifetime=3600, wait_timeout=120)
+    await fake.start()
+    fake.settle = _quiet_settle  # type: ignore[method-assign]
+    members = [fake.add_member(f"player{i}") for i in range(2 * probe)]
+    channels = [fake.add_text_channel(f"table-{i}") for i in range(probe)]
+    ids_path = db_path.with_suffix(".ids.json")
+    ids_path.write_text(json.dumps({"guild": fake.guild_id, "players": [m.id for m in members], "channels": channels}))
+    # Filling the database happens in another process, so none of its garbage is counted here.
+    filler = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "benchmarks.bench_bot",
+        "--phase",
+        "populate",
+        "--db",
+        str(db_path),
+        "--stored",
+        str(stored),
+        "--active",
+        str(active),
+        cwd=ROOT,
+        stdout=asyncio.subprocess.DEVNULL,
+    )
+    if await filler.wait() != 0:
+        raise RuntimeError("populating the database failed")
+    before = rss_mb()
+
+    async def factory(fake: FakeDiscord) -> VeletasBot:
+        store = await Store.open(db_path)
+        settings = Settings(
+            token=fake.token, database_path=db_path, api_base=fake.api_base, gateway_url=fake.gateway_url
+        )
+        return VeletasBot(settings, store)
+
+    runner = BotRunner(fake)
+    bot = await runner.start(factory, sync=False)
+    try:
+        rng = random.Random(5)
+        for i in range(probe):
+            info = await bot.store.game_in_channel(channels[i])
+            member = members[2 * i] if info.user_to_act == members[2 * i].id else members[2 * i + 1]
+            move = str(rng.choice(info.game.position.legal_moves()))
+            answer = await fake.user(member, channel_id=channels[i]).slash("veletas", "move", move=move)
+            if answer.ephemeral:
+                raise RuntimeError(f"game {info.id}: the move was refused: {answer.content}")
+        after = rss_mb()
+    finally:
+        fake.take_errors()
+        await runner.close()
+        await fake.stop()
+    return {"rss_fake_only": before, "rss": after}
+
+
+def run_child(*args: str) -> dict[str, float]:
+    """Run a measure in a fresh interpreter so earlier phases cannot inflate its memory."""
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_bot", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=3600,
+    )
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def table(speed_figures: dict[str, float], memory_figures: dict[str, float], args: argparse.Namespace) -> str:
+    def verdict(ok: bool) -> str:
+        return "yes" if ok else "**no**"
+
+    s, m = speed_figures, memory_figures
+    rows = [
+        "| measure | result | target | met |",
+        "|---|---|---|---|",
+        f"| (a) latency at {args.rate:.0f} moves/s offered over {args.games} games, p50 / p99 "
+        f"(INTERACTION_CREATE → answer with board image) | {s['p50']:.0f} ms / {s['p99']:.0f} ms "
+        f"({s['offered_moves']:.0f} moves, {s['achieved_rate']:.0f}/s served) | p99 ≤ 100 ms | "
+        f"{verdict(s['p99'] <= 100)} |",
+        f"| (b) sustained rate, each move committed and answered with its image | {s['throughput']:.0f} moves/s "
+        f"(p50 {s['closed_p50']:.0f} ms, p99 {s['closed_p99']:.0f} ms) | ≥ 100 moves/s | "
+        f"{verdict(s['throughput'] >= 100)} |",
+        f"| (c) resident memory, {args.stored:,} stored games of which {args.active:,} active, after moves in "
+        f"{args.probe} of them | {m['rss']:.0f} MB (the fake alone: {m['rss_fake_only']:.0f} MB) | ≤ 200 MB | "
+        f"{verdict(m['rss'] <= 200)} |",
+    ]
+    note = (
+        f"Standard board, current rules; bot and fake Discord share one process and this machine's "
+        f"{os.cpu_count()} cores; request bodies {'validated' if args.validate else 'not validated'} against "
+        f"Discord's OpenAPI spec by the fake; {args.seconds:.0f} s per load phase."
+    )
+    return "\n".join(rows) + "\n\n" + note
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--games", type=int, default=100, help="concurrent games for (a) and (b) (default 100)")
+    parser.add_argument("--rate", type=float, default=50.0, help="offered moves per second in (a) (default 50)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of each load phase (default 20)")
+    parser.add_argument("--stored", type=int, default=10_000, help="stored games for (c) (default 10,000)")
+    parser.add_argument("--active", type=int, default=1_000, help="of which in play (default 1,000)")
+    parser.add_argument("--probe", type=int, default=100, help="active games that get a move in (c) (default 100)")
+    parser.add_argument("--validate", action="store_true", help="let the fake check every body against the spec")
+    parser.add_argument("--write", action="store_true", help="publish the table into the README")
+    parser.add_argument("--phase", choices=["speed", "populate", "memory"], help=argparse.SUPPRESS)
+    parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.ERROR, stream=sys.stderr)
+
+    if args.phase == "speed":
+        print(json.dumps(asyncio.run(speed(args.games, args.rate, args.seconds, args.validate))))
+        return 0
+    if args.phase == "populate":
+        asyncio.run(populate(args.db, args.stored, args.active, args.db.with_suffix(".ids.json")))
+        return 0
+    if args.phase == "memory":
+        print(json.dumps(asyncio.run(memory(args.db, args.stored, args.active, args.probe, args.validate))))
+        return 0
+
+    common = ["--games", str(args.games), "--rate", str(args.rate), "--seconds", str(args.seconds)]
+    validate = ["--validate"] if args.validate else []
+    speed_figures = run_child("--phase", "speed", *common, *validate)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "stored.sqlite3"
+        sizes = ["--stored", str(args.stored), "--active", str(args.active), "--probe", str(args.probe)]
+        memory_figures = run_child("--phase", "memory", "--db", str(db), *sizes, *validate)
+    markdown = table(speed_figures, memory_figures, args)
+    print(markdown)
+    if args.write:
+        from benchmarks._report import publish
+
+        publish("bot", markdown, "python -m benchmarks.bench_bot --write")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
