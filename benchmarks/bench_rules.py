@@ -96,8 +96,46 @@ def veletas_section(seconds: float) -> list[Row]:
     return rows
 
 
+def veloop_section(seconds: float) -> list[Row]:
+    """Veloop: random playouts start to end on every board (issue 7 sets 340/s on 8×8, protocol 122), and perft."""
+    from bot.rules.veloop import Position, perft, playout
+
+    cases: tuple[tuple[int, str, float | None], ...] = (
+        (8, "122", 340.0),
+        (8, "alternating", None),
+        (5, "122", None),
+        (6, "122", None),
+        (12, "122", None),
+    )
+    rows: list[Row] = []
+    for size, protocol, target in cases:
+        start = Position.start(size, protocol)
+        rng = random.Random(2022)
+        plies = [0, 0]
+
+        def one(start: Position = start, rng: random.Random = rng, plies: list[int] = plies) -> int:
+            plies[0] += playout(start, rng)[1]
+            plies[1] += 1
+            return 1
+
+        done, elapsed = _timed(one, seconds)
+        mean = plies[0] / plies[1]
+        what = f"random playouts, {size}×{size}, protocol {protocol}, start to end (mean {mean:.0f} plies)"
+        rows.append(Row("veloop", what, done / elapsed, "playouts/s", target))
+
+    opening = Position.start()
+
+    def perft5() -> int:
+        return perft(opening, 5)
+
+    leaves, elapsed = _timed(perft5, seconds)
+    rows.append(Row("veloop", "perft depth 5 from the 8×8 start, protocol 122", leaves / elapsed, "leaves/s"))
+    return rows
+
+
 SECTIONS: dict[str, Callable[[float], list[Row]]] = {
     "veletas": veletas_section,
+    "veloop": veloop_section,
 }
 
 
