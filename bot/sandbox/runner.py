@@ -70,6 +70,7 @@ class BotRunner:
             raise SandboxTimeout(f"the bot did not connect within {timeout:.0f} s")
         if sync:
             await bot.tree.sync()
+        log.info("bot %s is connected to the sandbox", bot.user)
         return bot
 
     async def wait_stopped(self, timeout: float = 10.0) -> BaseException | None:
