@@ -235,3 +235,55 @@ async def test_edits_keep_history_and_reach_the_gateway(sandbox: FakeDiscord, pr
     assert message.content == "final" and message.edited and message.history[0]["content"] == "draft"
     updates = [e for (_, e, d) in sandbox.gateway.current.backlog if e == "MESSAGE_UPDATE" and d["id"] == str(sent.id)]
     assert len(updates) == 1
+
+
+class Quiet(discord.ui.View):
+    @discord.ui.button(label="Later")
+    async def later(self, interaction: discord.Interaction[Any], button: discord.ui.Button[Quiet]) -> None:
+        await interaction.response.defer()
+        await interaction.edit_original_response(content="updated after a silent defer", view=None)
+
+
+async def test_deferred_update_then_edit_of_the_clicked_message(
+    sandbox: FakeDiscord, probe: ProbeBot, alice: Member
+) -> None:
+    probe.script = await send("waiting", view=Quiet())
+    message = await sandbox.user(alice).slash("probe", text="x")
+    after = await sandbox.user(alice).click(message, "Later")
+    assert after is message
+    await sandbox.wait_until(lambda: message.content == "updated after a silent defer")
+    assert message.components == []
+    callback = [r for r in sandbox.requests if r.path.endswith("/callback")][-1]
+    assert callback.body == {"type": 6}
+
+
+class Invite(discord.ui.View):
+    @discord.ui.select(cls=discord.ui.UserSelect, placeholder="Opponent")
+    async def opponent(self, interaction: discord.Interaction[Any], select: discord.ui.UserSelect[Invite]) -> None:
+        chosen = select.values[0]
+        await interaction.response.edit_message(content=f"invited {chosen.name} ({type(chosen).__name__})", view=None)
+
+
+async def test_user_select_resolves_members(sandbox: FakeDiscord, probe: ProbeBot, alice: Member, bob: Member) -> None:
+    probe.script = await send("who?", view=Invite())
+    message = await sandbox.user(alice).slash("probe", text="x")
+    after = await sandbox.user(alice).select(message, bob)
+    assert after.content == "invited bob (Member)"
+
+
+async def test_guild_commands_are_synced_and_used(sandbox: FakeDiscord, alice: Member) -> None:
+    class GuildBot(ProbeBot):
+        async def setup_hook(self) -> None:
+            await super().setup_hook()
+            guild = discord.Object(sandbox.guild_id)
+            self.tree.copy_global_to(guild=guild)
+            self.tree.clear_commands(guild=None)
+            await self.tree.sync()
+            await self.tree.sync(guild=guild)
+
+    bot = await sandbox.start_bot(lambda fake: GuildBot(), sync=False)
+    assert sandbox.commands() == []
+    assert sorted(c["name"] for c in sandbox.commands(guild=True)) == ["admin", "probe"]
+    assert isinstance(bot, ProbeBot)
+    bot.script = await send("from a guild command")
+    assert (await sandbox.user(alice).slash("probe", text="x")).content == "from a guild command"
