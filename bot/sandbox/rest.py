@@ -303,6 +303,8 @@ class Rest:
         interaction.response_type = kind
         interaction.response_body = copy.deepcopy(body)
         self._changed()
+        if not call.flag("with_response"):
+            return None
         reply: dict[str, Any] = {"interaction": {"id": str(interaction.id), "type": interaction.type}}
         if interaction.original_message_id is not None:
             reply["interaction"]["response_message_id"] = str(interaction.original_message_id)
