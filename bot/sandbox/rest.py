@@ -120,6 +120,7 @@ class Rest:
             add("DELETE", path, self.delete_webhook_message, bot_auth=False)
         add("GET", "/channels/{channel_id}", self.get_channel)
         add("PATCH", "/channels/{channel_id}", self.edit_channel)
+        add("DELETE", "/channels/{channel_id}", self.delete_channel)
         add("GET", "/channels/{channel_id}/messages", self.get_messages)
         add("POST", "/channels/{channel_id}/messages", self.post_message)
         add("GET", "/channels/{channel_id}/messages/{message_id}", self.get_message)
@@ -422,6 +423,23 @@ class Rest:
             await self.gateway.dispatch("THREAD_UPDATE", copy.deepcopy(channel))
         else:
             await self.gateway.dispatch("CHANNEL_UPDATE", copy.deepcopy(channel))
+        self._changed()
+        return copy.deepcopy(channel)
+
+    async def delete_channel(self, call: Call) -> Any:
+        channel = self._channel(call)
+        channel_id = int(channel["id"])
+        if channel_id == self.state.general_id:
+            raise DiscordError(400, 50074, "Cannot delete a channel required for community servers")
+        del self.state.channels[channel_id]
+        self.state.thread_members.pop(channel_id, None)
+        for message in self.state.channel_messages(channel_id):
+            message.deleted = True
+        if self.state.is_thread_payload(channel):
+            event = {k: channel[k] for k in ("id", "guild_id", "parent_id", "type")}
+            await self.gateway.dispatch("THREAD_DELETE", event)
+        else:
+            await self.gateway.dispatch("CHANNEL_DELETE", copy.deepcopy(channel))
         self._changed()
         return copy.deepcopy(channel)
 

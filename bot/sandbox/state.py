@@ -308,7 +308,11 @@ class SandboxState:
         return thread
 
     def is_thread(self, channel_id: int) -> bool:
-        return self.channels.get(channel_id, {}).get("type") in (10, 11, 12)
+        return self.is_thread_payload(self.channels.get(channel_id, {}))
+
+    @staticmethod
+    def is_thread_payload(channel: dict[str, Any]) -> bool:
+        return channel.get("type") in (10, 11, 12)
 
     def guild_json(self) -> dict[str, Any]:
         everyone = {

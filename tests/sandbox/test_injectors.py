@@ -225,6 +225,10 @@ async def test_threads_from_a_message_and_standalone(sandbox: FakeDiscord, probe
     assert inside.channel_id == standalone.id
     assert isinstance(where[0], discord.Thread) and where[0].parent_id == sandbox.channel_id
 
+    await where[0].delete()
+    assert [t["name"] for t in sandbox.threads()] == ["Veletas #1"] and inside.deleted
+    await sandbox.wait_until(lambda: probe.get_channel(standalone.id) is None)
+
 
 async def test_edits_keep_history_and_reach_the_gateway(sandbox: FakeDiscord, probe: ProbeBot) -> None:
     channel = probe.get_channel(sandbox.channel_id)
