@@ -137,7 +137,7 @@ class Rest:
 
     def _add(self, method: str, template: str, handler: Handler, *, bot_auth: bool = True) -> None:
         self.routes.append(Route(method, _compile(template), handler, bot_auth))
-        # Literal segments such as @original or @me must win over a {message_id} placeholder.
+        # Literal segments such as @original or @me must win over a {message_id} parameter.
         self.routes.sort(key=lambda r: r.pattern.pattern.count("(?P<"))
 
     def find(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
@@ -284,9 +284,9 @@ class Rest:
             interaction.original_message_id = message.id
         elif kind == DEFERRED_CHANNEL_MESSAGE:
             ephemeral = bool(int(data.get("flags") or 0) & EPHEMERAL)
-            placeholder = {"content": "", "flags": LOADING | (EPHEMERAL if ephemeral else 0)}
+            thinking = {"content": "", "flags": LOADING | (EPHEMERAL if ephemeral else 0)}
             message = await self.create_message(
-                interaction.channel_id, placeholder, [], interaction=interaction, ephemeral=ephemeral, checked=True
+                interaction.channel_id, thinking, [], interaction=interaction, ephemeral=ephemeral, checked=True
             )
             interaction.original_message_id = message.id
         elif kind == DEFERRED_UPDATE:
@@ -347,10 +347,10 @@ class Rest:
         limits.check_message(body)
         original = self.state.messages.get(interaction.original_message_id or 0)
         if interaction.response_type == DEFERRED_CHANNEL_MESSAGE and original is not None and original.loading:
-            # The first followup after a "thinking..." defer replaces the placeholder, keeping its visibility.
+            # The first followup after a "thinking..." defer becomes that message, keeping its visibility.
             edit = dict(body)
             edit["flags"] = original.flags & EPHEMERAL
-            await self.apply_edit(original, edit, call.uploads, replace_placeholder=True)
+            await self.apply_edit(original, edit, call.uploads, finish_loading=True)
             message = original
         else:
             ephemeral = bool(int(body.get("flags") or 0) & EPHEMERAL)
@@ -370,7 +370,7 @@ class Rest:
         message = self._webhook_message(call, interaction)
         body = call.body or {}
         limits.check_message(body)
-        await self.apply_edit(message, body, call.uploads, replace_placeholder=True)
+        await self.apply_edit(message, body, call.uploads, finish_loading=True)
         return self.message_json(message)
 
     async def delete_webhook_message(self, call: Call) -> Any:
@@ -742,7 +742,7 @@ class Rest:
         return message
 
     async def apply_edit(
-        self, message: Message, body: dict[str, Any], uploads: list[Upload], *, replace_placeholder: bool = False
+        self, message: Message, body: dict[str, Any], uploads: list[Upload], *, finish_loading: bool = False
     ) -> None:
         """Change only the fields present, keep listed attachments, add new uploads."""
         message.history.append(message.to_json())
@@ -763,7 +763,7 @@ class Rest:
         if "flags" in body and body["flags"] is not None:
             # Only SUPPRESS_EMBEDS can be toggled by an edit; ephemerality is fixed at creation.
             flags = (flags & ~(1 << 2)) | (int(body["flags"]) & (1 << 2))
-        if replace_placeholder:
+        if finish_loading:
             flags &= ~LOADING
         data["flags"] = flags
         data["edited_timestamp"] = iso_timestamp()

@@ -65,7 +65,7 @@ class SpecValidator:
                 + "$"
             )
             routes.append((template.count("{"), re.compile(pattern), template))
-        # Literal segments such as @original or @me win over a {message_id} placeholder.
+        # Literal segments such as @original or @me win over a {message_id} parameter.
         routes.sort(key=lambda item: item[0])
         self._routes = routes
         self._validators: dict[tuple[str, str, str], Draft202012Validator | None] = {}

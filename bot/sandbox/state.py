@@ -155,7 +155,7 @@ class Message:
 
     @property
     def loading(self) -> bool:
-        """True while this is still the "thinking..." placeholder of a deferred interaction."""
+        """True while this is still the "thinking..." message of a deferred interaction."""
         return bool(self.flags & LOADING)
 
     @property

@@ -456,8 +456,10 @@ class SandboxUser:
                 if not message.loading or message.deleted:
                     return True
                 if clock.now() - interaction.created_at > TOKEN_LIFETIME:
-                    raise SandboxError(f"the 'thinking...' placeholder of {interaction.name!r} was never replaced")
+                    raise SandboxError(f"the 'thinking...' message of {interaction.name!r} was never replaced")
                 return False
 
-            await self.fake.wait_until(replaced, what=f"the bot to replace the placeholder of {interaction.name!r}")
+            await self.fake.wait_until(
+                replaced, what=f"the bot to finish the 'thinking...' message of {interaction.name!r}"
+            )
         return message

@@ -180,7 +180,7 @@ async def test_files_and_embeds_reach_the_test(sandbox: FakeDiscord, probe: Prob
     assert probe.failures == []
 
 
-async def test_ephemeral_defer_then_followup_replaces_the_placeholder(
+async def test_ephemeral_defer_then_followup_finishes_the_thinking_message(
     sandbox: FakeDiscord, probe: ProbeBot, alice: Member
 ) -> None:
     async def script(interaction: discord.Interaction[Any]) -> None:

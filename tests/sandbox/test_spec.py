@@ -20,7 +20,7 @@ def spec() -> SpecValidator:
     return SpecValidator()
 
 
-def test_literal_segments_win_over_placeholders(spec: SpecValidator) -> None:
+def test_literal_segments_win_over_parameters(spec: SpecValidator) -> None:
     op = spec.match("PATCH", "/webhooks/1/token/messages/@original")
     assert op is not None and op.template.endswith("/messages/@original")
 
