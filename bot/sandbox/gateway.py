@@ -172,10 +172,10 @@ class Gateway:
             conn.closed = True
             if conn.close_code is None:
                 conn.close_code = ws.close_code
-            for session in self.sessions.values():
-                if session.ws is ws:
-                    session.ws = None
-                    session.connection = None
+            for known in self.sessions.values():
+                if known.ws is ws:
+                    known.ws = None
+                    known.connection = None
             self._changed()
         return ws
 
