@@ -44,7 +44,7 @@ def choose_move(
     if position.is_over:
         raise ValueError("the game is over: there is no move to choose")
     board = position.fast()
-    budget = Budget.for_level(settings, seeded=seed is not None, time_limit=time_limit)
+    budget = Budget.for_level(settings, seeded=seed is not None, time_limit=time_limit, size=position.size)
     found = choose(board, level, _rng(seed), budget)
     return board.move_of(found.code)
 
@@ -54,7 +54,7 @@ def choose_setup(game: Game, level: int = 3, *, seed: int | None = None, time_li
     settings = level_of(level)
     if game.phase != "setup":
         raise ValueError(f"the game is in its {game.phase} phase, not setup")
-    budget = Budget.for_level(settings, seeded=seed is not None, time_limit=time_limit)
+    budget = Budget.for_level(settings, seeded=seed is not None, time_limit=time_limit, size=game.variant.size)
     return choose_placement(game, level, _rng(seed), budget)
 
 
@@ -63,7 +63,7 @@ def choose_pie(game: Game, level: int = 3, *, seed: int | None = None, time_limi
     settings = level_of(level)
     if game.phase != "pie":
         raise ValueError(f"the game is in its {game.phase} phase, not at the pie choice")
-    budget = Budget.for_level(settings, seeded=seed is not None, time_limit=time_limit)
+    budget = Budget.for_level(settings, seeded=seed is not None, time_limit=time_limit, size=game.variant.size)
     return choose_keep_or_swap(game, level, _rng(seed), budget)
 
 
@@ -99,7 +99,9 @@ def analyze(position: Position, *, time_limit: float | None = None, seed: int | 
     geo = geo_of(position.size)
     if position.is_over:
         return Analysis(black_chance(board, geo), None, position.to_move, 0, None)
-    budget = Budget.for_level(level_of(ANALYSIS_LEVEL), seeded=seed is not None, time_limit=time_limit)
+    budget = Budget.for_level(
+        level_of(ANALYSIS_LEVEL), seeded=seed is not None, time_limit=time_limit, size=position.size
+    )
     # The level-4 budget, searched with the solver so that forced wins are reported as such.
     found = choose(board, SOLVER_LEVEL, _rng(seed), budget)
     proven = COLOURS[found.proven] if found.proven >= 0 else None

@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+MEDIUM = 9
+
 
 @dataclass(frozen=True)
 class Level:
@@ -32,18 +34,24 @@ class Budget:
         self.deadline = self.start + seconds
 
     @classmethod
-    def for_level(cls, level: Level, *, seeded: bool, time_limit: float | None, share: float = 1.0) -> Budget:
-        """The budget of one decision; ``share`` scales it for a decision that is one of several (setup)."""
+    def for_level(cls, level: Level, *, seeded: bool, time_limit: float | None, size: int = MEDIUM) -> Budget:
+        """The budget of one decision on a ``size`` board.
+
+        Iteration counts are set for the medium board; an iteration costs more on a bigger
+        board (more pairs and targets per node), so the count shrinks with the square count
+        to keep the thinking time near the level's seconds.
+        """
         cap = level.cap if time_limit is None else time_limit
         if seeded:
-            return cls(max(1, int(level.iterations * share)), cap * share)
-        return cls(1 << 62, min(level.seconds, cap) * share)
+            scale = (MEDIUM * MEDIUM / (size * size)) ** 1.5
+            return cls(max(1, round(level.iterations * scale)), cap)
+        return cls(1 << 62, min(level.seconds, cap))
 
     def spent(self, done: int) -> bool:
         return done >= self.iterations or time.perf_counter() >= self.deadline
 
-    def out_of_time(self) -> bool:
-        return time.perf_counter() >= self.deadline
+    def remaining(self) -> float:
+        return self.deadline - time.perf_counter()
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start

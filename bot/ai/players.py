@@ -13,6 +13,7 @@ blunder a player never forgives, and finding it costs little (``claim_candidates
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
@@ -24,14 +25,15 @@ from bot.rules import FastBoard
 
 LEVELS: dict[int, Level] = {
     1: Level(1, 0.2, 1, 1.0),
-    2: Level(2, 0.2, 250, 1.0),
-    3: Level(3, 0.8, 1200, 3.0),
-    4: Level(4, 1.5, 2500, 5.0),
-    5: Level(5, 3.0, 6000, 10.0),
+    2: Level(2, 0.2, 1500, 1.0),
+    3: Level(3, 0.6, 5000, 3.0),
+    4: Level(4, 1.2, 6000, 5.0),
+    5: Level(5, 2.5, 12000, 10.0),
 }
 
 NOISE = 0.04
 SHORTLIST = 12
+FLAT_RANKED = 600
 FLAT_PLIES = 12
 
 
@@ -126,35 +128,41 @@ def _greedy(board: FastBoard, geo: Geo, rng: random.Random, budget: Budget, gift
 
 
 def _flat(board: FastBoard, geo: Geo, rng: random.Random, budget: Budget, gifts: set[int]) -> Choice:
-    """Successive halving over the greedy shortlist: every round doubles the playouts of the better half."""
-    rank_budget = Budget(max(1, budget.iterations // 4), max(0.0, (budget.deadline - budget.start) / 4))
+    """Successive halving over the greedy shortlist: each round splits its share of playouts evenly, then halves.
+
+    The budget's iterations count playouts; ranking the shortlist takes a quarter of the time at most.
+    """
+    rank_budget = Budget(FLAT_RANKED, (budget.deadline - budget.start) / 4)
     shortlist = [code for _mine, code in _ranked(board, geo, rng, rank_budget, gifts, 0.0)[:SHORTLIST]]
     mover = board.to_move
     wins = dict.fromkeys(shortlist, 0.0)
     runs = dict.fromkeys(shortlist, 0)
     alive = list(shortlist)
     done = 0
-    per_round = 4
-    while len(alive) > 1 and not budget.spent(done):
-        for code in alive:
-            for _ in range(per_round):
-                if budget.spent(done):
-                    break
-                trial = board.copy()
-                trial.play_code(code)
-                winner = playout(trial, geo, FLAT_PLIES, rng.random)
-                black = black_chance(trial, geo) if winner < 0 else 1.0 - winner
-                wins[code] += black if mover == 0 else 1.0 - black
-                runs[code] += 1
-                done += 1
-        alive.sort(key=lambda c: -(wins[c] / runs[c] if runs[c] else 0.0))
+    rounds = max(1, math.ceil(math.log2(len(shortlist))))
+
+    def mean(code: int) -> float:
+        return wins[code] / runs[code] if runs[code] else 0.0
+
+    for r in range(rounds):
+        left = rounds - r
+        share = Budget(max(len(alive), (budget.iterations - done) // left), max(0.0, budget.remaining() / left))
+        spent = 0
+        while not share.spent(spent) and not budget.spent(done):
+            code = alive[spent % len(alive)]
+            trial = board.copy()
+            trial.play_code(code)
+            winner = playout(trial, geo, FLAT_PLIES, rng.random)
+            black = black_chance(trial, geo) if winner < 0 else 1.0 - winner
+            wins[code] += black if mover == 0 else 1.0 - black
+            runs[code] += 1
+            spent += 1
+            done += 1
+        alive.sort(key=lambda c: -mean(c))
+        if budget.spent(done):
+            break
         alive = alive[: max(1, (len(alive) + 1) // 2)]
-        per_round *= 2
     best = alive[0]
     if runs[best] == 0:
-        best = shortlist[0]
-        black = _after(board, geo, best)
-    else:
-        mine = wins[best] / runs[best]
-        black = mine if mover == 0 else 1.0 - mine
-    return Choice(best, black, done)
+        return Choice(best, _after(board, geo, best), done)
+    return Choice(best, mean(best) if mover == 0 else 1.0 - mean(best), done)
