@@ -1,7 +1,12 @@
-"""Shared test configuration."""
+"""Shared test configuration: the fake Discord's fixtures, and hypothesis without per-example deadlines.
+
+Deadlines are off because the machine running the suite is shared; speed is measured by the
+benchmarks, not asserted by the tests.
+"""
 
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("ci")
+pytest_plugins = ["bot.sandbox.pytest_plugin"]
+
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
