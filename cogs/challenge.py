@@ -26,6 +26,7 @@ from cogs._board import (
     bot_of,
     hand_to_ai,
     mention,
+    name_of,
     respond,
     send_response,
     send_to_channel,
@@ -152,9 +153,7 @@ async def post_first_board(bot: VeletasBot, info: GameInfo, interaction: discord
 
 
 def thread_name(bot: VeletasBot, info: GameInfo, accepter: discord.abc.User) -> str:
-    challenger = bot.get_user(info.challenger_id)
-    first = challenger.display_name if challenger is not None else "challenger"
-    return f"Veletas #{info.id}: {first} vs {accepter.display_name}"[:100]
+    return f"Veletas #{info.id}: {name_of(bot, info.challenger_id)} vs {accepter.display_name}"[:100]
 
 
 async def _delete_quietly(thread: discord.Thread) -> None:
@@ -255,7 +254,12 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         if callback.message_id is None:
             raise RuntimeError("Discord did not say which message answered the challenge")
         await self.bot.store.set_challenge_message(info.id, callback.message_id)
-        message = self.bot.get_partial_messageable(info.origin_channel_id).get_partial_message(callback.message_id)
+        channel = interaction.channel
+        message: discord.PartialMessage | discord.InteractionMessage
+        if isinstance(channel, discord.TextChannel):
+            message = channel.get_partial_message(callback.message_id)
+        else:
+            message = await interaction.original_response()
         thread = await message.create_thread(name=f"Veletas #{info.id}: {interaction.user.display_name} vs me"[:100])
         started = await self.bot.store.accept_challenge(info.id, self.bot.user.id, channel_id=thread.id)
         await post_first_board(self.bot, started, None)

@@ -83,11 +83,15 @@ async def start_game(
     *,
     variant: str = "small",
     rules: str = "current",
-    where: str = "here",
+    where: str | None = "here",
 ) -> Table:
-    """Challenge and accept; returns the table in the game's channel (the new thread for ``thread``)."""
+    """Challenge and accept; returns the table in the game's channel (the new thread for ``thread``).
+
+    ``where=None`` leaves the option out, as most players will.
+    """
     challenger = fake.user(first)
-    message = await challenger.slash("veletas", "challenge", opponent=second, variant=variant, rules=rules, where=where)
+    options = {"opponent": second, "variant": variant, "rules": rules} | ({"where": where} if where else {})
+    message = await challenger.slash("veletas", "challenge", **options)
     assert not message.ephemeral, message.content
     accepter = fake.user(second)
     cursor = fake.cursor()

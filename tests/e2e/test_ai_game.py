@@ -90,9 +90,13 @@ async def test_the_ai_resumes_its_turn_after_a_restart(
 ) -> None:
     bot = await sandbox_runner.start(make_factory(db_path, clock, ai=StuckAi()), sync=False)
     assert isinstance(bot, VeletasBot)
-    human = sandbox.user(alice)
-    await human.slash("veletas", "challenge", opponent=sandbox.bot_member, variant="small", where="here")
-    info = await bot.store.game_in_channel(sandbox.channel_id)
+    intro = await sandbox.user(alice).slash("veletas", "challenge", opponent=sandbox.bot_member, variant="small")
+    # By default the game gets its own thread, started from the message announcing it.
+    thread = await sandbox.wait_until(lambda: sandbox.threads(sandbox.channel_id))
+    assert thread[0]["id"] == str(intro.id)
+    await sandbox.wait_for_message(int(thread[0]["id"]), lambda m: bool(m.embeds))
+    info = await bot.store.game_in_channel(int(thread[0]["id"]))
+    human = sandbox.user(alice).in_channel(info.channel_id)
     game = info.game
     await human.slash("veletas", "setup", shooters="d4", stone="a1")
     game = game.play("d4/a1")

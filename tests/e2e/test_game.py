@@ -13,12 +13,20 @@ from bot.sandbox.state import Member
 from e2e.table import pinged, start_game
 
 
-@pytest.mark.parametrize("rules", ["current", "classic"])
+@pytest.mark.parametrize(("rules", "where"), [("current", None), ("classic", "here")])
 async def test_full_game_on_the_small_board(
-    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, rules: str
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, rules: str, where: str | None
 ) -> None:
     rng = random.Random(7)
-    table = await start_game(sandbox, alice, bob, rules=rules, where="here")
+    table = await start_game(sandbox, alice, bob, rules=rules, where=where)
+    if where is None:
+        thread = sandbox.thread(table.channel_id)
+        assert thread["type"] == 11 and int(thread["parent_id"]) == sandbox.channel_id, "a public thread by default"
+        assert thread["name"].lower() == f"veletas #{table.game_id}: alice vs bob"
+        challenge = sandbox.messages(sandbox.channel_id)[0]
+        assert f"<#{table.channel_id}>" in challenge.content and challenge.buttons == []
+    else:
+        assert table.channel_id == sandbox.channel_id
     first_board = table.boards[0]
     assert "board.png" in first_board.files and first_board.files["board.png"].startswith(b"\x89PNG")
     await table.play_setup(rng)
