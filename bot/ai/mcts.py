@@ -77,12 +77,22 @@ class Result:
 
 
 class Search:
-    def __init__(self, board: FastBoard, geo: Geo, settings: Settings, rng: random.Random) -> None:
+    """One search from ``board``.
+
+    With ``root_moves`` the root is not split: its children are those whole moves in that
+    order (a ranking the caller could afford once, such as the evaluation after each move),
+    and the split turn starts one ply down, where such a ranking would cost too much per node.
+    """
+
+    def __init__(
+        self, board: FastBoard, geo: Geo, settings: Settings, rng: random.Random, root_moves: list[int] | None = None
+    ) -> None:
         self.board = board
         self.geo = geo
         self.settings = settings
         self.rng = rng
-        self.root = self._position(board)
+        self.flat_root = bool(root_moves) and board.winner < 0
+        self.root: _Node = _Node(board.to_move, list(root_moves or ())) if self.flat_root else self._position(board)
 
     def _position(self, board: FastBoard) -> _Position:
         if board.winner >= 0:
@@ -146,6 +156,15 @@ class Search:
                 break
             i = self._select(node)
             path.append((node, i))
+            if node is self.root and self.flat_root:
+                board.play_code(node.actions[i])
+                child = node.children[i]
+                if child is None:
+                    child = node.children[i] = self._position(board)
+                    value = self._leaf(board, child)
+                    break
+                node = child
+                continue
             pair = node.actions[i]
             tnode = node.children[i]
             if tnode is None:
@@ -162,11 +181,7 @@ class Search:
             child = tnode.children[j]
             if child is None:
                 child = tnode.children[j] = self._position(board)
-                if child.proven >= 0:
-                    value = 1.0 if child.proven == 0 else 0.0
-                else:
-                    winner = playout(board, geo, self.settings.playout_plies, self.rng.random)
-                    value = black_chance(board, geo) if winner < 0 else 1.0 - winner
+                value = self._leaf(board, child)
                 break
             node = child
         solver = self.settings.solver
@@ -184,6 +199,13 @@ class Search:
                         if parent.lost == len(parent.actions):
                             parent.proven = 1 - parent.mover
 
+    def _leaf(self, board: FastBoard, child: _Node) -> float:
+        """Black's value of a new node: exact when the game is over, else a cut playout and the evaluation."""
+        if child.proven >= 0:
+            return 1.0 if child.proven == 0 else 0.0
+        winner = playout(board, self.geo, self.settings.playout_plies, self.rng.random)
+        return black_chance(board, self.geo) if winner < 0 else 1.0 - winner
+
     def run(self, budget: Budget) -> Result:
         done = 0
         while not budget.spent(done) and self.root.proven < 0:
@@ -194,11 +216,13 @@ class Search:
     def best_code(self) -> int:
         root = self.root
         i = _best_child(root)
+        if self.flat_root:
+            return root.actions[i]
         tnode = root.children[i]
         if tnode is None or not tnode.n or max(tnode.n) == 0:
             # Never searched below: the first target in prior order.
             pair = root.actions[i]
-            facts = root.facts or labels(self.board, self.geo)
+            facts = (root.facts if isinstance(root, _Position) else None) or labels(self.board, self.geo)
             ordered = order_targets(self.board, self.geo, pair, targets(self.board, self.geo, pair), facts)
             return code_of(pair, ordered[0], self.geo.n2)
         j = _best_child(tnode)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from bot.ai.board import Geo, claim_candidates, claims_of, geo_of, playout
 from bot.ai.budget import Budget, Level
 from bot.ai.evaluate import black_chance
+from bot.ai.greedy import after_move, rank_moves
 from bot.ai.mcts import Search, Settings
 from bot.rules import FastBoard
 
@@ -34,6 +35,7 @@ LEVELS: dict[int, Level] = {
 NOISE = 0.04
 SHORTLIST = 12
 FLAT_RANKED = 600
+ROOT_RANKED = 1500
 FLAT_PLIES = 12
 
 
@@ -74,7 +76,9 @@ def choose(board: FastBoard, level: int, rng: random.Random, budget: Budget) -> 
     if level == 3:
         return _flat(board, geo, rng, budget, gifts)
     settings = Settings(solver=level >= 5)
-    search = Search(board, geo, settings, rng)
+    rank_budget = Budget(ROOT_RANKED, (budget.deadline - budget.start) / 6)
+    root_moves = [code for _mine, code in rank_moves(board, geo, rng, rank_budget, gifts, 0.0)]
+    search = Search(board, geo, settings, rng, root_moves)
     found = search.run(budget)
     return Choice(found.code, found.black, found.iterations, found.proven)
 
@@ -86,42 +90,8 @@ def _random(board: FastBoard, rng: random.Random, gifts: set[int]) -> Choice:
     return Choice(code, 0.5, 1)
 
 
-def _after(board: FastBoard, geo: Geo, code: int) -> float:
-    trial = board.copy()
-    trial.play_code(code)
-    return black_chance(trial, geo)
-
-
-def _ranked(
-    board: FastBoard, geo: Geo, rng: random.Random, budget: Budget, gifts: set[int], noise: float
-) -> list[tuple[float, int]]:
-    """(mover's chance after the move, code), best first, over as many moves as the budget allows.
-
-    Moves that can claim something come first (they are the ones whose effect is sharpest),
-    then a random sample of the rest; gifts are left out unless nothing else exists.
-    """
-    legal = board.legal_codes()
-    urgent = [code for code in claim_candidates(board, geo) if code not in gifts]
-    seen = set(urgent)
-    rest = [code for code in legal if code not in seen and code not in gifts]
-    rng.shuffle(rest)
-    order = urgent + rest
-    if not order:
-        order = legal
-    mover = board.to_move
-    scored: list[tuple[float, int]] = []
-    for done, code in enumerate(order):
-        if done and budget.spent(done):
-            break
-        black = _after(board, geo, code)
-        mine = black if mover == 0 else 1.0 - black
-        scored.append((mine + rng.gauss(0.0, noise) if noise else mine, code))
-    scored.sort(key=lambda item: -item[0])
-    return scored
-
-
 def _greedy(board: FastBoard, geo: Geo, rng: random.Random, budget: Budget, gifts: set[int]) -> Choice:
-    scored = _ranked(board, geo, rng, budget, gifts, NOISE)
+    scored = rank_moves(board, geo, rng, budget, gifts, NOISE)
     mine, code = scored[0]
     mine = min(1.0, max(0.0, mine))
     return Choice(code, mine if board.to_move == 0 else 1.0 - mine, len(scored))
@@ -133,7 +103,7 @@ def _flat(board: FastBoard, geo: Geo, rng: random.Random, budget: Budget, gifts:
     The budget's iterations count playouts; ranking the shortlist takes a quarter of the time at most.
     """
     rank_budget = Budget(FLAT_RANKED, (budget.deadline - budget.start) / 4)
-    shortlist = [code for _mine, code in _ranked(board, geo, rng, rank_budget, gifts, 0.0)[:SHORTLIST]]
+    shortlist = [code for _mine, code in rank_moves(board, geo, rng, rank_budget, gifts, 0.0)[:SHORTLIST]]
     mover = board.to_move
     wins = dict.fromkeys(shortlist, 0.0)
     runs = dict.fromkeys(shortlist, 0)
@@ -164,5 +134,5 @@ def _flat(board: FastBoard, geo: Geo, rng: random.Random, budget: Budget, gifts:
         alive = alive[: max(1, (len(alive) + 1) // 2)]
     best = alive[0]
     if runs[best] == 0:
-        return Choice(best, _after(board, geo, best), done)
+        return Choice(best, after_move(board, geo, best), done)
     return Choice(best, mean(best) if mover == 0 else 1.0 - mean(best), done)
