@@ -11,7 +11,7 @@ import io
 import logging
 import time
 from collections.abc import Awaitable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -58,7 +58,7 @@ class Outgoing:
     files: Sequence[tuple[str, bytes]] = ()
     view: discord.ui.View | None = None
     mention: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    info: GameInfo | None = None  # the game state the message shows, for what follows the answer
 
     def allowed_mentions(self) -> discord.AllowedMentions:
         """Only the player to move may be pinged, never anyone named in user-typed text."""
@@ -120,10 +120,11 @@ async def send_to_channel(bot: VeletasBot, channel_id: int, out: Outgoing) -> in
 
 async def respond(
     interaction: discord.Interaction[Any], work: Awaitable[Outgoing], *, ephemeral: bool = False
-) -> int | None:
+) -> tuple[int | None, Outgoing]:
     """Answer with a new message holding what ``work`` produces, deferring first if it is slow.
 
-    Most work (a database write and a render) takes milliseconds, so the common case is one
+    ``work`` should include the store calls too: a database waiting on another writer is slow
+    work as much as a render is. Most work (a database write and a render) takes milliseconds, so the common case is one
     callback carrying the board; only work not ready well within Discord's 3 seconds pays for
     the extra deferral round trip.
     """
@@ -133,10 +134,10 @@ async def respond(
         await interaction.response.defer(thinking=True, ephemeral=ephemeral)
         interaction.extras["deferred_public"] = not ephemeral
     out = await task
-    return await send_response(interaction, out, ephemeral=ephemeral)
+    return await send_response(interaction, out, ephemeral=ephemeral), out
 
 
-async def respond_update(interaction: discord.Interaction[Any], work: Awaitable[Outgoing]) -> None:
+async def respond_update(interaction: discord.Interaction[Any], work: Awaitable[Outgoing]) -> Outgoing:
     """Replace the message a component sits on with what ``work`` produces, deferring if it is slow."""
     task = asyncio.ensure_future(work)
     done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER)
@@ -145,7 +146,7 @@ async def respond_update(interaction: discord.Interaction[Any], work: Awaitable[
     out = await task
     if not interaction.response.is_done():
         await update_message(interaction, out)
-        return
+        return out
     await interaction.edit_original_response(
         content=out.content,
         embed=out.embed,
@@ -153,6 +154,7 @@ async def respond_update(interaction: discord.Interaction[Any], work: Awaitable[
         view=out.view,
         allowed_mentions=out.allowed_mentions(),
     )
+    return out
 
 
 def colour_word(colour: str | None) -> str:
@@ -354,7 +356,7 @@ async def board_message(bot: VeletasBot, info: GameInfo, *, note: str | None = N
     content = note
     if ping is not None:
         content = f"{mention(ping)}, your turn." if note is None else f"{note}\n{mention(ping)}, your turn."
-    return Outgoing(content=content, embed=embed, files=files, view=board_view(info), mention=ping)
+    return Outgoing(content=content, embed=embed, files=files, view=board_view(info), mention=ping, info=info)
 
 
 async def after_board_posted(bot: VeletasBot, info: GameInfo, message_id: int | None) -> None:

@@ -42,7 +42,7 @@ class AdminCog(commands.Cog, name="Admin"):
         if info.status == "challenge":
             await respond(interaction, _plain(note))
             return
-        message_id = await respond(interaction, board_message(self.bot, cancelled, note=note))
+        message_id, _ = await respond(interaction, board_message(self.bot, cancelled, note=note))
         await after_board_posted(self.bot, cancelled, message_id)
 
 

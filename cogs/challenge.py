@@ -247,7 +247,7 @@ class ChallengeCog(commands.Cog, name="Challenges"):
             started = await self.bot.store.accept_challenge(
                 info.id, self.bot.user.id, channel_id=info.origin_channel_id
             )
-            message_id = await respond(interaction, board_message(self.bot, started, note=intro))
+            message_id, _ = await respond(interaction, board_message(self.bot, started, note=intro))
             await after_board_posted(self.bot, started, message_id)
             return
         callback = await interaction.response.send_message(intro, allowed_mentions=discord.AllowedMentions.none())

@@ -192,8 +192,11 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"vele
 
     async def start(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
-        info = await load_turn(interaction, self.game_id, None)
-        await respond(interaction, shooter_step(bot, info), ephemeral=True)
+
+        async def work() -> Outgoing:
+            return await shooter_step(bot, await load_turn(interaction, self.game_id, None))
+
+        await respond(interaction, work(), ephemeral=True)
 
 
 class ShooterSelect(
@@ -218,11 +221,15 @@ class ShooterSelect(
 
     async def chosen(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
-        info = await load_turn(interaction, self.game_id, self.ply)
         shooter = self.item.values[0]
-        if shooter not in info.game.position.unclaimed():
-            raise RaceLost(OUT_OF_DATE)
-        await respond_update(interaction, destination_step(bot, info, shooter))
+
+        async def work() -> Outgoing:
+            info = await load_turn(interaction, self.game_id, self.ply)
+            if shooter not in info.game.position.unclaimed():
+                raise RaceLost(OUT_OF_DATE)
+            return await destination_step(bot, info, shooter)
+
+        await respond_update(interaction, work())
 
 
 class DestinationSelect(
@@ -252,12 +259,15 @@ class DestinationSelect(
 
     async def chosen(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
-        info = await load_turn(interaction, self.game_id, self.ply)
         destination = self.item.values[0]
-        position = info.game.position
-        if destination != STAY and destination not in position.destinations(self.shooter):
-            raise RaceLost(OUT_OF_DATE)
-        await respond_update(interaction, target_step(bot, info, self.shooter, destination))
+
+        async def work() -> Outgoing:
+            info = await load_turn(interaction, self.game_id, self.ply)
+            if destination != STAY and destination not in info.game.position.destinations(self.shooter):
+                raise RaceLost(OUT_OF_DATE)
+            return await target_step(bot, info, self.shooter, destination)
+
+        await respond_update(interaction, work())
 
 
 class TargetSelect(
@@ -293,10 +303,13 @@ class TargetSelect(
 
     async def chosen(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
-        info = await load_turn(interaction, self.game_id, self.ply)
         text = _move_text(self.shooter, self.destination, self.item.values[0])
-        move = info.game.position.parse_move(text)
-        await respond_update(interaction, confirm_step(bot, info, move))
+
+        async def work() -> Outgoing:
+            info = await load_turn(interaction, self.game_id, self.ply)
+            return await confirm_step(bot, info, info.game.position.parse_move(text))
+
+        await respond_update(interaction, work())
 
 
 class ConfirmButton(
@@ -322,13 +335,15 @@ class ConfirmButton(
 
     async def confirmed(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
-        played = await bot.store.play(self.game_id, interaction.user.id, self.move, expected_ply=self.ply)
-        await interaction.response.edit_message(
-            content=f"You played `{played.turns[-1]}`.", embed=None, attachments=[], view=None
-        )
-        out = await board_message(bot, played)
-        message_id = await send_response(interaction, out)
-        await after_board_posted(bot, played, message_id)
+
+        async def work() -> Outgoing:
+            played = await bot.store.play(self.game_id, interaction.user.id, self.move, expected_ply=self.ply)
+            return Outgoing(content=f"You played `{played.turns[-1]}`.", info=played)
+
+        done = await respond_update(interaction, work())
+        assert done.info is not None
+        message_id = await send_response(interaction, await board_message(bot, done.info))
+        await after_board_posted(bot, done.info, message_id)
 
 
 class BackButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:gb:(?P<game>\d+):(?P<ply>\d+)"):
@@ -351,8 +366,11 @@ class BackButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"vele
 
     async def back(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
-        info = await load_turn(interaction, self.game_id, self.ply)
-        await respond_update(interaction, shooter_step(bot, info))
+
+        async def work() -> Outgoing:
+            return await shooter_step(bot, await load_turn(interaction, self.game_id, self.ply))
+
+        await respond_update(interaction, work())
 
 
 class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:gx:(?P<game>\d+)"):

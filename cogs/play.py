@@ -185,10 +185,15 @@ async def play_turn(
 ) -> GameInfo:
     """Commit one turn and answer with the new board; the store refuses anything not allowed."""
     bot = bot_of(interaction)
-    played = await bot.store.play(game_id, interaction.user.id, text, expected_ply=expected_ply)
-    message_id = await respond(interaction, board_message(bot, played))
-    await after_board_posted(bot, played, message_id)
-    return played
+
+    async def work() -> Outgoing:
+        played = await bot.store.play(game_id, interaction.user.id, text, expected_ply=expected_ply)
+        return await board_message(bot, played)
+
+    message_id, out = await respond(interaction, work())
+    assert out.info is not None
+    await after_board_posted(bot, out.info, message_id)
+    return out.info
 
 
 async def answer_undo(interaction: discord.Interaction[Any], game_id: int, ply: int, accept: bool) -> None:
@@ -270,7 +275,7 @@ class PlayCog(commands.Cog, name="Play"):
     async def board(self, interaction: discord.Interaction[VeletasBot]) -> None:
         """Post this channel's board again."""
         info = await self._here(interaction)
-        message_id = await respond(interaction, board_message(self.bot, info))
+        message_id, _ = await respond(interaction, board_message(self.bot, info))
         if message_id is not None:
             await self.bot.store.set_board_message(info.id, message_id)
 
@@ -278,9 +283,13 @@ class PlayCog(commands.Cog, name="Play"):
     async def resign(self, interaction: discord.Interaction[VeletasBot]) -> None:
         """Give up this channel's game."""
         info = await self._here(interaction)
-        finished = await self.bot.store.resign(info.id, interaction.user.id)
-        message_id = await respond(interaction, board_message(self.bot, finished))
-        await after_board_posted(self.bot, finished, message_id)
+
+        async def work() -> Outgoing:
+            return await board_message(self.bot, await self.bot.store.resign(info.id, interaction.user.id))
+
+        message_id, out = await respond(interaction, work())
+        assert out.info is not None
+        await after_board_posted(self.bot, out.info, message_id)
 
     @app_commands.command()
     async def undo(self, interaction: discord.Interaction[VeletasBot]) -> None:
@@ -291,7 +300,7 @@ class PlayCog(commands.Cog, name="Play"):
         if self.bot.user is not None and opponent == self.bot.user.id:
             # The AI never minds: it lets the player take the move back at once.
             undone = await self.bot.store.answer_undo(asked.id, opponent, True)
-            message_id = await respond(
+            message_id, _ = await respond(
                 interaction, board_message(self.bot, undone, note=f"`{asked.turns[-1]}` was taken back.")
             )
             await after_board_posted(self.bot, undone, message_id)
