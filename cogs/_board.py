@@ -247,7 +247,7 @@ def turn_text(bot: VeletasBot, info: GameInfo) -> tuple[str, int | None]:
             pieces += " and one stone"
         colour = f" ({colour_word(game.colour_to_act)})" if game.colour_to_act else ""
         return (
-            f"{who}{colour}: place {pieces} with `/veletas setup`. Shooters may go on the marked squares.",
+            f"{who}{colour}: place {pieces} with `/veletas setup`. Shooters may not go on the hatched squares.",
             ping,
         )
     if game.phase == "pie":
