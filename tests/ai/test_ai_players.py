@@ -84,7 +84,8 @@ def test_the_time_limit_is_a_hard_cap(seeded: bool) -> None:
     move = choose_move(position, 5, seed=1 if seeded else None, time_limit=0.3)
     elapsed = time.perf_counter() - start
     assert position.is_legal(move)
-    assert elapsed < 0.3 + 0.25
+    # Level 5 would think for seconds; the margin only absorbs a loaded machine's scheduling.
+    assert elapsed < 0.3 + 0.5
 
 
 def test_a_finished_game_has_no_move_to_choose() -> None:
