@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -32,6 +33,10 @@ async def run(settings: Settings) -> None:
     store = await Store.open(settings.database_path)
     try:
         bot = VeletasBot(settings, store)
+        # `docker stop` sends SIGTERM: close the connection and the store cleanly instead of dying mid-write.
+        loop = asyncio.get_running_loop()
+        closing: list[asyncio.Task[None]] = []
+        loop.add_signal_handler(signal.SIGTERM, lambda: closing.append(loop.create_task(bot.close())))
         async with bot:
             await bot.start(settings.token)
     finally:

@@ -1,0 +1,75 @@
+"""The real ``python -m bot`` process: it plays, stops cleanly on SIGTERM, and a refused token ends it in one line."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.__main__ import REJECTED_TOKEN
+from bot.sandbox.server import FakeDiscord
+from bot.sandbox.state import Member
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def run_bot(fake: FakeDiscord, token: str, tmp_path: Path) -> tuple[int, list[str]]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "DEV_GUILD"))}
+    env |= {
+        "PYTHONPATH": str(ROOT),
+        "DISCORD_TOKEN": token,
+        "DISCORD_API_BASE": fake.api_base,
+        "DISCORD_GATEWAY_URL": fake.gateway_url,
+        "DATABASE_PATH": str(tmp_path / "veletas.sqlite3"),
+        "LOG_LEVEL": "ERROR",
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", env=env, cwd=tmp_path, stderr=asyncio.subprocess.PIPE
+    )
+    _, err = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode is not None
+    return process.returncode, err.decode().strip().splitlines()
+
+
+@pytest.mark.parametrize("door", ["rest", "gateway"])
+async def test_rejected_token_exits_with_one_line(sandbox: FakeDiscord, tmp_path: Path, door: str) -> None:
+    if door == "rest":
+        token = "not-the-token"
+    else:
+        token = sandbox.token
+        sandbox.gateway.revoke_token()
+    code, lines = await run_bot(sandbox, token, tmp_path)
+    sandbox.take_errors()
+    assert code == 1
+    assert lines == [REJECTED_TOKEN]
+
+
+async def test_the_real_process_plays_and_stops_cleanly(
+    sandbox: FakeDiscord, tmp_path: Path, alice: Member, bob: Member
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "DEV_GUILD"))}
+    env |= {
+        "PYTHONPATH": str(ROOT),
+        "DISCORD_TOKEN": sandbox.token,
+        "DISCORD_API_BASE": sandbox.api_base,
+        "DISCORD_GATEWAY_URL": sandbox.gateway_url,
+        "DATABASE_PATH": str(tmp_path / "data" / "veletas.sqlite3"),
+        "LOG_LEVEL": "WARNING",
+    }
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", env=env, cwd=tmp_path)
+    try:
+        await sandbox.wait_until(
+            lambda: sandbox.commands() and sandbox.gateway.current is not None, timeout=60, what="the bot to connect"
+        )
+        challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, where="here")
+        assert f"<@{bob.id}>" in challenge.content and [b["label"] for b in challenge.buttons] == ["Accept", "Decline"]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(process.wait(), timeout=30)
+    assert code == 0, "SIGTERM (docker stop) closes the bot and its store cleanly"
+    assert (tmp_path / "data" / "veletas.sqlite3").exists()
+    assert not (tmp_path / "data" / "veletas.sqlite3-wal").exists(), "the store was closed, its log folded back"
