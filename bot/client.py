@@ -68,7 +68,6 @@ class VeletasBot(commands.Bot):
         store: Store,
         *,
         ai: AiOpponent | None = None,
-        sync_commands: bool = True,
         clock: Callable[[], dt.datetime] | None = None,
     ) -> None:
         super().__init__(
@@ -83,7 +82,6 @@ class VeletasBot(commands.Bot):
         )
         self.settings = settings
         self.store = store
-        self.should_sync = sync_commands
         self.ai = ai
         # Deadlines (challenge expiry) are computed with the same clock the store compares them with.
         self.clock: Callable[[], dt.datetime] = clock or (lambda: dt.datetime.now(dt.UTC))
@@ -92,6 +90,7 @@ class VeletasBot(commands.Bot):
             description="Play Veletas, the territory game of shooters and stones",
             guild_only=True,
         )
+        # Whether this start pushed the commands to Discord (False: unchanged since the last sync).
         self.synced: bool | None = None
         # Display names seen in interactions: without the members intent there is no member list to ask.
         self.names: dict[int, str] = {}
@@ -103,8 +102,7 @@ class VeletasBot(commands.Bot):
         for name in EXTENSIONS:
             await self.load_extension(name)
         self.tree.add_command(self.veletas)
-        if self.should_sync:
-            self.synced = await self.sync_if_changed()
+        self.synced = await self.sync_if_changed()
         self.spawn(self._heartbeat(), name="heartbeat")
 
     async def _heartbeat(self) -> None:

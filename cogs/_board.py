@@ -123,10 +123,10 @@ async def respond(
 ) -> tuple[int | None, Outgoing]:
     """Answer with a new message holding what ``work`` produces, deferring first if it is slow.
 
-    ``work`` should include the store calls too: a database waiting on another writer is slow
-    work as much as a render is. Most work (a database write and a render) takes milliseconds, so the common case is one
-    callback carrying the board; only work not ready well within Discord's 3 seconds pays for
-    the extra deferral round trip.
+    Most work (a database write and a render) takes milliseconds, so the common case is a single
+    callback carrying the board; only work not ready well within Discord's 3 seconds pays for the
+    extra deferral round trip. ``work`` includes the store calls, because a database waiting on
+    another writer is as slow as any render.
     """
     task = asyncio.ensure_future(work)
     done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER)
