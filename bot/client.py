@@ -33,6 +33,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.guided",
     "cogs.info",
     "cogs.admin",
+    "cogs.ai",
 )
 
 GROUP_NAME = "veletas"

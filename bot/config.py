@@ -18,6 +18,7 @@ DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
 DEFAULT_DATABASE_PATH = Path("data") / "veletas.sqlite3"
 DEFAULT_CHALLENGE_MINUTES = 15.0
+DEFAULT_AI_WORKERS = 1
 
 
 class SettingsError(ValueError):
@@ -33,6 +34,8 @@ class Settings:
     log_level: str = "INFO"
     dev_guild_id: int | None = None
     challenge_minutes: float = DEFAULT_CHALLENGE_MINUTES
+    # Worker processes for the AI opponent; 0 (the default for hand-built settings) means no AI.
+    ai_workers: int = 0
     heartbeat_seconds: float = 30.0
 
     @property
@@ -66,6 +69,7 @@ class Settings:
             log_level=level,
             dev_guild_id=_optional_id(environ, "DEV_GUILD_ID"),
             challenge_minutes=_positive_float(environ, "CHALLENGE_MINUTES", DEFAULT_CHALLENGE_MINUTES),
+            ai_workers=_count(environ, "AI_WORKERS", DEFAULT_AI_WORKERS),
         )
 
 
@@ -89,3 +93,12 @@ def _positive_float(environ: Mapping[str, str], key: str, default: float) -> flo
     if value <= 0:
         raise SettingsError(f"{key} must be more than zero, got {raw!r}")
     return value
+
+
+def _count(environ: Mapping[str, str], key: str, default: int) -> int:
+    raw = environ.get(key, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit():
+        raise SettingsError(f"{key} must be a whole number (0 or more), got {raw!r}")
+    return int(raw)

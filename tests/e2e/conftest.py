@@ -6,9 +6,11 @@ acts as that member with slash commands in the game's channel or thread.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,17 +49,20 @@ def db_path(tmp_path: Path) -> Path:
 Factory = Callable[[FakeDiscord], Awaitable[VeletasBot]]
 
 
-def make_factory(db_path: Path, clock: ManualClock, *, ai: AiOpponent | None = None) -> Factory:
+def make_factory(db_path: Path, clock: ManualClock, *, ai: AiOpponent | None = None, **settings: Any) -> Factory:
+    """Bots on one database file and clock; ``settings`` overrides fields of their ``Settings``."""
+
     async def factory(fake: FakeDiscord) -> VeletasBot:
         store = await Store.open(db_path, clock=clock)
-        settings = Settings(
+        config = Settings(
             token=fake.token,
             database_path=db_path,
             api_base=fake.api_base,
             gateway_url=fake.gateway_url,
             log_level="DEBUG",
         )
-        return VeletasBot(settings, store, ai=ai, clock=clock)
+        config = dataclasses.replace(config, **settings)
+        return VeletasBot(config, store, ai=ai, clock=clock)
 
     return factory
 

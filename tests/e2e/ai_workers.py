@@ -1,0 +1,33 @@
+"""Misbehaving AI workers for the pool tests; top-level so that spawned worker processes can import them.
+
+Each misbehaves once, while the marker file named by VELETAS_AI_MARKER does not exist yet, then
+thinks normally: the pool must get past the bad worker and still answer.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from cogs._ai_pool import think
+
+
+def _first_time() -> bool:
+    marker = Path(os.environ["VELETAS_AI_MARKER"])
+    if marker.exists():
+        return False
+    marker.touch()
+    return True
+
+
+def crashes_once(turns: tuple[str, ...], variant: str, rules: str, level: int) -> str:
+    if _first_time():
+        os._exit(3)
+    return think(turns, variant, rules, level)
+
+
+def hangs_once(turns: tuple[str, ...], variant: str, rules: str, level: int) -> str:
+    if _first_time():
+        time.sleep(3600)
+    return think(turns, variant, rules, level)
