@@ -35,6 +35,14 @@ from cogs._board import (
 log = logging.getLogger(__name__)
 
 EXPIRY_CHECK_SECONDS = 20.0
+THREAD_ALREADY_CREATED = 160004  # Discord's error code when a message already has a thread
+CLOSED = {
+    "active": "This challenge was already accepted.",
+    "finished": "This challenge was already accepted, and its game is over.",
+    "declined": "This challenge was declined.",
+    "expired": "This challenge has expired.",
+    "cancelled": "This challenge was cancelled.",
+}
 THREAD_TYPES = (discord.ChannelType.public_thread, discord.ChannelType.private_thread, discord.ChannelType.news_thread)
 AI_UNAVAILABLE = (
     "I can't play yet: my AI opponent isn't available on this server's bot. "
@@ -108,7 +116,7 @@ def challenge_view(info: GameInfo) -> discord.ui.View:
 def check_may_answer(info: GameInfo, user_id: int, now: dt.datetime) -> None:
     """Refuse before creating a thread; the store checks again atomically when accepting."""
     if info.status != "challenge":
-        raise ChallengeClosed("This challenge is no longer open.")
+        raise ChallengeClosed(CLOSED.get(info.status, "This challenge is no longer open."))
     if info.expires_at is not None and info.expires_at <= now:
         raise ChallengeClosed("This challenge has expired.")
     if info.opponent_id is None and user_id == info.challenger_id:
@@ -125,7 +133,13 @@ async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
     await interaction.response.defer()
     thread: discord.Thread | None = None
     if info.where == "thread" and interaction.message is not None:
-        thread = await interaction.message.create_thread(name=thread_name(bot, info, interaction.user))
+        try:
+            thread = await interaction.message.create_thread(name=thread_name(bot, info, interaction.user))
+        except discord.HTTPException as exc:
+            if exc.code != THREAD_ALREADY_CREATED:
+                raise
+            # Two people pressed Accept on an open challenge at once; the other one's thread exists.
+            raise ChallengeClosed("Someone else accepted this challenge a moment before you.") from exc
     try:
         started = await bot.store.accept_challenge(
             game_id, interaction.user.id, channel_id=thread.id if thread is not None else info.origin_channel_id

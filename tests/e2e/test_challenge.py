@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import cast
 
 from bot.client import VeletasBot
@@ -78,3 +79,18 @@ async def test_challenging_myself_or_the_bot(sandbox: FakeDiscord, bot: VeletasB
     ai = await sandbox.user(alice).slash("veletas", "challenge", opponent=sandbox.bot_member)
     assert ai.ephemeral and ai.content == AI_UNAVAILABLE
     assert await bot.store.live_games(sandbox.guild_id) == []
+
+
+async def test_two_accepts_of_an_open_thread_challenge_start_one_game(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member
+) -> None:
+    challenge = await sandbox.user(alice).slash("veletas", "challenge", variant="small")
+    await asyncio.gather(sandbox.user(bob).click(challenge, "Accept"), sandbox.user(carol).click(challenge, "Accept"))
+    thread = (await sandbox.wait_until(lambda: sandbox.threads(sandbox.channel_id)))[0]
+    await sandbox.wait_for_message(int(thread["id"]), lambda m: bool(m.embeds))
+    refused = await sandbox.wait_for_message(sandbox.channel_id, lambda m: m.ephemeral and "accepted" in m.content)
+    # When both presses got as far as making a thread, Discord refused the second one on the same message.
+    assert [e.error_code for e in sandbox.take_errors()] in ([], [160004])
+    games = await bot.store.live_games(sandbox.guild_id)
+    assert len(games) == 1 and games[0].channel_id == int(thread["id"])
+    assert refused.visible_to != games[0].opponent_id
