@@ -44,6 +44,10 @@ CLOSED = {
     "cancelled": "This challenge was cancelled.",
 }
 THREAD_TYPES = (discord.ChannelType.public_thread, discord.ChannelType.private_thread, discord.ChannelType.news_thread)
+NO_THREADS = (
+    "I am not allowed to start a thread here. A server manager can give me Create Public Threads and "
+    "Send Messages in Threads; until then, challenge with where:here to play in the channel itself."
+)
 AI_UNAVAILABLE = (
     "I can't play yet: my AI opponent isn't available on this server's bot. "
     "Challenge a member instead, or leave out the opponent for an open challenge anyone can take."
@@ -135,6 +139,8 @@ async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
     if info.where == "thread" and interaction.message is not None:
         try:
             thread = await interaction.message.create_thread(name=thread_name(bot, info, interaction.user))
+        except discord.Forbidden as exc:
+            raise UserError(NO_THREADS) from exc
         except discord.HTTPException as exc:
             if exc.code != THREAD_ALREADY_CREATED:
                 raise
