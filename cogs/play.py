@@ -223,12 +223,12 @@ class PlayCog(commands.Cog, name="Play"):
         assert interaction.channel_id is not None
         return await self.bot.store.game_in_channel(interaction.channel_id)
 
-    @app_commands.command()
+    @app_commands.command(name="setup")
     @app_commands.describe(
         shooters='where your shooters go, e.g. "c3 e5 h4"',
         stone="where your stone goes, e.g. d7 (current rules only)",
     )
-    async def setup(
+    async def setup_turn(
         self, interaction: discord.Interaction[VeletasBot], shooters: str, stone: str | None = None
     ) -> None:
         """Place your shooters (and, in the current rules, your stone) during setup."""
