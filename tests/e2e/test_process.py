@@ -67,6 +67,11 @@ async def test_the_real_process_plays_and_stops_cleanly(
         )
         challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, where="here")
         assert f"<@{bob.id}>" in challenge.content and [b["label"] for b in challenge.buttons] == ["Accept", "Decline"]
+        # Once ready, the bot keeps the heartbeat file the container health check reads.
+        heartbeat = tmp_path / "data" / "heartbeat"
+        await sandbox.wait_until(heartbeat.exists, timeout=20, what="the heartbeat file")
+        health = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", "health", env=env, cwd=tmp_path)
+        assert await health.wait() == 0
     finally:
         process.send_signal(signal.SIGTERM)
         code = await asyncio.wait_for(process.wait(), timeout=30)
