@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
+import bot.sandbox.users as sandbox_users
 from bot.client import VeletasBot
 from bot.rules import Game
 from bot.sandbox.server import FakeDiscord
@@ -79,3 +82,22 @@ async def test_board_rules_export_and_games(sandbox: FakeDiscord, bot: VeletasBo
     assert "resigned" in final.content
     nothing = await sandbox.user(alice).slash("veletas", "games")
     assert "No game is being played" in nothing.content
+
+
+async def test_a_server_manager_cancels_a_game(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = await start_game(sandbox, alice, bob)
+    manager = sandbox.user(carol).in_channel(table.channel_id)
+    refused = await manager.slash("veletas", "cancel")
+    assert refused.ephemeral and "Manage Server" in refused.content
+    # Carol becomes a server manager (Manage Server is permission bit 5).
+    monkeypatch.setattr(sandbox_users, "MEMBER_PERMISSIONS", sandbox_users.MEMBER_PERMISSIONS | 1 << 5)
+    cancelled = await manager.slash("veletas", "cancel")
+    assert not cancelled.ephemeral and f"<@{carol.id}> cancelled Veletas #{table.game_id}" in cancelled.content
+    assert "This game is cancelled." in cancelled.text() and cancelled.buttons == []
+    assert pinged(sandbox, cancelled) == []
+    info = await bot.store.get_game(table.game_id)
+    assert info.status == "cancelled"
+    gone = await table.first.slash("veletas", "board")
+    assert gone.ephemeral and "No game is being played here" in gone.content
