@@ -78,3 +78,37 @@ async def test_the_real_process_plays_and_stops_cleanly(
     assert code == 0, "SIGTERM (docker stop) closes the bot and its store cleanly"
     assert (tmp_path / "data" / "veletas.sqlite3").exists()
     assert not (tmp_path / "data" / "veletas.sqlite3-wal").exists(), "the store was closed, its log folded back"
+
+
+async def test_the_real_process_plays_its_ai(sandbox: FakeDiscord, tmp_path: Path, alice: Member) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "DEV_GUILD"))}
+    env |= {
+        "PYTHONPATH": str(ROOT),
+        "DISCORD_TOKEN": sandbox.token,
+        "DISCORD_API_BASE": sandbox.api_base,
+        "DISCORD_GATEWAY_URL": sandbox.gateway_url,
+        "DATABASE_PATH": str(tmp_path / "veletas.sqlite3"),
+        "LOG_LEVEL": "WARNING",
+        "AI_WORKERS": "1",
+    }
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", env=env, cwd=tmp_path)
+    try:
+        await sandbox.wait_until(
+            lambda: sandbox.commands() and sandbox.gateway.current is not None, timeout=60, what="the bot to connect"
+        )
+        human = sandbox.user(alice)
+        await human.slash("veletas", "challenge", opponent=sandbox.bot_member, variant="small", where="here", level=1)
+        cursor = sandbox.cursor()
+        await human.slash("veletas", "setup", shooters="d4", stone="a1")
+        # The AI, in a worker process of the real bot, chooses colours and sets up until it is Alice's turn.
+        board = await sandbox.wait_for_message(
+            sandbox.channel_id,
+            lambda m: m.interaction_id is None and f"<@{alice.id}>, your turn." in m.content,
+            after=cursor,
+            timeout=60,
+        )
+        assert board.files["board.png"].startswith(b"\x89PNG")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(process.wait(), timeout=30)
+    assert code == 0
