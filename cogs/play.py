@@ -19,7 +19,8 @@ from discord.ext import commands
 
 from bot.client import VeletasBot
 from bot.errors import RaceLost, UserError
-from bot.rules import Move, Position
+from bot.rules import Game, Move, Position
+from bot.rules.common import square_name
 from bot.store import GameInfo
 from cogs._board import (
     Outgoing,
@@ -116,6 +117,38 @@ def _square_order(key: Iterable[str]) -> tuple[tuple[int, str, int], ...]:
         return (0, square[:1], int(match.group(2))) if match else (1, square, 0)
 
     return tuple(one(square) for square in key)
+
+
+def _squares(text: str) -> list[str]:
+    return [t for t in re.split(r"[\s,]+", text.lower()) if t]
+
+
+def shooter_suggestions(game: Game, typed: str, limit: int = MAX_CHOICES) -> list[str]:
+    """Completions of the shooter list typed so far, one more setup square at a time.
+
+    Only squares the setup allows on the board as it stands are offered (the image hatches the
+    others); squares already in the list are not offered twice.
+    """
+    allowed = game.setup_squares()
+    tokens = _squares(typed)
+    partial = "" if not tokens or typed[-1:] in (" ", ",") else tokens.pop()
+    if any(token not in allowed for token in tokens) or len(set(tokens)) != len(tokens):
+        return []
+    if len(tokens) >= game.shooters_to_place:
+        return [" ".join(tokens)] if len(tokens) == game.shooters_to_place else []
+    if partial in allowed and len(tokens) + 1 == game.shooters_to_place:
+        return [" ".join([*tokens, partial])]
+    options = [sq for sq in allowed if sq.startswith(partial) and sq not in tokens]
+    return [" ".join([*tokens, sq]) for sq in options[:limit]]
+
+
+def stone_suggestions(game: Game, shooters: str, typed: str, limit: int = MAX_CHOICES) -> list[str]:
+    """Empty squares for the setup stone (any empty square, the edge included), minus the chosen shooters."""
+    taken = set(_squares(shooters)) | set(game.position.pieces())
+    prefix = typed.strip().lower()
+    size = game.position.size
+    squares = [square_name(f, r) for f in range(size) for r in range(size)]
+    return [sq for sq in squares if sq.startswith(prefix) and sq not in taken][:limit]
 
 
 class PieButton(
@@ -236,6 +269,34 @@ class PlayCog(commands.Cog, name="Play"):
         expect_phase(info, "setup", "setup")
         text = shooters if stone is None else f"{shooters}/{stone}"
         await play_turn(interaction, info.id, text, expected_ply=info.ply)
+
+    @setup_turn.autocomplete("shooters")
+    async def shooter_choices(
+        self, interaction: discord.Interaction[VeletasBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        game = await self._setup_game(interaction)
+        if game is None:
+            return []
+        return [app_commands.Choice(name=v, value=v) for v in shooter_suggestions(game, current)]
+
+    @setup_turn.autocomplete("stone")
+    async def stone_choices(
+        self, interaction: discord.Interaction[VeletasBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        game = await self._setup_game(interaction)
+        if game is None or not game.stone_to_place:
+            return []
+        typed = str(getattr(interaction.namespace, "shooters", "") or "")
+        return [app_commands.Choice(name=v, value=v) for v in stone_suggestions(game, typed, current)]
+
+    async def _setup_game(self, interaction: discord.Interaction[VeletasBot]) -> Game | None:
+        if interaction.channel_id is None:
+            return None
+        try:
+            info = await self.bot.store.game_in_channel(interaction.channel_id)
+        except UserError:
+            return None
+        return info.game if info.game.phase == "setup" else None
 
     @app_commands.command()
     @app_commands.describe(choice="keep: the first player stays Black; swap: the first player becomes White")

@@ -44,3 +44,20 @@ async def test_suggestions_are_legal_and_narrow(
 
 async def test_no_suggestions_without_a_game(sandbox: FakeDiscord, bot: VeletasBot, alice: Member) -> None:
     assert await sandbox.user(alice).autocomplete("veletas", "move", move="d") == []
+
+
+async def test_setup_squares_are_suggested(sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member) -> None:
+    table = await start_game(sandbox, alice, bob, variant="standard")
+    allowed = set(table.game.setup_squares())
+    user = table.user_to_act()
+    first = await user.autocomplete("veletas", "setup", shooters="c")
+    assert first and all(c["value"].startswith("c") and c["value"] in allowed for c in first)
+    assert "c1" not in {c["value"] for c in first}, "the edge is not a setup square in the current rules"
+    more = await user.autocomplete("veletas", "setup", shooters="c3 e5 ")
+    values = [c["value"] for c in more]
+    assert 0 < len(values) <= 25 and all(v.startswith("c3 e5 ") for v in values)
+    assert all(v.split()[2] in allowed and v.split()[2] not in ("c3", "e5") for v in values)
+    stones = await user.autocomplete("veletas", "setup", shooters="c3 e5 h4", stone="a", focused="stone")
+    assert [c["value"] for c in stones] == [f"a{rank}" for rank in range(1, 11)]
+    played = await user.slash("veletas", "setup", shooters=values[0], stone=stones[0]["value"])
+    assert not played.ephemeral, played.content
