@@ -128,7 +128,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX games_by_channel ON games (channel_id, id)",
         "CREATE INDEX games_open_challenges ON games (expires_at) WHERE status = 'challenge'",
     ),
+    (
+        # Each player's own settings; a row exists only once a player chose something.
+        """
+        CREATE TABLE player_prefs (
+            user_id    INTEGER PRIMARY KEY,
+            theme      TEXT NOT NULL CHECK (theme IN ('light', 'dark', 'contrast')),
+            updated_at REAL NOT NULL
+        ) STRICT
+        """,
+    ),
 )
+
+THEMES: tuple[str, ...] = ("light", "dark", "contrast")
+"""The board themes a player may choose; the renderer draws each (a test keeps the two lists equal)."""
 
 _COLUMNS = (
     "id, guild_id, channel_id, origin_channel_id, status, variant, rules, place, challenger_id, opponent_id, "
@@ -449,6 +462,33 @@ class Store:
             await db.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 (key, value),
+            )
+
+    # --- player preferences ---------------------------------------------------------------------
+
+    async def get_theme(self, user_id: int) -> str | None:
+        """The board theme this player chose, or None if they never chose (the caller picks the default)."""
+        rows = await self._fetchall("SELECT theme FROM player_prefs WHERE user_id = ?", (user_id,))
+        return None if not rows else str(rows[0][0])
+
+    async def get_themes(self, user_ids: Sequence[int]) -> dict[int, str]:
+        """The chosen themes of several players in one query; players who never chose are left out."""
+        wanted = sorted(set(user_ids))
+        if not wanted:
+            return {}
+        marks = ", ".join("?" * len(wanted))
+        rows = await self._fetchall(f"SELECT user_id, theme FROM player_prefs WHERE user_id IN ({marks})", wanted)
+        return {int(row[0]): str(row[1]) for row in rows}
+
+    async def set_theme(self, user_id: int, theme: str) -> None:
+        """Remember the player's board theme for every image drawn for them from now on."""
+        if theme not in THEMES:
+            raise UserError(f"There is no {theme!r} theme; choose one of {', '.join(THEMES)}.")
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO player_prefs (user_id, theme, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (user_id) DO UPDATE SET theme = excluded.theme, updated_at = excluded.updated_at",
+                (user_id, theme, self._now()),
             )
 
     # --- reading games --------------------------------------------------------------------------

@@ -1,0 +1,66 @@
+"""Players' board themes in the store: what a player would see drawn wrongly if it broke."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot import render
+from bot.errors import UserError
+from bot.store import MIGRATIONS, THEMES, Store
+
+ALICE = 11
+BOB = 22
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "veletas.sqlite3"
+
+
+def test_every_theme_a_player_may_choose_is_one_the_renderer_draws() -> None:
+    assert set(THEMES) == set(render.THEMES)
+
+
+async def test_a_chosen_theme_is_kept_across_a_restart(db_path: Path) -> None:
+    async with await Store.open(db_path) as store:
+        assert await store.get_theme(ALICE) is None, "nobody has a theme before choosing one"
+        await store.set_theme(ALICE, "dark")
+        await store.set_theme(BOB, "contrast")
+        await store.set_theme(ALICE, "contrast")
+    async with await Store.open(db_path) as store:
+        assert await store.get_theme(ALICE) == "contrast", "the latest choice wins"
+        assert await store.get_themes([ALICE, BOB, 99, ALICE]) == {ALICE: "contrast", BOB: "contrast"}
+        assert await store.get_themes([]) == {}
+
+
+async def test_an_unknown_theme_is_refused_and_changes_nothing(db_path: Path) -> None:
+    async with await Store.open(db_path) as store:
+        await store.set_theme(ALICE, "dark")
+        with pytest.raises(UserError, match="choose one of light, dark, contrast"):
+            await store.set_theme(ALICE, "neon")
+        assert await store.get_theme(ALICE) == "dark"
+
+
+async def test_a_database_from_before_themes_gains_them_and_keeps_its_games(db_path: Path) -> None:
+    async with await Store.open(db_path, migrations=MIGRATIONS[:1]) as store:
+        info = await store.create_challenge(
+            guild_id=1,
+            channel_id=2,
+            challenger_id=ALICE,
+            opponent_id=BOB,
+            variant="small",
+            rules="current",
+            where="here",
+            expires_at=None,
+        )
+    with sqlite3.connect(db_path) as con:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 1
+    async with await Store.open(db_path) as store:
+        assert (await store.get_game(info.id)).challenger_id == ALICE
+        await store.set_theme(BOB, "light")
+        assert await store.get_theme(BOB) == "light"
+    with sqlite3.connect(db_path) as con:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
