@@ -346,8 +346,14 @@ class Rest:
         body = call.body or {}
         limits.check_message(body)
         original = self.state.messages.get(interaction.original_message_id or 0)
-        if interaction.response_type == DEFERRED_CHANNEL_MESSAGE and original is not None and original.loading:
-            # The first followup after a "thinking..." defer becomes that message, keeping its visibility.
+        if (
+            interaction.response_type == DEFERRED_CHANNEL_MESSAGE
+            and original is not None
+            and original.loading
+            and not original.deleted
+        ):
+            # The first followup after a "thinking..." defer becomes that message, keeping its visibility;
+            # once the placeholder is deleted there is nothing to fill, and followups are new messages.
             edit = dict(body)
             edit["flags"] = original.flags & EPHEMERAL
             await self.apply_edit(original, edit, call.uploads, finish_loading=True)

@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_SPEC_PATH = Path(__file__).resolve().parents[2] / "tests" / "data" / "openapi.json"
 _PARAM_RE = re.compile(r"\{[^/]+\}")
+_SNOWFLAKE_PATTERN = "^(0|[1-9][0-9]*)$"
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,24 @@ class Operation:
 def _load(path: Path) -> dict[str, Any]:
     with path.open(encoding="utf-8") as handle:
         document: dict[str, Any] = json.load(handle)
+    accept_integer_snowflakes(document)
     return document
+
+
+def accept_integer_snowflakes(document: dict[str, Any]) -> None:
+    """Let every snowflake in a request be a JSON integer as well as a numeric string.
+
+    The description types snowflakes as strings only, but Discord parses either, and discord.py
+    sends integers in several places (``allowed_mentions.users`` and ``roles``, ``message_reference``,
+    ``sticker_ids``, attachment ids, select ``default_values``). Refusing them would fail tests for
+    bodies production accepts. JSON Schema applies ``pattern`` only to strings and ``minimum`` only to
+    numbers, so each form keeps its own check.
+    """
+    schemas = document.get("components", {}).get("schemas", {})
+    snowflake = schemas.get("SnowflakeType")
+    if isinstance(snowflake, dict) and snowflake.get("type") == "string":
+        snowflake["type"] = ["string", "integer"]
+        snowflake["minimum"] = 0
 
 
 def _pointer_escape(part: str) -> str:
@@ -130,12 +148,47 @@ def _explain(error: ValidationError) -> ValidationError:
             break
         fewest = min(_leaves(subs) for subs in plausible)
         closest = [subs for subs in plausible if _leaves(subs) == fewest]
-        if len(closest) != 1:
-            break
-        subs = closest[0]
+        merged = _merge_choices(closest)
+        if merged is not None:
+            return merged
+        # Branches equally close (a webhook body is "create or update", which share most fields) are
+        # told apart by how deep their complaint goes: the deepest one names the real offending field,
+        # and the first in schema order wins a tie so the answer never depends on set ordering.
+        subs = max(closest, key=_depth)
         nested = [sub for sub in subs if sub.context]
         error = nested[0] if nested else max(subs, key=lambda sub: len(sub.absolute_path))
     return error
+
+
+def _merge_choices(closest: list[list[ValidationError]]) -> ValidationError | None:
+    """Branches that differ only in the constant one field must hold (button styles): list them all.
+
+    Each button branch of the spec fixes ``style`` to one value, so naming the first branch's
+    constant alone would tell the reader "must be 1" when 1 to 6 are all allowed.
+    """
+    if len(closest) < 2 or any(len(subs) != 1 or subs[0].validator not in ("const", "enum") for subs in closest):
+        return None
+    paths = {tuple(subs[0].absolute_path) for subs in closest}
+    if len(paths) != 1:
+        return None
+    values: list[Any] = []
+    for subs in closest:
+        limit = subs[0].validator_value
+        for value in limit if subs[0].validator == "enum" else [limit]:
+            if value not in values:
+                values.append(value)
+    first = closest[0][0]
+    return ValidationError(
+        f"{first.instance!r} is not one of {values}",
+        validator="enum",
+        validator_value=values,
+        instance=first.instance,
+        path=list(first.absolute_path),
+    )
+
+
+def _depth(errors: list[ValidationError]) -> int:
+    return max((max(_depth(list(e.context)), len(e.absolute_path)) for e in errors), default=0)
 
 
 def _leaves(errors: list[ValidationError]) -> int:
@@ -156,15 +209,34 @@ def _short(error: ValidationError) -> str:
     if error.validator in ("minLength", "minItems"):
         return f"Must be {limit} or more in length."
     if error.validator == "type":
-        return f"Must be of type {limit}."
+        return f"Must be of type {_kinds(limit)}."
     if error.validator in ("enum", "const"):
-        return f"Must be one of {limit}."
+        values = limit if isinstance(limit, list) else [limit]
+        return "Must be one of " + ", ".join(str(v) for v in values) + "."
+    if error.validator == "pattern" and limit == _SNOWFLAKE_PATTERN:
+        return f"Value {json.dumps(error.instance)} is not snowflake."
     if error.validator in ("maximum", "minimum"):
         return f"Must be {'at most' if error.validator == 'maximum' else 'at least'} {limit}."
     if error.validator in ("anyOf", "oneOf"):
+        kinds = [
+            sub.validator_value for sub in error.context or [] if sub.validator == "type" and not sub.relative_path
+        ]
+        if kinds and len(kinds) == len(error.context or []):
+            # Every branch wanted another JSON type (e.g. null or a snowflake): say which ones.
+            return f"Must be of type {_kinds(kinds)}."
         return "Does not match any allowed shape (" + str(error.validator) + ")."
     text = str(error.message)
     return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _kinds(limit: Any) -> str:
+    """``"string"``, ``["string", "integer"]`` or a list of those, as one readable phrase."""
+    flat: list[str] = []
+    for item in limit if isinstance(limit, list) else [limit]:
+        for kind in item if isinstance(item, list) else [item]:
+            if str(kind) not in flat:
+                flat.append(str(kind))
+    return " or ".join(flat)
 
 
 def _walk(node: Any) -> Iterator[dict[str, Any]]:

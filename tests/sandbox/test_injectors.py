@@ -195,6 +195,38 @@ async def test_ephemeral_defer_then_followup_finishes_the_thinking_message(
     assert not extra.ephemeral
 
 
+async def test_followup_after_the_thinking_message_was_deleted_is_a_new_message(
+    sandbox: FakeDiscord, probe: ProbeBot, alice: Member
+) -> None:
+    async def script(interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.defer(thinking=True)
+        await interaction.delete_original_response()
+        await interaction.followup.send("only you can see this", ephemeral=True)
+
+    probe.script = script
+    placeholder = await sandbox.user(alice).slash("probe", text="x")
+    assert placeholder.deleted and placeholder.content == "" and not placeholder.edited
+    private = await sandbox.wait_for_message(sandbox.channel_id, lambda m: m.content == "only you can see this")
+    assert private.id != placeholder.id and private.ephemeral and not private.loading
+    assert private.visible_to == alice.id
+    assert [m.content for m in sandbox.messages(sandbox.channel_id)] == ["only you can see this"]
+
+
+async def test_only_the_first_followup_fills_the_thinking_message(
+    sandbox: FakeDiscord, probe: ProbeBot, alice: Member
+) -> None:
+    async def script(interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.defer(thinking=True)
+        await interaction.edit_original_response(content="edited in place")
+        await interaction.followup.send("a second message")
+
+    probe.script = script
+    answer = await sandbox.user(alice).slash("probe", text="x")
+    assert answer.content == "edited in place" and not answer.loading
+    second = await sandbox.wait_for_message(sandbox.channel_id, lambda m: m.content == "a second message")
+    assert second.id != answer.id and sandbox.message(answer.id).content == "edited in place"
+
+
 async def test_threads_from_a_message_and_standalone(sandbox: FakeDiscord, probe: ProbeBot, alice: Member) -> None:
     threads: list[discord.Thread] = []
 
