@@ -34,6 +34,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.info",
     "cogs.admin",
     "cogs.ai",
+    "cogs.theme",
 )
 
 GROUP_NAME = "veletas"

@@ -32,6 +32,8 @@ DEFER_AFTER = 1.2
 BLACK_EMBED = discord.Colour.from_rgb(40, 40, 40)
 WHITE_EMBED = discord.Colour.from_rgb(235, 235, 230)
 NEUTRAL_EMBED = discord.Colour.from_rgb(196, 160, 98)
+# Boards for players who never chose a theme (``/veletas theme``) use the renderer's own default.
+DEFAULT_THEME = "light"
 
 
 def bot_of(interaction: discord.Interaction[Any]) -> VeletasBot:
@@ -165,21 +167,42 @@ def mention(user_id: int | None) -> str:
     return f"<@{user_id}>" if user_id is not None else "nobody yet"
 
 
+async def theme_of(bot: VeletasBot, user_id: int | None) -> str:
+    """The theme a player chose for the boards drawn for them; the default for anyone else (and the AI)."""
+    if user_id is None or (bot.user is not None and user_id == bot.user.id):
+        return DEFAULT_THEME
+    return await bot.store.get_theme(user_id) or DEFAULT_THEME
+
+
+def board_viewer(bot: VeletasBot, info: GameInfo) -> int | None:
+    """Whose theme the public board is drawn in: the player to act, who studies it most.
+
+    When the AI is to act, or nobody is (the game is over), the human who looks at it next: the
+    winner if human, else the first human participant.
+    """
+    me = bot.user.id if bot.user is not None else None
+    candidates = [info.user_to_act if info.status == "active" else info.winner_id, *info.participants]
+    return next((user for user in candidates if user is not None and user != me), None)
+
+
 async def render_position(
     position: Position,
     *,
     last_move: Move | None = None,
     hints: render.Hints | None = None,
     players: Mapping[str, str] | None = None,
+    theme: str = DEFAULT_THEME,
 ) -> bytes:
     """Rendering is CPU work, so it never runs on the event loop."""
     started = time.perf_counter()
-    png = await asyncio.to_thread(render.board_png, position, last_move=last_move, hints=hints, players=players)
+    png = await asyncio.to_thread(
+        render.board_png, position, last_move=last_move, hints=hints, players=players, theme=theme
+    )
     log.debug("Rendered a position in %.1f ms", (time.perf_counter() - started) * 1e3)
     return png
 
 
-async def render_game(game: Game, *, players: Mapping[str, str] | None = None) -> bytes:
+async def render_game(game: Game, *, players: Mapping[str, str] | None = None, theme: str = DEFAULT_THEME) -> bytes:
     """The board of a game in any phase, off the event loop.
 
     Setup and the pie choice need the game (setup marks, pieces just placed); from the first move
@@ -188,9 +211,11 @@ async def render_game(game: Game, *, players: Mapping[str, str] | None = None) -
     started = time.perf_counter()
     if game.phase in ("play", "over"):
         names = colour_names(game, players or {})
-        png = await asyncio.to_thread(render.board_png, game.position, last_move=game.last_move, players=names)
+        png = await asyncio.to_thread(
+            render.board_png, game.position, last_move=game.last_move, players=names, theme=theme
+        )
     else:
-        png = await asyncio.to_thread(render.game_png, game, players=players)
+        png = await asyncio.to_thread(render.game_png, game, players=players, theme=theme)
     log.debug("Rendered game board in %.1f ms", (time.perf_counter() - started) * 1e3)
     return png
 
@@ -329,11 +354,18 @@ def embed_colour(game: Game) -> discord.Colour:
     return NEUTRAL_EMBED
 
 
-async def board_message(bot: VeletasBot, info: GameInfo, *, note: str | None = None) -> Outgoing:
-    """The public message after every turn: whose turn, the last turn, claims, score, image, buttons."""
+async def board_message(
+    bot: VeletasBot, info: GameInfo, *, note: str | None = None, viewer: int | None = None
+) -> Outgoing:
+    """The message after every turn: whose turn, the last turn, claims, score, image, buttons.
+
+    The image is drawn in ``viewer``'s theme when given (a board asked for privately), else in
+    the theme of the player the public board is mostly for (``board_viewer``).
+    """
     game = info.game
     position = game.position
-    png = await render_game(game, players=seat_names(bot, info))
+    theme = await theme_of(bot, viewer if viewer is not None else board_viewer(bot, info))
+    png = await render_game(game, players=seat_names(bot, info), theme=theme)
     line, ping = turn_text(bot, info)
     embed = discord.Embed(
         title=f"Veletas #{info.id} · {game.variant.name} board · {game.rules} rules",

@@ -35,6 +35,7 @@ from cogs._board import (
     respond_update,
     seat_names,
     send_response,
+    theme_of,
 )
 
 STAY = "stay"
@@ -86,10 +87,13 @@ async def _step(
 ) -> Outgoing:
     game = info.game
     position = game.position
+    # Every step is shown only to the player to move (check_may_move), so it is drawn in their theme.
+    theme = await theme_of(bot, info.user_to_act)
+    names = _colour_names(bot, info)
     if preview is not None:
-        png = await render_position(position.play(preview), last_move=preview, players=_colour_names(bot, info))
+        png = await render_position(position.play(preview), last_move=preview, players=names, theme=theme)
     else:
-        png = await render_position(position, last_move=game.last_move, hints=hints, players=_colour_names(bot, info))
+        png = await render_position(position, last_move=game.last_move, hints=hints, players=names, theme=theme)
     embed = discord.Embed(
         title=f"Your move as {colour_word(game.colour_to_act)} · Veletas #{info.id}",
         description=text,

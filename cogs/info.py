@@ -17,7 +17,7 @@ from bot.client import VeletasBot
 from bot.errors import NoGameHere
 from bot.rules import VARIANTS
 from bot.store import GameInfo
-from cogs._board import Outgoing, record_file, respond, seat_names
+from cogs._board import Outgoing, record_file, respond, seat_names, theme_of
 
 MAX_LISTED = 20
 MAX_LIST_CHARS = 1800  # Discord's limit is 2000 characters per message
@@ -92,13 +92,15 @@ class InfoCog(commands.Cog, name="Info"):
         """The record of this channel's latest game, and its replay once it is over."""
         assert interaction.channel_id is not None
         info = await self.bot.store.latest_game_in_channel(interaction.channel_id)
-        await respond(interaction, self._export(info), ephemeral=True)
+        await respond(interaction, self._export(info, interaction.user.id), ephemeral=True)
 
-    async def _export(self, info: GameInfo) -> Outgoing:
+    async def _export(self, info: GameInfo, viewer: int) -> Outgoing:
         files = [record_file(self.bot, info)]
         note = f"The record of Veletas #{info.id} so far."
         if info.status != "active":
-            gif = await asyncio.to_thread(render.replay_gif, info.game, players=seat_names(self.bot, info))
+            theme = await theme_of(self.bot, viewer)
+            players = seat_names(self.bot, info)
+            gif = await asyncio.to_thread(render.replay_gif, info.game, players=players, theme=theme)
             files.append((f"veletas-{info.id}.gif", gif))
             note = f"The record and replay of Veletas #{info.id} ({info.result or info.status})."
         return Outgoing(content=note, files=files)

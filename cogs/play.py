@@ -333,9 +333,13 @@ class PlayCog(commands.Cog, name="Play"):
         ]
 
     @app_commands.command()
-    async def board(self, interaction: discord.Interaction[VeletasBot]) -> None:
+    @app_commands.describe(private="True: only you see it, drawn in your own theme (default: posted for everyone)")
+    async def board(self, interaction: discord.Interaction[VeletasBot], private: bool = False) -> None:
         """Post this channel's board again."""
         info = await self._here(interaction)
+        if private:
+            await respond(interaction, board_message(self.bot, info, viewer=interaction.user.id), ephemeral=True)
+            return
         message_id, _ = await respond(interaction, board_message(self.bot, info))
         if message_id is not None:
             await self.bot.store.set_board_message(info.id, message_id)

@@ -1,0 +1,71 @@
+"""Each player's board theme: light, dark (for Discord's dark mode) or contrast (colour-blind safe).
+
+The choice is stored per player, not per server, because it is about the screen and the eyes of
+whoever looks: the private steps of a guided move, a board asked for privately and the public board
+while it is that player's turn are drawn in it.
+"""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import render
+from bot.client import VeletasBot
+from bot.errors import UserError
+from bot.rules import Position
+from bot.store import THEMES
+from cogs._board import BOARD_FILE, DEFAULT_THEME, Outgoing, board_message, render_position, respond
+
+# A position in play on the standard board, so a theme is shown with stones, shooters and a claim.
+SAMPLE_POSITION = "10/10/3S6/6S3/2b7/4S1S3/1S8/5w1S2/2S7/10 b"
+CHOICES = [app_commands.Choice(name=render.THEMES[name].label, value=name) for name in THEMES]
+
+
+@app_commands.guild_only()
+class ThemeCog(commands.Cog, name="Theme"):
+    def __init__(self, bot: VeletasBot) -> None:
+        self.bot = bot
+
+    @app_commands.command()
+    @app_commands.describe(choice="how your boards look; leave empty to see your current theme")
+    @app_commands.choices(choice=CHOICES)
+    async def theme(
+        self, interaction: discord.Interaction[VeletasBot], choice: app_commands.Choice[str] | None = None
+    ) -> None:
+        """Choose how the boards drawn for you look: light, dark or high contrast."""
+        user = interaction.user.id
+        if choice is None:
+            current = await self.bot.store.get_theme(user)
+            chosen = current or DEFAULT_THEME
+            how = "Your boards are drawn in" if current else "You have not chosen a theme, so your boards use"
+            text = f"{how} **{render.THEMES[chosen].label}**. Change it with `/veletas theme choice:`."
+        else:
+            chosen = choice.value
+            await self.bot.store.set_theme(user, chosen)
+            text = (
+                f"Your boards are now drawn in **{render.THEMES[chosen].label}**: your guided moves, "
+                "`/veletas board private:True`, and the public board whenever it is your turn."
+            )
+        await respond(interaction, self._sample(interaction, chosen, text), ephemeral=True)
+
+    async def _sample(self, interaction: discord.Interaction[VeletasBot], theme: str, text: str) -> Outgoing:
+        """The answer shows the theme on this channel's game when there is one, else on a sample position."""
+        if interaction.channel_id is not None:
+            try:
+                info = await self.bot.store.game_in_channel(interaction.channel_id)
+            except UserError:
+                pass
+            else:
+                if info.status == "active":
+                    out = await board_message(self.bot, info, viewer=interaction.user.id)
+                    return Outgoing(content=text, embed=out.embed, files=out.files)
+        png = await render_position(Position.from_string(SAMPLE_POSITION), theme=theme)
+        embed = discord.Embed(title=render.THEMES[theme].label, colour=discord.Colour.dark_grey())
+        embed.set_image(url=f"attachment://{BOARD_FILE}")
+        return Outgoing(content=text, embed=embed, files=[(BOARD_FILE, png)])
+
+
+async def setup(bot: VeletasBot) -> None:
+    await bot.add_feature(ThemeCog(bot))
