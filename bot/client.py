@@ -35,6 +35,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.admin",
     "cogs.ai",
     "cogs.theme",
+    "cogs.analyze",
 )
 
 GROUP_NAME = "veletas"

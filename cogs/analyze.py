@@ -1,0 +1,179 @@
+"""``/veletas analyze``: the level-4 AI's view of a finished game or of any position string.
+
+There is deliberately no hint command: help during a game between people would spoil it. So a game
+of this channel is analysed only once it is over, and a position string that is the live position
+of this channel's game is refused too. The search runs in the AI's worker processes, never on the
+event loop, and the answer is deferred because the search takes about a second.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import VeletasBot
+from bot.errors import NoGameHere, UserError
+from bot.rules import Game, Position
+from bot.store import GameInfo
+from cogs._ai_pool import Analyst, Verdict
+from cogs._board import BOARD_FILE, Outgoing, colour_word, render_position, respond, theme_of
+
+log = logging.getLogger(__name__)
+
+NO_ANALYST = "Analysis needs my AI, which is switched off on this bot (AI_WORKERS=0). A server admin can turn it on."
+LIVE_GAME = (
+    "This channel's game is still being played, and I don't give hints in games between people. "
+    "Ask again once it is over, or analyse another position with `position:`."
+)
+LIVE_POSITION = (
+    "That is the position of the game being played here, and I don't give hints in games between people. "
+    "Ask again once it is over."
+)
+
+
+def _target(info: GameInfo, turn: int | None) -> tuple[Game, int]:
+    """The game just before ``turn`` (1-based, as in the record); by default the last position worth a move.
+
+    That is the final position when the game stopped without a win (resigned, cancelled), else the
+    position before the winning move.
+    """
+    turns = info.turns
+    if turn is None:
+        turn = len(turns) + 1 if not info.game.position.is_over else len(turns)
+    if not 1 <= turn <= len(turns) + 1:
+        raise UserError(f"Veletas #{info.id} has turns 1 to {len(turns)}; choose one of those.")
+    game = Game.replay(turns[: turn - 1], variant=info.variant, rules=info.rules)
+    if game.phase != "play":
+        raise UserError(f"Turn {turn} of Veletas #{info.id} is part of the setup; analysis starts with the moves.")
+    return game, turn
+
+
+def verdict_text(verdict: Verdict) -> str:
+    """Who is ahead in words a player reads at a glance, then the move the search prefers."""
+    if verdict.proven is not None:
+        standing = f"**{colour_word(verdict.proven)} wins by force.**"
+    else:
+        black = round(verdict.black * 100)
+        leader, share = ("Black", black) if black >= 50 else ("White", 100 - black)
+        strength = "about even" if share < 55 else ("ahead" if share < 75 else "clearly winning")
+        standing = (
+            f"**It is about even** (Black {black}% · White {100 - black}%)."
+            if strength == "about even"
+            else f"**{leader} is {strength}** ({leader} {share}%)."
+        )
+    if verdict.best_move is None:
+        return f"{standing} The game is over: there is no move to choose."
+    return f"{standing}\nBest move for {colour_word(verdict.to_move)}: **`{verdict.best_move}`**."
+
+
+@app_commands.guild_only()
+class AnalyzeCog(commands.Cog, name="Analysis"):
+    def __init__(self, bot: VeletasBot) -> None:
+        self.bot = bot
+
+    @app_commands.command()
+    @app_commands.describe(
+        position="a position string, e.g. 7/1S5/2b4/3S3/4w2/5S1/7 b (default: this channel's last game)",
+        rules="the rules of the position (default: current, or those of this channel's game)",
+        game="the number of a finished game of this server (default: this channel's last game)",
+        turn="the turn of that game to look at, before it was played (default: the end)",
+    )
+    async def analyze(
+        self,
+        interaction: discord.Interaction[VeletasBot],
+        position: str | None = None,
+        rules: Literal["current", "classic"] | None = None,
+        game: app_commands.Range[int, 1] | None = None,
+        turn: app_commands.Range[int, 1, 10_000] | None = None,
+    ) -> None:
+        """Who is winning, and the best move: a finished game of this channel, or a position you paste."""
+        analyst = self.bot.ai
+        if not isinstance(analyst, Analyst):
+            raise UserError(NO_ANALYST)
+        viewer = interaction.user.id
+
+        async def work() -> Outgoing:
+            position_text, edition, title, played = await self._what(interaction, position, rules, game, turn)
+            try:
+                verdict = await analyst.analyze(position_text, edition)
+            except ValueError as exc:
+                raise UserError(f"That is not a position I can read: {exc}.") from exc
+            return await self._answer(position_text, edition, title, played, verdict, viewer)
+
+        await respond(interaction, work(), ephemeral=True)
+
+    async def _what(
+        self,
+        interaction: discord.Interaction[VeletasBot],
+        position: str | None,
+        rules: str | None,
+        game_id: int | None,
+        turn: int | None,
+    ) -> tuple[str, str, str, str | None]:
+        """The position string, its rules, a title, and the move actually played there (for a game)."""
+        assert interaction.channel_id is not None and interaction.guild_id is not None
+        live: GameInfo | None
+        try:
+            live = await self.bot.store.game_in_channel(interaction.channel_id)
+        except NoGameHere:
+            live = None
+        if position is not None:
+            edition = rules or (live.rules if live is not None else "current")
+            text = " ".join(position.split())
+            try:
+                parsed = Position.from_string(text, edition)
+            except ValueError as exc:
+                raise UserError(f"That is not a position I can read: {exc}.") from exc
+            if live is not None and live.game.phase == "play" and str(live.game.position) == str(parsed):
+                raise UserError(LIVE_POSITION)
+            return str(parsed), edition, "Your position", None
+        if game_id is not None:
+            info = await self.bot.store.get_game(game_id)
+            if info.guild_id != interaction.guild_id:
+                raise NoGameHere("That game does not exist (any more).")
+            if info.status == "active":
+                raise UserError(LIVE_GAME.replace("This channel's game", f"Veletas #{info.id}"))
+            if info.status not in ("finished", "cancelled"):
+                raise UserError(f"Veletas #{info.id} was never played: its challenge was {info.status}.")
+        else:
+            if live is not None:
+                raise UserError(LIVE_GAME)
+            try:
+                info = await self.bot.store.latest_game_in_channel(interaction.channel_id)
+            except NoGameHere:
+                raise UserError(
+                    "No game has been played here yet. Use this in the channel or thread of a finished game, "
+                    "give its number with `game:`, or paste a position with `position:`."
+                ) from None
+        game, number = _target(info, turn)
+        played = info.turns[number - 1] if number <= len(info.turns) else None
+        where = f"before turn {number}" if played is not None else "at the end"
+        return str(game.position), info.rules, f"Veletas #{info.id}, {where}", played
+
+    async def _answer(
+        self, position: str, rules: str, title: str, played: str | None, verdict: Verdict, viewer: int
+    ) -> Outgoing:
+        text = verdict_text(verdict)
+        if played is not None:
+            text += f"\nPlayed in the game: `{played}`."
+        board = Position.from_string(position, rules)
+        theme = await theme_of(self.bot, viewer)
+        if verdict.best_move is not None:
+            best = board.parse_move(verdict.best_move)
+            text += "\nThe image shows the board after the best move."
+            png = await render_position(board.play(best), last_move=best, theme=theme)
+        else:
+            png = await render_position(board, theme=theme)
+        embed = discord.Embed(title=f"Analysis · {title}", description=text, colour=discord.Colour.dark_teal())
+        embed.set_image(url=f"attachment://{BOARD_FILE}")
+        embed.set_footer(text=f"Level-4 search, {verdict.iterations:,} iterations · {rules} rules")
+        log.debug("Analysed %s (%s): %s", position, rules, verdict)
+        return Outgoing(embed=embed, files=[(BOARD_FILE, png)])
+
+
+async def setup(bot: VeletasBot) -> None:
+    await bot.add_feature(AnalyzeCog(bot))
