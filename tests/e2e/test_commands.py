@@ -6,7 +6,6 @@ import random
 
 import pytest
 
-import bot.sandbox.users as sandbox_users
 from bot.client import VeletasBot
 from bot.rules import Game
 from bot.sandbox.server import FakeDiscord
@@ -91,8 +90,9 @@ async def test_a_server_manager_cancels_a_game(
     manager = sandbox.user(carol).in_channel(table.channel_id)
     refused = await manager.slash("veletas", "cancel")
     assert refused.ephemeral and "Manage Server" in refused.content
-    # Carol becomes a server manager (Manage Server is permission bit 5).
-    monkeypatch.setattr(sandbox_users, "MEMBER_PERMISSIONS", sandbox_users.MEMBER_PERMISSIONS | 1 << 5)
+    # Members become server managers (Manage Server is permission bit 5).
+    roles = sandbox.state.role_permissions
+    monkeypatch.setitem(roles, sandbox.guild_id, roles[sandbox.guild_id] | 1 << 5)
     cancelled = await manager.slash("veletas", "cancel")
     assert not cancelled.ephemeral and f"<@{carol.id}> cancelled Veletas #{table.game_id}" in cancelled.content
     assert "This game is cancelled." in cancelled.text() and cancelled.buttons == []
