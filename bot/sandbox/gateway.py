@@ -20,6 +20,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from bot.sandbox.state import (
+    GUILD_MEMBERS_INTENT,
     GUILD_MESSAGES_INTENT,
     GUILDS_INTENT,
     KNOWN_INTENTS,
@@ -53,7 +54,11 @@ _GUILD_EVENTS = {
     "THREAD_UPDATE",
     "THREAD_DELETE",
     "THREAD_MEMBERS_UPDATE",
+    "GUILD_ROLE_CREATE",
+    "GUILD_ROLE_UPDATE",
+    "GUILD_ROLE_DELETE",
 }
+_MEMBER_EVENTS = {"GUILD_MEMBER_ADD", "GUILD_MEMBER_UPDATE", "GUILD_MEMBER_REMOVE"}
 
 
 @dataclass
@@ -279,6 +284,8 @@ class Gateway:
             return bool(session.intents & GUILD_MESSAGES_INTENT)
         if event in _GUILD_EVENTS:
             return bool(session.intents & GUILDS_INTENT)
+        if event in _MEMBER_EVENTS:
+            return bool(session.intents & GUILD_MEMBERS_INTENT)
         return True
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:

@@ -14,9 +14,22 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bot.sandbox import limits
+from bot.sandbox import limits, permissions
 from bot.sandbox.clock import iso_timestamp
 from bot.sandbox.errors import DiscordError, form_error, unknown
+from bot.sandbox.permissions import (
+    ATTACH_FILES,
+    CREATE_PRIVATE_THREADS,
+    CREATE_PUBLIC_THREADS,
+    EMBED_LINKS,
+    MANAGE_CHANNELS,
+    MANAGE_MESSAGES,
+    MANAGE_THREADS,
+    READ_MESSAGE_HISTORY,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    VIEW_CHANNEL,
+)
 from bot.sandbox.state import EPHEMERAL, LOADING, Attachment, Interaction, Member, Message, SandboxState
 
 if TYPE_CHECKING:
@@ -392,6 +405,30 @@ class Rest:
             raise unknown("Channel", 10003)
         return channel
 
+    def _require(self, channel_id: int, needed: int, doing: str) -> None:
+        """Refuse the bot what its role and the channel's overwrites do not let it do, as Discord does.
+
+        Discord's answer names no permission; the log does, so a failing test says what to grant.
+        """
+        have = self.state.permissions(self.state.bot.id, channel_id)
+        if not have & VIEW_CHANNEL:
+            log.warning("the bot cannot see channel %s, so it cannot %s", channel_id, doing)
+            raise DiscordError(403, 50001, "Missing Access")
+        missing = needed & ~have
+        if missing:
+            log.warning("the bot lacks %s in channel %s to %s", permissions.names(missing), channel_id, doing)
+            raise DiscordError(403, 50013, "Missing Permissions")
+
+    def _sending(self, channel_id: int) -> int:
+        """Posting in a thread takes its own permission; SEND_MESSAGES does not count there."""
+        return SEND_MESSAGES_IN_THREADS if self.state.is_thread(channel_id) else SEND_MESSAGES
+
+    def _content_needs(self, body: dict[str, Any], uploads: list[Upload]) -> int:
+        needed = ATTACH_FILES if uploads else 0
+        if body.get("embeds"):
+            needed |= EMBED_LINKS
+        return needed
+
     def _message(self, call: Call) -> Message:
         self._channel(call)
         message = self.state.messages.get(call.id("message_id"))
@@ -401,6 +438,7 @@ class Rest:
 
     async def get_channel(self, call: Call) -> Any:
         channel = copy.deepcopy(self._channel(call))
+        self._require(int(channel["id"]), 0, "read the channel")
         if (
             self.state.is_thread(int(channel["id"]))
             and self.state.bot.id in self.state.thread_members[int(channel["id"])]
@@ -416,6 +454,18 @@ class Rest:
     async def edit_channel(self, call: Call) -> Any:
         channel = self._channel(call)
         body = call.body or {}
+        channel_id = int(channel["id"])
+        if not self.state.is_thread(channel_id):
+            self._require(channel_id, MANAGE_CHANNELS, "edit the channel")
+        elif channel.get("owner_id") != str(self.state.bot.id) or set(body) - {
+            "name",
+            "archived",
+            "auto_archive_duration",
+        }:
+            # A thread's creator may rename and archive it; anything else (locking...) is moderation.
+            self._require(channel_id, MANAGE_THREADS, "edit the thread")
+        else:
+            self._require(channel_id, 0, "edit its thread")
         if "name" in body:
             limits.check_thread_name(body["name"])
             channel["name"] = body["name"]
@@ -435,6 +485,8 @@ class Rest:
     async def delete_channel(self, call: Call) -> Any:
         channel = self._channel(call)
         channel_id = int(channel["id"])
+        is_thread = self.state.is_thread(channel_id)
+        self._require(channel_id, MANAGE_THREADS if is_thread else MANAGE_CHANNELS, "delete the channel")
         if channel_id == self.state.general_id:
             raise DiscordError(400, 50074, "Cannot delete a channel required for community servers")
         del self.state.channels[channel_id]
@@ -451,6 +503,9 @@ class Rest:
 
     async def get_messages(self, call: Call) -> Any:
         self._channel(call)
+        self._require(call.id("channel_id"), 0, "read messages")
+        if not self.state.permissions(self.state.bot.id, call.id("channel_id")) & READ_MESSAGE_HISTORY:
+            return []  # Discord answers an empty history rather than an error
         limit = max(1, min(100, int(call.query.get("limit", "50"))))
         messages = [m for m in self.state.channel_messages(call.id("channel_id")) if not m.ephemeral]
         if "before" in call.query:
@@ -471,10 +526,16 @@ class Rest:
             or body.get("sticker_ids")
         ):
             raise DiscordError(400, 50006, "Cannot send an empty message")
-        message = await self.create_message(call.id("channel_id"), body, call.uploads)
+        channel_id = call.id("channel_id")
+        needed = self._sending(channel_id) | self._content_needs(body, call.uploads)
+        if isinstance(body.get("message_reference"), dict):
+            needed |= READ_MESSAGE_HISTORY  # replying shows the message replied to
+        self._require(channel_id, needed, "send this message")
+        message = await self.create_message(channel_id, body, call.uploads)
         return self.message_json(message)
 
     async def get_message(self, call: Call) -> Any:
+        self._require(call.id("channel_id"), READ_MESSAGE_HISTORY, "read a message")
         return self.message_json(self._message(call))
 
     async def edit_message(self, call: Call) -> Any:
@@ -483,11 +544,15 @@ class Rest:
             raise DiscordError(403, 50005, "Cannot edit a message authored by another user")
         body = call.body or {}
         limits.check_message(body)
+        self._require(message.channel_id, self._content_needs(body, call.uploads), "edit its message")
         await self.apply_edit(message, body, call.uploads)
         return self.message_json(message)
 
     async def delete_message(self, call: Call) -> Any:
-        await self.remove_message(self._message(call))
+        message = self._message(call)
+        own = message.author.id == self.state.bot.id
+        self._require(message.channel_id, 0 if own else MANAGE_MESSAGES, "delete the message")
+        await self.remove_message(message)
         return None
 
     async def thread_from_message(self, call: Call) -> Any:
@@ -495,6 +560,7 @@ class Rest:
         message = self._message(call)
         if parent["type"] not in (0, 5):
             raise DiscordError(400, 50024, "Cannot execute action on this channel type")
+        self._require(int(parent["id"]), CREATE_PUBLIC_THREADS, "start a thread from a message")
         if message.data.get("thread"):
             raise DiscordError(400, 160004, "A thread has already been created for this message")
         body = call.body or {}
@@ -523,6 +589,8 @@ class Rest:
         kind = int(body.get("type") or 12)
         if kind not in (10, 11, 12):
             raise form_error("type", "Value must be one of {10, 11, 12}.", "BASE_TYPE_CHOICES")
+        needed = CREATE_PRIVATE_THREADS if kind == 12 else CREATE_PUBLIC_THREADS
+        self._require(int(parent["id"]), needed, "start a thread")
         thread = self.state.add_thread(
             int(parent["id"]),
             body["name"],
@@ -544,6 +612,7 @@ class Rest:
         user_id = self.state.bot.id if raw == "@me" else call.id("user_id")
         if user_id not in self.state.members:
             raise unknown("Member", 10007)
+        self._require(thread_id, 0 if user_id == self.state.bot.id else SEND_MESSAGES_IN_THREADS, "add a member")
         members = self.state.thread_members[thread_id]
         members.add(user_id)
         channel["member_count"] = len(members)
@@ -566,12 +635,14 @@ class Rest:
         thread_id = int(channel["id"])
         raw = call.params["user_id"]
         user_id = self.state.bot.id if raw == "@me" else call.id("user_id")
+        self._require(thread_id, 0 if user_id == self.state.bot.id else MANAGE_THREADS, "remove a member")
         self.state.thread_members.get(thread_id, set()).discard(user_id)
         self._changed()
         return None
 
     async def typing(self, call: Call) -> Any:
         self._channel(call)
+        self._require(call.id("channel_id"), self._sending(call.id("channel_id")), "show it is typing")
         return None
 
     async def get_guild(self, call: Call) -> Any:

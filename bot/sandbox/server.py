@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import json
 import logging
 import socket
@@ -20,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import discord
 from aiohttp import BodyPartReader, web
 from discord.ext import commands
 
+from bot.sandbox import permissions
 from bot.sandbox.clock import SimClock, Snowflakes
 from bot.sandbox.errors import DiscordError, SandboxError, SandboxTimeout
 from bot.sandbox.gateway import Gateway
@@ -218,6 +221,52 @@ class FakeDiscord:
 
     def add_text_channel(self, name: str) -> int:
         return self.state.add_text_channel(name)
+
+    # -- channel permissions ----------------------------------------------------------------------
+
+    async def deny(self, channel_id: int, *names: str, target: Member | int | None = None) -> None:
+        """Deny permissions in a channel, as a server manager would in its settings.
+
+        ``names`` are discord.py's ``Permissions`` attributes (``"create_public_threads"``). ``target``
+        is a member (a member overwrite), a role id (``sandbox.guild_id`` is @everyone), or by default
+        the bot's own role. Threads follow their parent channel. A connected bot sees CHANNEL_UPDATE.
+        """
+        await self._overwrite(channel_id, target, deny=permissions.bits(names))
+
+    async def allow(self, channel_id: int, *names: str, target: Member | int | None = None) -> None:
+        """Explicitly allow permissions in a channel; the counterpart of ``deny`` for the same target."""
+        await self._overwrite(channel_id, target, allow=permissions.bits(names))
+
+    async def _overwrite(self, channel_id: int, target: Member | int | None, *, allow: int = 0, deny: int = 0) -> None:
+        channel = self.state.channels.get(channel_id)
+        if channel is None or self.state.is_thread_payload(channel):
+            raise ValueError(f"{channel_id} is not a guild channel; threads take their parent's permissions")
+        if isinstance(target, Member):
+            target_id, kind = target.id, permissions.MEMBER_OVERWRITE
+        else:
+            target_id, kind = (self.state.bot_role_id if target is None else target), permissions.ROLE_OVERWRITE
+            if target_id not in self.state.role_permissions:
+                raise ValueError(f"no role {target_id} in the sandbox guild")
+        overwrites = channel.setdefault("permission_overwrites", [])
+        permissions.set_overwrite(overwrites, target_id, kind, allow=allow, deny=deny)
+        await self.gateway.dispatch("CHANNEL_UPDATE", copy.deepcopy(channel))
+        self.changed()
+
+    async def grant(self, member: Member, *names: str, role: str = "Server managers") -> int:
+        """Give ``member`` a new role with these server-wide permissions (``"manage_guild"``); returns its id."""
+        role_id = self.state.add_role(role, permissions.bits(names))
+        member.roles.append(role_id)
+        await self.gateway.dispatch(
+            "GUILD_ROLE_CREATE", {"guild_id": str(self.guild_id), "role": self.state.role_json(role_id)}
+        )
+        await self.gateway.dispatch("GUILD_MEMBER_UPDATE", member.member_json() | {"guild_id": str(self.guild_id)})
+        self.changed()
+        return role_id
+
+    def permissions_in(self, channel_id: int, member: Member | None = None) -> discord.Permissions:
+        """What ``member`` (by default the bot) may do in a channel or thread, as Discord computes it."""
+        who = member.id if member is not None else self.state.bot.id
+        return discord.Permissions(self.state.permissions(who, channel_id))
 
     def user(self, member: Member, *, channel_id: int | None = None) -> SandboxUser:
         """Act as ``member``: ``async with sandbox.user(alice) as u: await u.slash(...)``."""

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.sandbox import permissions
 from bot.sandbox.clock import SimClock, Snowflakes, iso_timestamp
 
 EPHEMERAL = 1 << 6
@@ -241,6 +242,8 @@ class SandboxState:
         self.interactions: dict[int, Interaction] = {}
         self.bot_role_id = snowflakes.next()
         self.bot.roles.append(self.bot_role_id)
+        self.role_permissions: dict[int, int] = {self.guild_id: MEMBER_PERMISSIONS, self.bot_role_id: BOT_PERMISSIONS}
+        self.role_names: dict[int, str] = {}  # roles a test added, beyond @everyone and the bot's
         for member in (self.owner, self.bot):
             self.members[member.id] = member
         self.general_id = self.add_text_channel("general")
@@ -251,6 +254,29 @@ class SandboxState:
         member = Member(self.snowflakes.next(), name, bot=bot)
         self.members[member.id] = member
         return member
+
+    def add_role(self, name: str, permissions: int) -> int:
+        role_id = self.snowflakes.next()
+        self.role_permissions[role_id] = permissions
+        self.role_names[role_id] = name
+        return role_id
+
+    def role_json(self, role_id: int) -> dict[str, Any]:
+        everyone = role_id == self.guild_id
+        return {
+            "id": str(role_id),
+            "name": "@everyone" if everyone else self.role_names.get(role_id, "Veletas"),
+            "color": 0,
+            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
+            "hoist": False,
+            "icon": None,
+            "unicode_emoji": None,
+            "position": list(self.role_permissions).index(role_id),
+            "permissions": str(self.role_permissions[role_id]),
+            "managed": role_id == self.bot_role_id,
+            "mentionable": False,
+            "flags": 0,
+        } | ({"tags": {"bot_id": str(self.application_id)}} if role_id == self.bot_role_id else {})
 
     def member_named(self, name: str) -> Member:
         for member in self.members.values():
@@ -314,24 +340,26 @@ class SandboxState:
     def is_thread_payload(channel: dict[str, Any]) -> bool:
         return channel.get("type") in (10, 11, 12)
 
+    def permissions(self, member_id: int, channel_id: int) -> int:
+        """What ``member_id`` may do in a channel or thread (0 for a channel that does not exist)."""
+        channel = self.channels.get(channel_id)
+        if channel is None:
+            return 0
+        in_thread = self.is_thread_payload(channel)
+        if in_thread:
+            channel = self.channels.get(int(channel["parent_id"]), {})
+        member = self.members.get(member_id)
+        return permissions.compute(
+            member_id=member_id,
+            role_ids=member.roles if member is not None else [],
+            guild_id=self.guild_id,
+            owner_id=self.owner.id,
+            role_permissions=self.role_permissions,
+            overwrites=list(channel.get("permission_overwrites") or []),
+            in_thread=in_thread,
+        )
+
     def guild_json(self) -> dict[str, Any]:
-        everyone = {
-            "id": str(self.guild_id),
-            "name": "@everyone",
-            "color": 0,
-            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
-            "hoist": False,
-            "icon": None,
-            "unicode_emoji": None,
-            "position": 0,
-            "permissions": str(MEMBER_PERMISSIONS),
-            "managed": False,
-            "mentionable": False,
-            "flags": 0,
-        }
-        bot_role = dict(everyone, id=str(self.bot_role_id), name="Veletas", position=1, managed=True)
-        bot_role["permissions"] = str(BOT_PERMISSIONS)
-        bot_role["tags"] = {"bot_id": str(self.application_id)}
         channels = [c for c in self.channels.values() if c["type"] not in (10, 11, 12)]
         threads = [c for c in self.channels.values() if c["type"] in (10, 11, 12)]
         return {
@@ -346,7 +374,7 @@ class SandboxState:
             "verification_level": 0,
             "default_message_notifications": 0,
             "explicit_content_filter": 0,
-            "roles": [everyone, bot_role],
+            "roles": [self.role_json(role_id) for role_id in self.role_permissions],
             "emojis": [],
             "stickers": [],
             "features": [],

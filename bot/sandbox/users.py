@@ -27,7 +27,7 @@ from bot.sandbox.rest import (
     TOKEN_LIFETIME,
     UPDATE_MESSAGE,
 )
-from bot.sandbox.state import BOT_PERMISSIONS, MEMBER_PERMISSIONS, TEXT_INPUT, Interaction, Member, Message
+from bot.sandbox.state import TEXT_INPUT, Interaction, Member, Message
 
 if TYPE_CHECKING:
     from bot.sandbox.server import FakeDiscord
@@ -202,7 +202,7 @@ class SandboxUser:
                 raise InjectionRefused(f"{where}: no such member {value!r}")
             resolved.setdefault("users", {})[str(member.id)] = member.user_json()
             resolved.setdefault("members", {})[str(member.id)] = member.member_json(
-                with_user=False, permissions=MEMBER_PERMISSIONS
+                with_user=False, permissions=self.fake.state.permissions(member.id, self.channel_id)
             )
             value = str(member.id)
         elif kind == CHANNEL:
@@ -214,7 +214,7 @@ class SandboxUser:
                 raise InjectionRefused(f"{where} accepts channel types {allowed}, not {channel['type']}")
             resolved.setdefault("channels", {})[str(value)] = {
                 k: channel[k] for k in ("id", "type", "name", "parent_id") if k in channel
-            } | {"permissions": str(MEMBER_PERMISSIONS)}
+            } | {"permissions": str(self.fake.state.permissions(self.member.id, int(value)))}
             value = str(value)
         elif kind == ROLE:
             value = str(value)
@@ -303,7 +303,11 @@ class SandboxUser:
                 data["resolved"] = {
                     "users": {str(m.id): m.user_json() for m in members if m},
                     "members": {
-                        str(m.id): m.member_json(with_user=False, permissions=MEMBER_PERMISSIONS) for m in members if m
+                        str(m.id): m.member_json(
+                            with_user=False, permissions=self.fake.state.permissions(m.id, current.channel_id)
+                        )
+                        for m in members
+                        if m
                     },
                 }
         return await self._outcome(await self._run(COMPONENT, data, source=current))
@@ -394,10 +398,11 @@ class SandboxUser:
             "guild": {"id": str(state.guild_id), "locale": "en-US", "features": []},
             "channel_id": str(where),
             "channel": {k: v for k, v in channel.items() if k != "member"},
-            "member": self.member.member_json(permissions=MEMBER_PERMISSIONS),
+            # Both permission sets are the ones in this channel, overwrites applied, as Discord sends them.
+            "member": self.member.member_json(permissions=state.permissions(self.member.id, where)),
             "token": token,
             "version": 1,
-            "app_permissions": str(BOT_PERMISSIONS),
+            "app_permissions": str(state.permissions(state.bot.id, where)),
             "locale": "en-US",
             "guild_locale": "en-US",
             "entitlements": [],
