@@ -269,7 +269,9 @@ async def test_edits_keep_history_and_reach_the_gateway(sandbox: FakeDiscord, pr
     await sent.edit(content="final")
     message = sandbox.message(sent.id)
     assert message.content == "final" and message.edited and message.history[0]["content"] == "draft"
-    updates = [e for (_, e, d) in sandbox.gateway.current.backlog if e == "MESSAGE_UPDATE" and d["id"] == str(sent.id)]
+    session = sandbox.gateway.current
+    assert session is not None
+    updates = [e for (_, e, d) in session.backlog if e == "MESSAGE_UPDATE" and d["id"] == str(sent.id)]
     assert len(updates) == 1
 
 

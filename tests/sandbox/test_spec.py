@@ -104,7 +104,7 @@ def test_integer_snowflakes_as_discord_py_sends_them_pass(spec: SpecValidator) -
     view.add_item(discord.ui.Button(label="Accept", style=discord.ButtonStyle.success, custom_id="a"))
     mentions = discord.AllowedMentions(everyone=False, roles=[discord.Object(5)], users=[discord.Object(2**60)])
     reference = discord.MessageReference(message_id=2**61, channel_id=2**59, guild_id=2**58)
-    body = {
+    body: dict[str, Any] = {
         "content": "hi",
         "allowed_mentions": mentions.to_dict(),
         "components": view.to_components(),
