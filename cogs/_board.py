@@ -18,6 +18,7 @@ import discord
 from discord.abc import Snowflake
 
 from bot import render
+from bot.errors import GameFinished, RaceLost
 from bot.rules import Game, Move, Position
 from bot.store import GameInfo
 
@@ -408,12 +409,29 @@ def hand_to_ai(bot: VeletasBot, info: GameInfo) -> None:
     bot.spawn(ai_turn(bot, info), name=f"ai-turn-{info.id}-{info.ply}")
 
 
+AI_FAILED = (
+    "I could not find my move just now, sorry. Use `/veletas board` to post the board again and I will try once more."
+)
+
+
 async def ai_turn(bot: VeletasBot, info: GameInfo) -> None:
-    """Play the AI's turn (the AI keeps its search off the event loop) and post the board like any other turn."""
+    """Play the AI's turn (the AI keeps its search off the event loop) and post the board like any other turn.
+
+    The game must never wait silently: if the AI fails even after its pool replaced a bad worker,
+    the players are told how to ask again (``/veletas board`` hands the turn back to the AI).
+    """
     assert bot.ai is not None and bot.user is not None
     try:
         text = await bot.ai.choose_turn(info.game, info.ai_level or 3)
         new = await bot.store.play(info.id, bot.user.id, text, expected_ply=info.ply)
+    except (RaceLost, GameFinished):
+        # The player took their move back (undo), resigned, or the game was cancelled while the AI thought.
+        log.info("AI turn for game %d at ply %d is out of date; dropped", info.id, info.ply)
+        return
+    except Exception:
+        log.exception("The AI failed to play in game %d at ply %d", info.id, info.ply)
+        await send_to_channel(bot, info.channel_id, Outgoing(content=AI_FAILED))
+        return
     finally:
         bot.ai_thinking.discard(info.id)
     out = await board_message(bot, new)

@@ -3,7 +3,8 @@
 There is deliberately no hint command: help during a game between people would spoil it. So a game
 of this channel is analysed only once it is over, and a position string that is the live position
 of this channel's game is refused too. The search runs in the AI's worker processes, never on the
-event loop, and the answer is deferred because the search takes about a second.
+event loop, and the answer is deferred as soon as the request is known to be valid, because the
+search takes about a second.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from bot.errors import NoGameHere, UserError
 from bot.rules import Game, Position
 from bot.store import GameInfo
 from cogs._ai_pool import Analyst, Verdict
-from cogs._board import BOARD_FILE, Outgoing, colour_word, render_position, respond, theme_of
+from cogs._board import BOARD_FILE, Outgoing, colour_word, render_position, send_response, theme_of
 
 log = logging.getLogger(__name__)
 
@@ -94,17 +95,16 @@ class AnalyzeCog(commands.Cog, name="Analysis"):
         analyst = self.bot.ai
         if not isinstance(analyst, Analyst):
             raise UserError(NO_ANALYST)
-        viewer = interaction.user.id
-
-        async def work() -> Outgoing:
-            position_text, edition, title, played = await self._what(interaction, position, rules, game, turn)
-            try:
-                verdict = await analyst.analyze(position_text, edition)
-            except ValueError as exc:
-                raise UserError(f"That is not a position I can read: {exc}.") from exc
-            return await self._answer(position_text, edition, title, played, verdict, viewer)
-
-        await respond(interaction, work(), ephemeral=True)
+        position_text, edition, title, played = await self._what(interaction, position, rules, game, turn)
+        # The search alone takes about a second, more when the workers are busy with AI games: the
+        # player sees "thinking…" at once instead of a silent wait.
+        await interaction.response.defer(thinking=True, ephemeral=True)
+        try:
+            verdict = await analyst.analyze(position_text, edition)
+        except ValueError as exc:
+            raise UserError(f"That is not a position I can read: {exc}.") from exc
+        out = await self._answer(position_text, edition, title, played, verdict, interaction.user.id)
+        await send_response(interaction, out, ephemeral=True)
 
     async def _what(
         self,

@@ -48,6 +48,11 @@ NO_THREADS = (
     "I am not allowed to start a thread here. A server manager can give me Create Public Threads and "
     "Send Messages in Threads; until then, challenge with where:here to play in the channel itself."
 )
+DEFAULT_AI_LEVEL = 3
+LEVEL_WITHOUT_AI = (
+    "`level` sets my strength, so it only goes with a challenge to me: pick me as the opponent, "
+    "or leave `level` out to play a member."
+)
 AI_UNAVAILABLE = (
     "I can't play yet: my AI opponent isn't available on this server's bot. "
     "Challenge a member instead, or leave out the opponent for an open challenge anyone can take."
@@ -219,7 +224,7 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         variant: Literal["standard", "medium", "small"] = "standard",
         rules: Literal["current", "classic"] = "current",
         where: Literal["thread", "here"] = "thread",
-        level: app_commands.Range[int, 1, 5] = 3,
+        level: app_commands.Range[int, 1, 5] | None = None,
     ) -> None:
         """Challenge a member, anyone, or me to a game of Veletas."""
         assert interaction.guild_id is not None and interaction.channel_id is not None
@@ -231,6 +236,8 @@ class ChallengeCog(commands.Cog, name="Challenges"):
             raise UserError(f"{opponent.mention} is a bot and can't play Veletas.")
         if against_ai and self.bot.ai is None:
             raise UserError(AI_UNAVAILABLE)
+        if level is not None and not against_ai:
+            raise UserError(LEVEL_WITHOUT_AI)
         channel = interaction.channel
         note = ""
         if where == "thread" and channel is not None and channel.type in THREAD_TYPES:
@@ -245,7 +252,7 @@ class ChallengeCog(commands.Cog, name="Challenges"):
             rules=rules,
             where=where,
             expires_at=deadline,
-            ai_level=level if against_ai else None,
+            ai_level=(level or DEFAULT_AI_LEVEL) if against_ai else None,
         )
         if against_ai:
             await self.start_ai_game(interaction, info)

@@ -30,32 +30,45 @@ from where it now stands (it may hit the square it just left). Shooting is compu
 **Claims:** after every shot, each unclaimed shooter that can no longer move is claimed, for good. \
 It goes to the colour with the strictly bigger orthogonally adjacent group of stones; with a tie, \
 or no group at all, it goes to the opponent of the player who just moved.
-**Winning:** the first to claim {to_win} shooters ({variants}) wins. There are no draws.
+**Winning:** the first to claim {to_win} wins. There are no draws.
 **Notation:** `d4-g7/g2` moves d4 to g7 and shoots g2; `g2` shoots g2 without moving."""
 
 EDITION_RULES = {
     "current": """\
-**Current rules (the default).** The first player places {first} shooter(s) and one black stone; \
+**Current rules (the default).** The first player places {first} and one black stone; \
 the second player then chooses colours (`/veletas pie` keep or swap); White places the remaining \
-shooter(s) and one white stone. Setup shooters may not go on the edge of the board. \
+shooters and one white stone. Setup shooters may not go on the edge of the board. \
 Shooters move and shoot over other shooters, never over stones. Black moves first.""",
     "classic": """\
-**Classic rules.** Black places {first} shooter(s), then White places the rest; no stones in setup \
+**Classic rules.** Black places {first}, then White places the rest; no stones in setup \
 and no colour choice. A setup shooter may not touch another shooter, even diagonally. \
 Every piece blocks: shooters move and shoot over nothing. Black moves first.""",
 }
 
 
+def _shooters(count: int) -> str:
+    return f"{count} shooter{'s' if count != 1 else ''}"
+
+
 def rules_summary(rules: str, variant: str | None) -> str:
+    """The edition's rules with the numbers of one board, or of every board when no game is in view."""
     if variant is not None:
         chosen = VARIANTS[variant]
-        to_win, first = str(chosen.to_win), str(chosen.first_places)
-        variants = f"{chosen.name} board, {chosen.size}×{chosen.size} with {chosen.shooters} shooters"
+        to_win = f"{chosen.to_win} of the {chosen.shooters} shooters ({chosen.name} board, {chosen.size}×{chosen.size})"
+        first = _shooters(chosen.first_places)
     else:
-        to_win = "/".join(str(v.to_win) for v in VARIANTS.values())
-        first = "/".join(str(v.first_places) for v in VARIANTS.values())
-        variants = ", ".join(f"{v.name} {v.size}×{v.size}: {v.shooters} shooters" for v in VARIANTS.values())
-    return COMMON_RULES.format(to_win=to_win, variants=variants) + "\n" + EDITION_RULES[rules].format(first=first)
+        boards = list(VARIANTS.values())
+        to_win = (
+            "a majority of the shooters ("
+            + "; ".join(f"{v.name} {v.size}×{v.size}: {v.to_win} of {v.shooters}" for v in boards)
+            + ")"
+        )
+        first = (
+            f"{_shooters(boards[0].first_places)} ({boards[0].name}; "
+            + ", ".join(f"{v.name} {v.first_places}" for v in boards[1:])
+            + ")"
+        )
+    return COMMON_RULES.format(to_win=to_win) + "\n" + EDITION_RULES[rules].format(first=first)
 
 
 def game_link(info: GameInfo) -> str:

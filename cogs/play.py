@@ -341,8 +341,8 @@ class PlayCog(commands.Cog, name="Play"):
             await respond(interaction, board_message(self.bot, info, viewer=interaction.user.id), ephemeral=True)
             return
         message_id, _ = await respond(interaction, board_message(self.bot, info))
-        if message_id is not None:
-            await self.bot.store.set_board_message(info.id, message_id)
+        # The newest board carries the buttons players use, and an AI that failed its turn tries again.
+        await after_board_posted(self.bot, info, message_id)
 
     @app_commands.command()
     async def resign(self, interaction: discord.Interaction[VeletasBot]) -> None:

@@ -107,3 +107,81 @@ async def test_the_ai_resumes_its_turn_after_a_restart(
     await sandbox.wait_until(partial(ai_has_played, sandbox, db_path, info.id, 1), what="the AI's pie choice")
     after = await restarted.store.get_game(info.id)
     assert after.turns[:1] == ("d4/a1",) and after.turns[1] in ("keep", "swap")
+
+
+class GatedAi(RandomAi):
+    """A random AI that thinks only while its gate is open, and can be made to fail its next turn."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.gate = asyncio.Event()
+        self.gate.set()
+        self.fail_next = False
+
+    async def choose_turn(self, game: Game, level: int) -> str:
+        await self.gate.wait()
+        if self.fail_next:
+            self.fail_next = False
+            raise RuntimeError("the AI found no turn in 2 attempts")
+        return await super().choose_turn(game, level)
+
+
+async def _to_play(fake: FakeDiscord, bot: VeletasBot, db_path: Path, table: Table, rng: random.Random) -> int:
+    """Setup and pie against the AI until it is the human's move; returns the game's ply then."""
+    while True:
+        info = await bot.store.get_game(table.game_id)
+        table.game = info.game
+        if info.user_to_act == fake.bot_member.id:
+            await fake.wait_until(partial(ai_has_played, fake, db_path, info.id, info.ply), what="the AI's turn")
+        elif table.game.phase == "play":
+            return info.ply
+        else:
+            await table.turn(random_setup_turn(table.game, rng))
+
+
+async def test_a_failed_ai_turn_is_announced_and_asked_again_with_board(
+    sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock
+) -> None:
+    ai = GatedAi(seed=2)
+    bot = await sandbox_runner.start(make_factory(db_path, clock, ai=ai), sync=False)
+    assert isinstance(bot, VeletasBot)
+    human = sandbox.user(alice)
+    await human.slash("veletas", "challenge", opponent=sandbox.bot_member, variant="small", where="here")
+    info = await bot.store.game_in_channel(sandbox.channel_id)
+    table = Table(sandbox, human, human, sandbox.channel_id, info.game, info.id)
+    ply = await _to_play(sandbox, bot, db_path, table, random.Random(4))
+    ai.fail_next = True
+    cursor = sandbox.cursor()
+    await table.turn(str(table.game.position.legal_moves()[0]))
+    notice = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: "could not find my move" in m.text(), after=cursor
+    )
+    assert not notice.embeds and pinged(sandbox, notice) == []
+    assert (await bot.store.get_game(info.id)).ply == ply + 1, "nothing was played for the AI"
+    # Posting the board again hands the turn back to the AI, which now plays.
+    await human.slash("veletas", "board")
+    await sandbox.wait_until(partial(ai_has_played, sandbox, db_path, info.id, ply + 1), what="the AI's retry")
+
+
+async def test_an_undo_while_the_ai_thinks_drops_its_stale_answer(
+    sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock
+) -> None:
+    ai = GatedAi(seed=6)
+    bot = await sandbox_runner.start(make_factory(db_path, clock, ai=ai), sync=False)
+    assert isinstance(bot, VeletasBot)
+    human = sandbox.user(alice)
+    await human.slash("veletas", "challenge", opponent=sandbox.bot_member, variant="small", where="here")
+    info = await bot.store.game_in_channel(sandbox.channel_id)
+    table = Table(sandbox, human, human, sandbox.channel_id, info.game, info.id)
+    ply = await _to_play(sandbox, bot, db_path, table, random.Random(7))
+    ai.gate.clear()
+    move = str(table.game.position.legal_moves()[0])
+    await table.turn(move)
+    await sandbox.wait_until(lambda: info.id in bot.ai_thinking, what="the AI to start thinking")
+    taken_back = await human.slash("veletas", "undo")
+    assert f"`{move}` was taken back" in taken_back.text()
+    ai.gate.set()
+    await sandbox.wait_until(lambda: info.id not in bot.ai_thinking, what="the AI to finish")
+    after = await bot.store.get_game(info.id)
+    assert after.ply == ply and after.user_to_act == alice.id, "the AI's answer to the taken-back move is dropped"
+    assert not any("could not find my move" in m.text() for m in sandbox.messages(sandbox.channel_id))

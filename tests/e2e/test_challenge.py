@@ -8,7 +8,7 @@ from typing import cast
 from bot.client import VeletasBot
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
-from cogs.challenge import AI_UNAVAILABLE, ChallengeCog
+from cogs.challenge import AI_UNAVAILABLE, LEVEL_WITHOUT_AI, ChallengeCog
 from e2e.conftest import ManualClock
 from e2e.table import pinged
 
@@ -94,3 +94,12 @@ async def test_two_accepts_of_an_open_thread_challenge_start_one_game(
     games = await bot.store.live_games(sandbox.guild_id)
     assert len(games) == 1 and games[0].channel_id == int(thread["id"])
     assert refused.visible_to != games[0].opponent_id
+
+
+async def test_a_level_needs_the_ai_as_opponent(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    refused = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, level=4)
+    assert refused.ephemeral and refused.content == LEVEL_WITHOUT_AI
+    assert await bot.store.live_games(sandbox.guild_id) == []
+    assert sandbox.messages(sandbox.channel_id, include_ephemeral=False) == []

@@ -64,7 +64,13 @@ async def test_board_rules_export_and_games(sandbox: FakeDiscord, bot: VeletasBo
     again = await table.first.slash("veletas", "board")
     assert not again.ephemeral and again.files["board.png"].startswith(b"\x89PNG")
     rules = await table.first.slash("veletas", "rules")
-    assert rules.ephemeral and "Classic rules" in rules.content and "claim 2 shooters" in rules.content
+    assert rules.ephemeral and "Classic rules" in rules.content and "claim 2 of the 3 shooters" in rules.content
+    assert "Black places 1 shooter," in rules.content and "Current rules" not in rules.content
+    lobby = sandbox.user(bob).in_channel(sandbox.add_text_channel("lobby"))
+    general = await lobby.slash("veletas", "rules")
+    assert "Current rules (the default)" in general.content and "small 7×7: 2 of 3" in general.content
+    asked = await lobby.slash("veletas", "rules", edition="classic")
+    assert "Classic rules" in asked.content and "standard 10×10: 4 of 7" in asked.content
     exported = await table.second.slash("veletas", "export")
     assert exported.ephemeral
     record = exported.files[f"veletas-{table.game_id}.txt"].decode()
