@@ -52,6 +52,34 @@ def check_message(body: dict[str, Any], prefix: str = "") -> None:
     components = body.get("components")
     if components:
         check_components(components, int(body.get("flags") or 0), prefix + "components")
+    check_allowed_mentions(body.get("allowed_mentions"), prefix + "allowed_mentions")
+
+
+def check_allowed_mentions(allowed: Any, where: str) -> None:
+    """Discord refuses ``parse: ["users"]`` together with a ``users`` list (and the same for roles)."""
+    if not isinstance(allowed, dict):
+        return
+    parse = allowed.get("parse") or []
+    for kind in ("users", "roles"):
+        if kind in parse and allowed.get(kind):
+            raise form_error(
+                where,
+                f'parse:["{kind}"] and {kind}: [ids...] are mutually exclusive.',
+                "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE",
+            )
+
+
+def check_not_empty(body: dict[str, Any], uploads: int) -> None:
+    """A new message needs something to show; Discord answers 50006 otherwise."""
+    if not (
+        body.get("content")
+        or body.get("embeds")
+        or body.get("components")
+        or body.get("sticker_ids")
+        or body.get("poll")
+        or uploads
+    ):
+        raise DiscordError(400, 50006, "Cannot send an empty message")
 
 
 def check_components(components: list[dict[str, Any]], flags: int, where: str) -> None:

@@ -290,6 +290,7 @@ class Rest:
         message: Message | None = None
         if kind == CHANNEL_MESSAGE:
             limits.check_message(data, "data.")
+            limits.check_not_empty(data, len(call.uploads))
             ephemeral = bool(int(data.get("flags") or 0) & EPHEMERAL)
             message = await self.create_message(
                 interaction.channel_id, data, call.uploads, interaction=interaction, ephemeral=ephemeral
@@ -358,6 +359,7 @@ class Rest:
         interaction = self._webhook(call)
         body = call.body or {}
         limits.check_message(body)
+        limits.check_not_empty(body, len(call.uploads))
         original = self.state.messages.get(interaction.original_message_id or 0)
         if (
             interaction.response_type == DEFERRED_CHANNEL_MESSAGE
@@ -518,14 +520,7 @@ class Rest:
     async def post_message(self, call: Call) -> Any:
         self._channel(call)
         body = call.body or {}
-        if not (
-            body.get("content")
-            or body.get("embeds")
-            or body.get("components")
-            or call.uploads
-            or body.get("sticker_ids")
-        ):
-            raise DiscordError(400, 50006, "Cannot send an empty message")
+        limits.check_not_empty(body, len(call.uploads))
         channel_id = call.id("channel_id")
         needed = self._sending(channel_id) | self._content_needs(body, call.uploads)
         if isinstance(body.get("message_reference"), dict):

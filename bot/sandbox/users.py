@@ -14,6 +14,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bot.sandbox.errors import InjectionRefused, SandboxError
+from bot.sandbox.permissions import (
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    USE_APPLICATION_COMMANDS,
+    VIEW_CHANNEL,
+)
 from bot.sandbox.rest import (
     APPLICATION_COMMAND,
     AUTOCOMPLETE,
@@ -370,6 +376,10 @@ class SandboxUser:
     async def say(self, content: str) -> Message:
         """Post an ordinary message in this user's channel (the bot sees it as MESSAGE_CREATE)."""
         await self.fake.settle()
+        state = self.fake.state
+        sending = SEND_MESSAGES_IN_THREADS if state.is_thread(self.channel_id) else SEND_MESSAGES
+        if not state.permissions(self.member.id, self.channel_id) & sending:
+            raise InjectionRefused(f"{self.member.name} may not send messages in channel {self.channel_id}")
         return await self.fake.rest.create_message(self.channel_id, {"content": content}, [], author=self.member)
 
     # -- plumbing ------------------------------------------------------------------------------
@@ -387,6 +397,11 @@ class SandboxUser:
         channel = state.channels.get(where)
         if channel is None:
             raise InjectionRefused(f"channel {where} does not exist")
+        allowed = state.permissions(self.member.id, where)
+        if not allowed & VIEW_CHANNEL:
+            raise InjectionRefused(f"{self.member.name} cannot see channel {where}, so cannot act in it")
+        if kind in (APPLICATION_COMMAND, AUTOCOMPLETE) and not allowed & USE_APPLICATION_COMMANDS:
+            raise InjectionRefused(f"{self.member.name} may not use application commands in channel {where}")
         interaction_id = state.snowflakes.next()
         token = "aW50ZXJhY3Rpb246" + secrets.token_urlsafe(48)
         payload: dict[str, Any] = {

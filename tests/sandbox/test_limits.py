@@ -185,3 +185,38 @@ async def test_only_one_initial_response_per_interaction(sandbox: FakeDiscord, p
         assert (await r.json())["code"] == 40060
     assert [e.error_code for e in sandbox.take_errors()] == [40060]
     assert [m.content for m in sandbox.messages(sandbox.channel_id)] == ["once"]
+
+
+async def test_parse_users_with_a_users_list_is_refused(sandbox: FakeDiscord, probe: ProbeBot, alice: Member) -> None:
+    error = await refused(
+        probe, sandbox, {"content": alice.mention, "allowed_mentions": {"parse": ["users"], "users": [str(alice.id)]}}
+    )
+    assert error.status == 400 and "In allowed_mentions" in error.text and "mutually exclusive" in error.text
+    # discord.py's own AllowedMentions never builds that body: a users list leaves "users" out of parse.
+    only_alice = discord.AllowedMentions(users=[discord.Object(alice.id)])
+    channel = probe.get_channel(sandbox.channel_id)
+    assert isinstance(channel, discord.TextChannel)
+    sent = await channel.send(alice.mention, allowed_mentions=only_alice)
+    assert sandbox.message(sent.id).content == alice.mention
+
+
+async def test_empty_answers_and_followups_are_refused(sandbox: FakeDiscord, probe: ProbeBot, alice: Member) -> None:
+    codes: list[int] = []
+
+    async def script(interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.defer()
+        try:
+            await interaction.followup.send(embeds=[])
+        except discord.HTTPException as error:
+            codes.append(error.code)
+        await interaction.followup.send("something to read")
+
+    probe.script = script
+    answer = await sandbox.user(alice).slash("probe", text="x")
+    assert answer.content == "something to read"
+    assert codes == [50006]
+    assert [e.error_code for e in sandbox.take_errors()] == [50006]
+    with pytest.raises(discord.HTTPException) as caught:
+        await probe.http.request(messages_route(sandbox.channel_id), json={"content": ""})
+    assert caught.value.code == 50006
+    sandbox.take_errors()

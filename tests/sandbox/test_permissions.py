@@ -9,7 +9,7 @@ import discord
 import pytest
 from discord.ext import commands
 
-from bot.sandbox import FakeDiscord, Member
+from bot.sandbox import FakeDiscord, InjectionRefused, Member
 from bot.sandbox.runner import BotRunner
 
 from .conftest import ProbeBot
@@ -175,3 +175,20 @@ async def test_a_granted_role_reaches_discord_py_and_the_interaction(
     await sandbox.user(alice).slash("probe", text="x")
     await sandbox.user(bob).slash("probe", text="x")
     assert seen == {alice.id: True, bob.id: False}
+
+
+async def test_members_act_only_where_the_client_lets_them(
+    sandbox: FakeDiscord, probe: ProbeBot, alice: Member, bob: Member
+) -> None:
+    hidden = sandbox.add_text_channel("staff")
+    await sandbox.deny(hidden, "view_channel", target=alice)
+    await sandbox.deny(sandbox.channel_id, "use_application_commands", "send_messages", target=alice)
+    with pytest.raises(InjectionRefused, match="cannot see"):
+        await sandbox.user(alice, channel_id=hidden).slash("probe", text="x")
+    with pytest.raises(InjectionRefused, match="application commands"):
+        await sandbox.user(alice).slash("probe", text="x")
+    with pytest.raises(InjectionRefused, match="may not send"):
+        await sandbox.user(alice).say("hello")
+    # Bob is not concerned by alice's overwrites.
+    await sandbox.user(bob).say("hello")
+    assert [m.content for m in sandbox.messages()] == ["hello"]
