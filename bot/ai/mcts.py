@@ -35,6 +35,8 @@ class Settings:
     explore: float = 0.35
     widen_base: float = 2.0
     widen_power: float = 0.5
+    root_base: float = 2.0
+    root_power: float = 0.5
     playout_plies: int = 6
     solver: bool = False
 
@@ -104,6 +106,8 @@ class Search:
 
     def _allowed(self, node: _Node) -> int:
         s = self.settings
+        if node is self.root and self.flat_root:
+            return min(len(node.actions), 1 + int(s.root_base * node.visits**s.root_power))
         return min(len(node.actions), 1 + int(s.widen_base * node.visits**s.widen_power))
 
     def _select(self, node: _Node) -> int:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.ai.board import Geo, claim_candidates, claims_of, geo_of, playout
 from bot.ai.budget import Budget, Level
@@ -28,14 +28,15 @@ LEVELS: dict[int, Level] = {
     1: Level(1, 0.2, 1, 1.0),
     2: Level(2, 0.2, 1500, 1.0),
     3: Level(3, 0.6, 5000, 3.0),
-    4: Level(4, 1.2, 6000, 5.0),
-    5: Level(5, 2.5, 12000, 10.0),
+    4: Level(4, 1.0, 4000, 5.0),
+    5: Level(5, 3.0, 16000, 10.0),
 }
 
 NOISE = 0.04
 SHORTLIST = 12
 FLAT_RANKED = 600
 ROOT_RANKED = 1500
+TREE = Settings()
 FLAT_PLIES = 12
 
 
@@ -75,7 +76,7 @@ def choose(board: FastBoard, level: int, rng: random.Random, budget: Budget) -> 
         return _greedy(board, geo, rng, budget, gifts)
     if level == 3:
         return _flat(board, geo, rng, budget, gifts)
-    settings = Settings(solver=level >= 5)
+    settings = replace(TREE, solver=level >= 5)
     rank_budget = Budget(ROOT_RANKED, (budget.deadline - budget.start) / 6)
     root_moves = [code for _mine, code in rank_moves(board, geo, rng, rank_budget, gifts, 0.0)]
     search = Search(board, geo, settings, rng, root_moves)
