@@ -186,6 +186,9 @@ class VeletasBot(commands.Bot):
         if isinstance(original, UserError):
             message = str(original)
             log.debug("Refused %s for user %s: %s", _describe(interaction), interaction.user.id, message)
+        elif isinstance(original, app_commands.MissingPermissions):
+            needed = " and ".join(_permission_name(name) for name in original.missing_permissions)
+            message = f"Only members with the {needed} permission can do this; ask one of this server's managers."
         elif isinstance(original, app_commands.CheckFailure | app_commands.TransformerError):
             message = str(original)
         else:
@@ -236,6 +239,11 @@ class VeletasBot(commands.Bot):
             task.cancel()
         await super().close()
         await self.store.close()
+
+
+def _permission_name(name: str) -> str:
+    """A permission as Discord's own settings spell it (``manage_guild`` is "Manage Server" there)."""
+    return name.replace("guild", "server").replace("_", " ").title()
 
 
 def _describe(interaction: discord.Interaction[Any]) -> str:

@@ -14,7 +14,7 @@ from discord.ext import commands
 
 from bot import render
 from bot.client import VeletasBot
-from bot.errors import NoGameHere
+from bot.errors import NoGameHere, UserError
 from bot.rules import VARIANTS
 from bot.store import GameInfo
 from cogs._board import Outgoing, record_file, respond, seat_names, theme_of
@@ -101,10 +101,20 @@ class InfoCog(commands.Cog, name="Info"):
         await interaction.response.send_message(text, ephemeral=True)
 
     @app_commands.command()
-    async def export(self, interaction: discord.Interaction[VeletasBot]) -> None:
-        """The record of this channel's latest game, and its replay once it is over."""
-        assert interaction.channel_id is not None
-        info = await self.bot.store.latest_game_in_channel(interaction.channel_id)
+    @app_commands.describe(game="the game number (shown on its board); default: this channel's latest game")
+    async def export(
+        self, interaction: discord.Interaction[VeletasBot], game: app_commands.Range[int, 1] | None = None
+    ) -> None:
+        """The record of a game (this channel's latest by default), and its replay once it is over."""
+        assert interaction.channel_id is not None and interaction.guild_id is not None
+        if game is None:
+            info = await self.bot.store.latest_game_in_channel(interaction.channel_id)
+        else:
+            info = await self.bot.store.get_game(game)
+            if info.guild_id != interaction.guild_id:
+                raise NoGameHere("That game does not exist (any more).")
+            if info.status not in ("active", "finished", "cancelled"):
+                raise UserError(f"Veletas #{info.id} was never played: its challenge was {info.status}.")
         await respond(interaction, self._export(info, interaction.user.id), ephemeral=True)
 
     async def _export(self, info: GameInfo, viewer: int) -> Outgoing:
@@ -133,8 +143,9 @@ class InfoCog(commands.Cog, name="Info"):
         size = 0
         for info in live[:MAX_LISTED]:
             players = " vs ".join(f"<@{p}>" for p in info.participants)
+            ai = f" (AI level {info.ai_level})" if info.ai_level is not None else ""
             line = (
-                f"**#{info.id}** {info.variant}, {info.rules} rules · {players} · turn {info.ply + 1} · "
+                f"**#{info.id}** {info.variant}, {info.rules} rules · {players}{ai} · turn {info.ply + 1} · "
                 f"[board]({game_link(info)})"
             )
             if size + len(line) > MAX_LIST_CHARS:

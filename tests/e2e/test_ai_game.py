@@ -47,6 +47,8 @@ async def test_a_whole_game_against_the_ai(
     assert "against me, level 2" in first.text()
     info = await bot.store.game_in_channel(sandbox.channel_id)
     assert info.ai_level == 2 and info.opponent_id == sandbox.bot_member.id
+    listed = await human.slash("veletas", "games")
+    assert f"<@{alice.id}> vs <@{sandbox.bot_member.id}> (AI level 2)" in listed.content
     table = Table(sandbox, human, human, sandbox.channel_id, Game.new("small"), info.id)
     rng = random.Random(3)
     while True:

@@ -87,6 +87,15 @@ async def test_board_rules_export_and_games(sandbox: FakeDiscord, bot: VeletasBo
     assert "resigned" in final.content
     nothing = await sandbox.user(alice).slash("veletas", "games")
     assert "No game is being played" in nothing.content
+    # From another channel (a game played in a thread, say), a game is exported by its number.
+    by_number = await lobby.slash("veletas", "export", game=table.game_id)
+    assert (
+        by_number.ephemeral
+        and Game.from_record(by_number.files[f"veletas-{table.game_id}.txt"].decode()).turns
+        == (await bot.store.get_game(table.game_id)).turns
+    )
+    missing = await lobby.slash("veletas", "export", game=table.game_id + 1)
+    assert missing.ephemeral and missing.content == "That game does not exist (any more)."
 
 
 async def test_a_server_manager_cancels_a_game(
@@ -95,7 +104,11 @@ async def test_a_server_manager_cancels_a_game(
     table = await start_game(sandbox, alice, bob)
     manager = sandbox.user(carol).in_channel(table.channel_id)
     refused = await manager.slash("veletas", "cancel")
-    assert refused.ephemeral and "Manage Server" in refused.content
+    assert refused.ephemeral
+    assert (
+        refused.content
+        == "Only members with the Manage Server permission can do this; ask one of this server's managers."
+    )
     # Members become server managers (Manage Server is permission bit 5).
     roles = sandbox.state.role_permissions
     monkeypatch.setitem(roles, sandbox.guild_id, roles[sandbox.guild_id] | 1 << 5)
@@ -107,3 +120,26 @@ async def test_a_server_manager_cancels_a_game(
     assert info.status == "cancelled"
     gone = await table.first.slash("veletas", "board")
     assert gone.ephemeral and "No game is being played here" in gone.content
+
+
+async def test_undo_edge_cases_refuse_privately(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob, variant="small")
+    await table.play_setup(random.Random(11))
+    mover, other = table.user_to_act(), table.other()
+    await table.turn(str(table.game.position.legal_moves()[0]))
+    ask = await mover.slash("veletas", "undo")
+    twice = await mover.slash("veletas", "undo")
+    assert twice.ephemeral and "already waiting for an answer" in twice.content
+    outsider = await sandbox.user(carol).in_channel(table.channel_id).click(ask, "Allow the take-back")
+    assert outsider.ephemeral and outsider.content == "You are not playing in this game."
+    # The opponent plays on instead of answering: the request lapses and its buttons say so.
+    await table.turn(str(table.game.position.legal_moves()[0]))
+    late = await other.click(ask, "Allow the take-back")
+    assert late.ephemeral and "out of date" in late.content
+    info = await bot.store.get_game(table.game_id)
+    assert info.turns == table.game.turns and info.undo_requested_by is None
+    # Only one's own last move can be taken back.
+    not_mine = await mover.slash("veletas", "undo")
+    assert not_mine.ephemeral and "only take back your own last move" in not_mine.content
