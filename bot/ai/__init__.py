@@ -18,7 +18,7 @@ from bot.ai.players import LEVELS, choose
 from bot.ai.setup import choose_keep_or_swap, choose_placement
 from bot.rules import COLOURS, Game, Move, Position
 
-__all__ = ["LEVELS", "Analysis", "analyze", "choose_move", "choose_pie", "choose_setup", "level_of"]
+__all__ = ["ANALYSIS_LEVEL", "LEVELS", "Analysis", "analyze", "choose_move", "choose_pie", "choose_setup", "level_of"]
 
 ANALYSIS_LEVEL = 4
 SOLVER_LEVEL = 5

@@ -196,10 +196,6 @@ def code_of(pair: int, target: int, n2: int) -> int:
     return target if pair == STAY else pair * n2 + target
 
 
-def pair_of(code: int, n2: int) -> int:
-    return STAY if code < n2 else code // n2
-
-
 def playout(board: FastBoard, geo: Geo, plies: int, rnd: Callable[[], float]) -> int:
     """Play up to ``plies`` uniformly random turns in place (shooter, then move or stay, then target).
 

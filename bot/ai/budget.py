@@ -52,6 +52,3 @@ class Budget:
 
     def remaining(self) -> float:
         return self.deadline - time.perf_counter()
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.start
