@@ -741,12 +741,17 @@ class Rest:
         channel = self.state.channels.get(channel_id)
         if channel is None:
             raise unknown("Channel", 10003)
+        author = author or self.state.bot
         if self.state.is_thread(channel_id):
             meta = channel["thread_metadata"]
-            if meta.get("locked"):
-                raise DiscordError(400, 50083, "Thread is locked")
-            meta["archived"] = False
-        author = author or self.state.bot
+            if meta.get("locked") and not self.state.permissions(author.id, channel_id) & MANAGE_THREADS:
+                # Only moderators speak in a locked thread (and so unarchive it).
+                raise DiscordError(400, 160005, "Thread is locked")
+            if meta.get("archived"):
+                # A message unarchives the thread, and Discord tells every client so.
+                meta["archived"] = False
+                meta["archive_timestamp"] = iso_timestamp()
+                await self.gateway.dispatch("THREAD_UPDATE", copy.deepcopy(channel))
         message_id = self.state.snowflakes.next()
         attachments = self._attachments(channel_id, body, uploads, [])
         content = str(body.get("content") or "")

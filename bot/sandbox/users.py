@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.sandbox.errors import InjectionRefused, SandboxError
 from bot.sandbox.permissions import (
+    MANAGE_THREADS,
     SEND_MESSAGES,
     SEND_MESSAGES_IN_THREADS,
     USE_APPLICATION_COMMANDS,
@@ -378,8 +379,12 @@ class SandboxUser:
         await self.fake.settle()
         state = self.fake.state
         sending = SEND_MESSAGES_IN_THREADS if state.is_thread(self.channel_id) else SEND_MESSAGES
-        if not state.permissions(self.member.id, self.channel_id) & sending:
+        allowed = state.permissions(self.member.id, self.channel_id)
+        if not allowed & sending:
             raise InjectionRefused(f"{self.member.name} may not send messages in channel {self.channel_id}")
+        thread = state.channels[self.channel_id].get("thread_metadata") or {}
+        if thread.get("locked") and not allowed & MANAGE_THREADS:
+            raise InjectionRefused(f"thread {self.channel_id} is locked; only moderators can write in it")
         return await self.fake.rest.create_message(self.channel_id, {"content": content}, [], author=self.member)
 
     # -- plumbing ------------------------------------------------------------------------------

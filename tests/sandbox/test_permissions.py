@@ -192,3 +192,30 @@ async def test_members_act_only_where_the_client_lets_them(
     # Bob is not concerned by alice's overwrites.
     await sandbox.user(bob).say("hello")
     assert [m.content for m in sandbox.messages()] == ["hello"]
+
+
+async def test_archived_threads_reopen_on_a_message_and_locked_ones_need_manage_threads(
+    sandbox: FakeDiscord, probe: ProbeBot, alice: Member
+) -> None:
+    channel = channel_of(probe, sandbox.channel_id)
+    thread = await channel.create_thread(name="game", type=discord.ChannelType.public_thread)
+    await thread.edit(archived=True)
+    await thread.send("still playing")
+    assert sandbox.thread(thread.id)["thread_metadata"]["archived"] is False
+
+    def reopened() -> bool:
+        cached = probe.get_channel(thread.id)
+        return isinstance(cached, discord.Thread) and not cached.archived
+
+    await sandbox.wait_until(reopened, what="discord.py to see the thread unarchived")
+
+    await thread.edit(locked=True)
+    await thread.send("moderators may still write")
+    with pytest.raises(InjectionRefused, match="locked"):
+        await sandbox.user(alice).in_channel(thread.id).say("let me in")
+    await sandbox.deny(sandbox.channel_id, "manage_threads")
+    with pytest.raises(discord.HTTPException) as caught:
+        await thread.send("not any more")
+    assert caught.value.code == 160005
+    assert [e.error_code for e in sandbox.take_errors()] == [160005]
+    assert [m.content for m in sandbox.messages(thread.id)] == ["still playing", "moderators may still write"]
