@@ -40,7 +40,11 @@ EXTENSIONS: tuple[str, ...] = (
 
 GROUP_NAME = "veletas"
 MAX_REMEMBERED_NAMES = 50_000
-APOLOGY = "Sorry, something went wrong on my side; nothing was changed. Please try again in a moment."
+# Not "nothing was changed": a fault after a commit (posting the board, say) leaves the turn played.
+APOLOGY = (
+    "Sorry, something went wrong on my side. Please try again in a moment; "
+    "`/veletas board` shows the game as it stands now."
+)
 
 
 class AiOpponent(Protocol):

@@ -267,6 +267,16 @@ class PlayCog(commands.Cog, name="Play"):
         """Place your shooters (and, in the current rules, your stone) during setup."""
         info = await self._here(interaction)
         expect_phase(info, "setup", "setup")
+        # The rules explain a missing or extra stone in record notation; players here fill in options.
+        game = info.game
+        if info.user_to_act == interaction.user.id:
+            if stone is None and game.stone_to_place:
+                raise UserError(
+                    f"This setup turn also places one {game.colour_to_act or 'black'} stone: add `stone:` "
+                    "with any empty square (the edge is allowed for stones)."
+                )
+            if stone is not None and not game.stone_to_place:
+                raise UserError("No stone is placed in this setup turn (classic rules): leave `stone` out.")
         text = shooters if stone is None else f"{shooters}/{stone}"
         await play_turn(interaction, info.id, text, expected_ply=info.ply)
 

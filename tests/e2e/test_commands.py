@@ -143,3 +143,23 @@ async def test_undo_edge_cases_refuse_privately(
     # Only one's own last move can be taken back.
     not_mine = await mover.slash("veletas", "undo")
     assert not_mine.ephemeral and "only take back your own last move" in not_mine.content
+
+
+@pytest.mark.parametrize("rules", ["current", "classic"])
+async def test_setup_options_missing_or_extra_are_explained(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, rules: str
+) -> None:
+    table = await start_game(sandbox, alice, bob, variant="small", rules=rules)
+    first = table.user_to_act()
+    if rules == "current":
+        answer = await first.slash("veletas", "setup", shooters="c3")
+        assert answer.ephemeral and answer.content.startswith(
+            "This setup turn also places one black stone: add `stone:`"
+        )
+    else:
+        answer = await first.slash("veletas", "setup", shooters="c3", stone="a1")
+        assert answer.ephemeral and answer.content.startswith("No stone is placed in this setup turn")
+    assert (await bot.store.get_game(table.game_id)).turns == ()
+    # The player waiting for their turn hears that first, not about options.
+    waiting = await table.other().slash("veletas", "setup", shooters="c3")
+    assert waiting.ephemeral and "turn, not yours" in waiting.content

@@ -8,7 +8,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from bot.client import VeletasBot
+import pytest
+
+from bot import render
+from bot.client import APOLOGY, VeletasBot
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
@@ -161,3 +164,27 @@ async def test_bad_input_is_refused_privately_and_changes_nothing(
     again = await waiting.slash("veletas", "move", move=legal)
     assert again.ephemeral and "No game is being played here" in again.content
     assert snapshot(db_path) == before
+
+
+async def test_a_fault_of_ours_is_a_private_apology_never_a_traceback(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = await _ready_table(sandbox, alice, bob, 14)
+    mover = table.user_to_act()
+
+    def broken(*args: Any, **kwargs: Any) -> bytes:
+        raise RuntimeError("the renderer fell over")
+
+    monkeypatch.setattr(render, "board_png", broken)
+    answers = [
+        await mover.click(table.boards[-1], "Move"),
+        await mover.slash("veletas", "board"),
+        await mover.slash("veletas", "move", move=str(table.game.position.legal_moves()[0])),
+    ]
+    for answer in answers:
+        assert answer.ephemeral and answer.content == APOLOGY
+        assert "Traceback" not in answer.text() and "RuntimeError" not in answer.text()
+    # The move itself was committed before the board failed, so the apology points to /veletas board.
+    monkeypatch.undo()
+    board = await table.other().slash("veletas", "board")
+    assert not board.ephemeral and board.files["board.png"].startswith(b"\x89PNG")
