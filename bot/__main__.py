@@ -22,7 +22,7 @@ import discord
 from bot.client import VeletasBot
 from bot.config import DEFAULT_DATABASE_PATH, Settings, SettingsError
 from bot.endpoints import apply_endpoints
-from bot.store import Store
+from bot.store import Store, StoreError
 
 log = logging.getLogger("bot")
 
@@ -30,7 +30,11 @@ REJECTED_TOKEN = "veletas-bot: Discord rejected DISCORD_TOKEN; copy a fresh toke
 
 
 async def run(settings: Settings) -> None:
-    store = await Store.open(settings.database_path)
+    try:
+        store = await Store.open(settings.database_path)
+    except OSError as exc:
+        # A directory that cannot be created or a file that cannot be opened: say which, in one line.
+        raise StoreError(f"cannot open the database at {settings.database_path}: {exc.strerror or exc}") from exc
     try:
         bot = VeletasBot(settings, store)
         # `docker stop` sends SIGTERM: close the connection and the store cleanly instead of dying mid-write.
@@ -91,6 +95,9 @@ def main(argv: list[str]) -> int:
         if exc.code != 4004:
             raise
         print(REJECTED_TOKEN, file=sys.stderr)
+        return 1
+    except StoreError as exc:
+        print(f"veletas-bot: {exc} (check DATABASE_PATH)", file=sys.stderr)
         return 1
     except discord.PrivilegedIntentsRequired:
         print("veletas-bot: Discord refused the requested gateway intents", file=sys.stderr)

@@ -84,3 +84,15 @@ def test_health_check_follows_the_heartbeat_file(tmp_path: Path) -> None:
     stale = 3600
     os.utime(tmp_path / "db" / "heartbeat", (os.path.getmtime(tmp_path / "db" / "heartbeat") - stale,) * 2)
     assert run_bot(env, "health", cwd=tmp_path).returncode == 1
+
+
+@pytest.mark.parametrize("problem", ["under a file", "not a database"])
+def test_unusable_database_exits_with_one_line(tmp_path: Path, problem: str) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("this is a plain file, not SQLite, and not a directory\n" * 100)
+    path = blocker / "veletas.sqlite3" if problem == "under a file" else blocker
+    done = run_bot({"DISCORD_TOKEN": "x", "DATABASE_PATH": str(path)}, cwd=tmp_path)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("veletas-bot: cannot "), done.stderr
+    assert str(path) in lines[0] and lines[0].endswith("(check DATABASE_PATH)")
