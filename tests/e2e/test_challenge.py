@@ -67,10 +67,21 @@ async def test_challenge_expires_and_says_so(
     assert (await bot.store.get_game(1)).status == "expired"
 
 
-async def test_one_game_per_channel(sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member) -> None:
-    await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, where="here")
+async def test_one_game_per_channel(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member
+) -> None:
+    first = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, where="here")
     second = await sandbox.user(bob).slash("veletas", "challenge", opponent=alice, where="here")
     assert second.ephemeral and "already waiting in this channel" in second.content
+    cursor = sandbox.cursor()
+    await sandbox.user(bob).click(first, "Accept")
+    await sandbox.wait_for_message(sandbox.channel_id, lambda m: bool(m.embeds), after=cursor)
+    third = await sandbox.user(carol).slash("veletas", "challenge", opponent=alice, where="here")
+    assert third.ephemeral and "A game is already being played in this channel" in third.content
+    # A challenge played in a thread of its own is still welcome here.
+    threaded = await sandbox.user(carol).slash("veletas", "challenge", opponent=alice)
+    assert not threaded.ephemeral and "played in a new thread" in threaded.content
+    assert len(await bot.store.live_games(sandbox.guild_id)) == 1
 
 
 async def test_challenging_myself_or_the_bot(sandbox: FakeDiscord, bot: VeletasBot, alice: Member) -> None:
