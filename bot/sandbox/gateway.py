@@ -19,6 +19,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from bot.sandbox.permissions import VIEW_CHANNEL
 from bot.sandbox.state import (
     GUILD_MEMBERS_INTENT,
     GUILD_MESSAGES_INTENT,
@@ -293,9 +294,16 @@ class Gateway:
         session = self.current
         if session is None or not session.valid or not self.wants(session, event):
             return
+        if event in _MESSAGE_EVENTS and not self._bot_sees(data.get("channel_id")):
+            return  # Discord sends no message events from channels the bot cannot see
         if event in ("MESSAGE_CREATE", "MESSAGE_UPDATE") and not session.intents & MESSAGE_CONTENT_INTENT:
             data = self._without_content(data)
         await self._dispatch_to(session, event, data)
+
+    def _bot_sees(self, channel_id: Any) -> bool:
+        if channel_id is None or int(channel_id) not in self.state.channels:
+            return True
+        return bool(self.state.permissions(self.state.bot.id, int(channel_id)) & VIEW_CHANNEL)
 
     def _without_content(self, data: dict[str, Any]) -> dict[str, Any]:
         """Without the message content intent a bot sees other users' messages empty, unless mentioned."""

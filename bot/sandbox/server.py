@@ -92,6 +92,7 @@ class FakeDiscord:
         self._runner: web.AppRunner | None = None
         self._expiry: asyncio.TimerHandle | None = None
         self._in_flight = 0
+        self._tasks: set[asyncio.Task[None]] = set()
         self._state: SandboxState | None = None
         self._gateway: Gateway | None = None
         self._rest: Rest | None = None
@@ -132,6 +133,8 @@ class FakeDiscord:
         if self._expiry is not None:
             self._expiry.cancel()
             self._expiry = None
+        for task in list(self._tasks):
+            task.cancel()
         await self.runner.close()
         if self._runner is not None:
             runner, self._runner = self._runner, None
@@ -220,7 +223,27 @@ class FakeDiscord:
         return self.state.member_named(name)
 
     def add_text_channel(self, name: str) -> int:
-        return self.state.add_text_channel(name)
+        """A new text channel; a connected bot hears CHANNEL_CREATE before the next user action.
+
+        Synchronous for the tests' convenience: the event goes out on a task, which every injector's
+        ``settle()`` lets run before it sends anything, so the order on the gateway stays Discord's.
+        """
+        channel_id = self.state.add_text_channel(name)
+
+        async def announce() -> None:
+            channel = self.state.channels.get(channel_id)
+            if channel is not None:
+                await self.gateway.dispatch("CHANNEL_CREATE", copy.deepcopy(channel))
+
+        task = asyncio.get_running_loop().create_task(announce())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return channel_id
+
+    async def _flush(self) -> None:
+        """Send the events queued by synchronous helpers before anything that must follow them."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks)
 
     # -- channel permissions ----------------------------------------------------------------------
 
@@ -238,6 +261,7 @@ class FakeDiscord:
         await self._overwrite(channel_id, target, allow=permissions.bits(names))
 
     async def _overwrite(self, channel_id: int, target: Member | int | None, *, allow: int = 0, deny: int = 0) -> None:
+        await self._flush()
         channel = self.state.channels.get(channel_id)
         if channel is None or self.state.is_thread_payload(channel):
             raise ValueError(f"{channel_id} is not a guild channel; threads take their parent's permissions")
@@ -254,6 +278,7 @@ class FakeDiscord:
 
     async def grant(self, member: Member, *names: str, role: str = "Server managers") -> int:
         """Give ``member`` a new role with these server-wide permissions (``"manage_guild"``); returns its id."""
+        await self._flush()
         role_id = self.state.add_role(role, permissions.bits(names))
         member.roles.append(role_id)
         await self.gateway.dispatch(
@@ -380,6 +405,7 @@ class FakeDiscord:
         injected before the client has parsed that answer would be dropped, which no human could
         cause. Waiting for no request in flight plus a few loop turns closes that window.
         """
+        await self._flush()
         await self.wait_until(lambda: self._in_flight == 0, what="the bot's requests to finish")
         for _ in range(20):
             await asyncio.sleep(0)

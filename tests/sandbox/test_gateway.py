@@ -172,3 +172,21 @@ async def test_old_api_version_is_closed_with_4012(sandbox: FakeDiscord) -> None
     async with aiohttp.ClientSession() as session, session.ws_connect(sandbox.gateway_url + "?v=9&encoding=json") as ws:
         closing = await ws.receive()
         assert closing.data == 4012
+
+
+async def test_a_channel_added_mid_test_is_announced_before_the_next_action(
+    sandbox: FakeDiscord, probe: ProbeBot, alice: Member
+) -> None:
+    lobby = sandbox.add_text_channel("lobby")
+    await sandbox.deny(lobby, "embed_links")
+    cached: list[object] = []
+
+    async def script(interaction: discord.Interaction[Any]) -> None:
+        cached.append(probe.get_channel(lobby))
+        await interaction.response.send_message("here")
+
+    probe.script = script
+    await sandbox.user(alice, channel_id=lobby).slash("probe", text="x")
+    [channel] = cached
+    assert isinstance(channel, discord.TextChannel) and channel.name == "lobby", "the bot's cache knows it"
+    assert not channel.permissions_for(channel.guild.me).embed_links, "the overwrite came after the channel"

@@ -219,3 +219,18 @@ async def test_archived_threads_reopen_on_a_message_and_locked_ones_need_manage_
     assert caught.value.code == 160005
     assert [e.error_code for e in sandbox.take_errors()] == [160005]
     assert [m.content for m in sandbox.messages(thread.id)] == ["still playing", "moderators may still write"]
+
+
+async def test_the_bot_hears_nothing_from_a_channel_it_cannot_see(
+    sandbox: FakeDiscord, sandbox_runner: BotRunner, bob: Member
+) -> None:
+    intents = discord.Intents.default()
+    intents.message_content = True
+    probe = await sandbox_runner.start(lambda fake: ProbeBot(intents=intents))
+    assert isinstance(probe, ProbeBot)
+    hidden = sandbox.add_text_channel("staff")
+    await sandbox.deny(hidden, "view_channel")
+    await sandbox.user(bob, channel_id=hidden).say("secret")
+    await sandbox.user(bob).say("public")
+    await sandbox.wait_until(lambda: probe.seen_messages, what="the public message to reach the bot")
+    assert [m.content for m in probe.seen_messages] == ["public"]
