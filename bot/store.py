@@ -636,6 +636,29 @@ class Store:
         log.info("game %d: declined by %d", game_id, user_id)
         return _info_from_row(next(iter(rows)))
 
+    async def withdraw_challenge(self, game_id: int, user_id: int) -> GameInfo:
+        """The challenger takes back a challenge nobody has answered yet (it ends as cancelled, "Withdrawn").
+
+        Atomic against an accept landing at the same moment: whichever commits first wins, so a
+        game that has just started is never cancelled by a late withdrawal.
+        """
+        info = await self.get_game(game_id)
+        if info.status != "challenge":
+            raise ChallengeClosed(_closed_message(info))
+        if user_id != info.challenger_id:
+            raise NotAParticipant("Only the member who made this challenge can withdraw it.")
+        now = self._now()
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "UPDATE games SET status = 'cancelled', result = 'Withdrawn', updated_at = ? "
+                f"WHERE id = ? AND status = 'challenge' RETURNING {_COLUMNS}",
+                (now, game_id),
+            )
+            if not rows:
+                raise ChallengeClosed(_closed_message(await self._peek(db, game_id)))
+        log.info("game %d: challenge withdrawn by %d", game_id, user_id)
+        return _info_from_row(next(iter(rows)))
+
     async def expire_challenges(self, now: dt.datetime | None = None) -> list[GameInfo]:
         """Close every challenge whose deadline has passed; returns them so their messages can say so."""
         moment = self._now() if now is None else _to_ts(now)

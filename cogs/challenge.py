@@ -97,11 +97,14 @@ class AcceptButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"ve
 
 
 class DeclineButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:decline:(?P<game>\d+)"):
-    def __init__(self, game_id: int) -> None:
+    """Declines a challenge for the one challenged, and withdraws it for the challenger.
+
+    An open challenge shows it as Withdraw: it is for anyone to take, so nobody else may turn it down.
+    """
+
+    def __init__(self, game_id: int, label: str = "Decline") -> None:
         super().__init__(
-            discord.ui.Button(
-                label="Decline", style=discord.ButtonStyle.secondary, custom_id=f"veletas:decline:{game_id}"
-            )
+            discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=f"veletas:decline:{game_id}")
         )
         self.game_id = game_id
 
@@ -118,7 +121,7 @@ class DeclineButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"v
 def challenge_view(info: GameInfo) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(AcceptButton(info.id))
-    view.add_item(DeclineButton(info.id))
+    view.add_item(DeclineButton(info.id, "Decline" if info.opponent_id is not None else "Withdraw"))
     return view
 
 
@@ -190,9 +193,20 @@ async def _delete_quietly(thread: discord.Thread) -> None:
 
 async def decline(interaction: discord.Interaction[Any], game_id: int) -> None:
     bot = bot_of(interaction)
-    info = await bot.store.decline_challenge(game_id, interaction.user.id)
+    user = interaction.user.id
+    info = await bot.store.get_game(game_id)
+    if info.status == "challenge" and user == info.challenger_id:
+        info = await bot.store.withdraw_challenge(game_id, user)
+        verdict = f"Withdrawn by {interaction.user.mention}."
+    elif info.status == "challenge" and info.opponent_id is None:
+        raise NotAParticipant(
+            "This is an open challenge: nobody has to decline it. Press Accept to play, or leave it to expire."
+        )
+    else:
+        info = await bot.store.decline_challenge(game_id, user)
+        verdict = f"Declined by {interaction.user.mention}."
     await interaction.response.edit_message(
-        content=f"~~{headline(info)}.~~\n**Declined by {interaction.user.mention}.**",
+        content=f"~~{headline(info)}.~~\n**{verdict}**",
         view=None,
         allowed_mentions=discord.AllowedMentions.none(),
     )

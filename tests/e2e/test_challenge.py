@@ -114,3 +114,23 @@ async def test_a_level_needs_the_ai_as_opponent(
     assert refused.ephemeral and refused.content == LEVEL_WITHOUT_AI
     assert await bot.store.live_games(sandbox.guild_id) == []
     assert sandbox.messages(sandbox.channel_id, include_ephemeral=False) == []
+
+
+async def test_the_challenger_withdraws_and_nobody_else_kills_an_open_challenge(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member
+) -> None:
+    open_one = await sandbox.user(alice).slash("veletas", "challenge", where="here")
+    assert [b["label"] for b in open_one.buttons] == ["Accept", "Withdraw"]
+    troll = await sandbox.user(carol).click(open_one, "Withdraw")
+    assert troll.ephemeral and "open challenge: nobody has to decline it" in troll.content
+    assert (await bot.store.get_game(1)).status == "challenge"
+    withdrawn = await sandbox.user(alice).click(open_one, "Withdraw")
+    assert "Withdrawn by" in withdrawn.content and withdrawn.buttons == []
+    assert (await bot.store.get_game(1)).status == "cancelled"
+
+    # A challenge to one member: the challenger withdraws it with the same button.
+    directed = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, where="here")
+    assert [b["label"] for b in directed.buttons] == ["Accept", "Decline"]
+    taken_back = await sandbox.user(alice).click(directed, "Decline")
+    assert "Withdrawn by" in taken_back.content and taken_back.buttons == []
+    assert await bot.store.live_games(sandbox.guild_id) == []
