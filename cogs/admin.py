@@ -14,7 +14,9 @@ from discord.ext import commands
 
 from bot.client import VeletasBot
 from bot.errors import NoGameHere
+from bot.store import GameInfo
 from cogs._board import Outgoing, after_board_posted, board_message, respond
+from cogs.challenge import headline
 
 log = logging.getLogger(__name__)
 
@@ -41,9 +43,24 @@ class AdminCog(commands.Cog, name="Admin"):
         note = f"{interaction.user.mention} cancelled Veletas #{info.id}."
         if info.status == "challenge":
             await respond(interaction, _plain(note))
+            await self._close_challenge_message(cancelled, interaction.user.mention)
             return
         message_id, _ = await respond(interaction, board_message(self.bot, cancelled, note=note))
         await after_board_posted(self.bot, cancelled, message_id)
+
+    async def _close_challenge_message(self, info: GameInfo, by: str) -> None:
+        """Strike the challenge and remove its buttons, so nobody presses Accept on a dead challenge."""
+        if info.challenge_message_id is None:
+            return
+        channel = self.bot.get_partial_messageable(info.origin_channel_id)
+        try:
+            await channel.get_partial_message(info.challenge_message_id).edit(
+                content=f"~~{headline(info)}.~~\n**Cancelled by {by}.**",
+                view=None,
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+        except discord.HTTPException:
+            log.warning("Could not mark challenge %d as cancelled on its message", info.id)
 
 
 async def _plain(text: str) -> Outgoing:

@@ -163,3 +163,17 @@ async def test_setup_options_missing_or_extra_are_explained(
     # The player waiting for their turn hears that first, not about options.
     waiting = await table.other().slash("veletas", "setup", shooters="c3")
     assert waiting.ephemeral and "turn, not yours" in waiting.content
+
+
+async def test_a_cancelled_challenge_loses_its_buttons(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, variant="small")
+    roles = sandbox.state.role_permissions
+    monkeypatch.setitem(roles, sandbox.guild_id, roles[sandbox.guild_id] | 1 << 5)
+    lobby = sandbox.user(carol).in_channel(sandbox.add_text_channel("mods"))
+    done = await lobby.slash("veletas", "cancel", game=1)
+    assert not done.ephemeral and f"<@{carol.id}> cancelled Veletas #1" in done.content
+    struck = await sandbox.wait_until(lambda: (m := sandbox.message(challenge.id)) and m.edited and m)
+    assert f"**Cancelled by <@{carol.id}>.**" in struck.content and struck.buttons == []
+    assert (await bot.store.get_game(1)).status == "cancelled"
