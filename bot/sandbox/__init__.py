@@ -12,6 +12,8 @@ An end-to-end test, with the fixtures of ``bot.sandbox.pytest_plugin``::
 Everything the bot sends is validated against Discord's OpenAPI description and Discord's limits;
 error answers fail the test at teardown unless the test claims them with ``sandbox.take_errors()``.
 Deadlines run on ``sandbox.clock`` (``sandbox.clock.advance(3.5)`` makes an answer late).
+Channel permissions are overwrites a test sets (``await sandbox.deny(channel_id, "create_public_threads")``);
+discord.py sees them, and the bot's REST calls are refused with Discord's 403 where they fall short.
 """
 
 from bot.sandbox.errors import DiscordError, InjectionRefused, SandboxError, SandboxTimeout

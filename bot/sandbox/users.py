@@ -13,8 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bot.sandbox import permissions
 from bot.sandbox.errors import InjectionRefused, SandboxError
 from bot.sandbox.permissions import (
+    ADMINISTRATOR,
     MANAGE_THREADS,
     SEND_MESSAGES,
     SEND_MESSAGES_IN_THREADS,
@@ -127,12 +129,27 @@ class SandboxUser:
         synced = sorted({c["name"] for cs in state.commands.values() for c in cs})
         raise InjectionRefused(f"/{name} was never synced with Discord (synced: {synced})")
 
+    def _check_may_see(self, command: dict[str, Any]) -> None:
+        """The client hides a command whose ``default_member_permissions`` the member lacks ("0": admins only)."""
+        raw = command.get("default_member_permissions")
+        if raw is None:
+            return
+        required = int(raw)
+        have = self.fake.state.permissions(self.member.id, self.channel_id)
+        if have & ADMINISTRATOR or (required and have & required == required):
+            return
+        raise InjectionRefused(
+            f"/{command['name']} needs {permissions.names(required) or ['administrator']}, which"
+            f" {self.member.name} lacks; the Discord client does not offer it"
+        )
+
     async def _command(
         self, kind: int, path: tuple[str, ...], options: dict[str, Any], focused: str | None
     ) -> Interaction:
         if not path:
             raise InjectionRefused("name the command, e.g. slash('veletas', 'challenge', ...)")
         command = self._find_command(path[0])
+        self._check_may_see(command)
         declared: list[dict[str, Any]] = command.get("options") or []
         chain: list[dict[str, Any]] = []
         for name in path[1:]:

@@ -234,3 +234,21 @@ async def test_the_bot_hears_nothing_from_a_channel_it_cannot_see(
     await sandbox.user(bob).say("public")
     await sandbox.wait_until(lambda: probe.seen_messages, what="the public message to reach the bot")
     assert [m.content for m in probe.seen_messages] == ["public"]
+
+
+async def test_commands_with_default_member_permissions_are_offered_only_to_those_who_have_them(
+    sandbox: FakeDiscord, probe: ProbeBot, alice: Member, bob: Member
+) -> None:
+    # As if the bot had synced /admin with @app_commands.default_permissions(manage_guild=True).
+    [admin] = [c for c in sandbox.commands() if c["name"] == "admin"]
+    admin["default_member_permissions"] = str(discord.Permissions(manage_guild=True).value)
+    with pytest.raises(InjectionRefused, match=r"needs \['manage_guild'\]"):
+        await sandbox.user(alice).slash("admin", "ping")
+    await sandbox.grant(alice, "manage_guild")
+    answer = await sandbox.user(alice).slash("admin", "ping")
+    assert answer.content == "pong"
+    admin["default_member_permissions"] = "0"
+    with pytest.raises(InjectionRefused, match="administrator"):
+        await sandbox.user(alice).slash("admin", "ping")
+    await sandbox.grant(bob, "administrator")
+    assert (await sandbox.user(bob).slash("admin", "ping")).content == "pong"
