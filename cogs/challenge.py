@@ -301,7 +301,9 @@ class ChallengeCog(commands.Cog, name="Challenges"):
             message = channel.get_partial_message(callback.message_id)
         else:
             message = await interaction.original_response()
-        thread = await message.create_thread(name=f"Veletas #{info.id}: {interaction.user.display_name} vs me"[:100])
+        # Thread names are read in the channel list by everyone, where "me" would mean nobody in particular.
+        name = f"Veletas #{info.id}: {interaction.user.display_name} vs {self.bot.user.display_name} (AI)"
+        thread = await message.create_thread(name=name[:100])
         started = await self.bot.store.accept_challenge(info.id, self.bot.user.id, channel_id=thread.id)
         await post_first_board(self.bot, started, None)
 

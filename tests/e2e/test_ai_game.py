@@ -96,6 +96,8 @@ async def test_the_ai_resumes_its_turn_after_a_restart(
     # By default the game gets its own thread, started from the message announcing it.
     thread = await sandbox.wait_until(lambda: sandbox.threads(sandbox.channel_id))
     assert thread[0]["id"] == str(intro.id)
+    assert bot.user is not None
+    assert thread[0]["name"] == f"Veletas #1: Alice vs {bot.user.display_name} (AI)"
     await sandbox.wait_for_message(int(thread[0]["id"]), lambda m: bool(m.embeds))
     info = await bot.store.game_in_channel(int(thread[0]["id"]))
     human = sandbox.user(alice).in_channel(info.channel_id)
