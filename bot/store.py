@@ -65,6 +65,10 @@ DEFAULT_CACHE_SIZE = 512
 small enough that tens of thousands of stored games cost nothing until someone opens them."""
 
 
+MAX_CACHED_THEMES = 50_000
+"""Players whose theme (or lack of one) is remembered in memory: a few megabytes at most."""
+
+
 class StoreError(RuntimeError):
     """The database file cannot be used by this version of the bot (newer schema, failed migration)."""
 
@@ -349,6 +353,8 @@ class Store:
         self._lock = asyncio.Lock()
         self._cache: OrderedDict[int, Game] = OrderedDict()
         self._cache_size = cache_size
+        # Themes are read for every board drawn and written only by /veletas theme in this process.
+        self._themes: dict[int, str | None] = {}
         self._closed = False
 
     @classmethod
@@ -468,8 +474,14 @@ class Store:
 
     async def get_theme(self, user_id: int) -> str | None:
         """The board theme this player chose, or None if they never chose (the caller picks the default)."""
+        if user_id in self._themes:
+            return self._themes[user_id]
         rows = await self._fetchall("SELECT theme FROM player_prefs WHERE user_id = ?", (user_id,))
-        return None if not rows else str(rows[0][0])
+        theme = None if not rows else str(rows[0][0])
+        if len(self._themes) >= MAX_CACHED_THEMES:
+            self._themes.clear()
+        self._themes[user_id] = theme
+        return theme
 
     async def get_themes(self, user_ids: Sequence[int]) -> dict[int, str]:
         """The chosen themes of several players in one query; players who never chose are left out."""
@@ -490,6 +502,7 @@ class Store:
                 "ON CONFLICT (user_id) DO UPDATE SET theme = excluded.theme, updated_at = excluded.updated_at",
                 (user_id, theme, self._now()),
             )
+        self._themes[user_id] = theme
 
     # --- reading games --------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ async def test_a_chosen_theme_is_kept_across_a_restart(db_path: Path) -> None:
     async with await Store.open(db_path) as store:
         assert await store.get_theme(ALICE) is None, "nobody has a theme before choosing one"
         await store.set_theme(ALICE, "dark")
+        assert await store.get_theme(ALICE) == "dark", "a new choice shows at once, not after a restart"
         await store.set_theme(BOB, "contrast")
         await store.set_theme(ALICE, "contrast")
     async with await Store.open(db_path) as store:
