@@ -55,6 +55,10 @@ def _target(info: GameInfo, turn: int | None) -> tuple[Game, int]:
 
 def verdict_text(verdict: Verdict) -> str:
     """Who is ahead in words a player reads at a glance, then the move the search prefers."""
+    if verdict.best_move is None:
+        if verdict.proven is not None:
+            return f"**{colour_word(verdict.proven)} has won.** The game is over: there is no move to choose."
+        return "The game is over: there is no move to choose."
     if verdict.proven is not None:
         standing = f"**{colour_word(verdict.proven)} wins by force.**"
     else:
@@ -64,10 +68,8 @@ def verdict_text(verdict: Verdict) -> str:
         standing = (
             f"**It is about even** (Black {black}% · White {100 - black}%)."
             if strength == "about even"
-            else f"**{leader} is {strength}** ({leader} {share}%)."
+            else f"**{leader} is {strength}** (winning chances about {share}%)."
         )
-    if verdict.best_move is None:
-        return f"{standing} The game is over: there is no move to choose."
     return f"{standing}\nBest move for {colour_word(verdict.to_move)}: **`{verdict.best_move}`**."
 
 
