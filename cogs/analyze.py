@@ -31,7 +31,7 @@ LIVE_GAME = (
     "Ask again once it is over, or analyse another position with `position:`."
 )
 LIVE_POSITION = (
-    "That is the position of the game being played here, and I don't give hints in games between people. "
+    "That is the position of a game being played right now, and I don't give hints in games between people. "
     "Ask again once it is over."
 )
 
@@ -130,8 +130,7 @@ class AnalyzeCog(commands.Cog, name="Analysis"):
                 parsed = Position.from_string(text, edition)
             except ValueError as exc:
                 raise UserError(f"That is not a position I can read: {exc}.") from exc
-            if live is not None and live.game.phase == "play" and str(live.game.position) == str(parsed):
-                raise UserError(LIVE_POSITION)
+            await self._refuse_live_position(interaction, live, parsed)
             return str(parsed), edition, "Your position", None
         if game_id is not None:
             info = await self.bot.store.get_game(game_id)
@@ -155,6 +154,27 @@ class AnalyzeCog(commands.Cog, name="Analysis"):
         played = info.turns[number - 1] if number <= len(info.turns) else None
         where = f"before turn {number}" if played is not None else "at the end"
         return str(game.position), info.rules, f"Veletas #{info.id}, {where}", played
+
+    async def _refuse_live_position(
+        self, interaction: discord.Interaction[VeletasBot], here: GameInfo | None, position: Position
+    ) -> None:
+        """No hints by pasting: neither this channel's game nor any game between people the asker plays in.
+
+        Games are played in threads by default, so checking only this channel would let a player
+        paste their position one channel over.
+        """
+        assert interaction.guild_id is not None
+        user = interaction.user.id
+        games = [here] if here is not None else []
+        games += [
+            info
+            for info in await self.bot.store.live_games(interaction.guild_id)
+            if info.ai_level is None and user in info.participants
+        ]
+        wanted = str(position)
+        for info in games:
+            if info.game.phase == "play" and str(info.game.position) == wanted:
+                raise UserError(LIVE_POSITION)
 
     async def _answer(
         self, position: str, rules: str, title: str, played: str | None, verdict: Verdict, viewer: int

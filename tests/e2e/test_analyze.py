@@ -61,6 +61,11 @@ async def test_analysis_of_a_position_and_of_a_finished_game(
     assert live.ephemeral and live.content == LIVE_GAME
     pasted = await table.second.slash("veletas", "analyze", position=str(table.game.position))
     assert pasted.ephemeral and pasted.content == LIVE_POSITION
+    side_room = sandbox.add_text_channel("side-room")
+    elsewhere = (
+        await sandbox.user(bob).in_channel(side_room).slash("veletas", "analyze", position=str(table.game.position))
+    )
+    assert elsewhere.ephemeral and elsewhere.content == LIVE_POSITION, "a player's own game, pasted elsewhere"
     by_number = await table.second.slash("veletas", "analyze", game=table.game_id)
     assert by_number.ephemeral and f"Veletas #{table.game_id} is still being played" in by_number.content
 
@@ -70,8 +75,7 @@ async def test_analysis_of_a_position_and_of_a_finished_game(
     assert end.embeds[0]["title"] == f"Analysis · Veletas #{table.game_id}, at the end"
     assert best_move(end) in {str(m) for m in table.game.position.legal_moves()}
     turn = setup_turns + 1
-    elsewhere = sandbox.user(alice).in_channel(sandbox.add_text_channel("elsewhere"))
-    before = await elsewhere.slash("veletas", "analyze", game=table.game_id, turn=turn)
+    before = await sandbox.user(alice).in_channel(side_room).slash("veletas", "analyze", game=table.game_id, turn=turn)
     assert before.embeds[0]["title"] == f"Analysis · Veletas #{table.game_id}, before turn {turn}"
     assert f"Played in the game: `{first_move}`" in before.text()
     in_setup = await user.slash("veletas", "analyze", game=table.game_id, turn=1)
