@@ -242,6 +242,29 @@ def name_of(bot: VeletasBot, user_id: int | None) -> str:
     return user.display_name if user is not None else f"player {str(user_id)[-4:]}"
 
 
+async def learn_names(bot: VeletasBot, info: GameInfo) -> None:
+    """Look up the players this process has not heard from yet, so images and records show their names.
+
+    Without the members intent, names are learnt from interactions; after a restart the player who
+    is not acting would otherwise appear as "player 1234" until they act. One lookup per player
+    per process: a failed one is remembered as the fallback name, which their next interaction replaces.
+    """
+    me = bot.user.id if bot.user is not None else None
+    for user_id in info.participants:
+        if user_id == me or user_id in bot.names:
+            continue
+        name = f"player {str(user_id)[-4:]}"
+        guild = bot.get_guild(info.guild_id)
+        try:
+            if guild is not None:
+                name = (await guild.fetch_member(user_id)).display_name
+            else:
+                name = (await bot.fetch_user(user_id)).display_name
+        except discord.HTTPException:
+            log.debug("Could not look up the name of user %d", user_id)
+        bot.names[user_id] = name
+
+
 def seat_names(bot: VeletasBot, info: GameInfo) -> dict[str, str]:
     """Names by seat, which the renderer maps to colours once the pie choice fixed them."""
     return {"first": name_of(bot, info.user_for_seat("first")), "second": name_of(bot, info.user_for_seat("second"))}
@@ -365,6 +388,7 @@ async def board_message(
     """
     game = info.game
     position = game.position
+    await learn_names(bot, info)
     theme = await theme_of(bot, viewer if viewer is not None else board_viewer(bot, info))
     png = await render_game(game, players=seat_names(bot, info), theme=theme)
     line, ping = turn_text(bot, info)

@@ -30,6 +30,7 @@ from cogs._board import (
     colour_names,
     colour_word,
     embed_colour,
+    learn_names,
     render_position,
     respond,
     respond_update,
@@ -89,6 +90,7 @@ async def _step(
     position = game.position
     # Every step is shown only to the player to move (check_may_move), so it is drawn in their theme.
     theme = await theme_of(bot, info.user_to_act)
+    await learn_names(bot, info)
     names = _colour_names(bot, info)
     if preview is not None:
         png = await render_position(position.play(preview), last_move=preview, players=names, theme=theme)

@@ -17,7 +17,7 @@ from bot.client import VeletasBot
 from bot.errors import NoGameHere, UserError
 from bot.rules import VARIANTS
 from bot.store import GameInfo
-from cogs._board import Outgoing, record_file, respond, seat_names, theme_of
+from cogs._board import Outgoing, learn_names, record_file, respond, seat_names, theme_of
 
 MAX_LISTED = 20
 MAX_LIST_CHARS = 1800  # Discord's limit is 2000 characters per message
@@ -118,6 +118,7 @@ class InfoCog(commands.Cog, name="Info"):
         await respond(interaction, self._export(info, interaction.user.id), ephemeral=True)
 
     async def _export(self, info: GameInfo, viewer: int) -> Outgoing:
+        await learn_names(self.bot, info)
         files = [record_file(self.bot, info)]
         note = f"The record of Veletas #{info.id} so far."
         if info.status != "active":

@@ -188,3 +188,16 @@ async def test_a_fault_of_ours_is_a_private_apology_never_a_traceback(
     monkeypatch.undo()
     board = await table.other().slash("veletas", "board")
     assert not board.ephemeral and board.files["board.png"].startswith(b"\x89PNG")
+
+
+async def test_names_survive_a_restart_in_boards_and_records(
+    sandbox: FakeDiscord, sandbox_runner: BotRunner, factory: Factory, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await _ready_table(sandbox, alice, bob, 15)
+    restarted = await sandbox_runner.restart(factory, sync=False)
+    assert isinstance(restarted, VeletasBot) and restarted.names == {}
+    # Only the resigning player acts after the restart; the other one is still named in the record.
+    resigned = await table.user_to_act().slash("veletas", "resign")
+    record = resigned.files[f"veletas-{table.game_id}.txt"].decode()
+    headers = dict(line[1:-1].split(" ", 1) for line in record.splitlines() if line.startswith("["))
+    assert {headers["Black"], headers["White"]} == {'"Alice"', '"Bob"'}, headers
