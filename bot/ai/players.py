@@ -4,8 +4,9 @@
 2. greedy: the move after which the evaluation looks best, blurred by noise;
 3. flat Monte Carlo: the greedy shortlist, then random playouts share the budget among them,
    the weaker half dropped after each round (successive halving);
-4. tree search over split turns (``bot.ai.mcts``);
-5. the same with the solver and a longer budget.
+4. tree search (``bot.ai.mcts``): whole moves at the root, ranked by the greedy view and
+   widened progressively, split turns below;
+5. the same with the solver and four times the iterations.
 
 Every level first looks for a move that wins the game at once: missing one is the one
 blunder a player never forgives, and finding it costs little (``claim_candidates``).
