@@ -99,7 +99,7 @@ async def test_board_rules_export_and_games(sandbox: FakeDiscord, bot: VeletasBo
 
 
 async def test_a_server_manager_cancels_a_game(
-    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, monkeypatch: pytest.MonkeyPatch
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member
 ) -> None:
     table = await start_game(sandbox, alice, bob)
     manager = sandbox.user(carol).in_channel(table.channel_id)
@@ -109,9 +109,10 @@ async def test_a_server_manager_cancels_a_game(
         refused.content
         == "Only members with the Manage Server permission can do this; ask one of this server's managers."
     )
-    # Members become server managers (Manage Server is permission bit 5).
-    roles = sandbox.state.role_permissions
-    monkeypatch.setitem(roles, sandbox.guild_id, roles[sandbox.guild_id] | 1 << 5)
+    # Carol is made a server manager; the players are not.
+    await sandbox.grant(carol, "manage_guild")
+    player = await table.first.slash("veletas", "cancel")
+    assert player.ephemeral and "Manage Server" in player.content
     cancelled = await manager.slash("veletas", "cancel")
     assert not cancelled.ephemeral and f"<@{carol.id}> cancelled Veletas #{table.game_id}" in cancelled.content
     assert "This game is cancelled." in cancelled.text() and cancelled.buttons == []
@@ -166,11 +167,10 @@ async def test_setup_options_missing_or_extra_are_explained(
 
 
 async def test_a_cancelled_challenge_loses_its_buttons(
-    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, monkeypatch: pytest.MonkeyPatch
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member
 ) -> None:
     challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, variant="small")
-    roles = sandbox.state.role_permissions
-    monkeypatch.setitem(roles, sandbox.guild_id, roles[sandbox.guild_id] | 1 << 5)
+    await sandbox.grant(carol, "manage_guild")
     lobby = sandbox.user(carol).in_channel(sandbox.add_text_channel("mods"))
     done = await lobby.slash("veletas", "cancel", game=1)
     assert not done.ephemeral and f"<@{carol.id}> cancelled Veletas #1" in done.content
