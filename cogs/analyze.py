@@ -46,7 +46,9 @@ def _target(info: GameInfo, turn: int | None) -> tuple[Game, int]:
     if turn is None:
         turn = len(turns) + 1 if not info.game.position.is_over else len(turns)
     if not 1 <= turn <= len(turns) + 1:
-        raise UserError(f"Veletas #{info.id} has turns 1 to {len(turns)}; choose one of those.")
+        raise UserError(
+            f"Veletas #{info.id} has turns 1 to {len(turns)}: choose one of those, or leave `turn` out for the end."
+        )
     game = Game.replay(turns[: turn - 1], variant=info.variant, rules=info.rules)
     if game.phase != "play":
         raise UserError(f"Turn {turn} of Veletas #{info.id} is part of the setup; analysis starts with the moves.")

@@ -78,6 +78,8 @@ async def test_analysis_of_a_position_and_of_a_finished_game(
     before = await sandbox.user(alice).in_channel(side_room).slash("veletas", "analyze", game=table.game_id, turn=turn)
     assert before.embeds[0]["title"] == f"Analysis · Veletas #{table.game_id}, before turn {turn}"
     assert f"Played in the game: `{first_move}`" in before.text()
+    too_far = await user.slash("veletas", "analyze", game=table.game_id, turn=999)
+    assert too_far.ephemeral and f"has turns 1 to {len(table.game.turns)}: choose one" in too_far.content
     in_setup = await user.slash("veletas", "analyze", game=table.game_id, turn=1)
     assert in_setup.ephemeral and "part of the setup" in in_setup.content
 
