@@ -31,6 +31,7 @@ from cogs._board import (
     send_response,
     send_to_channel,
 )
+from cogs._permissions import THREAD_TYPES, check_here, check_thread, thread_refused
 
 log = logging.getLogger(__name__)
 
@@ -43,11 +44,6 @@ CLOSED = {
     "expired": "This challenge has expired.",
     "cancelled": "This challenge was cancelled.",
 }
-THREAD_TYPES = (discord.ChannelType.public_thread, discord.ChannelType.private_thread, discord.ChannelType.news_thread)
-NO_THREADS = (
-    "I am not allowed to start a thread here. A server manager can give me Create Public Threads and "
-    "Send Messages in Threads; until then, challenge with where:here to play in the channel itself."
-)
 DEFAULT_AI_LEVEL = 3
 LEVEL_WITHOUT_AI = (
     "`level` sets my strength, so it only goes with a challenge to me: pick me as the opponent, "
@@ -141,6 +137,12 @@ async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
     bot = bot_of(interaction)
     info = await bot.store.get_game(game_id)
     check_may_answer(info, interaction.user.id, bot.clock())
+    # Permissions may have changed since the challenge was made; a game whose board cannot be posted
+    # would be stuck, so the accept is refused before a thread or the store is touched.
+    if info.where == "thread":
+        check_thread(interaction)
+    else:
+        check_here(interaction)
     # Thread creation and the first render can take a moment; the click is acknowledged at once.
     await interaction.response.defer()
     thread: discord.Thread | None = None
@@ -148,7 +150,7 @@ async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
         try:
             thread = await interaction.message.create_thread(name=thread_name(bot, info, interaction.user))
         except discord.Forbidden as exc:
-            raise UserError(NO_THREADS) from exc
+            raise thread_refused(interaction) from exc
         except discord.HTTPException as exc:
             if exc.code != THREAD_ALREADY_CREATED:
                 raise
@@ -256,6 +258,12 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         note = ""
         if where == "thread" and channel is not None and channel.type in THREAD_TYPES:
             where, note = "here", " (already in a thread, so the game is played right here)"
+        # A game here is refused at once if its boards could not be posted; a thread challenge to a
+        # member is checked when accepted (that is when the thread is made), one to the AI right now.
+        if where == "here":
+            check_here(interaction)
+        elif against_ai:
+            check_thread(interaction)
         deadline = self.bot.clock() + dt.timedelta(minutes=self.bot.settings.challenge_minutes)
         info = await self.bot.store.create_challenge(
             guild_id=interaction.guild_id,
@@ -303,9 +311,31 @@ class ChallengeCog(commands.Cog, name="Challenges"):
             message = await interaction.original_response()
         # Thread names are read in the channel list by everyone, where "me" would mean nobody in particular.
         name = f"Veletas #{info.id}: {interaction.user.display_name} vs {self.bot.user.display_name} (AI)"
-        thread = await message.create_thread(name=name[:100])
-        started = await self.bot.store.accept_challenge(info.id, self.bot.user.id, channel_id=thread.id)
+        try:
+            thread = await message.create_thread(name=name[:100])
+        except discord.HTTPException as exc:
+            # Permissions taken away since the check above: leave neither the intro nor an open challenge.
+            await self._abandon_ai_challenge(interaction, info)
+            if isinstance(exc, discord.Forbidden):
+                raise thread_refused(interaction) from exc
+            raise
+        try:
+            started = await self.bot.store.accept_challenge(info.id, self.bot.user.id, channel_id=thread.id)
+        except UserError:
+            await _delete_quietly(thread)
+            raise
         await post_first_board(self.bot, started, None)
+
+    async def _abandon_ai_challenge(self, interaction: discord.Interaction[VeletasBot], info: GameInfo) -> None:
+        """Undo what a failed AI start did so far: the stored challenge is withdrawn, the intro removed."""
+        try:
+            await self.bot.store.withdraw_challenge(info.id, interaction.user.id)
+        except UserError:
+            log.warning("AI challenge %d was no longer open when its thread could not be made", info.id)
+        try:
+            await interaction.delete_original_response()
+        except discord.HTTPException:
+            log.warning("Could not remove the intro of AI challenge %d", info.id)
 
     @commands.Cog.listener()
     async def on_guild_available(self, guild: discord.Guild) -> None:

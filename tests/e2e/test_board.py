@@ -1,0 +1,56 @@
+"""The board message as Discord shows it: the side bar in the colour to move, and the one ping it allows."""
+
+from __future__ import annotations
+
+import random
+
+from bot.client import VeletasBot
+from bot.sandbox.server import FakeDiscord
+from bot.sandbox.state import Member
+from e2e.table import random_setup_turn, sent_body, start_game
+
+# Discord's dark theme: the chat background, the embed card on it, and the older dark grey.
+DARK_BACKGROUNDS = (0x313338, 0x2B2D31, 0x36393F)
+
+
+def luminance(colour: int) -> float:
+    """Relative luminance as WCAG defines it, for contrast between the side bar and what lies beside it."""
+
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = (colour >> 16) & 0xFF, (colour >> 8) & 0xFF, colour & 0xFF
+    return 0.2126 * channel(red) + 0.7152 * channel(green) + 0.0722 * channel(blue)
+
+
+def contrast(a: int, b: int) -> float:
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+async def test_black_to_move_shows_a_side_bar_visible_in_dark_mode(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob)
+    await table.play_setup(random.Random(5))
+    assert table.game.colour_to_act == "black"
+    black = table.boards[-1].embeds[0]["color"]
+    white = (await table.turn(str(table.game.position.legal_moves()[0]))).embeds[0]["color"]
+    assert table.game.colour_to_act == "white"
+    # WCAG asks 3:1 for graphics; a near-black bar melts into the dark theme.
+    for background in DARK_BACKGROUNDS:
+        assert contrast(black, background) >= 3.0, f"#{black:06x} on #{background:06x}"
+    assert luminance(black) < luminance(white), "Black's bar is still the darker of the two"
+
+
+async def test_the_board_lets_discord_ping_only_the_player_to_move(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob)
+    board = await table.turn(random_setup_turn(table.game, random.Random(2)))
+    waiting = table.user_to_act().member
+    # The id goes out as discord.py sends any user snowflake, with nothing parsed from the text.
+    allowed = sent_body(sandbox, board)["allowed_mentions"]
+    assert (allowed["parse"], allowed["users"]) == ([], [waiting.id])
+    assert f"<@{waiting.id}>, your turn" in board.content
