@@ -117,6 +117,20 @@ def thread_refused(interaction: discord.Interaction[Any]) -> UserError:
     return UserError(refusal(interaction, "thread", needed, lacking))
 
 
+def board_refused(interaction: discord.Interaction[Any], thread: discord.Thread) -> UserError:
+    """What the players hear when the game has begun but Discord refused its first board all the same.
+
+    The game is in the store by then, so this is no refusal: it says where the game is and how to
+    see it (``/veletas board`` answers a command, which needs none of these permissions).
+    """
+    grant = spoken_list([discord_name(p) for p in PLAY_IN_THREAD if p != "view_channel"])
+    return UserError(
+        f"The game has begun in {thread.mention}, but Discord refused me posting its board there. "
+        f"A server manager can grant me {grant} in this channel's permissions; meanwhile "
+        "`/veletas board` in the thread shows the board."
+    )
+
+
 def refusal(interaction: discord.Interaction[Any], where: str, needed: Sequence[str], lacking: Sequence[str]) -> str:
     """What the player reads: what is missing, everything a manager must grant, and what works meanwhile.
 

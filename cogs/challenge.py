@@ -31,7 +31,7 @@ from cogs._board import (
     send_response,
     send_to_channel,
 )
-from cogs._permissions import THREAD_TYPES, check_here, check_thread, thread_refused
+from cogs._permissions import THREAD_TYPES, board_refused, check_here, check_thread, thread_refused
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +170,10 @@ async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
         view=None,
         allowed_mentions=discord.AllowedMentions.none(),
     )
-    await post_first_board(bot, started, interaction if thread is None else None)
+    if thread is None:
+        await post_first_board(bot, started, interaction)
+    else:
+        await post_first_board_in_thread(bot, started, interaction, thread)
 
 
 async def post_first_board(bot: VeletasBot, info: GameInfo, interaction: discord.Interaction[Any] | None) -> None:
@@ -180,6 +183,16 @@ async def post_first_board(bot: VeletasBot, info: GameInfo, interaction: discord
     else:
         message_id = await send_to_channel(bot, info.channel_id, out)
     await after_board_posted(bot, info, message_id)
+
+
+async def post_first_board_in_thread(
+    bot: VeletasBot, info: GameInfo, interaction: discord.Interaction[Any], thread: discord.Thread
+) -> None:
+    """A manager may take a permission away between the check and this post; say so, not sorry."""
+    try:
+        await post_first_board(bot, info, None)
+    except discord.Forbidden as exc:
+        raise board_refused(interaction, thread) from exc
 
 
 def thread_name(bot: VeletasBot, info: GameInfo, accepter: discord.abc.User) -> str:
@@ -324,7 +337,7 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         except UserError:
             await _delete_quietly(thread)
             raise
-        await post_first_board(self.bot, started, None)
+        await post_first_board_in_thread(self.bot, started, interaction, thread)
 
     async def _abandon_ai_challenge(self, interaction: discord.Interaction[VeletasBot], info: GameInfo) -> None:
         """Undo what a failed AI start did so far: the stored challenge is withdrawn, the intro removed."""

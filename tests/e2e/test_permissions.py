@@ -34,6 +34,18 @@ def stored_games(db_path: Path) -> list[tuple[int, str]]:
         return [(int(row[0]), str(row[1])) for row in db.execute("SELECT id, status FROM games ORDER BY id")]
 
 
+def deny_unannounced(sandbox: FakeDiscord, *names: str) -> None:
+    """A manager takes permissions away and Discord applies it before the bot hears of the change.
+
+    The bot's own reading of its permissions still says yes; Discord says no. (``sandbox.deny``
+    would tell the bot at once, leaving no such moment.)
+    """
+    overwrites = sandbox.state.channels[sandbox.channel_id].setdefault("permission_overwrites", [])
+    permissions.set_overwrite(
+        overwrites, sandbox.state.bot_role_id, permissions.ROLE_OVERWRITE, deny=permissions.bits(names)
+    )
+
+
 def game_of(challenge: Message) -> int:
     return int(challenge.buttons[0]["custom_id"].rsplit(":", 1)[1])
 
@@ -154,15 +166,7 @@ async def test_the_ai_game_whose_thread_discord_refuses_after_all_leaves_nothing
 ) -> None:
     bot = await sandbox_runner.start(make_factory(db_path, clock, ai=RandomAi(seed=1)), sync=False)
     assert isinstance(bot, VeletasBot)
-    # A manager takes the permission away, and Discord applies it before the bot hears of the change:
-    # the bot's own reading still says yes, Discord says no.
-    overwrites = sandbox.state.channels[sandbox.channel_id].setdefault("permission_overwrites", [])
-    permissions.set_overwrite(
-        overwrites,
-        sandbox.state.bot_role_id,
-        permissions.ROLE_OVERWRITE,
-        deny=permissions.bits(["create_public_threads"]),
-    )
+    deny_unannounced(sandbox, "create_public_threads")
     cursor = sandbox.cursor()
     await sandbox.user(alice).slash("veletas", "challenge", opponent=sandbox.bot_member, variant="small")
     refusal = await sandbox.wait_for_message(sandbox.channel_id, lambda m: m.ephemeral, after=cursor)
@@ -175,3 +179,24 @@ async def test_the_ai_game_whose_thread_discord_refuses_after_all_leaves_nothing
     assert sandbox.threads() == []
     assert stored_games(db_path) == [(1, "cancelled")]
     assert await bot.store.live_games(sandbox.guild_id) == []
+
+
+async def test_a_first_board_discord_refuses_after_all_says_where_the_game_is_and_how_to_see_it(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, variant="small")
+    deny_unannounced(sandbox, "send_messages_in_threads")
+    cursor = sandbox.cursor()
+    await sandbox.user(bob).click(challenge, "Accept")
+    notice = await sandbox.wait_for_message(sandbox.channel_id, lambda m: m.ephemeral, after=cursor)
+    [thread] = sandbox.threads(sandbox.channel_id)
+    thread_id = int(thread["id"])
+    assert notice.visible_to == bob.id and "Sorry, something went wrong" not in notice.content
+    assert f"<#{thread_id}>" in notice.content and "Send Messages in Threads" in notice.content
+    assert "`/veletas board`" in notice.content
+    [refused] = sandbox.take_errors()
+    assert refused.path == f"/channels/{thread_id}/messages" and refused.error_code == 50013
+    # The board the notice points to answers a command, which Discord allows without those permissions.
+    board = await sandbox.user(alice).in_channel(thread_id).slash("veletas", "board")
+    assert not board.ephemeral and board.embeds and "board.png" in board.files
+    assert f"<@{alice.id}>, your turn" in board.content
