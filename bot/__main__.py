@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import aiohttp
 import discord
 
 from bot.client import VeletasBot
@@ -98,6 +99,10 @@ def main(argv: list[str]) -> int:
         return 1
     except StoreError as exc:
         print(f"veletas-bot: {exc} (check DATABASE_PATH)", file=sys.stderr)
+        return 1
+    except (aiohttp.ClientError, OSError) as exc:
+        # Discord (or the configured proxy) unreachable at login: the operator needs the address and the reason.
+        print(f"veletas-bot: cannot reach Discord at {settings.api_base}: {exc}", file=sys.stderr)
         return 1
     except discord.PrivilegedIntentsRequired:
         print("veletas-bot: Discord refused the requested gateway intents", file=sys.stderr)

@@ -77,6 +77,9 @@ class VeletasBot(commands.Bot):
         ai: AiOpponent | None = None,
         clock: Callable[[], dt.datetime] | None = None,
     ) -> None:
+        # The bot never joins voice: discord.py's warnings about missing voice libraries are noise to operators.
+        discord.VoiceClient.warn_nacl = False
+        discord.VoiceClient.warn_dave = False
         super().__init__(
             command_prefix=commands.when_mentioned,
             # Slash commands and components arrive without any privileged intent; guilds gives the

@@ -75,6 +75,21 @@ def test_bad_endpoint_exits_with_one_line(tmp_path: Path) -> None:
     assert len(lines) == 1 and "DISCORD_API_BASE must be an http(s) URL" in lines[0]
 
 
+def test_unreachable_discord_exits_with_one_line_and_no_traceback(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a loopback port that was free a moment ago: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    api = f"http://127.0.0.1:{port}/api/v10"
+    env = {"DISCORD_TOKEN": "x", "DISCORD_API_BASE": api, "DATABASE_PATH": str(tmp_path / "db.sqlite3")}
+    done = run_bot(env, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(f"veletas-bot: cannot reach Discord at {api}: ")
+    assert "voice will NOT be supported" not in done.stderr
+
+
 def test_health_check_follows_the_heartbeat_file(tmp_path: Path) -> None:
     env = {"DATABASE_PATH": str(tmp_path / "db" / "veletas.sqlite3")}
     assert run_bot(env, "health", cwd=tmp_path).returncode == 1
