@@ -518,7 +518,16 @@ class Store:
             f"SELECT {_COLUMNS} FROM games WHERE channel_id = ? AND status = 'active'", (channel_id,)
         )
         if not found:
-            raise NoGameHere("No game is being played here. Start one with /veletas challenge.")
+            # In the thread of a finished game, say so: "no game" alone reads like a lost game.
+            try:
+                last = await self.latest_game_in_channel(channel_id)
+            except NoGameHere:
+                raise NoGameHere("No game is being played here. Start one with /veletas challenge.") from None
+            outcome = f" ({last.result})" if last.result else ""
+            raise NoGameHere(
+                f"No game is being played here: Veletas #{last.id} is over{outcome}. "
+                "Start a new one with /veletas challenge."
+            )
         return found[0]
 
     async def latest_game_in_channel(self, channel_id: int) -> GameInfo:

@@ -163,6 +163,7 @@ async def test_bad_input_is_refused_privately_and_changes_nothing(
     assert late.ephemeral and "This game is over" in late.content
     again = await waiting.slash("veletas", "move", move=legal)
     assert again.ephemeral and "No game is being played here" in again.content
+    assert f"Veletas #{table.game_id} is over" in again.content and "resigned" in again.content, again.content
     assert snapshot(db_path) == before
 
 
