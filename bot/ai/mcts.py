@@ -19,11 +19,11 @@ import math
 import random
 from dataclasses import dataclass
 
-from bot.ai.board import Geo, code_of, pairs, playout, targets
+from bot.ai.board import code_of, pairs, playout, targets
 from bot.ai.budget import Budget
 from bot.ai.evaluate import black_chance
 from bot.ai.prior import Labels, labels, order_pairs, order_targets
-from bot.rules import FastBoard
+from bot.rules import FastBoard, Geometry
 
 UNKNOWN = -1
 
@@ -87,7 +87,12 @@ class Search:
     """
 
     def __init__(
-        self, board: FastBoard, geo: Geo, settings: Settings, rng: random.Random, root_moves: list[int] | None = None
+        self,
+        board: FastBoard,
+        geo: Geometry,
+        settings: Settings,
+        rng: random.Random,
+        root_moves: list[int] | None = None,
     ) -> None:
         self.board = board
         self.geo = geo
