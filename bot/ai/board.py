@@ -1,11 +1,12 @@
-"""Integer helpers the players share: freedom, groups, split turns, short playouts, immediate claims.
+"""Integer helpers the players share: freedom, groups, split turns, immediate claims.
 
-Search works on ``bot.rules.FastBoard`` (its cells, shooters, scores and move codes) and on the
-rules core's own board tables, ``Geometry``, and kernel helpers (``reach``, ``biggest_groups``),
-so that there is one source of truth for the board. It also needs a few facts the rules core
-has no reason to expose: how many directions a shooter can still breathe in, every stone group
-at once, and playouts that stop after a few plies. They live here, written against the cell
-codes the rules core documents, so the rules stay small.
+Search works on ``bot.rules.FastBoard`` (its cells, shooters, scores, move codes and random
+playouts, cut short with ``plies``) and on the rules core's own board tables, ``Geometry``,
+and kernel helpers (``reach``, ``biggest_groups``), so that there is one source of truth for
+the board. It also needs a few facts the rules core has no reason to expose: how many
+directions a shooter can still breathe in, every stone group at once, and the two halves of a
+split turn. They live here, written against the cell codes the rules core documents, so the
+rules stay small.
 
 Move codes are FastBoard's: ``target`` for a stationary shot, ``(origin * n2 + dest) * n2 + target``
 for a moving one. A *pair* is the first half of a split turn: ``origin * n2 + dest``, or ``STAY``
@@ -14,10 +15,10 @@ for a stationary shot (which shooter fires one changes nothing, so all of them s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from bot.rules import FastBoard, Geometry, biggest_groups, reach
-from bot.rules.veletas import CLAIMED_BLACK, EMPTY, SHOOTER, STONE_BLACK
+from bot.rules import FastBoard, Geometry, reach
+from bot.rules.veletas import SHOOTER, STONE_BLACK
 
 STAY = -1
 
@@ -134,68 +135,6 @@ def targets(board: FastBoard, geo: Geometry, pair: int) -> list[int]:
 
 def code_of(pair: int, target: int, n2: int) -> int:
     return target if pair == STAY else pair * n2 + target
-
-
-def playout(board: FastBoard, geo: Geometry, plies: int, rnd: Callable[[], float]) -> int:
-    """Play up to ``plies`` uniformly random turns in place (shooter, then move or stay, then target).
-
-    Returns the winner (0 Black, 1 White) or -1 when the ply limit came first. The claim
-    rule is the rules core's, checked only for shooters on a line with (current edition) or
-    next to (classic) the squares that changed, which is what makes a ply cheap.
-    """
-    cells = board.cells
-    rays = geo.rays
-    orth = geo.orth
-    pmax = board.pmax
-    shooters = board.shooters
-    scores = board.scores
-    need = board.need
-    mover = board.to_move
-    winner = board.winner
-    masks = geo.ring_masks if board.classic else geo.line_masks
-    while winner < 0 and plies > 0:
-        count = len(shooters)
-        if count == 0:
-            break
-        origin = shooters[int(rnd() * count)]
-        cells[origin] = EMPTY
-        dests = reach(cells, rays[origin], pmax)
-        k = int(rnd() * (len(dests) + 1))
-        src = dests[k] if k < len(dests) else origin
-        shots = reach(cells, rays[src], pmax)
-        if not shots:
-            cells[origin] = SHOOTER
-            if all(not openings(cells, rays[s], pmax) for s in shooters):
-                break
-            continue
-        plies -= 1
-        cells[src] = SHOOTER
-        if src != origin:
-            shooters[shooters.index(origin)] = src
-        target = shots[int(rnd() * len(shots))]
-        cells[target] = STONE_BLACK + mover
-        trapped = [
-            s
-            for s in shooters
-            if (s == src or masks[s][target] or masks[s][src]) and not openings(cells, rays[s], pmax)
-        ]
-        if trapped:
-            won = []
-            for s in trapped:
-                bg, wg = biggest_groups(cells, orth, s)
-                won.append(0 if bg > wg else 1 if wg > bg else 1 - mover)
-            for s, colour in zip(trapped, won, strict=True):
-                cells[s] = CLAIMED_BLACK + colour
-                shooters.remove(s)
-                scores[colour] += 1
-            if scores[mover] >= need:
-                winner = mover
-            elif scores[1 - mover] >= need:
-                winner = 1 - mover
-        mover = 1 - mover
-    board.to_move = mover
-    board.winner = winner
-    return winner
 
 
 def claim_candidates(board: FastBoard, geo: Geometry) -> list[int]:

@@ -18,7 +18,7 @@ import math
 import random
 from dataclasses import dataclass, replace
 
-from bot.ai.board import claim_candidates, claims_of, playout
+from bot.ai.board import claim_candidates, claims_of
 from bot.ai.budget import Budget, Level
 from bot.ai.evaluate import black_chance
 from bot.ai.greedy import after_move, rank_moves
@@ -124,7 +124,7 @@ def _flat(board: FastBoard, geo: Geometry, rng: random.Random, budget: Budget, g
             code = alive[spent % len(alive)]
             trial = board.copy()
             trial.play_code(code)
-            winner = playout(trial, geo, FLAT_PLIES, rng.random)
+            winner = trial.random_playout(rng.random, FLAT_PLIES)
             black = black_chance(trial, geo) if winner < 0 else 1.0 - winner
             wins[code] += black if mover == 0 else 1.0 - black
             runs[code] += 1

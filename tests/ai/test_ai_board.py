@@ -1,10 +1,10 @@
-"""The AI's own board helpers agree with the rules core: same moves, same claims, same playouts."""
+"""The AI's own board helpers agree with the rules core: same moves, same claims."""
 
 import random
 
 import pytest
 
-from bot.ai.board import claim_candidates, code_of, pairs, playout, targets
+from bot.ai.board import claim_candidates, code_of, pairs, targets
 from bot.ai.evaluate import black_chance, win_chance
 from bot.rules import VARIANTS, FastBoard, Position, board_geometry, random_setup
 
@@ -49,25 +49,6 @@ def test_every_claiming_move_is_a_claim_candidate(variant: str, rules: str) -> N
                 assert code in candidates, f"{board.move_of(code)} claims in {position} but was not a candidate"
                 checked += 1
     assert checked > 0, "the sample should contain claiming moves"
-
-
-@pytest.mark.parametrize("rules", ["current", "classic"])
-def test_unlimited_playouts_are_the_rules_cores_playouts(rules: str) -> None:
-    for i, position in enumerate(_positions("medium", rules, 6, 3)):
-        ours = position.fast()
-        theirs = position.fast()
-        winner = playout(ours, board_geometry(position.size), 10**9, random.Random(i).random)
-        assert winner == theirs.random_playout(random.Random(i).random)
-        assert ours.cells == theirs.cells
-        assert ours.scores == theirs.scores
-
-
-def test_a_cut_playout_stops_after_its_plies() -> None:
-    position = random_setup("standard", "current", random.Random(4)).position
-    board = position.fast()
-    before = sum(1 for c in board.cells if c >= 4)
-    assert playout(board, board_geometry(10), 5, random.Random(0).random) == -1
-    assert sum(1 for c in board.cells if c >= 4) == before + 5
 
 
 def test_win_chance_counts_the_claims_still_needed() -> None:
