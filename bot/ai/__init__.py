@@ -11,12 +11,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from bot.ai.board import geo_of
 from bot.ai.budget import Budget, Level
 from bot.ai.evaluate import black_chance
 from bot.ai.players import LEVELS, choose
 from bot.ai.setup import choose_keep_or_swap, choose_placement
-from bot.rules import COLOURS, Game, Move, Position
+from bot.rules import COLOURS, Game, Move, Position, board_geometry
 
 __all__ = ["ANALYSIS_LEVEL", "LEVELS", "Analysis", "analyze", "choose_move", "choose_pie", "choose_setup", "level_of"]
 
@@ -96,7 +95,7 @@ def analyze(position: Position, *, time_limit: float | None = None, seed: int | 
     if position.winner is not None:
         return Analysis(1.0 if position.winner == "black" else 0.0, None, position.to_move, 0, position.winner)
     board = position.fast()
-    geo = geo_of(position.size)
+    geo = board_geometry(position.size)
     if position.is_over:
         return Analysis(black_chance(board, geo), None, position.to_move, 0, None)
     budget = Budget.for_level(

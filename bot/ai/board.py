@@ -1,9 +1,12 @@
-"""Integer helpers the players share: board geometry, freedom, groups, short playouts, immediate claims.
+"""Integer helpers the players share: freedom, groups, split turns, immediate claims.
 
-Search works on ``bot.rules.FastBoard`` (its cells, shooters, scores and move codes) but needs
-a few facts the rules core has no reason to expose: how many directions a shooter can still
-breathe in, every stone group at once, and playouts that stop after a few plies. They live
-here, written against the cell codes the rules core documents, so the rules stay small.
+Search works on ``bot.rules.FastBoard`` (its cells, shooters, scores, move codes and random
+playouts, cut short with ``plies``) and on the rules core's own board tables, ``Geometry``,
+and kernel helpers (``reach``, ``biggest_groups``), so that there is one source of truth for
+the board. It also needs a few facts the rules core has no reason to expose: how many
+directions a shooter can still breathe in, every stone group at once, and the two halves of a
+split turn. They live here, written against the cell codes the rules core documents, so the
+rules stay small.
 
 Move codes are FastBoard's: ``target`` for a stationary shot, ``(origin * n2 + dest) * n2 + target``
 for a moving one. A *pair* is the first half of a split turn: ``origin * n2 + dest``, or ``STAY``
@@ -12,76 +15,14 @@ for a stationary shot (which shooter fires one changes nothing, so all of them s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Sequence
 
-from bot.rules import FastBoard
+from bot.rules import FastBoard, Geometry, reach
+from bot.rules.veletas import SHOOTER, STONE_BLACK
 
-EMPTY = 0
-SHOOTER = 1
-CLAIMED_BLACK = 2
-STONE_BLACK = 4
 STAY = -1
 
 Rays = tuple[tuple[int, ...], ...]
-_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
-
-
-@dataclass(frozen=True, eq=False)
-class Geo:
-    """What a board size fixes: rays in the eight directions, orthogonal neighbours, which squares see which."""
-
-    size: int
-    n2: int
-    rays: tuple[Rays, ...]
-    orth: tuple[tuple[int, ...], ...]
-    ring: tuple[tuple[int, ...], ...]
-    line_masks: tuple[bytes, ...]
-    ring_masks: tuple[bytes, ...]
-
-
-@cache
-def geo_of(size: int) -> Geo:
-    n2 = size * size
-    rays: list[Rays] = []
-    orth: list[tuple[int, ...]] = []
-    for sq in range(n2):
-        f, r = sq % size, sq // size
-        mine = []
-        for df, dr in _DIRECTIONS:
-            ray = []
-            x, y = f + df, r + dr
-            while 0 <= x < size and 0 <= y < size:
-                ray.append(y * size + x)
-                x, y = x + df, y + dr
-            if ray:
-                mine.append(tuple(ray))
-        rays.append(tuple(mine))
-        orth.append(
-            tuple(
-                (r + dr) * size + f + df
-                for df, dr in ((0, 1), (1, 0), (0, -1), (-1, 0))
-                if 0 <= f + df < size and 0 <= r + dr < size
-            )
-        )
-    ring = tuple(tuple(ray[0] for ray in mine) for mine in rays)
-    line_masks = tuple(bytes(1 if any(t in ray for ray in rays[sq]) else 0 for t in range(n2)) for sq in range(n2))
-    ring_masks = tuple(bytes(1 if t in ring[sq] else 0 for t in range(n2)) for sq in range(n2))
-    return Geo(size, n2, tuple(rays), tuple(orth), ring, line_masks, ring_masks)
-
-
-def reach(cells: Sequence[int], rays: Rays, pmax: int) -> list[int]:
-    """Empty squares reachable along ``rays`` (a shooter's destinations or a shot's targets)."""
-    out = []
-    for ray in rays:
-        for t in ray:
-            v = cells[t]
-            if v == 0:
-                out.append(t)
-            elif v > pmax:
-                break
-    return out
 
 
 def openings(cells: Sequence[int], rays: Rays, pmax: int) -> list[int]:
@@ -102,7 +43,7 @@ def openings(cells: Sequence[int], rays: Rays, pmax: int) -> list[int]:
     return out
 
 
-def label_groups(cells: Sequence[int], geo: Geo) -> tuple[list[int], list[int]]:
+def label_groups(cells: Sequence[int], geo: Geometry) -> tuple[list[int], list[int]]:
     """Group id per square (-1 where no stone) and each group's size, found in one sweep."""
     n2 = geo.n2
     orth = geo.orth
@@ -144,7 +85,7 @@ def adjacent_groups(
     return best_b, best_w
 
 
-def pairs(board: FastBoard, geo: Geo) -> list[int]:
+def pairs(board: FastBoard, geo: Geometry) -> list[int]:
     """First halves of the legal turns: STAY (when any shot exists) and every origin-destination pair."""
     cells = board.cells
     pmax = board.pmax
@@ -169,7 +110,7 @@ def pairs(board: FastBoard, geo: Geo) -> list[int]:
     return out
 
 
-def targets(board: FastBoard, geo: Geo, pair: int) -> list[int]:
+def targets(board: FastBoard, geo: Geometry, pair: int) -> list[int]:
     """Second halves: where the shot may land after ``pair`` (the origin counts as empty when it moved)."""
     cells = board.cells
     pmax = board.pmax
@@ -196,93 +137,7 @@ def code_of(pair: int, target: int, n2: int) -> int:
     return target if pair == STAY else pair * n2 + target
 
 
-def playout(board: FastBoard, geo: Geo, plies: int, rnd: Callable[[], float]) -> int:
-    """Play up to ``plies`` uniformly random turns in place (shooter, then move or stay, then target).
-
-    Returns the winner (0 Black, 1 White) or -1 when the ply limit came first. The claim
-    rule is the rules core's, checked only for shooters on a line with (current edition) or
-    next to (classic) the squares that changed, which is what makes a ply cheap.
-    """
-    cells = board.cells
-    rays = geo.rays
-    orth = geo.orth
-    pmax = board.pmax
-    shooters = board.shooters
-    scores = board.scores
-    need = board.need
-    mover = board.to_move
-    winner = board.winner
-    masks = geo.ring_masks if board.classic else geo.line_masks
-    while winner < 0 and plies > 0:
-        count = len(shooters)
-        if count == 0:
-            break
-        origin = shooters[int(rnd() * count)]
-        cells[origin] = EMPTY
-        dests = reach(cells, rays[origin], pmax)
-        k = int(rnd() * (len(dests) + 1))
-        src = dests[k] if k < len(dests) else origin
-        shots = reach(cells, rays[src], pmax)
-        if not shots:
-            cells[origin] = SHOOTER
-            if all(not openings(cells, rays[s], pmax) for s in shooters):
-                break
-            continue
-        plies -= 1
-        cells[src] = SHOOTER
-        if src != origin:
-            shooters[shooters.index(origin)] = src
-        target = shots[int(rnd() * len(shots))]
-        cells[target] = STONE_BLACK + mover
-        trapped = [
-            s
-            for s in shooters
-            if (s == src or masks[s][target] or masks[s][src]) and not openings(cells, rays[s], pmax)
-        ]
-        if trapped:
-            won = []
-            for s in trapped:
-                bg, wg = _groups_at(cells, orth, s)
-                won.append(0 if bg > wg else 1 if wg > bg else 1 - mover)
-            for s, colour in zip(trapped, won, strict=True):
-                cells[s] = CLAIMED_BLACK + colour
-                shooters.remove(s)
-                scores[colour] += 1
-            if scores[mover] >= need:
-                winner = mover
-            elif scores[1 - mover] >= need:
-                winner = 1 - mover
-        mover = 1 - mover
-    board.to_move = mover
-    board.winner = winner
-    return winner
-
-
-def _groups_at(cells: Sequence[int], orth: tuple[tuple[int, ...], ...], sq: int) -> tuple[int, int]:
-    """Biggest black and white groups next to one square, by flood fill (when only one square matters)."""
-    best = [0, 0]
-    done: set[int] = set()
-    for start in orth[sq]:
-        code = cells[start]
-        if code < STONE_BLACK or start in done:
-            continue
-        size = 0
-        stack = [start]
-        done.add(start)
-        while stack:
-            cur = stack.pop()
-            size += 1
-            for nb in orth[cur]:
-                if nb not in done and cells[nb] == code:
-                    done.add(nb)
-                    stack.append(nb)
-        colour = code - STONE_BLACK
-        if size > best[colour]:
-            best[colour] = size
-    return best[0], best[1]
-
-
-def claim_candidates(board: FastBoard, geo: Geo) -> list[int]:
+def claim_candidates(board: FastBoard, geo: Geometry) -> list[int]:
     """Every legal move that may claim a shooter; all other moves certainly claim nothing.
 
     A move can only trap a shooter it takes freedom from: its stone or its destination must

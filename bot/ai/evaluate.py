@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from bot.ai.board import STONE_BLACK, Geo, adjacent_groups, label_groups, openings, reach
-from bot.rules import FastBoard
+from bot.ai.board import adjacent_groups, label_groups, openings
+from bot.rules import FastBoard, Geometry, reach
+from bot.rules.veletas import STONE_BLACK
 
 # Weight of one stone of group advantage, and the room over which that advantage fades by half.
 MARGIN_WEIGHT = 1.4
@@ -23,7 +24,7 @@ ROOM_SCALE = 6.0
 DECIDED = 0.95
 
 
-def shooter_odds(board: FastBoard, geo: Geo) -> list[tuple[int, float]]:
+def shooter_odds(board: FastBoard, geo: Geometry) -> list[tuple[int, float]]:
     """(square, chance Black ends up owning it) for every unclaimed shooter."""
     cells = board.cells
     pmax = board.pmax
@@ -84,7 +85,7 @@ def win_chance(claimed: int, need: int, odds: Sequence[float]) -> float:
     return sum(dist[missing:])
 
 
-def black_chance(board: FastBoard, geo: Geo) -> float:
+def black_chance(board: FastBoard, geo: Geometry) -> float:
     """Estimated chance that Black wins from here (exact 1.0 or 0.0 once decided)."""
     if board.winner >= 0:
         return 1.0 if board.winner == 0 else 0.0

@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import random
 
-from bot.ai.board import Geo, claim_candidates
+from bot.ai.board import claim_candidates
 from bot.ai.budget import Budget
 from bot.ai.evaluate import black_chance
-from bot.rules import FastBoard
+from bot.rules import FastBoard, Geometry
 
 
-def after_move(board: FastBoard, geo: Geo, code: int) -> float:
+def after_move(board: FastBoard, geo: Geometry, code: int) -> float:
     trial = board.copy()
     trial.play_code(code)
     return black_chance(trial, geo)
 
 
 def rank_moves(
-    board: FastBoard, geo: Geo, rng: random.Random, budget: Budget, gifts: set[int], noise: float
+    board: FastBoard, geo: Geometry, rng: random.Random, budget: Budget, gifts: set[int], noise: float
 ) -> list[tuple[float, int]]:
     """(mover's chance after the move, code), best first, over as many moves as the budget allows.
 

@@ -19,11 +19,11 @@ import math
 import random
 from dataclasses import dataclass
 
-from bot.ai.board import Geo, code_of, pairs, playout, targets
+from bot.ai.board import code_of, pairs, targets
 from bot.ai.budget import Budget
 from bot.ai.evaluate import black_chance
 from bot.ai.prior import Labels, labels, order_pairs, order_targets
-from bot.rules import FastBoard
+from bot.rules import FastBoard, Geometry
 
 UNKNOWN = -1
 
@@ -87,7 +87,12 @@ class Search:
     """
 
     def __init__(
-        self, board: FastBoard, geo: Geo, settings: Settings, rng: random.Random, root_moves: list[int] | None = None
+        self,
+        board: FastBoard,
+        geo: Geometry,
+        settings: Settings,
+        rng: random.Random,
+        root_moves: list[int] | None = None,
     ) -> None:
         self.board = board
         self.geo = geo
@@ -207,7 +212,7 @@ class Search:
         """Black's value of a new node: exact when the game is over, else a cut playout and the evaluation."""
         if child.proven >= 0:
             return 1.0 if child.proven == 0 else 0.0
-        winner = playout(board, self.geo, self.settings.playout_plies, self.rng.random)
+        winner = board.random_playout(self.rng.random, self.settings.playout_plies)
         return black_chance(board, self.geo) if winner < 0 else 1.0 - winner
 
     def run(self, budget: Budget) -> Result:

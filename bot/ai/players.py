@@ -18,12 +18,12 @@ import math
 import random
 from dataclasses import dataclass, replace
 
-from bot.ai.board import Geo, claim_candidates, claims_of, geo_of, playout
+from bot.ai.board import claim_candidates, claims_of
 from bot.ai.budget import Budget, Level
 from bot.ai.evaluate import black_chance
 from bot.ai.greedy import after_move, rank_moves
 from bot.ai.mcts import Search, Settings
-from bot.rules import FastBoard
+from bot.rules import FastBoard, Geometry, board_geometry
 
 LEVELS: dict[int, Level] = {
     1: Level(1, 0.2, 1, 1.0),
@@ -56,7 +56,7 @@ def _tactics(board: FastBoard) -> tuple[list[int], set[int]]:
     mover = board.to_move
     wins: list[int] = []
     gifts: set[int] = set()
-    for code in claim_candidates(board, geo_of(board.size)):
+    for code in claim_candidates(board, board_geometry(board.size)):
         mine, theirs, winner = claims_of(board, code)
         if winner == mover:
             wins.append(code)
@@ -67,7 +67,7 @@ def _tactics(board: FastBoard) -> tuple[list[int], set[int]]:
 
 def choose(board: FastBoard, level: int, rng: random.Random, budget: Budget) -> Choice:
     """The move of ``level`` for the side to move on ``board`` (which must have a legal move)."""
-    geo = geo_of(board.size)
+    geo = board_geometry(board.size)
     wins, gifts = _tactics(board)
     if wins:
         return Choice(wins[0], 1.0 if board.to_move == 0 else 0.0, 0, board.to_move)
@@ -92,14 +92,14 @@ def _random(board: FastBoard, rng: random.Random, gifts: set[int]) -> Choice:
     return Choice(code, 0.5, 1)
 
 
-def _greedy(board: FastBoard, geo: Geo, rng: random.Random, budget: Budget, gifts: set[int]) -> Choice:
+def _greedy(board: FastBoard, geo: Geometry, rng: random.Random, budget: Budget, gifts: set[int]) -> Choice:
     scored = rank_moves(board, geo, rng, budget, gifts, NOISE)
     mine, code = scored[0]
     mine = min(1.0, max(0.0, mine))
     return Choice(code, mine if board.to_move == 0 else 1.0 - mine, len(scored))
 
 
-def _flat(board: FastBoard, geo: Geo, rng: random.Random, budget: Budget, gifts: set[int]) -> Choice:
+def _flat(board: FastBoard, geo: Geometry, rng: random.Random, budget: Budget, gifts: set[int]) -> Choice:
     """Successive halving over the greedy shortlist: each round splits its share of playouts evenly, then halves.
 
     The budget's iterations count playouts; ranking the shortlist takes a quarter of the time at most.
@@ -124,7 +124,7 @@ def _flat(board: FastBoard, geo: Geo, rng: random.Random, budget: Budget, gifts:
             code = alive[spent % len(alive)]
             trial = board.copy()
             trial.play_code(code)
-            winner = playout(trial, geo, FLAT_PLIES, rng.random)
+            winner = trial.random_playout(rng.random, FLAT_PLIES)
             black = black_chance(trial, geo) if winner < 0 else 1.0 - winner
             wins[code] += black if mover == 0 else 1.0 - black
             runs[code] += 1

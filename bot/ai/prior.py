@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.ai.board import SHOOTER, STAY, STONE_BLACK, Geo, adjacent_groups, label_groups, openings
-from bot.rules import FastBoard
+from bot.ai.board import STAY, adjacent_groups, label_groups, openings
+from bot.rules import FastBoard, Geometry
+from bot.rules.veletas import SHOOTER, STONE_BLACK
 
 Labels = tuple[list[int], list[int]]
 
@@ -22,11 +23,11 @@ TRAP_WIN = 6.0
 TRAP_LOSS = -6.0
 
 
-def labels(board: FastBoard, geo: Geo) -> Labels:
+def labels(board: FastBoard, geo: Geometry) -> Labels:
     return label_groups(board.cells, geo)
 
 
-def order_pairs(board: FastBoard, geo: Geo, found: Sequence[int], facts: Labels) -> list[int]:
+def order_pairs(board: FastBoard, geo: Geometry, found: Sequence[int], facts: Labels) -> list[int]:
     """``found`` (pairs of this position) from most to least promising for the side to move."""
     cells = board.cells
     orth = geo.orth
@@ -55,7 +56,7 @@ def order_pairs(board: FastBoard, geo: Geo, found: Sequence[int], facts: Labels)
     return [pair for _key, _index, pair in keyed]
 
 
-def order_targets(board: FastBoard, geo: Geo, pair: int, found: Sequence[int], facts: Labels) -> list[int]:
+def order_targets(board: FastBoard, geo: Geometry, pair: int, found: Sequence[int], facts: Labels) -> list[int]:
     """``found`` (targets after ``pair``) from most to least promising, judged with the pair's move made."""
     cells = board.cells
     n2 = geo.n2
@@ -72,7 +73,7 @@ def order_targets(board: FastBoard, geo: Geo, pair: int, found: Sequence[int], f
 
 
 def _order_targets(
-    board: FastBoard, geo: Geo, shooters: Sequence[int], found: Sequence[int], facts: Labels
+    board: FastBoard, geo: Geometry, shooters: Sequence[int], found: Sequence[int], facts: Labels
 ) -> list[int]:
     cells = board.cells
     orth = geo.orth

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 
-from bot.ai.board import geo_of, playout
 from bot.ai.budget import Budget
 from bot.rules import Game
 from bot.rules.common import parse_square, square_name
@@ -55,11 +54,10 @@ def _black_share(game: Game, rng: random.Random, playouts: int) -> float:
     if position.winner is not None:
         return 1.0 if position.winner == "black" else 0.0
     start = position.fast()
-    geo = geo_of(position.size)
     total = 0.0
     for _ in range(playouts):
         board = start.copy()
-        winner = playout(board, geo, 1 << 30, rng.random)
+        winner = board.random_playout(rng.random)
         total += 0.5 if winner < 0 else 1.0 - winner
     return total / playouts
 

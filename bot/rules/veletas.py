@@ -21,20 +21,32 @@ from bot.rules.common import RecordError, parse_square, read_record, square_name
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "BLACK",
+    "CLAIMED_BLACK",
+    "CLAIMED_WHITE",
     "COLOURS",
     "EDITIONS",
+    "EMPTY",
     "SEATS",
+    "SHOOTER",
+    "STONE_BLACK",
+    "STONE_WHITE",
     "VARIANTS",
+    "WHITE",
     "Claim",
     "FastBoard",
     "Game",
+    "Geometry",
     "IllegalMove",
     "Move",
     "Position",
     "Variant",
+    "biggest_groups",
+    "board_geometry",
     "perft",
     "random_playout",
     "random_setup",
+    "reach",
 ]
 
 EDITIONS: Final = ("current", "classic")
@@ -99,15 +111,22 @@ def _pmax(classic: bool) -> int:
     return _PASS_CLASSIC if classic else _PASS_CURRENT
 
 
-class _Geometry:
+class Geometry:
     """Everything about a board size that never changes: rays, neighbours, names, interned moves.
 
     Moves are interned in rows indexed ``origin * n2 + destination`` and then by target, built
     lazily the first time a shooter moves between two squares, so that listing moves only picks
     existing objects out of lists.
+
+    One instance per size, shared (get it with ``board_geometry`` or ``FastBoard.geometry``) so
+    that search code reads the same tables as the rules instead of building its own. Its public
+    tables are read-only: ``size``, ``n2``, ``rays`` (per square, its non-empty rays in the
+    eight directions, nearest square first), ``ring`` (per square, its neighbours in all eight
+    directions), ``orth`` (orthogonal neighbours, the adjacency of groups), ``line_masks`` and
+    ``ring_masks`` (per square, a byte per square: 1 where the two share a line / touch).
     """
 
-    _cache: ClassVar[dict[int, _Geometry]] = {}
+    _cache: ClassVar[dict[int, Geometry]] = {}
 
     def __init__(self, size: int) -> None:
         self.size = size
@@ -158,7 +177,7 @@ class _Geometry:
         )
 
     @classmethod
-    def of(cls, size: int) -> _Geometry:
+    def of(cls, size: int) -> Geometry:
         geo = cls._cache.get(size)
         if geo is None:
             geo = cls._cache[size] = cls(size)
@@ -195,9 +214,14 @@ class _Geometry:
         return tuple((ra + sr * k) * size + fa + sf * k for k in range(1, steps))
 
 
+def board_geometry(size: int) -> Geometry:
+    """The shared geometry of a ``size`` x ``size`` board (built once per size)."""
+    return Geometry.of(size)
+
+
 def _list_moves(
     cells: bytearray,
-    geo: _Geometry,
+    geo: Geometry,
     pmax: int,
     shooters: Sequence[int],
     rows: Sequence[Sequence[object] | None],
@@ -247,7 +271,7 @@ def _list_moves(
     return out
 
 
-def _count_moves(cells: bytearray, geo: _Geometry, pmax: int, shooters: Sequence[int]) -> int:
+def _count_moves(cells: bytearray, geo: Geometry, pmax: int, shooters: Sequence[int]) -> int:
     """The length of ``_list_moves`` without building it: perft's last ply."""
     rays = geo.rays
     seen = bytearray(geo.n2)
@@ -279,8 +303,13 @@ def _count_moves(cells: bytearray, geo: _Geometry, pmax: int, shooters: Sequence
     return total
 
 
-def _reach(cells: Sequence[int], rays: tuple[tuple[int, ...], ...], pmax: int) -> list[int]:
-    """Empty squares reachable along the given rays."""
+def reach(cells: Sequence[int], rays: tuple[tuple[int, ...], ...], pmax: int) -> list[int]:
+    """Empty squares reachable along the given rays: a shooter's destinations, or a shot's targets.
+
+    ``cells`` holds the cell codes, ``rays`` is one square's entry of ``Geometry.rays`` and
+    ``pmax`` the highest passable code (``FastBoard.pmax``), so the caller decides which edition's
+    blocking applies and whether the moving shooter's own square counts as empty.
+    """
     out = []
     for ray in rays:
         for t in ray:
@@ -304,8 +333,12 @@ def _trapped(cells: Sequence[int], rays: tuple[tuple[int, ...], ...], pmax: int)
     return True
 
 
-def _biggest_groups(cells: Sequence[int], orth: tuple[tuple[int, ...], ...], sq: int) -> tuple[int, int]:
-    """Sizes of the biggest black and white groups orthogonally adjacent to ``sq``."""
+def biggest_groups(cells: Sequence[int], orth: tuple[tuple[int, ...], ...], sq: int) -> tuple[int, int]:
+    """Sizes of the biggest black and white groups orthogonally adjacent to ``sq``.
+
+    This is what decides who claims a trapped shooter; ``orth`` is ``Geometry.orth``. A flood fill
+    from the few neighbours, for when one square matters rather than the whole board.
+    """
     best = [0, 0]
     done: set[int] = set()
     for start in orth[sq]:
@@ -330,7 +363,7 @@ def _biggest_groups(cells: Sequence[int], orth: tuple[tuple[int, ...], ...], sq:
 
 def _resolve_claims(
     cells: bytearray,
-    geo: _Geometry,
+    geo: Geometry,
     pmax: int,
     shooters: list[int],
     mover: int,
@@ -347,7 +380,7 @@ def _resolve_claims(
         return []
     claims = []
     for s in trapped:
-        bg, wg = _biggest_groups(cells, geo.orth, s)
+        bg, wg = biggest_groups(cells, geo.orth, s)
         colour = BLACK if bg > wg else WHITE if wg > bg else 1 - mover
         claims.append((s, colour, bg, wg))
     for s, colour, _bg, _wg in claims:
@@ -383,7 +416,7 @@ class FastBoard:
 
     def __init__(
         self,
-        geo: _Geometry,
+        geo: Geometry,
         cells: bytearray,
         classic: bool,
         to_move: int,
@@ -427,6 +460,11 @@ class FastBoard:
         return self._geo.n2
 
     # The board size's fixed geometry, shared read-only so search code need not rebuild it.
+
+    @property
+    def geometry(self) -> Geometry:
+        """The shared tables of this board size (the same object as ``board_geometry(size)``)."""
+        return self._geo
 
     @property
     def rays(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
@@ -523,12 +561,16 @@ class FastBoard:
         self.to_move = 1 - mover
         return claims
 
-    def random_playout(self, rnd: Callable[[], float] = random.random) -> int:
+    def random_playout(self, rnd: Callable[[], float] = random.random, plies: int = -1) -> int:
         """Play random moves in place until someone wins; returns the winner (0 Black, 1 White, -1 stuck).
 
         The policy is the one the AI samples with: a uniformly random unclaimed shooter, then
         uniformly one of its destinations or staying put, then a uniformly random target from there.
         ``rnd`` is a ``random.random``-like function so a seeded ``Random(...).random`` reproduces a run.
+        A non-negative ``plies`` stops the game after that many turns (then -1 unless someone won):
+        search scores such cut playouts statically, which is cheaper and less noisy than playing on.
+        Claims are checked only for shooters on a line with (current edition) or next to (classic)
+        the squares that changed, which is what makes a turn cheap.
         """
         cells = self.cells
         geo = self._geo
@@ -541,7 +583,7 @@ class FastBoard:
         mover = self.to_move
         winner = self.winner
         masks = geo.ring_masks if self.classic else geo.line_masks
-        while winner < 0:
+        while winner < 0 and plies != 0:
             count = len(shooters)
             if count == 0:
                 break
@@ -571,6 +613,7 @@ class FastBoard:
                 if all(_trapped(cells, rays[s], pmax) for s in shooters):
                     break
                 continue
+            plies -= 1
             cells[src] = SHOOTER
             if src != origin:
                 shooters[shooters.index(origin)] = src
@@ -600,7 +643,7 @@ class FastBoard:
             if trapped is not None:
                 won = []
                 for s in trapped:
-                    bg, wg = _biggest_groups(cells, orth, s)
+                    bg, wg = biggest_groups(cells, orth, s)
                     won.append(BLACK if bg > wg else WHITE if wg > bg else 1 - mover)
                 for s, colour in zip(trapped, won, strict=True):
                     cells[s] = CLAIMED_BLACK + colour
@@ -640,7 +683,7 @@ class FastBoard:
 def _restore_board(
     size: int, cells: bytes, classic: bool, to_move: int, need: int, shooters: list[int], scores: list[int], winner: int
 ) -> FastBoard:
-    return FastBoard(_Geometry.of(size), bytearray(cells), classic, to_move, need, shooters, scores, winner)
+    return FastBoard(Geometry.of(size), bytearray(cells), classic, to_move, need, shooters, scores, winner)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -755,7 +798,7 @@ class Position:
 
     __slots__ = ("_cells", "_claims", "_classic", "_geo", "_hash", "_need", "_scores", "_shooters", "_to_move")
 
-    _geo: _Geometry
+    _geo: Geometry
     _cells: bytes
     _classic: bool
     _to_move: int
@@ -774,7 +817,7 @@ class Position:
     @classmethod
     def _make(
         cls,
-        geo: _Geometry,
+        geo: Geometry,
         cells: bytes,
         classic: bool,
         to_move: int,
@@ -837,7 +880,7 @@ class Position:
                 file += 1
             if file != size:
                 raise ValueError(f"rank {rank + 1} describes {file} squares, but the board is {size} wide")
-        geo = _Geometry.of(size)
+        geo = Geometry.of(size)
         position = cls._make(geo, bytes(cells), classic, BLACK if side == "b" else WHITE)
         if position._scores[0] + position._scores[1] + len(position._shooters) == 0:
             raise ValueError("a position needs at least one shooter (S, B or W)")
@@ -1090,7 +1133,7 @@ class Position:
         if sq is None or self.winner is not None:
             return []
         names = self._geo.names
-        return [names[t] for t in _reach(self._cells, self._geo.rays[sq], _pmax(self._classic))]
+        return [names[t] for t in reach(self._cells, self._geo.rays[sq], _pmax(self._classic))]
 
     def targets(self, square: str, *, vacated: str | None = None) -> list[str]:
         """Squares a shot from ``square`` may reach, with ``vacated`` (the square a moving shooter left) empty."""
@@ -1101,7 +1144,7 @@ class Position:
             buf[self._sq(vacated)] = EMPTY
             cells = buf
         names = self._geo.names
-        return [names[t] for t in _reach(cells, self._geo.rays[sq], _pmax(self._classic))]
+        return [names[t] for t in reach(cells, self._geo.rays[sq], _pmax(self._classic))]
 
     def is_trapped(self, shooter: str) -> bool:
         sq = self._sq(shooter)
@@ -1113,7 +1156,7 @@ class Position:
     def group_hints(self) -> dict[str, tuple[int, int]]:
         """Each unclaimed shooter's biggest adjacent black and white groups: who would claim it now."""
         names = self._geo.names
-        return {names[s]: _biggest_groups(self._cells, self._geo.orth, s) for s in self._shooters}
+        return {names[s]: biggest_groups(self._cells, self._geo.orth, s) for s in self._shooters}
 
     def fast(self) -> FastBoard:
         """A mutable integer copy for search (see FastBoard)."""
@@ -1121,7 +1164,7 @@ class Position:
 
 
 def _restore_position(size: int, cells: bytes, classic: bool, to_move: int, claims: tuple[Claim, ...]) -> Position:
-    return Position._make(_Geometry.of(size), cells, classic, to_move, claims)
+    return Position._make(Geometry.of(size), cells, classic, to_move, claims)
 
 
 def perft(position: Position, depth: int) -> int:
@@ -1159,7 +1202,7 @@ _SETUP_X_RE = re.compile(r"(?<=\d)\s*x\s*(?=[a-z]\d)")
 _SETUP_SQ_RE = re.compile(r"[a-z][0-9]{1,2}")
 
 
-def _sort_key(geo: _Geometry, sq: int) -> tuple[int, int]:
+def _sort_key(geo: Geometry, sq: int) -> tuple[int, int]:
     return sq % geo.size, sq // geo.size
 
 
@@ -1206,7 +1249,7 @@ class Game:
         if chosen is None:
             raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
         classic = _check_rules(rules)
-        geo = _Geometry.of(chosen.size)
+        geo = Geometry.of(chosen.size)
         self = object.__new__(cls)
         _set(self, "_variant", chosen)
         _set(self, "_classic", classic)

@@ -1,12 +1,12 @@
-"""The AI's own board helpers agree with the rules core: same moves, same claims, same playouts."""
+"""The AI's own board helpers agree with the rules core: same moves, same claims."""
 
 import random
 
 import pytest
 
-from bot.ai.board import claim_candidates, code_of, geo_of, pairs, playout, targets
+from bot.ai.board import claim_candidates, code_of, pairs, targets
 from bot.ai.evaluate import black_chance, win_chance
-from bot.rules import VARIANTS, FastBoard, Position, random_setup
+from bot.rules import VARIANTS, FastBoard, Position, board_geometry, random_setup
 
 
 def _positions(variant: str, rules: str, count: int, seed: int) -> list[Position]:
@@ -30,7 +30,7 @@ def _positions(variant: str, rules: str, count: int, seed: int) -> list[Position
 def test_split_turns_list_exactly_the_legal_moves(variant: str, rules: str) -> None:
     for position in _positions(variant, rules, 4, 1):
         board = position.fast()
-        geo = geo_of(position.size)
+        geo = board_geometry(position.size)
         split = {code_of(pair, t, geo.n2) for pair in pairs(board, geo) for t in targets(board, geo, pair)}
         assert split == set(board.legal_codes())
         assert board.cells == position.fast().cells, "listing must leave the board as it was"
@@ -42,32 +42,13 @@ def test_every_claiming_move_is_a_claim_candidate(variant: str, rules: str) -> N
     checked = 0
     for position in _positions(variant, rules, 5, 2):
         board = position.fast()
-        candidates = set(claim_candidates(board, geo_of(position.size)))
+        candidates = set(claim_candidates(board, board_geometry(position.size)))
         for code in board.legal_codes():
             trial = board.copy()
             if trial.play_code(code):
                 assert code in candidates, f"{board.move_of(code)} claims in {position} but was not a candidate"
                 checked += 1
     assert checked > 0, "the sample should contain claiming moves"
-
-
-@pytest.mark.parametrize("rules", ["current", "classic"])
-def test_unlimited_playouts_are_the_rules_cores_playouts(rules: str) -> None:
-    for i, position in enumerate(_positions("medium", rules, 6, 3)):
-        ours = position.fast()
-        theirs = position.fast()
-        winner = playout(ours, geo_of(position.size), 10**9, random.Random(i).random)
-        assert winner == theirs.random_playout(random.Random(i).random)
-        assert ours.cells == theirs.cells
-        assert ours.scores == theirs.scores
-
-
-def test_a_cut_playout_stops_after_its_plies() -> None:
-    position = random_setup("standard", "current", random.Random(4)).position
-    board = position.fast()
-    before = sum(1 for c in board.cells if c >= 4)
-    assert playout(board, geo_of(10), 5, random.Random(0).random) == -1
-    assert sum(1 for c in board.cells if c >= 4) == before + 5
 
 
 def test_win_chance_counts_the_claims_still_needed() -> None:
@@ -81,7 +62,7 @@ def test_win_chance_counts_the_claims_still_needed() -> None:
 def test_evaluation_favours_the_side_with_the_bigger_groups_beside_a_cornered_shooter() -> None:
     black_side = Position.from_string("7/7/7/3S3/6S/b6/Sb5 w")
     white_side = Position.from_string("7/7/7/3S3/6S/w6/Sw5 b")
-    geo = geo_of(7)
+    geo = board_geometry(7)
     black = black_chance(FastBoard.from_position(black_side), geo)
     assert black > 0.55
     # The same board with the colours exchanged is the same game seen from the other side.

@@ -59,6 +59,22 @@ def test_random_playouts_end_in_a_won_position_and_repeat_with_the_same_seed(var
     assert start.winner == -1, "copies were played, not the start"
 
 
+@pytest.mark.parametrize("rules", ["current", "classic"])
+def test_a_cut_playout_stops_after_its_plies_and_resumes_as_if_never_cut(rules: str) -> None:
+    start = random_setup("standard", rules, random.Random(4)).position.fast()
+    stones = sum(1 for c in start.cells if c >= start.STONE_BLACK)
+    for seed in range(4):
+        cut = start.copy()
+        rnd = random.Random(seed).random
+        assert cut.random_playout(rnd, 5) == -1
+        assert sum(1 for c in cut.cells if c >= start.STONE_BLACK) == stones + 5
+        assert cut.to_move == 1 - start.to_move, "five turns hand the move over"
+        whole = start.copy()
+        assert cut.random_playout(rnd) == whole.random_playout(random.Random(seed).random)
+        assert cut.cells == whole.cells
+        assert cut.scores == whole.scores
+
+
 def test_playouts_vary_and_each_colour_wins_some() -> None:
     start = random_setup("small", "current", random.Random(2)).position
     winners = {random_playout(start, random.Random(seed)) for seed in range(60)}
