@@ -646,17 +646,9 @@ class Store:
     async def decline_challenge(self, game_id: int, user_id: int) -> GameInfo:
         info = await self.get_game(game_id)
         self._check_can_answer(info, user_id)
-        now = self._now()
-        async with self._transaction() as db:
-            rows = await db.execute_fetchall(
-                "UPDATE games SET status = 'declined', result = 'Declined', updated_at = ? "
-                f"WHERE id = ? AND status = 'challenge' RETURNING {_COLUMNS}",
-                (now, game_id),
-            )
-            if not rows:
-                raise ChallengeClosed(_closed_message(await self._peek(db, game_id)))
+        declined = await self._close_challenge(game_id, "declined", "Declined")
         log.info("game %d: declined by %d", game_id, user_id)
-        return _info_from_row(next(iter(rows)))
+        return declined
 
     async def withdraw_challenge(self, game_id: int, user_id: int) -> GameInfo:
         """The challenger takes back a challenge nobody has answered yet (it ends as cancelled, "Withdrawn").
@@ -669,16 +661,20 @@ class Store:
             raise ChallengeClosed(_closed_message(info))
         if user_id != info.challenger_id:
             raise NotAParticipant("Only the member who made this challenge can withdraw it.")
-        now = self._now()
+        withdrawn = await self._close_challenge(game_id, "cancelled", "Withdrawn")
+        log.info("game %d: challenge withdrawn by %d", game_id, user_id)
+        return withdrawn
+
+    async def _close_challenge(self, game_id: int, status: str, result: str) -> GameInfo:
+        """End a challenge nobody has accepted, in one conditional update: a simultaneous accept wins or loses whole."""
         async with self._transaction() as db:
             rows = await db.execute_fetchall(
-                "UPDATE games SET status = 'cancelled', result = 'Withdrawn', updated_at = ? "
+                "UPDATE games SET status = ?, result = ?, updated_at = ? "
                 f"WHERE id = ? AND status = 'challenge' RETURNING {_COLUMNS}",
-                (now, game_id),
+                (status, result, self._now(), game_id),
             )
             if not rows:
                 raise ChallengeClosed(_closed_message(await self._peek(db, game_id)))
-        log.info("game %d: challenge withdrawn by %d", game_id, user_id)
         return _info_from_row(next(iter(rows)))
 
     async def expire_challenges(self, now: dt.datetime | None = None) -> list[GameInfo]:
