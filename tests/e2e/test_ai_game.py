@@ -143,17 +143,26 @@ async def _to_play(fake: FakeDiscord, bot: VeletasBot, db_path: Path, table: Tab
             await table.turn(random_setup_turn(table.game, rng))
 
 
+async def _ai_game_at_play(
+    fake: FakeDiscord, runner: BotRunner, player: Member, db_path: Path, clock: ManualClock, seed: int, rng: int
+) -> tuple[VeletasBot, GatedAi, Table, int]:
+    """A small-board game here against a GatedAi, played through setup and pie to the human's first move."""
+    ai = GatedAi(seed=seed)
+    bot = await runner.start(make_factory(db_path, clock, ai=ai), sync=False)
+    assert isinstance(bot, VeletasBot)
+    human = fake.user(player)
+    await human.slash("veletas", "challenge", opponent=fake.bot_member, variant="small", where="here")
+    info = await bot.store.game_in_channel(fake.channel_id)
+    table = Table(fake, human, human, fake.channel_id, info.game, info.id)
+    ply = await _to_play(fake, bot, db_path, table, random.Random(rng))
+    return bot, ai, table, ply
+
+
 async def test_a_failed_ai_turn_is_announced_and_asked_again_with_board(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock
 ) -> None:
-    ai = GatedAi(seed=2)
-    bot = await sandbox_runner.start(make_factory(db_path, clock, ai=ai), sync=False)
-    assert isinstance(bot, VeletasBot)
-    human = sandbox.user(alice)
-    await human.slash("veletas", "challenge", opponent=sandbox.bot_member, variant="small", where="here")
-    info = await bot.store.game_in_channel(sandbox.channel_id)
-    table = Table(sandbox, human, human, sandbox.channel_id, info.game, info.id)
-    ply = await _to_play(sandbox, bot, db_path, table, random.Random(4))
+    bot, ai, table, ply = await _ai_game_at_play(sandbox, sandbox_runner, alice, db_path, clock, seed=2, rng=4)
+    human, game_id = table.first, table.game_id
     ai.fail_next = True
     cursor = sandbox.cursor()
     await table.turn(str(table.game.position.legal_moves()[0]))
@@ -161,31 +170,25 @@ async def test_a_failed_ai_turn_is_announced_and_asked_again_with_board(
         sandbox.channel_id, lambda m: "could not find my move" in m.text(), after=cursor
     )
     assert not notice.embeds and pinged(sandbox, notice) == []
-    assert (await bot.store.get_game(info.id)).ply == ply + 1, "nothing was played for the AI"
+    assert (await bot.store.get_game(game_id)).ply == ply + 1, "nothing was played for the AI"
     # Posting the board again hands the turn back to the AI, which now plays.
     await human.slash("veletas", "board")
-    await sandbox.wait_until(partial(ai_has_played, sandbox, db_path, info.id, ply + 1), what="the AI's retry")
+    await sandbox.wait_until(partial(ai_has_played, sandbox, db_path, game_id, ply + 1), what="the AI's retry")
 
 
 async def test_an_undo_while_the_ai_thinks_drops_its_stale_answer(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock
 ) -> None:
-    ai = GatedAi(seed=6)
-    bot = await sandbox_runner.start(make_factory(db_path, clock, ai=ai), sync=False)
-    assert isinstance(bot, VeletasBot)
-    human = sandbox.user(alice)
-    await human.slash("veletas", "challenge", opponent=sandbox.bot_member, variant="small", where="here")
-    info = await bot.store.game_in_channel(sandbox.channel_id)
-    table = Table(sandbox, human, human, sandbox.channel_id, info.game, info.id)
-    ply = await _to_play(sandbox, bot, db_path, table, random.Random(7))
+    bot, ai, table, ply = await _ai_game_at_play(sandbox, sandbox_runner, alice, db_path, clock, seed=6, rng=7)
+    human, game_id = table.first, table.game_id
     ai.gate.clear()
     move = str(table.game.position.legal_moves()[0])
     await table.turn(move)
-    await sandbox.wait_until(lambda: info.id in bot.ai_thinking, what="the AI to start thinking")
+    await sandbox.wait_until(lambda: game_id in bot.ai_thinking, what="the AI to start thinking")
     taken_back = await human.slash("veletas", "undo")
     assert f"`{move}` was taken back" in taken_back.text()
     ai.gate.set()
-    await sandbox.wait_until(lambda: info.id not in bot.ai_thinking, what="the AI to finish")
-    after = await bot.store.get_game(info.id)
+    await sandbox.wait_until(lambda: game_id not in bot.ai_thinking, what="the AI to finish")
+    after = await bot.store.get_game(game_id)
     assert after.ply == ply and after.user_to_act == alice.id, "the AI's answer to the taken-back move is dropped"
     assert not any("could not find my move" in m.text() for m in sandbox.messages(sandbox.channel_id))
