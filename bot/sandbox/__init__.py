@@ -18,7 +18,7 @@ discord.py sees them, and the bot's REST calls are refused with Discord's 403 wh
 
 from bot.sandbox.errors import DiscordError, InjectionRefused, SandboxError, SandboxTimeout
 from bot.sandbox.runner import BotFactory, BotRunner
-from bot.sandbox.server import FakeDiscord, RecordedRequest
+from bot.sandbox.server import FakeDiscord, Fault, RecordedRequest
 from bot.sandbox.state import Attachment, Interaction, Member, Message
 from bot.sandbox.users import Modal, SandboxUser, TextField
 
@@ -28,6 +28,7 @@ __all__ = [
     "BotRunner",
     "DiscordError",
     "FakeDiscord",
+    "Fault",
     "InjectionRefused",
     "Interaction",
     "Member",

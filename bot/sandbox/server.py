@@ -14,6 +14,8 @@ import contextlib
 import copy
 import json
 import logging
+import math
+import re
 import socket
 import time
 from collections.abc import Callable
@@ -44,6 +46,59 @@ T = TypeVar("T")
 
 
 @dataclass
+class Fault:
+    """A failure the fake answers instead of serving a request, as Discord does under load or in an outage.
+
+    ``status`` 429 answers Discord's rate-limit body (``retry_after`` in seconds, ``global``) with the
+    ``Retry-After`` and ``X-RateLimit-*`` headers discord.py reads; any other status answers
+    ``{"message", "code"}``. ``times`` is how many matching requests fail (``None``: until removed).
+    """
+
+    method: str
+    path: re.Pattern[str]
+    status: int
+    code: int = 0
+    message: str = ""
+    retry_after: float = 0.05
+    is_global: bool = False
+    times: int | None = 1
+    hits: int = 0
+
+    def matches(self, method: str, path: str) -> bool:
+        return (self.method in ("*", method)) and self.path.search(path) is not None and not self.spent
+
+    @property
+    def spent(self) -> bool:
+        return self.times is not None and self.hits >= self.times
+
+    def answer(self) -> tuple[int, dict[str, Any], dict[str, str]]:
+        self.hits += 1
+        if self.status == 429:
+            body: dict[str, Any] = {
+                "message": self.message or "You are being rate limited.",
+                "retry_after": self.retry_after,
+                "global": self.is_global,
+            }
+            if self.code:
+                body["code"] = self.code
+            # Discord's own 429s pass through its proxy and carry Via; without it discord.py takes the
+            # answer for a Cloudflare ban and gives up instead of waiting.
+            headers = {
+                "Via": "1.1 google",
+                "Retry-After": str(max(1, math.ceil(self.retry_after))),
+                "X-RateLimit-Limit": "5",
+                "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset-After": f"{self.retry_after:.3f}",
+                "X-RateLimit-Bucket": "sandbox-fault",
+                "X-RateLimit-Scope": "global" if self.is_global else "user",
+            }
+            if self.is_global:
+                headers["X-RateLimit-Global"] = "true"
+            return 429, body, headers
+        return self.status, {"message": self.message or f"{self.status}: sandbox fault", "code": self.code}, {}
+
+
+@dataclass
 class RecordedRequest:
     """One REST call the bot made and what the fake answered."""
 
@@ -55,6 +110,7 @@ class RecordedRequest:
     authorized: bool = False
     status: int = 0
     response: Any = None
+    faulted: bool = False
 
     @property
     def error_code(self) -> int | None:
@@ -88,6 +144,7 @@ class FakeDiscord:
         self._privileged_intents = privileged_intents
         self.requests: list[RecordedRequest] = []
         self.errors: list[RecordedRequest] = []
+        self.faults: list[Fault] = []
         self._waiters: list[asyncio.Future[None]] = []
         self._runner: web.AppRunner | None = None
         self._expiry: asyncio.TimerHandle | None = None
@@ -328,6 +385,27 @@ class FakeDiscord:
         """A snowflake below everything that happens from now on, for ``wait_for_message(after=...)``."""
         return self.snowflakes.next()
 
+    def fail(
+        self,
+        method: str,
+        path: str,
+        status: int,
+        *,
+        code: int = 0,
+        message: str = "",
+        retry_after: float = 0.05,
+        is_global: bool = False,
+        times: int | None = 1,
+    ) -> Fault:
+        """Make the next ``times`` requests matching ``method`` (or ``*``) and the regex ``path`` fail.
+
+        ``path`` is searched in the API path without ``/api/v10`` (``r"^/channels/\\d+/messages$"``).
+        Answers to faults are not kept in ``errors``: the test asked for them.
+        """
+        fault = Fault(method, re.compile(path), status, code, message, retry_after, is_global, times)
+        self.faults.append(fault)
+        return fault
+
     def take_errors(self) -> list[RecordedRequest]:
         """Claim the error answers so far: the test looked at them, ``check()`` will not complain."""
         taken, self.errors = self.errors, []
@@ -430,20 +508,29 @@ class FakeDiscord:
         path = "/" + request.match_info["tail"]
         record = RecordedRequest(request.method, path, dict(request.query), None)
         self.requests.append(record)
+        headers: dict[str, str] = {}
         try:
-            status, payload = await self._serve(request, path, record)
+            fault = next((f for f in self.faults if f.matches(request.method, path)), None)
+            if fault is not None:
+                await request.read()
+                status, payload, headers = fault.answer()
+                record.faulted = True
+            else:
+                status, payload = await self._serve(request, path, record)
         finally:
             self._in_flight -= 1
         record.status = status
         record.response = payload
-        if status >= 400:
+        if status >= 400 and not record.faulted:
             log.warning("sandbox answered %s %s with %s: %s", request.method, path, status, payload)
             self.errors.append(record)
         self.changed()
         if payload is None:
             return web.Response(status=status)
         # Exactly application/json: discord.py parses nothing else (json_response adds a charset).
-        return web.Response(status=status, body=json.dumps(payload).encode(), content_type="application/json")
+        return web.Response(
+            status=status, body=json.dumps(payload).encode(), content_type="application/json", headers=headers
+        )
 
     async def _serve(self, request: web.Request, path: str, record: RecordedRequest) -> tuple[int, Any]:
         try:
