@@ -14,8 +14,9 @@ import random
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Final
+from typing import ClassVar, Final, Literal
 
+from bot.rules import protocol
 from bot.rules.common import RecordError, parse_square, read_record, square_name, write_record
 
 log = logging.getLogger(__name__)
@@ -49,9 +50,10 @@ __all__ = [
     "reach",
 ]
 
-EDITIONS: Final = ("current", "classic")
-COLOURS: Final = ("black", "white")
-SEATS: Final = ("first", "second")
+Edition = Literal["current", "classic"]
+EDITIONS: Final[tuple[Edition, Edition]] = ("current", "classic")
+COLOURS: Final = protocol.COLOURS
+SEATS: Final = protocol.SEATS
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ VARIANTS: Final[dict[str, Variant]] = {
 }
 
 
-class IllegalMove(ValueError):
+class IllegalMove(protocol.IllegalMove):
     """A move, setup turn or pie choice the rules refuse; the message is written for the player."""
 
 
@@ -946,11 +948,11 @@ class Position:
         return self._need
 
     @property
-    def to_move(self) -> str:
+    def to_move(self) -> protocol.Colour:
         return COLOURS[self._to_move]
 
     @property
-    def winner(self) -> str | None:
+    def winner(self) -> protocol.Colour | None:
         if self._scores[0] >= self._need:
             return "black"
         if self._scores[1] >= self._need:
@@ -1210,7 +1212,7 @@ def _sort_key(geo: Geometry, sq: int) -> tuple[int, int]:
 class _Stage:
     """One pre-play turn: who acts and what they place."""
 
-    kind: str  # "setup" or "pie"
+    kind: Literal["setup", "pie"]
     seat_index: int | None  # 0 first, 1 second, None: the seat playing White (known after the pie)
     shooters: int
     stone: int | None  # colour of the stone placed, None for no stone
@@ -1298,21 +1300,21 @@ class Game:
         return self._variant
 
     @property
-    def rules(self) -> str:
+    def rules(self) -> Edition:
         return "classic" if self._classic else "current"
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> protocol.Phase:
         stage = self._current_stage()
         if stage is not None:
             return stage.kind
         return "over" if self._position.is_over else "play"
 
     @property
-    def first_player_colour(self) -> str | None:
+    def first_player_colour(self) -> protocol.Colour | None:
         return None if self._first_colour is None else COLOURS[self._first_colour]
 
-    def seat_of(self, colour: str) -> str | None:
+    def seat_of(self, colour: protocol.Colour) -> protocol.Seat | None:
         """Which seat plays ``colour``; None while the pie choice is still to come."""
         if colour not in COLOURS:
             raise ValueError(f"a colour is black or white, not {colour!r}")
@@ -1321,7 +1323,7 @@ class Game:
         return SEATS[0] if COLOURS.index(colour) == self._first_colour else SEATS[1]
 
     @property
-    def seat_to_act(self) -> str | None:
+    def seat_to_act(self) -> protocol.Seat | None:
         stage = self._current_stage()
         if stage is not None:
             if stage.seat_index is not None:
@@ -1332,7 +1334,7 @@ class Game:
         return self.seat_of(self._position.to_move)
 
     @property
-    def colour_to_act(self) -> str | None:
+    def colour_to_act(self) -> protocol.Colour | None:
         stage = self._current_stage()
         if stage is not None:
             if stage.kind == "pie":
@@ -1362,13 +1364,38 @@ class Game:
         return self._moves
 
     @property
-    def winner(self) -> str | None:
+    def winner(self) -> protocol.Colour | None:
         return self._position.winner
 
     @property
-    def winner_seat(self) -> str | None:
+    def winner_seat(self) -> protocol.Seat | None:
         winner = self.winner
         return None if winner is None else self.seat_of(winner)
+
+    # -- the GameState protocol ------------------------------------------------------------------------
+
+    @property
+    def kind(self) -> VeletasKind:
+        return KIND
+
+    @property
+    def settings(self) -> dict[str, str]:
+        return {"variant": self._variant.name, "rules": self.rules}
+
+    @property
+    def scores(self) -> tuple[int, int]:
+        """(black, white): claimed shooters, the count that wins on reaching ``needed_to_win``."""
+        return self._position.score
+
+    @property
+    def outcome(self) -> protocol.Outcome | None:
+        winner = self.winner
+        return None if winner is None else protocol.Outcome(winner, "claims")
+
+    @property
+    def forced_turn(self) -> str | None:
+        """Veletas always leaves a choice (a shooter can always shoot where it stands), so never."""
+        return None
 
     @property
     def shooters_to_place(self) -> int:
@@ -1626,3 +1653,35 @@ def random_setup(variant: str = "standard", rules: str = "current", rng: random.
             text += "/" + rnd.choice(empties)
         game = game.play(text)
     return game
+
+
+class VeletasKind:
+    """Veletas by Luis Bolaños Mures (2013), as the bot hosts it: three boards, two rules editions."""
+
+    name: Final = "veletas"
+    title: Final = "Veletas"
+    phases: Final[tuple[protocol.Phase, ...]] = ("setup", "pie", "play", "over")
+    setting_choices: Final[Mapping[str, tuple[str, ...]]] = {
+        "variant": tuple(VARIANTS),
+        "rules": EDITIONS,
+    }
+
+    def check_settings(self, settings: Mapping[str, str]) -> dict[str, str]:
+        return protocol.fill_settings(self.setting_choices, settings)
+
+    def new(self, settings: Mapping[str, str] | None = None) -> Game:
+        chosen = self.check_settings(settings or {})
+        return Game.new(chosen["variant"], chosen["rules"])
+
+    def replay(self, turns: Iterable[str], settings: Mapping[str, str] | None = None) -> Game:
+        chosen = self.check_settings(settings or {})
+        return Game.replay(turns, variant=chosen["variant"], rules=chosen["rules"])
+
+    def from_record(self, text: str) -> Game:
+        return Game.from_record(text)
+
+    def __repr__(self) -> str:
+        return "<game veletas>"
+
+
+KIND: Final = VeletasKind()
