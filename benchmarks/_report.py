@@ -8,9 +8,12 @@ produced by a command anyone can run, never typed by hand.
 from __future__ import annotations
 
 import datetime
+import io
 import os
 import platform
 import re
+import statistics
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,3 +45,27 @@ def publish(name: str, markdown: str, command: str) -> None:
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
     text = pattern.sub(lambda _m: block, text) if pattern.search(text) else f"{text.rstrip()}\n\n{block}\n"
     readme.write_text(text)
+
+
+REFERENCE = "a plain 800×800 RGB PNG encode (Pillow, default settings)"
+
+
+def reference_ms(rounds: int = 30) -> float:
+    """The house yardstick, measured in the same run as the figures beside it: the median time of
+    encoding a plain 800×800 RGB image to PNG. A slow day slows it too, so a figure divided by it
+    (a ratio) stays comparable across days and machines where the absolute one does not.
+    """
+    from PIL import Image
+
+    image = Image.new("RGB", (800, 800))
+    pixels = image.load()
+    assert pixels is not None
+    for y in range(0, 800, 8):  # some structure, so the encoder works as on a real picture
+        for x in range(0, 800, 8):
+            pixels[x, y] = ((x * 7) % 256, (y * 5) % 256, (x + y) % 256)
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        image.save(io.BytesIO(), format="PNG")
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
