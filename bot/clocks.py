@@ -1,0 +1,246 @@
+"""Time controls and game clocks: pure arithmetic on values, for both games, with no I/O and no asyncio.
+
+Three families, as the communities that play these games by correspondence and live know them:
+
+- **days per move** (``3d``): each turn may take that long; the allowance starts afresh every turn
+  (Lichess correspondence).
+- **Fischer** (``5+3`` live, in minutes and seconds; ``48h+12h/96h`` correspondence, in hours, with a
+  cap): a bank that starts full, loses the time a turn takes and gains the increment after it, never
+  above the cap (AbstractPlay, OGS).
+- **none** (casual): no clock is shown, but a server's inactivity limit still ends a game nobody
+  plays; it behaves as days per move with that limit.
+
+Every turn of a game runs on the clock, setup and the pie choice included. Times are seconds since
+the epoch (floats); a ``Clock`` knows whose time runs since when, so the deadline of the player to
+act is a number the scheduler can index, and downtime of the bot can be given back to everybody
+with ``Clock.paused_for``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from typing import Final, Literal
+
+from bot.rules.protocol import Seat, other_seat
+
+Family = Literal["days", "fischer", "none"]
+
+MINUTE: Final = 60.0
+HOUR: Final = 3600.0
+DAY: Final = 86_400.0
+
+DEFAULT_INACTIVITY_DAYS: Final = 14
+MAX_DAYS_PER_MOVE: Final = 30
+MAX_FISCHER_START: Final = 60 * DAY
+LIVE_LIMIT: Final = 3 * HOUR
+"""A Fischer bank up to this size is a live game (minutes and seconds); above it, correspondence (hours)."""
+
+
+class TimeControlError(ValueError):
+    """A time control that cannot be read or is out of range; the message says what is accepted."""
+
+
+_DAYS_RE: Final = re.compile(r"(\d+)\s*(?:d|days?|days per move|d/move)")
+_LIVE_RE: Final = re.compile(r"(\d+(?:\.\d+)?)\s*\+\s*(\d+)")
+_CORR_RE: Final = re.compile(r"(\d+)\s*h?\s*\+\s*(\d+)\s*h\s*(?:/|max|cap)\s*(\d+)\s*h?")
+_FORMS: Final = "none, days per move like 3d, live like 5+3 (minutes + seconds), or correspondence like 48h+12h/96h"
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """A game's time control. ``start``, ``increment`` and ``cap`` are seconds; ``cap`` is None for no cap.
+
+    For days per move and none, ``start`` is the allowance of every turn and ``increment`` is 0.
+    """
+
+    family: Family
+    start: float
+    increment: float = 0.0
+    cap: float | None = None
+
+    @classmethod
+    def none(cls, inactivity_days: int = DEFAULT_INACTIVITY_DAYS) -> TimeControl:
+        return cls("none", inactivity_days * DAY)
+
+    @classmethod
+    def days(cls, days: int) -> TimeControl:
+        if not 1 <= days <= MAX_DAYS_PER_MOVE:
+            raise TimeControlError(f"days per move go from 1 to {MAX_DAYS_PER_MOVE}, not {days}")
+        return cls("days", days * DAY)
+
+    @classmethod
+    def fischer(cls, start: float, increment: float, cap: float | None = None) -> TimeControl:
+        if not 0 < start <= MAX_FISCHER_START:
+            raise TimeControlError("a clock starts with more than nothing and at most 60 days")
+        if not 0 <= increment <= start:
+            raise TimeControlError("the increment is at least 0 and at most the starting time")
+        if cap is not None and cap < start:
+            raise TimeControlError("the cap is at least the starting time")
+        return cls("fischer", float(start), float(increment), None if cap is None else float(cap))
+
+    @classmethod
+    def parse(cls, text: str, *, inactivity_days: int = DEFAULT_INACTIVITY_DAYS) -> TimeControl:
+        """Read what a player typed (forgiving about case and spaces); ``TimeControlError`` says the forms."""
+        cleaned = " ".join(text.strip().lower().split())
+        if cleaned in ("", "none", "casual", "no clock", "-"):
+            return cls.none(inactivity_days)
+        if (m := _DAYS_RE.fullmatch(cleaned)) is not None:
+            return cls.days(int(m.group(1)))
+        if (m := _CORR_RE.fullmatch(cleaned)) is not None:
+            start, increment, cap = (int(g) * HOUR for g in m.groups())
+            return cls.fischer(start, increment, cap)
+        if (m := _LIVE_RE.fullmatch(cleaned)) is not None:
+            minutes, seconds = float(m.group(1)), int(m.group(2))
+            if minutes * MINUTE > LIVE_LIMIT:
+                raise TimeControlError(
+                    "a live clock has at most 180 minutes; for longer games use hours, like 48h+12h/96h"
+                )
+            return cls.fischer(minutes * MINUTE, seconds)
+        shown = cleaned if len(cleaned) <= 24 else cleaned[:23] + "…"
+        raise TimeControlError(f"“{shown}” is not a time control: use {_FORMS}")
+
+    @property
+    def is_live(self) -> bool:
+        return self.family == "fischer" and self.start <= LIVE_LIMIT
+
+    @property
+    def text(self) -> str:
+        """The canonical text, which ``parse`` reads back to the same control (stored, and shown in records)."""
+        if self.family == "none":
+            return "none"
+        if self.family == "days":
+            return f"{round(self.start / DAY)}d"
+        if self.is_live and self.cap is None:
+            return f"{_number(self.start / MINUTE)}+{_number(self.increment)}"
+        cap = self.cap if self.cap is not None else self.start
+        return f"{_number(self.start / HOUR)}h+{_number(self.increment / HOUR)}h/{_number(cap / HOUR)}h"
+
+    def describe(self) -> str:
+        """In words, for boards and challenges: "3 days per move", "5 min + 3 s", "48 h + 12 h (at most 96 h)"."""
+        if self.family == "none":
+            return f"no clock (a game idle for {round(self.start / DAY)} days ends)"
+        if self.family == "days":
+            days = round(self.start / DAY)
+            return f"{days} day{'s' if days != 1 else ''} per move"
+        if self.is_live and self.cap is None:
+            return f"{_number(self.start / MINUTE)} min + {_number(self.increment)} s"
+        cap = f" (at most {_number(self.cap / HOUR)} h)" if self.cap is not None else ""
+        return f"{_number(self.start / HOUR)} h + {_number(self.increment / HOUR)} h{cap}"
+
+    def new_clock(self) -> Clock:
+        """Both banks full, nobody's time running yet (the game starts it with ``Clock.started``)."""
+        return Clock(self, self.start, self.start, None, None)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """Both seats' time left, and whose time runs since when. Immutable: every change returns a new Clock.
+
+    ``first`` and ``second`` are the seconds left in each bank at the moment the running seat's
+    time started (for days per move: the allowance of the current turn).
+    """
+
+    control: TimeControl
+    first: float
+    second: float
+    running: Seat | None
+    since: float | None
+
+    def left(self, seat: Seat, now: float) -> float:
+        """Seconds ``seat`` has left at ``now`` (negative once flagged)."""
+        bank = self.first if seat == "first" else self.second
+        if self.running == seat and self.since is not None:
+            return bank - max(0.0, now - self.since)
+        return bank
+
+    def deadline(self) -> float | None:
+        """When the running seat's time runs out; None when no time runs (not started, or over)."""
+        if self.running is None or self.since is None:
+            return None
+        return self.since + (self.first if self.running == "first" else self.second)
+
+    def flagged(self, now: float) -> Seat | None:
+        """The seat whose time has run out at ``now``, if any."""
+        deadline = self.deadline()
+        return self.running if deadline is not None and now >= deadline else None
+
+    def started(self, seat: Seat, now: float) -> Clock:
+        """The clock with ``seat``'s time running from ``now`` (the game's first turn)."""
+        return replace(self, running=seat, since=now)
+
+    def after_turn(self, seat: Seat, now: float, *, next_seat: Seat | None = None) -> Clock:
+        """The clock after ``seat`` played at ``now``: its time charged, the increment added, the next seat's running.
+
+        ``next_seat`` is who acts next: the other seat by default, the same seat in Veloop's double
+        turns (its increment then comes once per ply, as the turn's own plies are moves). A game that
+        ended with this turn calls ``stopped`` instead. A turn played after the deadline is the
+        caller's to refuse: here the bank simply goes negative.
+        """
+        if self.running != seat:
+            raise ValueError(f"it is not {seat}'s time that runs")
+        spent = 0.0 if self.since is None else max(0.0, now - self.since)
+        control = self.control
+        bank = (self.first if seat == "first" else self.second) - spent
+        if control.family == "fischer":
+            bank += control.increment
+            if control.cap is not None:
+                bank = min(bank, control.cap)
+        else:
+            bank = control.start  # a fresh allowance for the next turn of this seat
+        first, second = (bank, self.second) if seat == "first" else (self.first, bank)
+        following = other_seat(seat) if next_seat is None else next_seat
+        if control.family != "fischer":
+            # Days per move: whoever acts next gets a whole allowance from now.
+            if following == "first":
+                first = control.start
+            else:
+                second = control.start
+        return Clock(control, first, second, following, now)
+
+    def stopped(self, now: float) -> Clock:
+        """The clock at the end of the game: the running seat's time charged up to ``now``, nothing running."""
+        if self.running is None:
+            return self
+        left = self.left(self.running, now)
+        first, second = (left, self.second) if self.running == "first" else (self.first, left)
+        return Clock(self.control, first, second, None, None)
+
+    def paused_for(self, seconds: float) -> Clock:
+        """The clock with ``seconds`` given back to the running seat (the bot was down: nobody loses by it)."""
+        if self.running is None or self.since is None or seconds <= 0:
+            return self
+        return replace(self, since=self.since + seconds)
+
+    def reminder_due(self, fraction_left: float) -> float | None:
+        """When the running seat has ``fraction_left`` of this turn's time left (for "24 h left" notices)."""
+        deadline = self.deadline()
+        if deadline is None or self.since is None:
+            return None
+        return deadline - (deadline - self.since) * fraction_left
+
+    def at_left(self, seconds_left: float) -> float | None:
+        """When the running seat has ``seconds_left`` left; None if that moment has already passed at its start."""
+        deadline = self.deadline()
+        if deadline is None or self.since is None:
+            return None
+        moment = deadline - seconds_left
+        return moment if moment > self.since else None
+
+
+def format_left(seconds: float) -> str:
+    """Time left as a clock face shows it: ``4:05`` under an hour, ``13 h 05`` under two days, ``3 d 4 h`` above."""
+    seconds = max(0.0, seconds)
+    if seconds < HOUR:
+        whole = math.ceil(seconds)
+        return f"{whole // 60}:{whole % 60:02d}"
+    if seconds < 2 * DAY:
+        minutes = math.floor(seconds / MINUTE)
+        return f"{minutes // 60} h {minutes % 60:02d}"
+    hours = math.floor(seconds / HOUR)
+    return f"{hours // 24} d {hours % 24} h"
