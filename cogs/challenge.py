@@ -548,8 +548,8 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         if channel_id is not None:
             try:
                 started = await self.bot.store.accept_challenge(info.id, me.id, channel_id=channel_id)
-            except UserError:
-                log.info("Interrupted AI challenge %d cannot start (%s); withdrawing it", info.id, exc_info=True)
+            except UserError as exc:
+                log.info("Interrupted AI challenge %d cannot start (%s); withdrawing it", info.id, exc)
             else:
                 log.info("Interrupted AI challenge %d started in channel %d", info.id, channel_id)
                 await post_first_board(self.bot, started, None)
