@@ -130,6 +130,20 @@ async def test_a_busy_accept_then_a_withdrawal_leaves_no_thread(
     assert game_row(db_path, 1)[0] == "cancelled"
 
 
+async def test_without_manage_threads_the_unused_thread_is_archived_instead(
+    sandbox: FakeDiscord, quick_busy_bot: VeletasBot, db_path: Path, alice: Member, bob: Member
+) -> None:
+    """The invite grants no Manage Threads, so Discord refuses the delete; the bot archives its own thread."""
+    await sandbox.deny(sandbox.channel_id, "manage_threads")
+    challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, variant="small")
+    await busy_accept(sandbox, db_path, challenge, bob)
+    await sandbox.user(bob).click(challenge, "Decline")
+    [thread] = sandbox.threads(sandbox.channel_id)
+    await sandbox.wait_until(lambda: thread["thread_metadata"]["archived"], what="the unused thread to be archived")
+    assert [(e.method, e.error_code) for e in sandbox.take_errors()] == [("DELETE", 50013)]
+    assert game_row(db_path, 1)[0] == "declined"
+
+
 # --- the process killed between the thread and the game -------------------------------------------
 
 
