@@ -60,13 +60,6 @@ class UndoRefused(UserError):
     """An undo request or answer that the undo rules do not allow (nothing to undo, nothing asked …)."""
 
 
-class StoreBusy(UserError):
-    """The database stayed locked by another writer longer than a write waits; nothing was written, a retry may work."""
-
-    def __init__(self) -> None:
-        super().__init__("The game store is busy just now and nothing was changed. Please try again in a moment.")
-
-
 @dataclass(frozen=True)
 class OpenChallenge:
     """Where an open challenge was made, so that a refusal can point at it."""

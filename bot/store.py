@@ -49,7 +49,6 @@ from bot.errors import (
     NotYourTurn,
     OpenChallenge,
     RaceLost,
-    StoreBusy,
     TooManyChallenges,
     UndoRefused,
     UserError,
@@ -75,6 +74,14 @@ MAX_CACHED_THEMES = 50_000
 
 class StoreError(RuntimeError):
     """The database file cannot be used by this version of the bot (newer schema, failed migration)."""
+
+
+class StoreBusy(RuntimeError):
+    """Another connection held the write lock for all of ``BUSY_TIMEOUT_MS``: nothing was written.
+
+    Not a refusal: the action was fine and may be tried again. Where a retry is safe and the first
+    write of an action failed, the caller says so; elsewhere it is a fault like any other.
+    """
 
 
 # --- schema -------------------------------------------------------------------------------------

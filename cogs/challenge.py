@@ -30,11 +30,10 @@ from bot.errors import (
     ChallengeExists,
     NotAParticipant,
     OpenChallenge,
-    StoreBusy,
     TooManyChallenges,
     UserError,
 )
-from bot.store import GameInfo
+from bot.store import GameInfo, StoreBusy
 from cogs._board import (
     Outgoing,
     after_board_posted,
@@ -451,7 +450,18 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         )
         message_id = await send_response(interaction, out)
         if message_id is not None:
+            await self._remember_message(info, message_id)
+
+    async def _remember_message(self, info: GameInfo, message_id: int) -> None:
+        """Keep the challenge message's id, for expiry to edit it and for a cut-short accept to find its thread.
+
+        The challenge is already made and its buttons carry the game id, so a busy store here only
+        costs that: it is logged, not told to the player as if the challenge had failed.
+        """
+        try:
             await self.bot.store.set_challenge_message(info.id, message_id)
+        except StoreBusy:
+            log.warning("The store was busy; challenge %d does not know its message %d", info.id, message_id)
 
     async def start_ai_game(self, interaction: discord.Interaction[VeletasBot], info: GameInfo) -> None:
         """The AI accepts at once; the game then goes on like any other, the AI acting when it is its turn."""
@@ -471,7 +481,7 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         callback = await interaction.response.send_message(intro, allowed_mentions=discord.AllowedMentions.none())
         if callback.message_id is None:
             raise RuntimeError("Discord did not say which message answered the challenge")
-        await self.bot.store.set_challenge_message(info.id, callback.message_id)
+        await self._remember_message(info, callback.message_id)
         channel = interaction.channel
         message: discord.PartialMessage | discord.InteractionMessage
         if isinstance(channel, discord.TextChannel):
@@ -518,7 +528,8 @@ class ChallengeCog(commands.Cog, name="Challenges"):
     async def _withdraw_quietly(self, info: GameInfo) -> None:
         try:
             await self.bot.store.withdraw_challenge(info.id, info.challenger_id)
-        except UserError:
+        except (UserError, StoreBusy):
+            # Still open, it expires (its thread goes with it) or is finished at the next start.
             log.warning("AI challenge %d could not be withdrawn after its start failed", info.id)
 
     async def finish_interrupted_ai_challenges(self, guild: discord.Guild) -> None:
