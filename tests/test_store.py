@@ -13,6 +13,7 @@ import pytest
 
 from bot.errors import (
     ChallengeClosed,
+    ChallengeExists,
     ChannelBusy,
     GameFinished,
     InvalidMove,
@@ -20,6 +21,7 @@ from bot.errors import (
     NotAParticipant,
     NotYourTurn,
     RaceLost,
+    TooManyChallenges,
     UndoRefused,
     UserError,
 )
@@ -428,6 +430,36 @@ async def test_challenges_expire_and_cannot_be_accepted_late(store: Store, db_pa
     assert (await store.get_game(later.id)).status == "challenge"
     # The channel is free again (Carol, who still has Alice's thread challenge open, is not asked twice).
     assert (await challenge(store, opponent=None)).status == "challenge"
+
+
+async def test_one_open_challenge_per_pair_and_a_cap_per_member(store: Store, db_path: Path, clock: Clock) -> None:
+    def make(challenger: int, opponent: int | None, *, ai_level: int | None = None) -> Awaitable[GameInfo]:
+        return store.create_challenge(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            challenger_id=challenger,
+            opponent_id=opponent,
+            variant="small",
+            rules="current",
+            where="thread",
+            expires_at=START + dt.timedelta(minutes=15),
+            ai_level=ai_level,
+            max_open=2,
+        )
+
+    first = await make(ALICE, BOB)
+    for challenger, opponent in ((ALICE, BOB), (BOB, ALICE)):
+        err = await refused(db_path, lambda c=challenger, o=opponent: make(c, o), ChallengeExists)
+        assert isinstance(err, ChallengeExists) and err.existing.game_id == first.id and err.challenger_id == ALICE
+        assert "<@" not in str(err)
+    await make(ALICE, None)  # an open challenge counts towards the cap
+    err = await refused(db_path, lambda: make(ALICE, CAROL), TooManyChallenges)
+    assert isinstance(err, TooManyChallenges) and err.limit == 2 and len(err.open_challenges) == 2
+    await make(ALICE, 99, ai_level=3)  # a challenge to the AI counts for neither
+    await make(BOB, CAROL)  # others have their own allowance
+    clock.advance(minutes=16)  # expired, even before the sweep, counts no more
+    await make(ALICE, BOB)
+    await make(ALICE, CAROL)
 
 
 async def test_cancelling_ends_a_game_and_frees_the_channel(store: Store, db_path: Path) -> None:
