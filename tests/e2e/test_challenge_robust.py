@@ -8,6 +8,7 @@ A board asked for again pings nobody, and challenges are limited per pair and pe
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import signal
 import sqlite3
@@ -98,6 +99,30 @@ async def test_a_busy_database_while_accepting_asks_to_retry_and_the_retry_plays
     creates = [r for r in sandbox.requests if r.method == "POST" and r.path.endswith(f"/{challenge.id}/threads")]
     assert len(creates) == 1
     assert sandbox.take_errors() == []
+
+
+async def test_a_retry_finds_the_thread_through_discord_when_it_was_archived_meanwhile(
+    sandbox: FakeDiscord, quick_busy_bot: VeletasBot, db_path: Path, alice: Member, bob: Member
+) -> None:
+    """An archived thread leaves the client's cache: Discord's 160004 sends the bot to GET /channels/{id}."""
+    challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, variant="small")
+    await busy_accept(sandbox, db_path, challenge, bob)
+    [thread] = sandbox.threads(sandbox.channel_id)
+    thread_id = int(thread["id"])
+    # A moderator archives it (or Discord does, after its inactivity time); every client hears THREAD_UPDATE.
+    thread["thread_metadata"]["archived"] = True
+    await sandbox.gateway.dispatch("THREAD_UPDATE", copy.deepcopy(thread))
+    await sandbox.settle()
+    assert quick_busy_bot.get_channel(thread_id) is None, "archived threads are not in discord.py's cache"
+
+    cursor = sandbox.cursor()
+    await sandbox.user(bob).click(challenge, "Accept")
+    board = await sandbox.wait_for_message(thread_id, lambda m: bool(m.embeds), after=cursor)
+    assert f"<@{alice.id}>, your turn." in board.content
+    assert game_row(db_path, 1) == ("active", thread_id)
+    assert not sandbox.thread(thread_id)["thread_metadata"]["archived"], "posting the board reopened it"
+    assert [e.error_code for e in sandbox.take_errors()] == [160004]
+    assert any(r.method == "GET" and r.path == f"/channels/{thread_id}" for r in sandbox.requests)
 
 
 async def test_a_busy_accept_never_retried_takes_its_thread_away_when_the_challenge_expires(
