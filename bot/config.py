@@ -19,6 +19,7 @@ DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
 DEFAULT_DATABASE_PATH = Path("data") / "veletas.sqlite3"
 DEFAULT_CHALLENGE_MINUTES = 15.0
 DEFAULT_AI_WORKERS = 1
+DEFAULT_MAX_OPEN_CHALLENGES = 5
 
 
 class SettingsError(ValueError):
@@ -34,6 +35,8 @@ class Settings:
     log_level: str = "INFO"
     dev_guild_id: int | None = None
     challenge_minutes: float = DEFAULT_CHALLENGE_MINUTES
+    # Open challenges one member may have at once (each pings someone or asks the channel).
+    max_open_challenges: int = DEFAULT_MAX_OPEN_CHALLENGES
     # Worker processes for the AI opponent; 0 (the default for hand-built settings) means no AI.
     ai_workers: int = 0
     heartbeat_seconds: float = 30.0
@@ -70,6 +73,7 @@ class Settings:
             dev_guild_id=_optional_id(environ, "DEV_GUILD_ID"),
             challenge_minutes=_positive_float(environ, "CHALLENGE_MINUTES", DEFAULT_CHALLENGE_MINUTES),
             ai_workers=_count(environ, "AI_WORKERS", DEFAULT_AI_WORKERS),
+            max_open_challenges=_positive_count(environ, "MAX_OPEN_CHALLENGES", DEFAULT_MAX_OPEN_CHALLENGES),
         )
 
 
@@ -102,3 +106,10 @@ def _count(environ: Mapping[str, str], key: str, default: int) -> int:
     if not raw.isdigit():
         raise SettingsError(f"{key} must be a whole number (0 or more), got {raw!r}")
     return int(raw)
+
+
+def _positive_count(environ: Mapping[str, str], key: str, default: int) -> int:
+    value = _count(environ, key, default)
+    if value < 1:
+        raise SettingsError(f"{key} must be 1 or more, got {environ.get(key, '').strip()!r}")
+    return value

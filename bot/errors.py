@@ -10,6 +10,8 @@ Every refusal is raised before anything is written, so a refused action changes 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 
 class UserError(Exception):
     """A refusal whose message is written for the player who caused it."""
@@ -56,3 +58,30 @@ class InvalidMove(UserError):
 
 class UndoRefused(UserError):
     """An undo request or answer that the undo rules do not allow (nothing to undo, nothing asked …)."""
+
+
+@dataclass(frozen=True)
+class OpenChallenge:
+    """Where an open challenge was made, so that a refusal can point at it."""
+
+    game_id: int
+    channel_id: int
+    message_id: int | None
+
+
+class ChallengeExists(UserError):
+    """Two members already have an open challenge between them, whichever of them made it."""
+
+    def __init__(self, existing: OpenChallenge, challenger_id: int) -> None:
+        super().__init__("These two players already have an open challenge between them.")
+        self.existing = existing
+        self.challenger_id = challenger_id
+
+
+class TooManyChallenges(UserError):
+    """A member has as many open challenges as one member may have at once."""
+
+    def __init__(self, limit: int, open_challenges: tuple[OpenChallenge, ...]) -> None:
+        super().__init__(f"There are already {limit} open challenges by this player.")
+        self.limit = limit
+        self.open_challenges = open_challenges

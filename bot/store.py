@@ -40,13 +40,16 @@ import aiosqlite
 
 from bot.errors import (
     ChallengeClosed,
+    ChallengeExists,
     ChannelBusy,
     GameFinished,
     InvalidMove,
     NoGameHere,
     NotAParticipant,
     NotYourTurn,
+    OpenChallenge,
     RaceLost,
+    TooManyChallenges,
     UndoRefused,
     UserError,
 )
@@ -71,6 +74,14 @@ MAX_CACHED_THEMES = 50_000
 
 class StoreError(RuntimeError):
     """The database file cannot be used by this version of the bot (newer schema, failed migration)."""
+
+
+class StoreBusy(RuntimeError):
+    """Another connection held the write lock for all of ``BUSY_TIMEOUT_MS``: nothing was written.
+
+    Not a refusal: the action was fine and may be tried again. Where a retry is safe and the first
+    write of an action failed, the caller says so; elsewhere it is a fault like any other.
+    """
 
 
 # --- schema -------------------------------------------------------------------------------------
@@ -419,7 +430,14 @@ class Store:
         """One write transaction, all or nothing. IMMEDIATE takes the write lock up front, so a
         second process waits (busy_timeout) instead of failing half-way through."""
         async with self._lock:
-            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                await self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                # Another process held the write lock for all of busy_timeout: nothing began, so nothing
+                # changed, and the caller can say so and let the player try again.
+                if _is_busy(exc):
+                    raise StoreBusy() from exc
+                raise
             try:
                 yield self._db
             except BaseException:
@@ -567,8 +585,14 @@ class Store:
         where: Where,
         expires_at: dt.datetime | None,
         ai_level: int | None = None,
+        max_open: int | None = None,
     ) -> GameInfo:
-        """A new challenge. A ``here`` challenge claims the channel at once; a ``thread`` one only when accepted."""
+        """A new challenge. A ``here`` challenge claims the channel at once; a ``thread`` one only when accepted.
+
+        Between members there is at most one open challenge per pair, whichever made it, and at most
+        ``max_open`` open challenges by one member (a challenge to anyone counts); a challenge to the AI
+        is accepted at once and counts for neither.
+        """
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r}")
         if rules not in EDITIONS:
@@ -589,6 +613,8 @@ class Store:
                     )
                     for row in busy:
                         raise ChannelBusy(_busy_message(str(row[0])))
+                if ai_level is None:
+                    await _check_challenge_limits(db, guild_id, challenger_id, opponent_id, max_open, now)
                 rows = await db.execute_fetchall(
                     "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, variant, rules, place, "
                     "challenger_id, opponent_id, ai_level, created_at, updated_at, expires_at) "
@@ -616,6 +642,14 @@ class Store:
         info = _info_from_row(next(iter(rows)))
         log.info("game %d: challenge by %d to %s in channel %d", info.id, challenger_id, opponent_id, channel_id)
         return info
+
+    async def open_ai_challenges(self, guild_id: int) -> list[GameInfo]:
+        """Challenges to the AI not started yet. The AI accepts at once, so these were interrupted (a restart)."""
+        return await self._fetch_info(
+            f"SELECT {_COLUMNS} FROM games WHERE guild_id = ? AND status = 'challenge' AND ai_level IS NOT NULL "
+            "ORDER BY id",
+            (guild_id,),
+        )
 
     async def accept_challenge(self, game_id: int, user_id: int, *, channel_id: int) -> GameInfo:
         """Start the game in ``channel_id`` (the challenge's channel, or the thread made for it)."""
@@ -710,7 +744,7 @@ class Store:
             if user_id == info.challenger_id:
                 raise NotAParticipant("This is your own challenge: someone else has to answer it.")
         elif user_id != info.opponent_id:
-            raise NotAParticipant(f"This challenge is for <@{info.opponent_id}>; only they can answer it.")
+            raise NotAParticipant("This challenge is for another member; only they can answer it.")
         if info.expires_at is not None and _to_ts(info.expires_at) <= self._now():
             raise ChallengeClosed("This challenge has expired.")
 
@@ -931,6 +965,44 @@ class Store:
             )
         self._remember(game_id, game)
         return _with_game(_info_from_row(next(iter(updated))), game)
+
+
+async def _check_challenge_limits(
+    db: aiosqlite.Connection,
+    guild_id: int,
+    challenger_id: int,
+    opponent_id: int | None,
+    max_open: int | None,
+    now: float,
+) -> None:
+    """Refuse a challenge past the limits; run inside the write transaction, so two made at once cannot both pass."""
+    still_open = "guild_id = ? AND status = 'challenge' AND ai_level IS NULL AND (expires_at IS NULL OR expires_at > ?)"
+    if opponent_id is not None:
+        rows = await db.execute_fetchall(
+            f"SELECT id, origin_channel_id, challenge_message_id, challenger_id FROM games WHERE {still_open} "
+            "AND ((challenger_id = ? AND opponent_id = ?) OR (challenger_id = ? AND opponent_id = ?)) "
+            "ORDER BY id LIMIT 1",
+            (guild_id, now, challenger_id, opponent_id, opponent_id, challenger_id),
+        )
+        for row in rows:
+            raise ChallengeExists(OpenChallenge(int(row[0]), int(row[1]), row[2]), challenger_id=int(row[3]))
+    if max_open is not None:
+        rows = await db.execute_fetchall(
+            f"SELECT id, origin_channel_id, challenge_message_id FROM games WHERE {still_open} AND challenger_id = ? "
+            "ORDER BY id",
+            (guild_id, now, challenger_id),
+        )
+        mine = tuple(OpenChallenge(int(row[0]), int(row[1]), row[2]) for row in rows)
+        if len(mine) >= max_open:
+            raise TooManyChallenges(max_open, mine)
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    """SQLITE_BUSY (or LOCKED): another connection kept the lock longer than busy_timeout."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return int(code) & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(exc) or "busy" in str(exc)
 
 
 def _is_channel_clash(exc: sqlite3.IntegrityError) -> bool:

@@ -3,6 +3,13 @@
 A challenge is a message with two buttons whose custom ids carry the game id, so they keep working
 after a restart. Accepting a ``thread`` challenge opens a public thread off the challenge message
 and the game is played there; a ``here`` challenge is played in the channel itself.
+
+Accepting spans Discord and the database (the thread, then the game), so it is restartable from any
+point. A thread started from a message has the message's id, and Discord makes at most one per
+message: an accept that was cut short (the process killed, the database busy) leaves a thread that
+the next press of Accept finds and uses. A challenge that closes unaccepted takes its thread with it.
+A challenge to the AI is accepted the moment it is made, so one still open at start-up was cut
+short: it starts in its thread if that was made, or is withdrawn.
 """
 
 from __future__ import annotations
@@ -17,8 +24,16 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.client import VeletasBot
-from bot.errors import ChallengeClosed, NotAParticipant, UserError
-from bot.store import GameInfo
+from bot.crashpoints import crash_point
+from bot.errors import (
+    ChallengeClosed,
+    ChallengeExists,
+    NotAParticipant,
+    OpenChallenge,
+    TooManyChallenges,
+    UserError,
+)
+from bot.store import GameInfo, StoreBusy
 from cogs._board import (
     Outgoing,
     after_board_posted,
@@ -52,6 +67,13 @@ LEVEL_WITHOUT_AI = (
 AI_UNAVAILABLE = (
     "I can't play yet: my AI opponent isn't available on this server's bot. "
     "Challenge a member instead, or leave out the opponent for an open challenge anyone can take."
+)
+BUSY_ACCEPT = "My game store was busy, so the game has not started yet. Press **Accept** again in a moment."
+BUSY_AI = "My game store was busy, so our game did not start. Challenge me again in a moment."
+AI_NOT_STARTED = "Not started: I restarted before the game could begin. Challenge me again to play."
+THREAD_GONE = (
+    "The thread of this challenge was removed before the game could start in it, and Discord starts only one "
+    "thread per message. Make a new challenge to play."
 )
 
 
@@ -114,6 +136,36 @@ class DeclineButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"v
         await bot_of(interaction).guard(interaction, decline(interaction, self.game_id))
 
 
+def ai_intro(info: GameInfo) -> str:
+    return f"{mention(info.challenger_id)} plays Veletas ({describe(info)}) against me, level {info.ai_level}."
+
+
+def link(guild_id: int, ref: OpenChallenge) -> str:
+    """A link to a challenge message (or its channel, when the message is not known); links ping nobody."""
+    if ref.message_id is None:
+        return f"<#{ref.channel_id}>"
+    return f"https://discord.com/channels/{guild_id}/{ref.channel_id}/{ref.message_id}"
+
+
+def limit_refusal(guild_id: int, user_id: int, opponent_id: int | None, error: UserError) -> UserError:
+    """The words for a challenge over the limits; the store says which challenges stand in the way."""
+    if isinstance(error, ChallengeExists):
+        where = link(guild_id, error.existing)
+        if error.challenger_id == user_id:
+            return UserError(
+                f"You already challenged {mention(opponent_id)} ({where}). Wait for their answer, "
+                "or withdraw that challenge, before challenging them again."
+            )
+        return UserError(f"{mention(opponent_id)} has already challenged you ({where}): answer that challenge instead.")
+    if isinstance(error, TooManyChallenges):
+        links = ", ".join(link(guild_id, ref) for ref in error.open_challenges)
+        return UserError(
+            f"You already have {error.limit} open challenge{'s' if error.limit != 1 else ''} ({links}). "
+            "Wait for answers, or withdraw one with its button, before making another."
+        )
+    return error
+
+
 def challenge_view(info: GameInfo) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(AcceptButton(info.id))
@@ -146,24 +198,24 @@ async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
     # Thread creation and the first render can take a moment; the click is acknowledged at once.
     await interaction.response.defer()
     thread: discord.Thread | None = None
+    name = thread_name(bot, info, interaction.user)
     if info.where == "thread" and interaction.message is not None:
-        try:
-            thread = await interaction.message.create_thread(name=thread_name(bot, info, interaction.user))
-        except discord.Forbidden as exc:
-            raise thread_refused(interaction) from exc
-        except discord.HTTPException as exc:
-            if exc.code != THREAD_ALREADY_CREATED:
-                raise
-            # Two people pressed Accept on an open challenge at once; the other one's thread exists.
-            raise ChallengeClosed("Someone else accepted this challenge a moment before you.") from exc
+        thread = await challenge_thread(bot, interaction, interaction.message, name)
+        crash_point("thread-created")
     try:
         started = await bot.store.accept_challenge(
             game_id, interaction.user.id, channel_id=thread.id if thread is not None else info.origin_channel_id
         )
+    except StoreBusy as exc:
+        # Nothing was written; the thread stays for the next press of Accept, which finds and uses it.
+        raise UserError(BUSY_ACCEPT) from exc
     except UserError:
         if thread is not None:
-            await _delete_quietly(thread)
+            await drop_orphan_thread(bot, game_id, thread)
         raise
+    if thread is not None and thread.name != name:
+        # The thread was made by an earlier press (someone else's, or one cut short): name the real players.
+        await _rename_quietly(thread, name)
     place = f" The game is played in {thread.mention}." if thread is not None else ""
     await interaction.edit_original_response(
         content=f"{headline(info)}.\n**Accepted by {interaction.user.mention}.**{place}",
@@ -199,11 +251,97 @@ def thread_name(bot: VeletasBot, info: GameInfo, accepter: discord.abc.User) -> 
     return f"Veletas #{info.id}: {name_of(bot, info.challenger_id)} vs {accepter.display_name}"[:100]
 
 
-async def _delete_quietly(thread: discord.Thread) -> None:
+async def find_thread(bot: VeletasBot, guild_id: int, thread_id: int, *, fetch: bool) -> discord.Thread | None:
+    """The thread with this id: from the cache (the gateway announces every thread), else asked of Discord."""
+    guild = bot.get_guild(guild_id)
+    thread = guild.get_thread(thread_id) if guild is not None else None
+    if thread is not None or not fetch:
+        return thread
+    try:
+        channel = await bot.fetch_channel(thread_id)
+    except (discord.NotFound, discord.Forbidden):
+        return None
+    return channel if isinstance(channel, discord.Thread) else None
+
+
+async def challenge_thread(
+    bot: VeletasBot,
+    interaction: discord.Interaction[Any],
+    message: discord.Message | discord.PartialMessage | discord.InteractionMessage,
+    name: str,
+) -> discord.Thread:
+    """The thread off the challenge message: the one an earlier accept made, or a new one.
+
+    A thread started from a message has the message's id, so an accept cut short (killed, or refused
+    by a busy database) is found again and used instead of wedging every later press on Discord's
+    "a thread already exists" refusal.
+    """
+    assert interaction.guild_id is not None
+    existing = await find_thread(bot, interaction.guild_id, message.id, fetch=False)
+    if existing is not None:
+        return existing
+    try:
+        return await message.create_thread(name=name)
+    except discord.Forbidden as exc:
+        raise thread_refused(interaction) from exc
+    except discord.HTTPException as exc:
+        if exc.code != THREAD_ALREADY_CREATED:
+            raise
+        # Made a moment ago by another press, whose gateway event has not arrived yet.
+        found = await find_thread(bot, interaction.guild_id, message.id, fetch=True)
+        if found is None:
+            raise UserError(THREAD_GONE) from exc
+        return found
+
+
+async def drop_orphan_thread(bot: VeletasBot, game_id: int, thread: discord.Thread) -> None:
+    """After a refused accept: keep the thread if a game is played in it or the challenge is still open
+    (a later accept uses it), else remove it so no thread is left pointing at nothing."""
+    try:
+        current: GameInfo | None = await bot.store.get_game(game_id)
+    except UserError:
+        current = None
+    if current is not None and (current.status == "challenge" or current.channel_id == thread.id):
+        return
+    await remove_thread(thread)
+
+
+async def drop_challenge_thread(bot: VeletasBot, info: GameInfo) -> None:
+    """A challenge closed unaccepted (declined, withdrawn, expired): remove the thread a cut-short accept left.
+
+    Only the cache is read: the gateway announced any such thread, so no request is spent on the
+    many challenges that never had one.
+    """
+    if info.where != "thread" or info.challenge_message_id is None or info.status in ("challenge", "active"):
+        return
+    thread = await find_thread(bot, info.guild_id, info.challenge_message_id, fetch=False)
+    if thread is not None and thread.id != info.channel_id:
+        await remove_thread(thread)
+
+
+async def remove_thread(thread: discord.Thread) -> None:
+    """Delete an unused thread; without Manage Threads (not among the bot's invite permissions), archive it."""
     try:
         await thread.delete()
+        return
+    except discord.NotFound:
+        return
+    except discord.Forbidden:
+        log.debug("Not allowed to delete thread %s; archiving it instead", thread.id)
     except discord.HTTPException:
-        log.warning("Could not delete thread %s after a failed accept", thread.id)
+        log.warning("Could not delete thread %s", thread.id, exc_info=True)
+        return
+    try:
+        await thread.edit(archived=True)
+    except discord.HTTPException:
+        log.warning("Could neither delete nor archive unused thread %s", thread.id)
+
+
+async def _rename_quietly(thread: discord.Thread, name: str) -> None:
+    try:
+        await thread.edit(name=name)
+    except discord.HTTPException:
+        log.warning("Could not rename thread %s", thread.id)
 
 
 async def decline(interaction: discord.Interaction[Any], game_id: int) -> None:
@@ -218,6 +356,7 @@ async def decline(interaction: discord.Interaction[Any], game_id: int) -> None:
             "This is an open challenge: nobody has to decline it. Press Accept to play, or leave it to expire."
         )
     else:
+        check_may_answer(info, user, bot.clock())
         info = await bot.store.decline_challenge(game_id, user)
         verdict = f"Declined by {interaction.user.mention}."
     await interaction.response.edit_message(
@@ -225,12 +364,15 @@ async def decline(interaction: discord.Interaction[Any], game_id: int) -> None:
         view=None,
         allowed_mentions=discord.AllowedMentions.none(),
     )
+    await drop_challenge_thread(bot, info)
 
 
 @app_commands.guild_only()
 class ChallengeCog(commands.Cog, name="Challenges"):
     def __init__(self, bot: VeletasBot) -> None:
         self.bot = bot
+        # AI challenges this process is starting right now, which start-up recovery must leave alone.
+        self.starting: set[int] = set()
 
     async def cog_load(self) -> None:
         self.expiry_loop.start()
@@ -278,19 +420,28 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         elif against_ai:
             check_thread(interaction)
         deadline = self.bot.clock() + dt.timedelta(minutes=self.bot.settings.challenge_minutes)
-        info = await self.bot.store.create_challenge(
-            guild_id=interaction.guild_id,
-            channel_id=interaction.channel_id,
-            challenger_id=interaction.user.id,
-            opponent_id=opponent.id if opponent is not None else None,
-            variant=variant,
-            rules=rules,
-            where=where,
-            expires_at=deadline,
-            ai_level=(level or DEFAULT_AI_LEVEL) if against_ai else None,
-        )
+        opponent_id = opponent.id if opponent is not None else None
+        try:
+            info = await self.bot.store.create_challenge(
+                guild_id=interaction.guild_id,
+                channel_id=interaction.channel_id,
+                challenger_id=interaction.user.id,
+                opponent_id=opponent_id,
+                variant=variant,
+                rules=rules,
+                where=where,
+                expires_at=deadline,
+                ai_level=(level or DEFAULT_AI_LEVEL) if against_ai else None,
+                max_open=self.bot.settings.max_open_challenges,
+            )
+        except (ChallengeExists, TooManyChallenges) as exc:
+            raise limit_refusal(interaction.guild_id, interaction.user.id, opponent_id, exc) from exc
         if against_ai:
-            await self.start_ai_game(interaction, info)
+            self.starting.add(info.id)
+            try:
+                await self.start_ai_game(interaction, info)
+            finally:
+                self.starting.discard(info.id)
             return
         out = Outgoing(
             content=challenge_text(info) + note,
@@ -299,23 +450,38 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         )
         message_id = await send_response(interaction, out)
         if message_id is not None:
+            await self._remember_message(info, message_id)
+
+    async def _remember_message(self, info: GameInfo, message_id: int) -> None:
+        """Keep the challenge message's id, for expiry to edit it and for a cut-short accept to find its thread.
+
+        The challenge is already made and its buttons carry the game id, so a busy store here only
+        costs that: it is logged, not told to the player as if the challenge had failed.
+        """
+        try:
             await self.bot.store.set_challenge_message(info.id, message_id)
+        except StoreBusy:
+            log.warning("The store was busy; challenge %d does not know its message %d", info.id, message_id)
 
     async def start_ai_game(self, interaction: discord.Interaction[VeletasBot], info: GameInfo) -> None:
         """The AI accepts at once; the game then goes on like any other, the AI acting when it is its turn."""
         assert self.bot.user is not None
-        intro = f"{interaction.user.mention} plays Veletas ({describe(info)}) against me, level {info.ai_level}."
+        intro = ai_intro(info)
         if info.where == "here":
-            started = await self.bot.store.accept_challenge(
-                info.id, self.bot.user.id, channel_id=info.origin_channel_id
-            )
+            try:
+                started = await self.bot.store.accept_challenge(
+                    info.id, self.bot.user.id, channel_id=info.origin_channel_id
+                )
+            except StoreBusy as exc:
+                await self._withdraw_quietly(info)
+                raise UserError(BUSY_AI) from exc
             message_id, _ = await respond(interaction, board_message(self.bot, started, note=intro))
             await after_board_posted(self.bot, started, message_id)
             return
         callback = await interaction.response.send_message(intro, allowed_mentions=discord.AllowedMentions.none())
         if callback.message_id is None:
             raise RuntimeError("Discord did not say which message answered the challenge")
-        await self.bot.store.set_challenge_message(info.id, callback.message_id)
+        await self._remember_message(info, callback.message_id)
         channel = interaction.channel
         message: discord.PartialMessage | discord.InteractionMessage
         if isinstance(channel, discord.TextChannel):
@@ -332,27 +498,103 @@ class ChallengeCog(commands.Cog, name="Challenges"):
             if isinstance(exc, discord.Forbidden):
                 raise thread_refused(interaction) from exc
             raise
+        crash_point("thread-created")
         try:
             started = await self.bot.store.accept_challenge(info.id, self.bot.user.id, channel_id=thread.id)
+        except StoreBusy as exc:
+            await self._abandon_ai_challenge(interaction, info, thread)
+            raise UserError(BUSY_AI) from exc
         except UserError:
-            await _delete_quietly(thread)
+            await drop_orphan_thread(self.bot, info.id, thread)
             raise
         await post_first_board_in_thread(self.bot, started, interaction, thread)
 
-    async def _abandon_ai_challenge(self, interaction: discord.Interaction[VeletasBot], info: GameInfo) -> None:
-        """Undo what a failed AI start did so far: the stored challenge is withdrawn, the intro removed."""
-        try:
-            await self.bot.store.withdraw_challenge(info.id, interaction.user.id)
-        except UserError:
-            log.warning("AI challenge %d was no longer open when its thread could not be made", info.id)
+    async def _abandon_ai_challenge(
+        self, interaction: discord.Interaction[VeletasBot], info: GameInfo, thread: discord.Thread | None = None
+    ) -> None:
+        """Undo what a failed AI start did so far: the stored challenge is withdrawn, the intro and thread removed.
+
+        Each step is best effort: a challenge that cannot be withdrawn now (the store still busy)
+        expires, and its thread goes with it then.
+        """
+        await self._withdraw_quietly(info)
+        if thread is not None:
+            await drop_orphan_thread(self.bot, info.id, thread)
         try:
             await interaction.delete_original_response()
         except discord.HTTPException:
             log.warning("Could not remove the intro of AI challenge %d", info.id)
 
+    async def _withdraw_quietly(self, info: GameInfo) -> None:
+        try:
+            await self.bot.store.withdraw_challenge(info.id, info.challenger_id)
+        except (UserError, StoreBusy):
+            # Still open, it expires (its thread goes with it) or is finished at the next start.
+            log.warning("AI challenge %d could not be withdrawn after its start failed", info.id)
+
+    async def finish_interrupted_ai_challenges(self, guild: discord.Guild) -> None:
+        """Start, or withdraw, the AI challenges a restart cut short; none may stay open forever.
+
+        The AI accepts the moment it is challenged, so a challenge to it still open here was
+        interrupted: after its thread was made the game starts there now (a game here starts in
+        its channel); with no thread, or no AI any more, it is withdrawn and its intro says so.
+        """
+        for info in await self.bot.store.open_ai_challenges(guild.id):
+            if info.id in self.starting:
+                continue
+            try:
+                await self._finish_ai_challenge(info)
+            except Exception:
+                log.exception("Could not finish or withdraw the interrupted AI challenge %d", info.id)
+
+    async def _finish_ai_challenge(self, info: GameInfo) -> None:
+        me = self.bot.user
+        assert me is not None
+        channel_id: int | None = None
+        if self.bot.ai is not None and info.where == "here":
+            channel_id = info.origin_channel_id
+        elif self.bot.ai is not None and info.challenge_message_id is not None:
+            thread = await find_thread(self.bot, info.guild_id, info.challenge_message_id, fetch=True)
+            channel_id = thread.id if thread is not None else None
+        if channel_id is not None:
+            try:
+                started = await self.bot.store.accept_challenge(info.id, me.id, channel_id=channel_id)
+            except UserError as exc:
+                log.info("Interrupted AI challenge %d cannot start (%s); withdrawing it", info.id, exc)
+            else:
+                log.info("Interrupted AI challenge %d started in channel %d", info.id, channel_id)
+                await post_first_board(self.bot, started, None)
+                return
+        try:
+            closed = await self.bot.store.withdraw_challenge(info.id, info.challenger_id)
+        except ChallengeClosed:
+            return
+        log.info("Interrupted AI challenge %d withdrawn", info.id)
+        await drop_challenge_thread(self.bot, closed)
+        if closed.challenge_message_id is not None:
+            await self._strike(closed, AI_NOT_STARTED)
+
+    async def _strike(self, info: GameInfo, verdict: str) -> None:
+        """Strike through a challenge message that can no longer be answered, and remove its buttons."""
+        assert info.challenge_message_id is not None
+        text = ai_intro(info) if info.is_ai_game else f"{headline(info)}."
+        message = self.bot.get_partial_messageable(info.origin_channel_id).get_partial_message(
+            info.challenge_message_id
+        )
+        try:
+            await message.edit(
+                content=f"~~{text}~~\n**{verdict}**", view=None, allowed_mentions=discord.AllowedMentions.none()
+            )
+        except discord.HTTPException:
+            log.warning("Could not mark challenge %d as closed on message %d", info.id, info.challenge_message_id)
+
     @commands.Cog.listener()
     async def on_guild_available(self, guild: discord.Guild) -> None:
-        """After a restart, AI games waiting for the AI would wait forever: hand them back to it."""
+        """After a restart, AI games waiting for the AI would wait forever: hand them back to it.
+
+        AI challenges cut short are finished (or withdrawn) first, so their games are handed over too.
+        """
+        await self.finish_interrupted_ai_challenges(guild)
         if self.bot.ai is None:
             return
         for info in await self.bot.store.live_games(guild.id):
@@ -374,19 +616,9 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         """Close overdue challenges and say so on their messages, removing the dead buttons."""
         expired = await self.bot.store.expire_challenges(now)
         for info in expired:
-            if info.challenge_message_id is None:
-                continue
-            message = self.bot.get_partial_messageable(info.origin_channel_id).get_partial_message(
-                info.challenge_message_id
-            )
-            try:
-                await message.edit(
-                    content=f"~~{headline(info)}.~~\n**This challenge expired unanswered.**",
-                    view=None,
-                    allowed_mentions=discord.AllowedMentions.none(),
-                )
-            except discord.HTTPException:
-                log.warning("Could not mark challenge %d as expired on message %d", info.id, info.challenge_message_id)
+            await drop_challenge_thread(self.bot, info)
+            if info.challenge_message_id is not None:
+                await self._strike(info, "This challenge expired unanswered.")
         return expired
 
 

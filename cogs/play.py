@@ -347,10 +347,21 @@ class PlayCog(commands.Cog, name="Play"):
     async def board(self, interaction: discord.Interaction[VeletasBot], private: bool = False) -> None:
         """Post this channel's board again."""
         info = await self._here(interaction)
+
+        async def quiet(viewer: int | None = None) -> Outgoing:
+            # Anyone may ask for the board, as often as they like: only a new turn calls the player to move,
+            # so this one pings nobody and drops the "your turn" line (the embed still says whose turn it is).
+            out = await board_message(self.bot, info, viewer=viewer)
+            if out.mention is not None and out.content:
+                call = mention(out.mention)
+                out.content = "\n".join(line for line in out.content.split("\n") if call not in line) or None
+            out.mention = None
+            return out
+
         if private:
-            await respond(interaction, board_message(self.bot, info, viewer=interaction.user.id), ephemeral=True)
+            await respond(interaction, quiet(interaction.user.id), ephemeral=True)
             return
-        message_id, _ = await respond(interaction, board_message(self.bot, info))
+        message_id, _ = await respond(interaction, quiet())
         # The newest board carries the buttons players use, and an AI that failed its turn tries again.
         await after_board_posted(self.bot, info, message_id)
 

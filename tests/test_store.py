@@ -13,6 +13,7 @@ import pytest
 
 from bot.errors import (
     ChallengeClosed,
+    ChallengeExists,
     ChannelBusy,
     GameFinished,
     InvalidMove,
@@ -20,6 +21,7 @@ from bot.errors import (
     NotAParticipant,
     NotYourTurn,
     RaceLost,
+    TooManyChallenges,
     UndoRefused,
     UserError,
 )
@@ -346,7 +348,8 @@ async def test_a_thread_challenge_moves_into_its_thread_when_accepted(store: Sto
     with pytest.raises(NoGameHere):
         await store.game_in_channel(CHANNEL)
     # The origin channel stays free for a game played there.
-    assert (await challenge(store, opponent=CAROL)).status == "challenge"
+    # The channel is free again (Carol, who still has Alice's thread challenge open, is not asked twice).
+    assert (await challenge(store, opponent=None)).status == "challenge"
 
 
 async def test_accepting_into_a_channel_that_has_a_game_is_refused(store: Store, db_path: Path) -> None:
@@ -359,7 +362,8 @@ async def test_accepting_into_a_channel_that_has_a_game_is_refused(store: Store,
 async def test_only_the_challenged_player_answers_a_challenge(store: Store, db_path: Path) -> None:
     info = await challenge(store)
     err = await refused(db_path, lambda: store.accept_challenge(info.id, CAROL, channel_id=CHANNEL), NotAParticipant)
-    assert f"<@{BOB}>" in str(err)
+    # The store speaks no Discord: no mention in its words (the cog names the member).
+    assert "<@" not in str(err) and "another member" in str(err)
     await refused(db_path, lambda: store.decline_challenge(info.id, ALICE), NotAParticipant)
     accepted = await store.accept_challenge(info.id, BOB, channel_id=CHANNEL)
     assert accepted.participants == (ALICE, BOB)
@@ -410,7 +414,8 @@ async def test_a_declined_challenge_frees_the_channel(store: Store, db_path: Pat
     await refused(
         db_path, lambda: store.accept_challenge(info.id, BOB, channel_id=CHANNEL), ChallengeClosed, "declined"
     )
-    assert (await challenge(store, opponent=CAROL)).status == "challenge"
+    # The channel is free again (Carol, who still has Alice's thread challenge open, is not asked twice).
+    assert (await challenge(store, opponent=None)).status == "challenge"
 
 
 async def test_challenges_expire_and_cannot_be_accepted_late(store: Store, db_path: Path, clock: Clock) -> None:
@@ -423,7 +428,38 @@ async def test_challenges_expire_and_cannot_be_accepted_late(store: Store, db_pa
     assert [i.id for i in expired] == [soon.id] and expired[0].status == "expired"
     assert await store.expire_challenges(clock.now) == []
     assert (await store.get_game(later.id)).status == "challenge"
-    assert (await challenge(store, opponent=CAROL)).status == "challenge"
+    # The channel is free again (Carol, who still has Alice's thread challenge open, is not asked twice).
+    assert (await challenge(store, opponent=None)).status == "challenge"
+
+
+async def test_one_open_challenge_per_pair_and_a_cap_per_member(store: Store, db_path: Path, clock: Clock) -> None:
+    def make(challenger: int, opponent: int | None, *, ai_level: int | None = None) -> Awaitable[GameInfo]:
+        return store.create_challenge(
+            guild_id=GUILD,
+            channel_id=CHANNEL,
+            challenger_id=challenger,
+            opponent_id=opponent,
+            variant="small",
+            rules="current",
+            where="thread",
+            expires_at=START + dt.timedelta(minutes=15),
+            ai_level=ai_level,
+            max_open=2,
+        )
+
+    first = await make(ALICE, BOB)
+    for challenger, opponent in ((ALICE, BOB), (BOB, ALICE)):
+        err = await refused(db_path, lambda c=challenger, o=opponent: make(c, o), ChallengeExists)
+        assert isinstance(err, ChallengeExists) and err.existing.game_id == first.id and err.challenger_id == ALICE
+        assert "<@" not in str(err)
+    await make(ALICE, None)  # an open challenge counts towards the cap
+    err = await refused(db_path, lambda: make(ALICE, CAROL), TooManyChallenges)
+    assert isinstance(err, TooManyChallenges) and err.limit == 2 and len(err.open_challenges) == 2
+    await make(ALICE, 99, ai_level=3)  # a challenge to the AI counts for neither
+    await make(BOB, CAROL)  # others have their own allowance
+    clock.advance(minutes=16)  # expired, even before the sweep, counts no more
+    await make(ALICE, BOB)
+    await make(ALICE, CAROL)
 
 
 async def test_cancelling_ends_a_game_and_frees_the_channel(store: Store, db_path: Path) -> None:
@@ -456,7 +492,7 @@ async def test_message_ids_survive_a_restart(db_path: Path, clock: Clock) -> Non
 async def test_live_games_lists_only_games_in_play_in_that_server(store: Store) -> None:
     a = await started(store, channel=1)
     b = await started(store, channel=2)
-    await challenge(store, channel=3)
+    await challenge(store, channel=3, opponent=None)
     await store.cancel_game((await started(store, channel=4)).id)
     other = await store.create_challenge(
         guild_id=GUILD + 1,

@@ -132,3 +132,8 @@ def pinged(fake: FakeDiscord, message: Message) -> list[str]:
     allowed = sent_body(fake, message)["allowed_mentions"]
     assert allowed.get("parse") == [], allowed
     return [str(user) for user in allowed.get("users", [])]
+
+
+def would_ping(fake: FakeDiscord, message: Message) -> list[str]:
+    """Who Discord would notify for ``message``: the ids its allowed_mentions lets through that its content names."""
+    return [user for user in pinged(fake, message) if f"<@{user}>" in message.content]

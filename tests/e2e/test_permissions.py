@@ -199,4 +199,5 @@ async def test_a_first_board_discord_refuses_after_all_says_where_the_game_is_an
     # The board the notice points to answers a command, which Discord allows without those permissions.
     board = await sandbox.user(alice).in_channel(thread_id).slash("veletas", "board")
     assert not board.ephemeral and board.embeds and "board.png" in board.files
-    assert f"<@{alice.id}>, your turn" in board.content
+    # It says whose turn it is, without pinging: a board asked for again calls nobody.
+    assert f"<@{alice.id}>: place" in board.embeds[0]["description"] and board.content == ""

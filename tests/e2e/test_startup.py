@@ -40,7 +40,7 @@ def test_dotenv_file_is_read_and_environment_wins(tmp_path: Path, monkeypatch: p
     monkeypatch.chdir(tmp_path)
     # setenv first, so that what load_dotenv adds is undone after the test too.
     keys = ("DISCORD_TOKEN", "DEV_GUILD_ID", "DATABASE_PATH", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL")
-    for key in (*keys, "CHALLENGE_MINUTES", "AI_WORKERS"):
+    for key in (*keys, "CHALLENGE_MINUTES", "AI_WORKERS", "MAX_OPEN_CHALLENGES"):
         monkeypatch.setenv(key, "")
         monkeypatch.delenv(key)
     monkeypatch.setenv("LOG_LEVEL", "warning")
@@ -51,6 +51,7 @@ def test_dotenv_file_is_read_and_environment_wins(tmp_path: Path, monkeypatch: p
     assert settings.api_base == DEFAULT_API_BASE
     assert settings.database_path == Path("data") / "veletas.sqlite3"
     assert settings.challenge_minutes == 15
+    assert settings.max_open_challenges == 5
     assert settings.ai_workers == 1, "the AI opponent is on unless AI_WORKERS=0"
 
 
@@ -61,6 +62,8 @@ def test_dotenv_file_is_read_and_environment_wins(tmp_path: Path, monkeypatch: p
         ("LOG_LEVEL", "loud", "LOG_LEVEL 'LOUD' is not a logging level"),
         ("CHALLENGE_MINUTES", "-5", "CHALLENGE_MINUTES must be more than zero"),
         ("AI_WORKERS", "two", "AI_WORKERS must be a whole number"),
+        ("MAX_OPEN_CHALLENGES", "0", "MAX_OPEN_CHALLENGES must be 1 or more"),
+        ("MAX_OPEN_CHALLENGES", "many", "MAX_OPEN_CHALLENGES must be a whole number"),
     ],
 )
 def test_malformed_settings_are_refused_by_name(key: str, value: str, complaint: str) -> None:
