@@ -234,3 +234,25 @@ async def test_a_resigned_game_with_hostile_names_writes_a_record_that_reads_bac
     assert f"{(loser_colour or '').capitalize()} resigned" in description, description
     exported = await table.first.slash("veletas", "export")
     assert read_record(exported.files[f"veletas-{table.game_id}.txt"].decode()).headers == headers
+
+
+@pytest.mark.parametrize(
+    ("phase", "command", "options"), [("setup", "setup", {"shooters": LONG}), ("play", "move", {"move": LONG})]
+)
+async def test_autocomplete_copes_with_6000_characters_typed(
+    sandbox: FakeDiscord,
+    bot: VeletasBot,
+    alice: Member,
+    bob: Member,
+    db_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    phase: str,
+    command: str,
+    options: dict[str, str],
+) -> None:
+    table = await start_game(sandbox, alice, bob, variant="small")
+    await play_to(table, phase, random.Random(7), db_path)
+    with caplog.at_level(logging.ERROR):
+        choices = await table.user_to_act().autocomplete("veletas", command, unchecked=True, **options)
+    assert choices == []
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
