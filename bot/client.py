@@ -23,6 +23,7 @@ from discord.ext import commands
 from bot.config import Settings
 from bot.errors import UserError
 from bot.rules import Game
+from bot.rules.common import quote
 from bot.store import Store
 
 log = logging.getLogger(__name__)
@@ -57,8 +58,24 @@ class AiOpponent(Protocol):
     async def choose_turn(self, game: Game, level: int) -> str: ...
 
 
+class OptionRefused(app_commands.CheckFailure):
+    """An option value the command never offered: a stale client's (old choices, old limits) or a forged one."""
+
+
 class VeletasTree(app_commands.CommandTree["VeletasBot"]):
-    """The command tree whose only job beyond discord.py's is to answer errors in one place."""
+    """The command tree: answers errors in one place, and refuses option values the commands never offered."""
+
+    async def interaction_check(self, interaction: discord.Interaction[VeletasBot], /) -> bool:
+        """Hold every slash command's options to what it declared, before any command runs.
+
+        The Discord client only sends declared choices, lengths and ranges, but a client with stale
+        command definitions (or a forged request) can send anything up to Discord's own limits, and
+        discord.py passes choices and ranges through unchecked. Autocomplete is left to its callbacks,
+        which only suggest.
+        """
+        if interaction.type is discord.InteractionType.application_command:
+            check_options(interaction)
+        return True
 
     async def on_error(self, interaction: discord.Interaction[VeletasBot], error: app_commands.AppCommandError) -> None:
         await self.client.answer_error(interaction, error)
@@ -142,6 +159,7 @@ class VeletasBot(commands.Bot):
         for command in cog.get_app_commands():
             self.tree.remove_command(command.name)
             self.veletas.add_command(command, override=True)
+            bound_choices(command)
 
     def command_hash(self) -> str:
         """A digest of exactly what a sync would send, so an unchanged tree is never synced again."""
@@ -196,7 +214,10 @@ class VeletasBot(commands.Bot):
         elif isinstance(original, app_commands.MissingPermissions):
             needed = " and ".join(_permission_name(name) for name in original.missing_permissions)
             message = f"Only members with the {needed} permission can do this; ask one of this server's managers."
-        elif isinstance(original, app_commands.CheckFailure | app_commands.TransformerError):
+        elif isinstance(original, app_commands.TransformerError):
+            # discord.py's own wording quotes the whole value, however long.
+            message = f"{quote(str(original.value))} is not a valid {original.type.name} here."
+        elif isinstance(original, app_commands.CheckFailure):
             message = str(original)
         else:
             log.error(
@@ -246,6 +267,58 @@ class VeletasBot(commands.Bot):
             task.cancel()
         await super().close()
         await self.store.close()
+
+
+def bound_choices(command: app_commands.Command[Any, ..., Any] | app_commands.Group) -> None:
+    """Give every string option with choices a ``max_length`` (its longest choice), as the free-text ones have.
+
+    A ``Literal`` annotation cannot carry a length, and every string option is declared with one, so
+    no option is left for a client to fill with Discord's 6,000 characters.
+    """
+    commands_ = command.walk_commands() if isinstance(command, app_commands.Group) else [command]
+    for leaf in commands_:
+        if isinstance(leaf, app_commands.Group):
+            continue
+        for param in leaf._params.values():
+            if param.type is discord.AppCommandOptionType.string and param.choices and param.max_value is None:
+                param.max_value = max(len(str(choice.value)) for choice in param.choices)
+
+
+def check_options(interaction: discord.Interaction[Any]) -> None:
+    """Refuse (OptionRefused) a value outside the options' declared choices, lengths or ranges."""
+    command = interaction.command
+    if not isinstance(command, app_commands.Command):
+        return
+    data: dict[str, Any] = dict(interaction.data or {})
+    given: list[dict[str, Any]] = list(data.get("options") or [])
+    while given and given[0].get("type") in (1, 2):  # sub-command groups and sub-commands
+        given = list(given[0].get("options") or [])
+    params = {param.display_name: param for param in command.parameters}
+    for option in given:
+        param = params.get(str(option.get("name")))
+        if param is None:
+            continue
+        value = option.get("value")
+        name = param.display_name
+        if param.choices:
+            if value not in [choice.value for choice in param.choices]:
+                offered = ", ".join(f"`{choice.value}`" for choice in param.choices)
+                raise OptionRefused(f"{quote(str(value))} is not one of the choices for `{name}`: {offered}.")
+            continue
+        if isinstance(value, str):
+            if param.max_value is not None and len(value) > param.max_value:
+                raise OptionRefused(f"`{name}` takes at most {param.max_value:g} characters; that was {len(value):,}.")
+            if param.min_value is not None and len(value) < param.min_value:
+                raise OptionRefused(f"`{name}` needs at least {param.min_value:g} characters.")
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            low, high = param.min_value, param.max_value
+            if (low is not None and value < low) or (high is not None and value > high):
+                bounds = (
+                    f"{low:g} to {high:g}"
+                    if low is not None and high is not None
+                    else (f"at least {low:g}" if low is not None else f"at most {high:g}")
+                )
+                raise OptionRefused(f"`{name}` must be {bounds}, not {quote(str(value))}.")
 
 
 def _permission_name(name: str) -> str:

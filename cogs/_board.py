@@ -327,11 +327,27 @@ def record_headers(bot: VeletasBot, info: GameInfo) -> dict[str, str]:
         "Black": black,
         "White": white,
         "Date": info.created_at.strftime("%Y.%m.%d"),
-        "Result": info.result or "*",
+        **record_ending(info),
     }
     if info.ai_level is not None:
         headers["AILevel"] = str(info.ai_level)
     return headers
+
+
+def record_ending(info: GameInfo) -> dict[str, str]:
+    """Result and Termination of a game that ended off the board; the rules write those of a game won on it.
+
+    A finished game the rules do not see as over was resigned, the only ending off the board so far.
+    Before the pie choice the first player is Black in the record, as its headers name the seats.
+    """
+    if info.status == "cancelled":
+        return {"Result": "*", "Termination": "cancelled"}
+    if info.status != "finished" or info.winner_id is None or info.game.winner is not None:
+        return {}
+    colour = info.colour_of_user(info.winner_id) or (
+        "black" if info.seat_of_user(info.winner_id) == "first" else "white"
+    )
+    return {"Result": "1-0" if colour == "black" else "0-1", "Termination": "resignation"}
 
 
 def record_file(bot: VeletasBot, info: GameInfo) -> tuple[str, bytes]:

@@ -22,6 +22,7 @@ from bot.rules import Game, Position
 from bot.store import GameInfo
 from cogs._ai_pool import Analyst, Verdict
 from cogs._board import BOARD_FILE, Outgoing, colour_word, render_position, send_response, theme_of
+from cogs._options import MAX_POSITION
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +91,7 @@ class AnalyzeCog(commands.Cog, name="Analysis"):
     async def analyze(
         self,
         interaction: discord.Interaction[VeletasBot],
-        position: str | None = None,
+        position: app_commands.Range[str, 1, MAX_POSITION] | None = None,
         rules: Literal["current", "classic"] | None = None,
         game: app_commands.Range[int, 1] | None = None,
         turn: app_commands.Range[int, 1, 10_000] | None = None,

@@ -31,6 +31,7 @@ from cogs._board import (
     respond,
     send_response,
 )
+from cogs._options import MAX_MOVE, MAX_SHOOTERS, MAX_SQUARE
 
 MAX_CHOICES = 25
 _LEGAL_CACHE_SIZE = 128
@@ -262,7 +263,10 @@ class PlayCog(commands.Cog, name="Play"):
         stone="where your stone goes, e.g. d7 (current rules only)",
     )
     async def setup_turn(
-        self, interaction: discord.Interaction[VeletasBot], shooters: str, stone: str | None = None
+        self,
+        interaction: discord.Interaction[VeletasBot],
+        shooters: app_commands.Range[str, 1, MAX_SHOOTERS],
+        stone: app_commands.Range[str, 1, MAX_SQUARE] | None = None,
     ) -> None:
         """Place your shooters (and, in the current rules, your stone) during setup."""
         info = await self._here(interaction)
@@ -318,7 +322,9 @@ class PlayCog(commands.Cog, name="Play"):
 
     @app_commands.command()
     @app_commands.describe(move="e.g. d4-g7/g2 (move d4 to g7, shoot g2), or g2 to shoot without moving")
-    async def move(self, interaction: discord.Interaction[VeletasBot], move: str) -> None:
+    async def move(
+        self, interaction: discord.Interaction[VeletasBot], move: app_commands.Range[str, 1, MAX_MOVE]
+    ) -> None:
         """Play your move in this channel's game."""
         info = await self._here(interaction)
         expect_phase(info, "play", "move")

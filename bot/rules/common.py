@@ -11,10 +11,33 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bot.rules.protocol import TERMINATIONS
+
 FILES = "abcdefghijklmnopqrstuvwxyz"
 MAX_SIZE = 26
 
 _SQUARE_RE = re.compile(r"([a-z])([0-9]{1,2})")
+
+
+# How long a quotation of what a player typed may be in a message: enough to recognise it, short
+# enough that no input can push a reply past Discord's 2,000 characters.
+QUOTE_LIMIT = 40
+
+
+def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """What a player typed, quoted safely inside a message: one line, at most ``limit`` characters.
+
+    Every message that echoes input goes through here, so a 6,000-character option value cannot
+    make a reply too long to send. The excerpt is an inline code span: chat clients show it
+    verbatim (no markdown, no mention of anyone renders inside it), and backticks in the input are
+    turned into a look-alike (U+02CB) so the input cannot close the span. Line breaks and other
+    control characters become spaces; a cut is marked with an ellipsis.
+    """
+    cleaned = " ".join("".join(" " if not ch.isprintable() else ch for ch in text).split())
+    if len(cleaned) > limit:
+        cleaned = cleaned[: max(limit - 1, 1)].rstrip() + "…"
+    cleaned = cleaned.replace("`", "\u02cb")
+    return f"`{cleaned}`" if cleaned else "(nothing)"
 
 
 def square_name(file: int, rank: int) -> str:
@@ -35,7 +58,7 @@ def parse_square(text: str, size: int) -> tuple[int, int]:
     cleaned = text.strip().lower()
     m = _SQUARE_RE.fullmatch(cleaned)
     if m is None:
-        raise ValueError(f"“{text.strip()}” is not a square: expected a file letter and a rank number, like d4")
+        raise ValueError(f"{quote(text)} is not a square: expected a file letter and a rank number, like d4")
     file = FILES.index(m.group(1))
     rank = int(m.group(2)) - 1
     if not (0 <= file < size and 0 <= rank < size) or m.group(2).startswith("0"):
@@ -73,15 +96,60 @@ class Record:
 
 _HEADER_RE = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 _NUMBER_RE = re.compile(r"(\d+)\.+")
-_RESULT_TOKENS = {"1-0", "0-1", "*", "1/2-1/2"}
+
+
+# The Result header, as in PGN: 1-0 Black won, 0-1 White won, 1/2-1/2 drawn, * not over (or cancelled).
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+# Ended off the board: the moves need not reach the result the record states.
+OFF_BOARD = ("resignation", "time forfeit", "adjudication", "cancelled")
+_RESULT_TOKENS = frozenset(RESULTS)
+
+
+def header_value(value: str) -> str:
+    """A header value as it reads back: each line break becomes a space, everything else is kept.
+
+    Names come from chat members and may hold anything; a record must still keep one header per
+    line for any reader, so every character ``str.splitlines`` breaks on is replaced.
+    """
+    return value.translate(_LINE_BREAKS)
+
+
+_LINE_BREAKS = {ord(ch): " " for ch in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
 
 
 def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
+    return header_value(value).replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _unescape(value: str) -> str:
     return re.sub(r"\\(.)", r"\1", value)
+
+
+def ending_headers(over: tuple[str, str] | None, headers: Mapping[str, str]) -> dict[str, str]:
+    """The Result and Termination a record states, keys as written.
+
+    ``over`` is (result, termination) when the moves themselves ended the game; those always win.
+    Otherwise the game ended off the board or not at all, and ``headers`` say how (a resignation
+    with its result, say); a Termination the moves would have to show is refused there.
+    Raises RecordError for a Result or Termination outside NOTATION.md's lists.
+    """
+    if over is not None:
+        return {"Result": over[0], "Termination": over[1]}
+    given = {k.lower(): str(v).strip() for k, v in headers.items()}
+    result = given.get("result") or "*"
+    if result not in RESULTS:
+        raise RecordError(f"the Result header is {quote(result)}: expected one of {', '.join(RESULTS)}")
+    out = {"Result": result}
+    termination = (given.get("termination") or "").lower()
+    if termination:
+        if termination not in TERMINATIONS:
+            raise RecordError(
+                f"the Termination header is {quote(termination)}: expected one of {', '.join(TERMINATIONS)}"
+            )
+        if termination not in OFF_BOARD:
+            raise RecordError(f"the Termination header says {termination}, but the moves do not end the game")
+        out["Termination"] = termination
+    return out
 
 
 def read_record(text: str) -> Record:
@@ -101,7 +169,7 @@ def read_record(text: str) -> Record:
         if line.startswith("["):
             m = _HEADER_RE.fullmatch(line)
             if m is None:
-                raise RecordError(f'line {i + 1}: a header must look like [Key "value"], got {line[:60]!r}')
+                raise RecordError(f'line {i + 1}: a header must look like [Key "value"], got {quote(line)}')
             headers[m.group(1)] = _unescape(m.group(2))
             continue
         body_start = i

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Final, Literal
 
 from bot.rules import protocol
-from bot.rules.common import RecordError, parse_square, read_record, square_name, write_record
+from bot.rules.common import RecordError, ending_headers, parse_square, quote, read_record, square_name, write_record
 
 log = logging.getLogger(__name__)
 
@@ -746,14 +746,14 @@ class Move:
         cleaned = "".join(text.split()).lower().replace("–", "-").replace("—", "-")
         m = _MOVE_RE.fullmatch(cleaned)
         if m is None:
-            shown = text.strip()
+            shown = quote(text)
             if re.fullmatch(rf"{_SQ}-{_SQ}", cleaned):
-                raise IllegalMove(f"“{shown}” has no shot: a move must end with /target, like {cleaned}/g2")
-            raise IllegalMove(f"“{shown}” is not a move: {_MOVE_FORMS}")
+                raise IllegalMove(f"{shown} has no shot: a move must end with /target, like {cleaned}/g2")
+            raise IllegalMove(f"{shown} is not a move: {_MOVE_FORMS}")
         shooter, dest, target = m.group(1), m.group(2), m.group(3)
         for sq in (shooter, dest, target):
             if sq is not None and sq[1] == "0":
-                raise IllegalMove(f"“{sq}” is not a square: ranks start at 1")
+                raise IllegalMove(f"{quote(sq)} is not a square: ranks start at 1")
         if dest is not None and dest == shooter:
             raise IllegalMove(
                 f"{shooter}-{dest}: a shooter that moves must leave its square; "
@@ -780,7 +780,7 @@ class Claim:
 def _check_rules(rules: str) -> bool:
     """True for classic; refuses unknown editions so a typo never silently plays the wrong rules."""
     if rules not in EDITIONS:
-        raise ValueError(f"unknown rules edition {rules!r}: expected one of {', '.join(EDITIONS)}")
+        raise ValueError(f"unknown rules edition {quote(rules)}: expected one of {', '.join(EDITIONS)}")
     return rules == "classic"
 
 
@@ -851,7 +851,7 @@ class Position:
             )
         board, side = parts
         if side not in ("b", "w"):
-            raise ValueError(f"the side to move must be b or w, not {side!r}")
+            raise ValueError(f"the side to move must be b or w, not {quote(side)}")
         ranks = board.split("/")
         size = len(ranks)
         if not 3 <= size <= 26:
@@ -864,7 +864,7 @@ class Position:
                 token = m.group(0)
                 if token.isdigit():
                     if token.startswith("0"):
-                        raise ValueError(f"rank {rank + 1}: {token!r} is not a count of empty squares")
+                        raise ValueError(f"rank {rank + 1}: {quote(token)} is not a count of empty squares")
                     file += int(token)
                     if file > size:
                         break
@@ -872,7 +872,7 @@ class Position:
                 code = _CHAR_CODE.get(token)
                 if code is None:
                     raise ValueError(
-                        f"rank {rank + 1}: {token!r} is not a piece "
+                        f"rank {rank + 1}: {quote(token)} is not a piece "
                         "(expected S, B, W, b, w or a count of empty squares)"
                     )
                 if file >= size:
@@ -1249,7 +1249,7 @@ class Game:
     def new(cls, variant: str = "standard", rules: str = "current") -> Game:
         chosen = VARIANTS.get(variant)
         if chosen is None:
-            raise ValueError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
+            raise ValueError(f"unknown variant {quote(variant)}: expected one of {', '.join(VARIANTS)}")
         classic = _check_rules(rules)
         geo = Geometry.of(chosen.size)
         self = object.__new__(cls)
@@ -1317,7 +1317,7 @@ class Game:
     def seat_of(self, colour: protocol.Colour) -> protocol.Seat | None:
         """Which seat plays ``colour``; None while the pie choice is still to come."""
         if colour not in COLOURS:
-            raise ValueError(f"a colour is black or white, not {colour!r}")
+            raise ValueError(f"a colour is black or white, not {quote(colour)}")
         if self._first_colour is None:
             return None
         return SEATS[0] if COLOURS.index(colour) == self._first_colour else SEATS[1]
@@ -1456,7 +1456,7 @@ class Game:
             choice = text.strip().lower()
             if choice not in ("keep", "swap"):
                 raise IllegalMove(
-                    f"“{text.strip()}” is not a pie choice: write keep (the first player stays Black) "
+                    f"{quote(text)} is not a pie choice: write keep (the first player stays Black) "
                     "or swap (the first player becomes White)"
                 )
             return self._copy(
@@ -1474,14 +1474,14 @@ class Game:
         parts = cleaned.split("/")
         if len(parts) > 2:
             raise IllegalMove(
-                f"“{text.strip()}” has more than one /: expected shooters, then / and the stone, like {example}"
+                f"{quote(text)} has more than one /: expected shooters, then / and the stone, like {example}"
             )
         shooter_part = parts[0]
         stone_part = parts[1].strip() if len(parts) == 2 else None
         tokens = [t for t in re.split(r"[\s,;]+", shooter_part) if t]
         for token in tokens:
             if not _SETUP_SQ_RE.fullmatch(token):
-                raise IllegalMove(f"“{token}” is not a square: expected squares like {example}")
+                raise IllegalMove(f"{quote(token)} is not a square: expected squares like {example}")
         squares = [self._position._sq(token) for token in tokens]
         if len(squares) != stage.shooters:
             noun = "shooter" if stage.shooters == 1 else "shooters"
@@ -1505,7 +1505,7 @@ class Game:
                 )
             if not _SETUP_SQ_RE.fullmatch(stone_part):
                 raise IllegalMove(
-                    f"“{stone_part}” is not a square: expected the stone's square after /, like {example}"
+                    f"{quote(stone_part)} is not a square: expected the stone's square after /, like {example}"
                 )
             stone = self._position._sq(stone_part)
         cells = bytearray(self._position._cells)
@@ -1542,7 +1542,14 @@ class Game:
         return {"black": "1-0", "white": "0-1"}.get(self.winner or "", "*")
 
     def to_record(self, headers: Mapping[str, str] | None = None) -> str:
-        """The game as NOTATION.md record text; Game, Variant, Rules and Result always follow the game."""
+        """The game as NOTATION.md record text; Game, Variant and Rules always follow the game.
+
+        Result and Termination follow the moves once they ended the game (``claims``); before
+        that, ``headers`` may state an ending off the board (a resignation, a time forfeit) with
+        its result. RecordError for a Result or Termination NOTATION.md does not know.
+        """
+        given = dict(headers or {})
+        over = (self.result, "claims") if self.winner is not None else None
         merged: dict[str, str] = {
             "Game": "veletas",
             "Variant": self._variant.name,
@@ -1550,13 +1557,16 @@ class Game:
             "Black": "?",
             "White": "?",
             "Date": "????.??.??",
-            "Result": self.result,
         }
-        fixed = {"game", "variant", "rules", "result"}
-        for key, value in (headers or {}).items():
+        fixed = {"game", "variant", "rules", "result", "termination"}
+        for key, value in given.items():
             if key.lower() in fixed:
                 continue
             merged[key] = str(value)
+        ending = ending_headers(over, given)
+        merged["Result"] = ending["Result"]
+        if "Termination" in ending:
+            merged["Termination"] = ending["Termination"]
         return write_record(merged, self._turns, self._notes)
 
     @classmethod
@@ -1586,11 +1596,14 @@ class Game:
         variant = _variant_header(record.header("Variant"), record.turns)
         rules = (record.header("Rules") or "current").strip().lower()
         if rules not in EDITIONS:
-            raise RecordError(f"unknown rules edition {rules!r}: expected one of {', '.join(EDITIONS)}")
+            raise RecordError(f"unknown rules edition {quote(rules)}: expected one of {', '.join(EDITIONS)}")
         game = cls.replay(record.turns, variant=variant, rules=rules)
         claimed = (record.header("Result") or "*").strip()
         if game.winner is not None and claimed in ("1-0", "0-1") and claimed != game.result:
             raise RecordError(f"the header says {claimed}, but the moves give {game.result} ({game.winner} won)")
+        if game.winner is None:
+            # A game that ended off the board states its ending; it must be one NOTATION.md knows.
+            ending_headers(None, record.headers)
         return game
 
 
@@ -1626,7 +1639,7 @@ def _variant_header(value: str | None, turns: Sequence[str]) -> str:
         for variant in VARIANTS.values():
             if int(digits[0]) == variant.size:
                 return variant.name
-    raise RecordError(f"unknown variant {value!r}: expected one of {', '.join(VARIANTS)}")
+    raise RecordError(f"unknown variant {quote(value)}: expected one of {', '.join(VARIANTS)}")
 
 
 def random_setup(variant: str = "standard", rules: str = "current", rng: random.Random | None = None) -> Game:

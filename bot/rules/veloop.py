@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 from bot.rules import protocol as game_protocol
-from bot.rules.common import RecordError, parse_square, read_record, square_name
+from bot.rules.common import RecordError, ending_headers, parse_square, quote, read_record, square_name
 from bot.rules.common import write_record as _write_record_text
 from bot.rules.protocol import COLOURS as _COLOURS
 from bot.rules.protocol import Colour, Outcome, Phase, Seat, Termination
@@ -177,7 +177,7 @@ def _geometry(size: int) -> _Geometry:
 
 def _check_protocol(protocol: str) -> str:
     if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {protocol!r}: expected one of {', '.join(PROTOCOLS)}")
+        raise ValueError(f"unknown protocol {quote(protocol)}: expected one of {', '.join(PROTOCOLS)}")
     return protocol
 
 
@@ -425,7 +425,7 @@ class Move:
         """
         target, support = _split_move(text)
         if target is not None and support is None:
-            raise ValueError(f"“{text.strip()}” names only a target: the support is needed too, as in f6<e4")
+            raise ValueError(f"{quote(text)} names only a target: the support is needed too, as in f6<e4")
         return cls(target, support)
 
 
@@ -449,7 +449,7 @@ def _split_move(text: str) -> tuple[str | None, str | None]:
     m = _TARGET_RE.fullmatch(cleaned)
     if m is not None:
         return m.group(1) + m.group(2), None
-    raise ValueError(f"“{text.strip()}” is not a move: {_EXPECTED}")
+    raise ValueError(f"{quote(text)} is not a move: {_EXPECTED}")
 
 
 class Scores(NamedTuple):
@@ -548,7 +548,7 @@ class Position:
         fields = text.split()
         if len(fields) != 4:
             raise ValueError(
-                f"a position has 4 fields (ranks, side, ply k/m, lone passes), got {len(fields)}: {text.strip()!r}"
+                f"a position has 4 fields (ranks, side, ply k/m, lone passes), got {len(fields)}: {quote(text)}"
             )
         board, side, turn, lone = fields
         ranks = board.split("/")
@@ -564,18 +564,18 @@ class Position:
                 m = _RANK_TOKEN.match(rank_text, pos)
                 if m is None:
                     raise ValueError(
-                        f"rank {rank + 1} ({rank_text!r}): unexpected {rank_text[pos]!r}; "
+                        f"rank {rank + 1} ({quote(rank_text)}): unexpected {quote(rank_text[pos])}; "
                         "expected a number of empty cells, b, w or a stack like (wb)"
                     )
                 token = m.group()
                 pos = m.end()
                 if token.isdigit():
                     if token.startswith("0"):
-                        raise ValueError(f"rank {rank + 1} ({rank_text!r}): an empty run is a positive number")
+                        raise ValueError(f"rank {rank + 1} ({quote(rank_text)}): an empty run is a positive number")
                     file += int(token)
                     continue
                 if file >= size:
-                    raise ValueError(f"rank {rank + 1} ({rank_text!r}) has more than {size} cells")
+                    raise ValueError(f"rank {rank + 1} ({quote(rank_text)}) has more than {size} cells")
                 i = rank * size + file
                 if len(token) == 1:
                     top[i] = _CHAR_STONE[token]
@@ -584,17 +584,17 @@ class Position:
                     top[i] = _CHAR_STONE[token[2]]
                 file += 1
             if file != size:
-                raise ValueError(f"rank {rank + 1} ({rank_text!r}) has {file} cells, not {size}")
+                raise ValueError(f"rank {rank + 1} ({quote(rank_text)}) has {file} cells, not {size}")
         if side not in ("b", "w"):
-            raise ValueError(f"the side to move is b or w, not {side!r}")
+            raise ValueError(f"the side to move is b or w, not {quote(side)}")
         m = _TURN_RE.fullmatch(turn)
         if m is None or int(m.group(1)) > int(m.group(2)):
-            raise ValueError(f"the ply of the turn is written 1/1, 1/2 or 2/2, not {turn!r}")
+            raise ValueError(f"the ply of the turn is written 1/1, 1/2 or 2/2, not {quote(turn)}")
         ply, plies = int(m.group(1)), int(m.group(2))
         if protocol == "alternating" and plies != 1:
             raise ValueError(f"under the alternating protocol every turn is one ply (1/1), not {turn}")
         if lone not in ("0", "1", "2"):
-            raise ValueError(f"the lone passes just made are 0, 1 or 2, not {lone!r}")
+            raise ValueError(f"the lone passes just made are 0, 1 or 2, not {quote(lone)}")
         if ply == 2 and lone != "0":
             raise ValueError("a second ply follows a placement, so no lone pass can be pending (the last field is 0)")
         return cls(size, top, under, _CHAR_STONE[side], ply, plies, int(lone), protocol)
@@ -1043,8 +1043,8 @@ def write_record(
 
     Headers Game, Board and Protocol come from the position; `headers` adds players, date
     and the like. A start other than the standard one is kept in a Position header. The
-    Result follows the plies once the game is over; before that, a Result in `headers`
-    (a resignation, a timeout) is kept.
+    Result and Termination follow the plies once the game is over; before that, the ending
+    `headers` state (a resignation, a timeout, with its Result) is kept.
     """
     start = start or Position.start()
     position = start
@@ -1064,16 +1064,20 @@ def write_record(
         "White": "?",
         "Date": "????.??.??",
     }
-    claimed = "*"
     for key, value in (headers or {}).items():
-        if key.lower() == "result":
-            claimed = str(value)
-        elif key.lower() not in ("game", "board", "protocol", "position"):
+        if key.lower() not in ("game", "board", "protocol", "position", "result", "termination"):
             out[key] = str(value)
     if start != Position.start(start.size, start.protocol):
         out["Position"] = str(start)
-    out["Result"] = result_text(position) if position.is_over else claimed
+    out |= ending_headers(_ending(position), headers or {})
     return _write_record_text(out, turns)
+
+
+def _ending(position: Position) -> tuple[str, str] | None:
+    """(Result, Termination) when the plies ended the game: both players passed, or a stone was confined."""
+    if not position.is_over:
+        return None
+    return result_text(position), "passes" if position.lone_passes >= 2 else "confinement"
 
 
 _BOARD_RE: Final = re.compile(r"\s*(\d+)\s*[x×]\s*(\d+)\s*")
@@ -1084,11 +1088,11 @@ def replay(text: str) -> Replay:
     record = read_record(text)
     game = record.header("Game")
     if game is None or game.strip().lower() != "veloop":
-        raise RecordError(f'not a Veloop record: the Game header is {game!r}, expected "veloop"')
+        raise RecordError(f'not a Veloop record: the Game header is {quote(game or "")}, expected "veloop"')
     board = record.header("Board", "8x8") or "8x8"
     m = _BOARD_RE.fullmatch(board)
     if m is None or m.group(1) != m.group(2):
-        raise RecordError(f'the Board header is written like "8x8", not {board!r}')
+        raise RecordError(f'the Board header is written like "8x8", not {quote(board)}')
     size = int(m.group(1))
     protocol = (record.header("Protocol", "122") or "122").strip().lower()
     try:
@@ -1112,7 +1116,9 @@ def replay(text: str) -> Replay:
     # A game stopped early (a resignation, a timeout) may claim any result; a finished one must agree.
     claimed = (record.header("Result") or "*").strip()
     if position.is_over and claimed not in ("*", "", result_text(position)):
-        raise RecordError(f"the Result header says {claimed!r} but the plies give {result_text(position)!r}")
+        raise RecordError(f"the Result header says {quote(claimed)} but the plies give {result_text(position)}")
+    if not position.is_over:
+        ending_headers(None, record.headers)  # an ending off the board must be one NOTATION.md knows
     return Replay(dict(record.headers), start, tuple(moves), tuple(positions))
 
 

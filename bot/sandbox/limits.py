@@ -16,6 +16,16 @@ from bot.sandbox.state import IS_COMPONENTS_V2, SELECT_TYPES
 MAX_CONTENT = 2000
 MAX_EMBEDS = 10
 MAX_EMBED_TOTAL = 6000
+# Each embed's own limits (Discord's "Embed Limits" table; the OpenAPI description's RichEmbed,
+# RichEmbedField, RichEmbedFooter and RichEmbedAuthor carry the same numbers). Checked here too so
+# the fake refuses them with the spec check off, and with the field path Discord names.
+MAX_EMBED_TITLE = 256
+MAX_EMBED_DESCRIPTION = 4096
+MAX_EMBED_FIELDS = 25
+MAX_EMBED_FIELD_NAME = 256
+MAX_EMBED_FIELD_VALUE = 1024
+MAX_EMBED_FOOTER = 2048
+MAX_EMBED_AUTHOR = 256
 MAX_ACTION_ROWS = 5
 MAX_ROW_BUTTONS = 5
 MAX_CUSTOM_ID = 100
@@ -28,6 +38,11 @@ MAX_MODAL_TITLE = 45
 MAX_MODAL_COMPONENTS = 5
 MAX_V2_COMPONENTS = 40
 MAX_THREAD_NAME = 100
+# A string option's value: 6,000 is the largest ``max_length`` a command may declare (the OpenAPI
+# description's ApplicationCommandStringOption.max_length maximum, and Discord's documentation of
+# application command options), so no client can send more; the fake assumes Discord's servers
+# refuse longer values from forged requests too.
+MAX_OPTION_VALUE = 6000
 
 
 def check_message(body: dict[str, Any], prefix: str = "") -> None:
@@ -39,7 +54,8 @@ def check_message(body: dict[str, Any], prefix: str = "") -> None:
     if len(embeds) > MAX_EMBEDS:
         raise form_error(prefix + "embeds", f"Must be {MAX_EMBEDS} or fewer in length.", "BASE_TYPE_MAX_LENGTH")
     total = 0
-    for embed in embeds:
+    for index, embed in enumerate(embeds):
+        _check_embed(embed, f"{prefix}embeds.{index}")
         total += len(str(embed.get("title") or "")) + len(str(embed.get("description") or ""))
         total += len(str((embed.get("footer") or {}).get("text") or ""))
         total += len(str((embed.get("author") or {}).get("name") or ""))
@@ -53,6 +69,23 @@ def check_message(body: dict[str, Any], prefix: str = "") -> None:
     if components:
         check_components(components, int(body.get("flags") or 0), prefix + "components")
     check_allowed_mentions(body.get("allowed_mentions"), prefix + "allowed_mentions")
+
+
+def _check_embed(embed: dict[str, Any], where: str) -> None:
+    def longest(path: str, value: Any, limit: int) -> None:
+        if isinstance(value, str) and len(value) > limit:
+            raise form_error(f"{where}.{path}", f"Must be {limit} or fewer in length.", "BASE_TYPE_MAX_LENGTH")
+
+    longest("title", embed.get("title"), MAX_EMBED_TITLE)
+    longest("description", embed.get("description"), MAX_EMBED_DESCRIPTION)
+    longest("footer.text", (embed.get("footer") or {}).get("text"), MAX_EMBED_FOOTER)
+    longest("author.name", (embed.get("author") or {}).get("name"), MAX_EMBED_AUTHOR)
+    fields = embed.get("fields") or []
+    if len(fields) > MAX_EMBED_FIELDS:
+        raise form_error(f"{where}.fields", f"Must be {MAX_EMBED_FIELDS} or fewer in length.", "BASE_TYPE_MAX_LENGTH")
+    for number, item in enumerate(fields):
+        longest(f"fields.{number}.name", item.get("name"), MAX_EMBED_FIELD_NAME)
+        longest(f"fields.{number}.value", item.get("value"), MAX_EMBED_FIELD_VALUE)
 
 
 def check_allowed_mentions(allowed: Any, where: str) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bot.sandbox import permissions
+from bot.sandbox import limits, permissions
 from bot.sandbox.errors import InjectionRefused, SandboxError
 from bot.sandbox.permissions import (
     ADMINISTRATOR,
@@ -100,23 +100,33 @@ class SandboxUser:
 
     # -- application commands -------------------------------------------------------------------
 
-    async def slash(self, *path: str, **options: Any) -> Message:
-        """Run ``/path...`` with ``options``; returns the message the bot answered with."""
-        interaction = await self._command(APPLICATION_COMMAND, path, options, focused=None)
+    async def slash(self, *path: str, unchecked: bool = False, **options: Any) -> Message:
+        """Run ``/path...`` with ``options``; returns the message the bot answered with.
+
+        ``unchecked=True`` sends what a client with stale command definitions (or a forged request)
+        could: values outside the declared choices, ranges and lengths. Only what Discord's servers
+        check themselves is still refused: option names and types, and 6,000 characters per value.
+        """
+        interaction = await self._command(APPLICATION_COMMAND, path, options, focused=None, unchecked=unchecked)
         return await self._outcome(interaction)
 
-    async def slash_modal(self, *path: str, **options: Any) -> Modal:
+    async def slash_modal(self, *path: str, unchecked: bool = False, **options: Any) -> Modal:
         """Run a slash command the bot answers with a modal."""
-        return self._modal(await self._command(APPLICATION_COMMAND, path, options, focused=None))
+        return self._modal(await self._command(APPLICATION_COMMAND, path, options, focused=None, unchecked=unchecked))
 
-    async def autocomplete(self, *path: str, focused: str | None = None, **options: Any) -> list[dict[str, Any]]:
+    async def autocomplete(
+        self, *path: str, focused: str | None = None, unchecked: bool = False, **options: Any
+    ) -> list[dict[str, Any]]:
         """Type into an option with autocomplete; returns the bot's choices as ``{"name", "value"}`` dicts.
 
         The focused option is ``focused`` or, by default, the last one given (the one being typed).
+        ``unchecked`` as for ``slash``.
         """
         if not options:
             raise InjectionRefused("autocomplete needs the option being typed, e.g. move='d4'")
-        interaction = await self._command(AUTOCOMPLETE, path, options, focused=focused or list(options)[-1])
+        interaction = await self._command(
+            AUTOCOMPLETE, path, options, focused=focused or list(options)[-1], unchecked=unchecked
+        )
         body = interaction.response_body or {}
         return list((body.get("data") or {}).get("choices") or [])
 
@@ -144,7 +154,7 @@ class SandboxUser:
         )
 
     async def _command(
-        self, kind: int, path: tuple[str, ...], options: dict[str, Any], focused: str | None
+        self, kind: int, path: tuple[str, ...], options: dict[str, Any], focused: str | None, unchecked: bool = False
     ) -> Interaction:
         if not path:
             raise InjectionRefused("name the command, e.g. slash('veletas', 'challenge', ...)")
@@ -163,7 +173,7 @@ class SandboxUser:
         if any(o["type"] in (SUB_COMMAND, SUB_COMMAND_GROUP) for o in declared):
             raise InjectionRefused(f"/{' '.join(path)} needs a sub-command: {[o['name'] for o in declared]}")
         resolved: dict[str, dict[str, Any]] = {}
-        leaf = [self._option(path, o, options, resolved, focused) for o in declared if o["name"] in options]
+        leaf = [self._option(path, o, options, resolved, focused, unchecked) for o in declared if o["name"] in options]
         unknown = set(options) - {o["name"] for o in declared}
         if unknown:
             raise InjectionRefused(f"/{' '.join(path)} has no option(s) {sorted(unknown)}")
@@ -193,6 +203,7 @@ class SandboxUser:
         given: dict[str, Any],
         resolved: dict[str, dict[str, Any]],
         focused: str | None,
+        unchecked: bool,
     ) -> dict[str, Any]:
         name = option["name"]
         value = given[name]
@@ -203,19 +214,22 @@ class SandboxUser:
             if not option.get("autocomplete"):
                 raise InjectionRefused(f"{where} has no autocomplete")
             out["value"] = str(value)
+            # The client stops typing at max_length; what is being typed is sent as it stands.
+            self._check_length(where, out["value"], None if unchecked else option.get("max_length"))
             out["focused"] = True
             return out
         if kind == STRING:
             if not isinstance(value, str):
                 raise InjectionRefused(f"{where} takes text, got {value!r}")
             low, high = option.get("min_length"), option.get("max_length")
-            if (low is not None and len(value) < low) or (high is not None and len(value) > high):
+            if not unchecked and ((low is not None and len(value) < low) or (high is not None and len(value) > high)):
                 raise InjectionRefused(f"{where} must be {low}..{high} characters long")
+            self._check_length(where, value, None)
         elif kind in (INTEGER, NUMBER):
             if isinstance(value, bool) or not isinstance(value, int if kind == INTEGER else (int, float)):
                 raise InjectionRefused(f"{where} takes a number, got {value!r}")
             low, high = option.get("min_value"), option.get("max_value")
-            if (low is not None and value < low) or (high is not None and value > high):
+            if not unchecked and ((low is not None and value < low) or (high is not None and value > high)):
                 raise InjectionRefused(f"{where} must be between {low} and {high}")
         elif kind == BOOLEAN:
             if not isinstance(value, bool):
@@ -245,10 +259,20 @@ class SandboxUser:
         else:
             raise InjectionRefused(f"{where}: option type {kind} is not supported by the sandbox")
         choices = option.get("choices")
-        if choices and value not in [c["value"] for c in choices]:
+        if choices and not unchecked and value not in [c["value"] for c in choices]:
             raise InjectionRefused(f"{where}={value!r} is not one of {[c['value'] for c in choices]}")
         out["value"] = value
         return out
+
+    @staticmethod
+    def _check_length(where: str, value: str, declared: int | None) -> None:
+        """No string option value is longer than its declared ``max_length`` (the client's check) or than
+        ``limits.MAX_OPTION_VALUE`` (6,000: the largest ``max_length`` Discord accepts, and what its
+        servers let through for any string option)."""
+        if declared is not None and len(value) > declared:
+            raise InjectionRefused(f"{where} allows at most {declared} characters; the client stops typing there")
+        if len(value) > limits.MAX_OPTION_VALUE:
+            raise InjectionRefused(f"{where}: Discord accepts at most {limits.MAX_OPTION_VALUE} characters per value")
 
     # -- components and modals -------------------------------------------------------------------
 

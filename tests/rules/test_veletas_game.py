@@ -90,7 +90,7 @@ def test_classic_edition_setup_has_no_stones_no_pie_and_keeps_shooters_apart() -
         ("c3,c3,h4/d7", "c3 is named twice"),
         ("c3,e5,h4/e5", "a shooter is placed there this turn"),
         ("c3,e5,z4/d7", "z4 is not on the 10×10 board"),
-        ("c3,e5,44/d7", "“44” is not a square"),
+        ("c3,e5,44/d7", "`44` is not a square"),
         ("c3,e5,h4/d7/d8", "more than one /"),
     ],
 )

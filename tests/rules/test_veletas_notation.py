@@ -57,7 +57,7 @@ def test_variant_is_none_for_an_unusual_board_and_the_majority_rule_applies() ->
         ("7/7/7/7/7/7 b", "describes 7 squares, but the board is 6 wide"),
         ("7/7/3S3/7/7/7/6 b", "rank 1 describes 6 squares"),
         ("7/7/3S4/7/7/7/7 b", "rank 5 describes 8 squares"),
-        ("7/7/3X3/7/7/7/7 b", "'X' is not a piece"),
+        ("7/7/3X3/7/7/7/7 b", "`X` is not a piece"),
         ("7/7/3S3/7/7/7/7 x", "side to move must be b or w"),
         ("7/7/3S3/7/7/7/7", "a position is the ranks separated by /"),
         ("7/7/7/7/7/7/7 b", "at least one shooter"),
@@ -71,7 +71,7 @@ def test_bad_position_strings_say_what_is_wrong(text: str, message: str) -> None
 
 
 def test_unknown_rules_edition_is_refused() -> None:
-    with pytest.raises(ValueError, match="unknown rules edition 'modern'"):
+    with pytest.raises(ValueError, match="unknown rules edition `modern`"):
         Position.from_string(SAMPLE, "modern")
 
 

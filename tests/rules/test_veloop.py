@@ -68,7 +68,7 @@ def test_position_strings_round_trip_exactly(text: str) -> None:
         ("8/8/8/4w3/4b3/8/8/8 b 1/1", "122", "4 fields"),
         ("7/7/7/7/7/7/7 b 1/1 0", "122", "7×7"),
         ("8/8/8/4w3/4b3/8/8/9 b 1/1 0", "122", "rank 1"),
-        ("8/8/8/4w3/4x3/8/8/8 b 1/1 0", "122", "unexpected 'x'"),
+        ("8/8/8/4w3/4x3/8/8/8 b 1/1 0", "122", "unexpected `x`"),
         ("8/8/8/4w3/4(b)3/8/8/8 b 1/1 0", "122", "unexpected"),
         ("8/8/8/4w3/4b3/8/8/8 x 1/1 0", "122", "side to move"),
         ("8/8/8/4w3/4b3/8/8/8 b 2/1 0", "122", "ply of the turn"),

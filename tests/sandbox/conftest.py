@@ -34,7 +34,9 @@ class ProbeBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         @self.tree.command(description="Run the test's script")
-        @app_commands.describe(text="free text", count="a number", mode="one of two", who="a member")
+        @app_commands.describe(
+            text="free text", count="a number", mode="one of two", who="a member", short="at most 10 characters"
+        )
         @app_commands.choices(
             mode=[app_commands.Choice(name="fast", value="fast"), app_commands.Choice(name="slow", value="slow")]
         )
@@ -44,6 +46,7 @@ class ProbeBot(commands.Bot):
             count: app_commands.Range[int, 1, 9] | None = None,
             mode: str | None = None,
             who: discord.Member | None = None,
+            short: app_commands.Range[str, 1, 10] | None = None,
         ) -> None:
             assert self.script is not None, "the test did not set a script"
             try:
@@ -55,6 +58,10 @@ class ProbeBot(commands.Bot):
         @probe.autocomplete("text")
         async def probe_text(interaction: discord.Interaction[Any], current: str) -> list[app_commands.Choice[str]]:
             return self.autocomplete_answer
+
+        @probe.autocomplete("short")
+        async def probe_short(interaction: discord.Interaction[Any], current: str) -> list[app_commands.Choice[str]]:
+            return [app_commands.Choice(name=f"{len(current)} typed", value="ok")]
 
         admin = app_commands.Group(name="admin", description="Nested commands")
 

@@ -325,3 +325,60 @@ async def test_guild_commands_are_synced_and_used(sandbox: FakeDiscord, alice: M
     assert isinstance(bot, ProbeBot)
     bot.script = await send("from a guild command")
     assert (await sandbox.user(alice).slash("probe", text="x")).content == "from a guild command"
+
+
+@pytest.mark.parametrize(
+    ("options", "reason"),
+    [
+        ({"text": "x", "short": "x" * 11}, "1..10 characters"),
+        ({"text": "x" * 6001}, "at most 6000 characters"),
+    ],
+)
+async def test_values_longer_than_the_client_allows_are_refused(
+    sandbox: FakeDiscord, probe: ProbeBot, alice: Member, options: dict[str, Any], reason: str
+) -> None:
+    with pytest.raises(InjectionRefused, match=reason):
+        await sandbox.user(alice).slash("probe", **options)
+    assert sandbox.state.interactions == {}
+
+
+async def test_unchecked_sends_what_a_stale_client_could(sandbox: FakeDiscord, probe: ProbeBot, alice: Member) -> None:
+    seen: dict[str, Any] = {}
+
+    async def script(interaction: discord.Interaction[Any]) -> None:
+        seen.update(interaction.namespace.__dict__)
+        await interaction.response.send_message("ok")
+
+    probe.script = script
+    await sandbox.user(alice).slash("probe", text="x" * 6000, mode="medium", count=99, short="y" * 6000, unchecked=True)
+    assert seen == {"text": "x" * 6000, "mode": "medium", "count": 99, "short": "y" * 6000}
+
+
+@pytest.mark.parametrize(
+    ("options", "reason"),
+    [
+        ({"text": "x" * 6001}, "at most 6000 characters"),
+        ({"text": "x", "short": "y" * 6001}, "at most 6000 characters"),
+        ({"text": "x", "count": "3"}, "takes a number"),
+        ({"text": "x", "colour": "red"}, "no option"),
+        ({"count": 3}, "missing required option"),
+    ],
+)
+async def test_unchecked_still_refuses_what_discord_refuses(
+    sandbox: FakeDiscord, probe: ProbeBot, alice: Member, options: dict[str, Any], reason: str
+) -> None:
+    with pytest.raises(InjectionRefused, match=reason):
+        await sandbox.user(alice).slash("probe", unchecked=True, **options)
+    assert sandbox.state.interactions == {}
+
+
+async def test_typing_stops_at_max_length_unless_unchecked(
+    sandbox: FakeDiscord, probe: ProbeBot, alice: Member
+) -> None:
+    user = sandbox.user(alice)
+    assert await user.autocomplete("probe", short="x" * 10) == [{"name": "10 typed", "value": "ok"}]
+    with pytest.raises(InjectionRefused, match="at most 10 characters"):
+        await user.autocomplete("probe", short="x" * 11)
+    assert await user.autocomplete("probe", short="x" * 6000, unchecked=True) == [{"name": "6000 typed", "value": "ok"}]
+    with pytest.raises(InjectionRefused, match="at most 6000 characters"):
+        await user.autocomplete("probe", short="x" * 6001, unchecked=True)

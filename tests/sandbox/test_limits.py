@@ -11,7 +11,8 @@ import discord
 import pytest
 from discord.http import Route
 
-from bot.sandbox import FakeDiscord, Member, SandboxError
+from bot.sandbox import FakeDiscord, Member, SandboxError, limits
+from bot.sandbox.errors import DiscordError
 
 from .conftest import ProbeBot
 
@@ -220,3 +221,74 @@ async def test_empty_answers_and_followups_are_refused(sandbox: FakeDiscord, pro
         await probe.http.request(messages_route(sandbox.channel_id), json={"content": ""})
     assert caught.value.code == 50006
     sandbox.take_errors()
+
+
+def error_paths(errors: dict[str, Any], prefix: str = "") -> set[str]:
+    """The dotted field paths of Discord's nested form errors."""
+    paths: set[str] = set()
+    for key, value in errors.items():
+        if key == "_errors":
+            paths.add(prefix.rstrip("."))
+        elif isinstance(value, dict):
+            paths |= error_paths(value, f"{prefix}{key}.")
+    return paths
+
+
+EMBED_LIMITS = [
+    ({"title": "t" * 257}, {"title": "t" * 256}, "embeds.0.title"),
+    ({"description": "d" * 4097}, {"description": "d" * 4096}, "embeds.0.description"),
+    (
+        {"fields": [{"name": "n", "value": "v"}] * 26},
+        {"fields": [{"name": "n", "value": "v"}] * 25},
+        "embeds.0.fields",
+    ),
+    (
+        {"fields": [{"name": "n", "value": "v"}, {"name": "n" * 257, "value": "v"}]},
+        {"fields": [{"name": "n", "value": "v"}, {"name": "n" * 256, "value": "v"}]},
+        "embeds.0.fields.1.name",
+    ),
+    (
+        {"fields": [{"name": "n", "value": "v" * 1025}]},
+        {"fields": [{"name": "n", "value": "v" * 1024}]},
+        "embeds.0.fields.0.value",
+    ),
+    ({"footer": {"text": "f" * 2049}}, {"footer": {"text": "f" * 2048}}, "embeds.0.footer.text"),
+    ({"author": {"name": "a" * 257}}, {"author": {"name": "a" * 256}}, "embeds.0.author.name"),
+]
+
+
+@pytest.mark.parametrize(("over", "at", "field"), EMBED_LIMITS)
+async def test_each_embed_limit_is_enforced(
+    sandbox: FakeDiscord, probe: ProbeBot, over: dict[str, Any], at: dict[str, Any], field: str
+) -> None:
+    error = await refused(probe, sandbox, {"embeds": [{"title": "first"}, over]})
+    assert (error.status, error.code) == (400, 50035)
+    assert f"In {field.replace('embeds.0', 'embeds.1')}:" in error.text, error.text
+    await probe.http.request(messages_route(sandbox.channel_id), json={"embeds": [at]})
+    posted = sandbox.messages(sandbox.channel_id)[-1].embeds[0]
+    assert {key: posted[key] for key in at} == at
+
+
+@pytest.mark.parametrize(("over", "at", "field"), EMBED_LIMITS)
+def test_each_embed_limit_holds_without_the_spec_check(over: dict[str, Any], at: dict[str, Any], field: str) -> None:
+    """limits.py refuses on its own, so the try-it mode without the OpenAPI description is as strict."""
+    with pytest.raises(DiscordError) as caught:
+        limits.check_message({"embeds": [over]})
+    assert caught.value.status == 400 and error_paths(caught.value.errors or {}) == {field}
+    limits.check_message({"embeds": [at]})
+
+
+async def test_embeds_over_6000_characters_in_total_are_refused(sandbox: FakeDiscord, probe: ProbeBot) -> None:
+    two = [{"title": "t" * 200, "description": "d" * 2800}, {"description": "d" * 3001}]
+    error = await refused(probe, sandbox, {"embeds": two})
+    assert "6000" in error.text
+    two[1]["description"] = "d" * 3000
+    await probe.http.request(messages_route(sandbox.channel_id), json={"embeds": two})
+    assert len(sandbox.messages(sandbox.channel_id)[-1].embeds) == 2
+
+
+async def test_eleven_embeds_are_refused(sandbox: FakeDiscord, probe: ProbeBot) -> None:
+    error = await refused(probe, sandbox, {"embeds": [{"title": str(i)} for i in range(11)]})
+    assert error.status == 400 and "In embeds:" in error.text
+    await probe.http.request(messages_route(sandbox.channel_id), json={"embeds": [{"title": "x"}] * 10})
+    assert len(sandbox.messages(sandbox.channel_id)[-1].embeds) == 10
