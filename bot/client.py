@@ -159,7 +159,6 @@ class VeletasBot(commands.Bot):
         for command in cog.get_app_commands():
             self.tree.remove_command(command.name)
             self.veletas.add_command(command, override=True)
-            bound_choices(command)
 
     def command_hash(self) -> str:
         """A digest of exactly what a sync would send, so an unchanged tree is never synced again."""
@@ -267,21 +266,6 @@ class VeletasBot(commands.Bot):
             task.cancel()
         await super().close()
         await self.store.close()
-
-
-def bound_choices(command: app_commands.Command[Any, ..., Any] | app_commands.Group) -> None:
-    """Give every string option with choices a ``max_length`` (its longest choice), as the free-text ones have.
-
-    A ``Literal`` annotation cannot carry a length, and every string option is declared with one, so
-    no option is left for a client to fill with Discord's 6,000 characters.
-    """
-    commands_ = command.walk_commands() if isinstance(command, app_commands.Group) else [command]
-    for leaf in commands_:
-        if isinstance(leaf, app_commands.Group):
-            continue
-        for param in leaf._params.values():
-            if param.type is discord.AppCommandOptionType.string and param.choices and param.max_value is None:
-                param.max_value = max(len(str(choice.value)) for choice in param.choices)
 
 
 def check_options(interaction: discord.Interaction[Any]) -> None:
