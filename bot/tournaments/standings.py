@@ -67,8 +67,10 @@ def tiebreak_records(t: Tournament) -> dict[int, PlayerTiebreakData]:
         for pid, record in games.items():
             if pid not in seen:
                 record.append(GameRecord(-1, 0, 0.0, "white", rnd.number, kind="requested_bye"))
-    points = t.points()
-    return {pid: PlayerTiebreakData(pid, rating[pid], points[pid], record) for pid, record in games.items()}
+    # Points over the finished rounds only: a result already in for an unfinished round waits for the rest.
+    return {
+        pid: PlayerTiebreakData(pid, rating[pid], sum(g.score for g in record), record) for pid, record in games.items()
+    }
 
 
 def _bye_record(bye: Bye, number: int) -> GameRecord:
