@@ -202,10 +202,13 @@ class Tournament:
         game = next((g for g in rnd.games if player_id in (g.white, g.black)), None)
         if game is None:
             raise TournamentError(f"player {player_id} has no game in round {rnd.number}")
-        if game.result in ("+-", "-+"):  # the other one did not come either
-            result: Result = "--"
+        own: Result = "-+" if game.white == player_id else "+-"
+        if game.result in (own, "--"):
+            result: Result = game.result  # already recorded
+        elif game.result in ("+-", "-+"):
+            result = "--"  # the other one did not come either
         else:
-            result = "-+" if game.white == player_id else "+-"
+            result = own
         out = self.record(player_id, result)
         return out.withdraw(player_id) if out.player(player_id).left is None else out
 

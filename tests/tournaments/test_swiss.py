@@ -213,3 +213,21 @@ def test_a_forty_player_seven_round_swiss_with_a_drop_a_no_show_and_a_late_entry
 
 def _tb(table: tuple[object, ...], pid: int) -> tuple[float, ...]:
     return next(s.tiebreaks for s in table if s.player == pid)  # type: ignore[attr-defined]
+
+
+def test_no_shows_forfeit_and_withdraw_once() -> None:
+    t = Tournament("swiss", _field(4), 3)
+    t = t.with_round(pair_swiss(t))
+    white, black = t.rounds[-1].games[0].white, t.rounds[-1].games[0].black
+    t = t.no_show(black)
+    assert t.rounds[-1].games[0].result == "+-" and t.player(black).left == 2
+    t = t.no_show(black)  # said twice: nothing changes
+    assert t.rounds[-1].games[0].result == "+-" and t.player(black).left == 2
+    t = t.no_show(white)  # neither came
+    assert t.rounds[-1].games[0].result == "--" and t.player(white).left == 2
+    with pytest.raises(TournamentError):
+        t.withdraw(white)
+    with pytest.raises(TournamentError):
+        t.record(99, "1-0")
+    with pytest.raises(TournamentError):
+        t.record(white, "2-0")  # type: ignore[arg-type]
