@@ -9,7 +9,7 @@ import random
 
 import pytest
 import tourney_oracle as oracle
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bot.tournaments import (
@@ -19,6 +19,7 @@ from bot.tournaments import (
     Player,
     Round,
     Tournament,
+    TournamentError,
     pair_swiss,
     seed_by_rating,
     standings,
@@ -105,6 +106,7 @@ def test_csv_export_reads_back() -> None:
 
 @settings(max_examples=30)
 @given(st.integers(min_value=4, max_value=20), st.integers(min_value=0, max_value=2**32 - 1))
+@example(n=4, seed=683)  # withdrawals leave two players who have met: round 2 cannot be paired
 def test_tiebreaks_equal_the_plain_computation_under_every_kind_of_unplayed_round(n: int, seed: int) -> None:
     rng = random.Random(seed)
     rounds = max(2, min(5, (n - 1) // 2))
@@ -121,7 +123,12 @@ def test_tiebreaks_equal_the_plain_computation_under_every_kind_of_unplayed_roun
         if rng.random() < 0.3 and len(t.rounds) <= t.total_rounds // 2:
             extra += 1
             t = t.join_late(extra, rng.randint(1000, 2200))
-        rnd = pair_swiss(t, byes)  # type: ignore[arg-type]
+        try:
+            rnd = pair_swiss(t, byes)  # type: ignore[arg-type]
+        except TournamentError:
+            # A small field thinned by withdrawals can run out of opponents; the engine may say so only then.
+            assert not oracle.pairable(t, byes)
+            break
         t = t.with_round(rnd)
         if rnd.games and rng.random() < 0.4:
             game = rng.choice(rnd.games)

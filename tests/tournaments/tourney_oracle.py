@@ -150,3 +150,25 @@ def play_round(t: Tournament, rng: random.Random, draw: float = 0.2) -> Tourname
         result = "1/2-1/2" if x < draw else ("1-0" if rng.random() < p_white else "0-1")
         t = t.record(g.white, result)  # type: ignore[arg-type]
     return t
+
+
+def pairable(t: Tournament, byes: dict[int, str]) -> bool:
+    """Whether the next round can be paired at all under the Dutch system's absolute criteria: no two
+    players meet twice over the board, and the pairing-allocated bye (if the count is odd) goes to a
+    player who has had neither it nor a forfeit win. Brute force, for small fields."""
+    number = len(t.rounds) + 1
+    pool = sorted(p.id for p in t.players if p.active_in(number) and p.id not in byes)
+    assert len(pool) <= 16, "brute force is for small fields"
+    met = {frozenset((g.white, g.black)) for r in t.rounds for g in r.games if g.result in ("1-0", "0-1", "1/2-1/2")}
+    had = {b.player for r in t.rounds for b in r.byes if b.kind == "pairing"}
+    had |= {g.white if g.result == "+-" else g.black for r in t.rounds for g in r.games if g.result in ("+-", "-+")}
+
+    def match(rest: list[int]) -> bool:
+        if not rest:
+            return True
+        first, others = rest[0], rest[1:]
+        return any(frozenset((first, o)) not in met and match([x for x in others if x != o]) for o in others)
+
+    if len(pool) % 2 == 0:
+        return match(pool)
+    return any(p not in had and match([x for x in pool if x != p]) for p in pool)
