@@ -101,12 +101,12 @@ def stage_rows(runs: int) -> list[list[str]]:
     """Where the time of one board goes, so a regression points at its stage."""
     game = midgame()
     theme = render.THEMES["dark"]
-    scene = render._game_scene(game, None, None, None)
-    rgb = render._compose(scene, theme, None)
-    pal = render._to_palette(rgb, theme)
-    compose = median_ms(lambda: render._compose(scene, theme, None), runs)
-    quantize = median_ms(lambda: render._to_palette(rgb, theme), runs)
-    encode = median_ms(lambda: render._png(pal), runs)
+    scene = render.veletas._game_scene(game, None, None, None)
+    rgb = render.veletas._compose(scene, theme, None)
+    pal = render.canvas.to_palette(rgb, render.veletas._palette(theme))
+    compose = median_ms(lambda: render.veletas._compose(scene, theme, None), runs)
+    quantize = median_ms(lambda: render.canvas.to_palette(rgb, render.veletas._palette(theme)), runs)
+    encode = median_ms(lambda: render.canvas.png(pal), runs)
     return [
         ["  compose (cached layers and sprites)", f"{compose:.1f} ms", "", ""],
         ["  map onto the theme's palette", f"{quantize:.1f} ms", "", ""],
@@ -118,7 +118,10 @@ def level_rows(runs: int) -> list[list[str]]:
     """Why the PNG zlib level is what it is: time and size of the same palette board at each level."""
     game = midgame()
     theme = render.THEMES["dark"]
-    pal = render._to_palette(render._compose(render._game_scene(game, None, None, None), theme, None), theme)
+    pal = render.canvas.to_palette(
+        render.veletas._compose(render.veletas._game_scene(game, None, None, None), theme, None),
+        render.veletas._palette(theme),
+    )
     rows = []
     for level in (0, 1, 3, 6, 9):
 
