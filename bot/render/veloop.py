@@ -60,7 +60,7 @@ _LETTER = {"black": "b", "white": "w"}
 
 # A stack's two stones: the lower one's centre sits this far below the square's centre, the
 # upper one's this far above, both with this radius (fractions of a square).
-_LOWER = 0.10
+_LOWER = 0.12
 _UPPER = 0.06
 _STACK_R = 0.34
 
