@@ -211,6 +211,16 @@ def test_an_over_placement_target_is_ringed_since_a_stone_hides_a_dot() -> None:
     assert nearest(pixel(im, lay, "c3"), looks(look)) == "white"
 
 
+def test_a_forced_pass_is_told_in_the_status_line_and_marks_no_square() -> None:
+    lay = layout(8)
+    after = START.play(FIRST)
+    plain = decode(veloop_board_png(after, theme="light"))
+    passed = decode(veloop_board_png(after, last_move="pass", theme="light"))
+    assert board(passed, lay).tobytes() == board(plain, lay).tobytes()
+    status = (0, round(lay.header * 0.72), lay.width, round(lay.header * 0.95))
+    assert passed.crop(status).tobytes() != plain.crop(status).tobytes()
+
+
 def test_hints_refuse_a_target_or_support_with_no_legal_move() -> None:
     with pytest.raises(ValueError, match="no legal move places on a1"):
         VeloopHints.for_position(START, "a1")

@@ -342,6 +342,10 @@ def _scene(
     n = position.size
     stacks = {cell_of(sq, n): "".join(_LETTER[c] for c in stack) for sq, stack in position.stones().items()}
     underline, status, finished = _status(position, names)
+    if last_move is not None and last_move.is_pass and not finished:
+        # a pass ends a turn, so the one who passed is the one not to move now
+        passer = names[1] if position.to_move == "black" else names[0]
+        status = f"{status}  ·  {passer} had to pass"
     if result:
         underline, status, finished = None, result, True
     header = Header(names, (position.scores.black, position.scores.white), underline, status, finished)
