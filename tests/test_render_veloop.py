@@ -9,6 +9,7 @@ import random
 import subprocess
 import sys
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from PIL import Image
@@ -327,3 +328,13 @@ def test_each_game_finds_its_drawer_by_name() -> None:
     assert render.drawer("veloop").hints is VeloopHints
     with pytest.raises(ValueError, match="no drawer"):
         render.drawer("chess")
+
+
+def test_boards_drawn_in_worker_threads_are_the_same_as_drawn_one_by_one() -> None:
+    _final, moves = finished(6, "122", 6)
+    record = write_record(moves, Position.start(6, "122"), {"Black": "🎲 Ann", "White": "Bo"})
+    plies = list(range(0, len(moves) + 1, 4))
+    expected = [veloop_game_png(record, ply=p, theme=THEME_NAMES[p % 3]) for p in plies]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda p: veloop_game_png(record, ply=p, theme=THEME_NAMES[p % 3]), plies))
+    assert got == expected
