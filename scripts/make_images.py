@@ -16,11 +16,22 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bot.render import Hints, board_png, game_png, replay_gif  # noqa: E402
+from bot.render import (  # noqa: E402
+    Hints,
+    VeloopHints,
+    board_png,
+    game_png,
+    replay_gif,
+    veloop_board_png,
+    veloop_game_png,
+    veloop_replay_gif,
+)
 from bot.rules import Game, random_setup  # noqa: E402
+from bot.rules.veloop import Position, write_record  # noqa: E402
 
 OUT = ROOT / "docs" / "images"
 PLAYERS = {"first": "Ada", "second": "Grace"}
+COLOURS = {"black": "Ada", "white": "Grace"}
 
 
 def game_with_claim(seed: int = 4, after: int = 24) -> Game:
@@ -40,6 +51,35 @@ def finished(variant: str, seed: int) -> Game:
     while game.phase != "over":
         game = game.play(str(rng.choice(game.position.legal_moves())))
     return game
+
+
+def veloop_record(size: int, seed: int, stop: Callable[[Position], bool] | None = None, protocol: str = "122") -> str:
+    """A Veloop game of random legal moves, to its end or to the first position ``stop`` accepts, as a record."""
+    rng = random.Random(seed)
+    position = Position.start(size, protocol)
+    moves = []
+    while not position.is_over and not (stop is not None and stop(position)):
+        move = rng.choice(position.legal_moves())
+        position = position.play(move)
+        moves.append(move)
+    return write_record(moves, Position.start(size, protocol), {"Black": "Ada", "White": "Grace"})
+
+
+def stacked(count: int) -> Callable[[Position], bool]:
+    """Stop once ``count`` cells hold stacks of two: late in a game, when stones go on top of stones."""
+    return lambda position: sum(len(stack) == 2 for stack in position.stones().values()) >= count
+
+
+def veloop_hints(seed: int = 2, plies: int = 16) -> bytes:
+    """The guided move's second step on a young 8×8 game: a target picked, its supports ringed."""
+    rng = random.Random(seed)
+    position = Position.start(8)
+    for _ in range(plies):
+        position = position.play(rng.choice(position.legal_moves()))
+    moves = position.legal_moves()
+    target = max(sorted({str(m.target) for m in moves}), key=lambda t: sum(m.target == t for m in moves))
+    hints = VeloopHints.for_position(position, target)
+    return veloop_board_png(position, theme="dark", hints=hints, players=COLOURS)
 
 
 def images() -> dict[str, Callable[[], bytes]]:
@@ -62,6 +102,11 @@ def images() -> dict[str, Callable[[], bytes]]:
         "setup-classic-dark.png": lambda: game_png(classic, theme="dark", players=PLAYERS),
         "game-over-light.png": lambda: game_png(finished("medium", 2), theme="light", players=PLAYERS),
         "replay-small-dark.gif": lambda: replay_gif(finished("small", 1), theme="dark", size=480, players=PLAYERS),
+        "veloop-8-dark.png": lambda: veloop_game_png(veloop_record(8, 3, stacked(6)), theme="dark"),
+        "veloop-12-light.png": lambda: veloop_game_png(veloop_record(12, 4), theme="light"),
+        "veloop-hints-dark.png": veloop_hints,
+        "veloop-contrast.png": lambda: veloop_game_png(veloop_record(6, 0, stacked(5)), theme="contrast"),
+        "veloop-replay-5-dark.gif": lambda: veloop_replay_gif(veloop_record(5, 4), theme="dark", size=480),
     }
 
 

@@ -376,3 +376,34 @@ def test_boards_drawn_in_worker_threads_are_the_same_as_drawn_one_by_one() -> No
     with ThreadPoolExecutor(max_workers=4) as pool:
         got = list(pool.map(lambda p: game_png(game, ply=p, theme=THEME_NAMES[p % 3], players=names), plies))
     assert got == expected
+
+
+def test_a_game_that_ended_off_the_board_shows_its_result_instead_of_the_turn() -> None:
+    game = play_out("small", "current", random.Random(3))
+    stopped = Game.replay(game.turns[: len(game.turns) - 2], variant="small")
+    assert stopped.phase == "play"
+    lay = layout(stopped.variant.size)
+    look = THEMES["dark"]
+    said = "Grace wins · Ada resigned"
+    running = decode(game_png(stopped, theme="dark"))
+    ended = decode(game_png(stopped, theme="dark", result=said))
+    board = (0, lay.header, lay.width, lay.height)
+    assert ended.crop(board).tobytes() == running.crop(board).tobytes()
+    assert ended.crop((0, 0, lay.width, lay.header)).tobytes() != running.crop((0, 0, lay.width, lay.header)).tobytes()
+    # the status row turns to the accent colour of a finished game, and nobody is underlined as to move
+    assert sum(n for n, p in colours(status_row(ended, lay)) if distance(p, look.accent) < 30) > 50
+    assert not any(distance(p, look.accent) < 30 for _n, p in colours(status_row(running, lay)))
+    bar = (0, round(lay.header * 0.55), lay.width, round(lay.header * 0.68))
+    assert not any(distance(p, look.accent) < 30 for _n, p in colours(ended.crop(bar)))
+    assert any(distance(p, look.accent) < 30 for _n, p in colours(running.crop(bar)))
+    # the same text on board_png, and on the last frame of the replay only
+    position_image = decode(board_png(stopped.position, last_move=stopped.last_move, theme="dark", result=said))
+    assert (
+        position_image.crop((0, 0, lay.width, lay.header)).tobytes()
+        == ended.crop((0, 0, lay.width, lay.header)).tobytes()
+    )
+    gif = Image.open(io.BytesIO(replay_gif(stopped, theme="dark", result=said)))
+    gif.seek(gif.n_frames - 1)
+    assert gif.convert("RGB").tobytes() == ended.tobytes()
+    gif.seek(gif.n_frames - 2)
+    assert gif.convert("RGB").tobytes() == decode(game_png(stopped, ply=gif.n_frames - 2, theme="dark")).tobytes()

@@ -1,0 +1,72 @@
+"""Board images and replay GIFs of every game, drawn with Pillow only.
+
+``canvas`` holds what all games share (themes, layout, sprites, the header, palettes, PNG and
+GIF encoding); each game has one drawer module (``veletas``, ``veloop``). ``DRAWERS`` finds a
+game's drawer by the game's name, so code that serves every game never names one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.render import veletas, veloop
+from bot.render.canvas import DEFAULT_WIDTH, PNG_COMPRESS_LEVEL, THEMES, Layout, Theme, layout
+from bot.render.veletas import Hints, board_image, board_png, game_image, game_png, replay_gif
+from bot.render.veloop import (
+    VeloopHints,
+    veloop_board_image,
+    veloop_board_png,
+    veloop_game_image,
+    veloop_game_png,
+    veloop_replay_gif,
+)
+
+__all__ = [
+    "DEFAULT_WIDTH",
+    "DRAWERS",
+    "PNG_COMPRESS_LEVEL",
+    "THEMES",
+    "Drawer",
+    "Hints",
+    "Layout",
+    "Theme",
+    "VeloopHints",
+    "board_image",
+    "board_png",
+    "drawer",
+    "game_image",
+    "game_png",
+    "layout",
+    "replay_gif",
+    "veloop_board_image",
+    "veloop_board_png",
+    "veloop_game_image",
+    "veloop_game_png",
+    "veloop_replay_gif",
+]
+
+
+@dataclass(frozen=True)
+class Drawer:
+    """How one game is drawn: a position, any moment of a game, a whole game as a GIF."""
+
+    game: str
+    board_png: Callable[..., bytes]
+    game_png: Callable[..., bytes]
+    replay_gif: Callable[..., bytes]
+    hints: type
+
+
+DRAWERS: dict[str, Drawer] = {
+    "veletas": Drawer("veletas", veletas.board_png, veletas.game_png, veletas.replay_gif, Hints),
+    "veloop": Drawer("veloop", veloop.veloop_board_png, veloop.veloop_game_png, veloop.veloop_replay_gif, VeloopHints),
+}
+
+
+def drawer(game: str) -> Drawer:
+    """The drawer of a game by its name ("veletas", "veloop")."""
+    try:
+        return DRAWERS[game]
+    except KeyError:
+        raise ValueError(f"no drawer for the game {game!r}: known are {', '.join(DRAWERS)}") from None

@@ -1,0 +1,624 @@
+"""The shared canvas every game is drawn on: themes, layout, sprites, the header, the palette, PNG and GIF.
+
+The bot posts a fresh board after every turn, so drawing must be cheap as well as pretty. Every
+stone, mark and tinted square is drawn once per (theme, square size) at four times its size and
+scaled down, which gives smooth edges; a board is then only a copy of a cached background plus a
+few pastes. The finished RGB image is mapped onto a fixed 256-colour palette made for its theme
+and game: mapping onto a known palette is cheap, where choosing a palette per image is not, and a
+palette image encodes as a PNG several times faster and smaller than an RGB one. Replays share
+that palette, so every GIF frame needs no colour table of its own.
+
+Each game's drawer (``veletas``, ``veloop``) turns its rules objects into pastes on this canvas;
+nothing here knows a game's rules.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import logging
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from PIL import Image, ImageChops, ImageDraw, ImageFont
+
+from bot.rules.common import FILES, parse_square, square_name
+
+log = logging.getLogger(__name__)
+
+RGB = tuple[int, int, int]
+RGBA = tuple[int, int, int, int]
+Cell = tuple[int, int]  # 0-based (file, rank); (0, 0) is a1
+
+DEFAULT_WIDTH = 800
+MIN_WIDTH = 320
+MAX_WIDTH = 2000
+SUPERSAMPLE = 4
+# zlib level 3 encodes a palette board in about 2 ms, as fast as level 1 and some 10% smaller; level 6
+# saves a little more for twice the time, level 9 is ten times slower (benchmarks/bench_render.py).
+PNG_COMPRESS_LEVEL = 3
+GIF_FRAME_MS = 700
+GIF_FIRST_MS = 1200
+GIF_FINAL_MS = 4000
+
+FONT_DIR = Path(__file__).resolve().parent.parent / "assets" / "fonts"
+
+
+@dataclass(frozen=True)
+class Theme:
+    """Colours and shapes of one look; the bot stores each player's choice by ``name``."""
+
+    name: str
+    label: str  # what a player picking a theme reads
+    background: RGB
+    text: RGB
+    muted: RGB
+    accent: RGB
+    light: RGB
+    dark: RGB
+    frame: RGB
+    shooter: RGB
+    shooter_rim: RGB
+    black: RGB
+    black_rim: RGB
+    white: RGB
+    white_rim: RGB
+    move: RGB  # tint of the squares a move left and reached, and of setup placements
+    move_line: RGB
+    shot: RGB  # tint of the square just shot
+    shot_line: RGB
+    claim: RGB  # ring around shooters claimed by the last move
+    hint: RGBA  # destination dots and target rings
+    hatch: RGBA  # stripes on squares where no shooter may be placed
+    shadow: int = 0  # alpha of the soft shadow under pieces, 0 for none
+    tint: float = 0.5  # how strongly a highlight tint covers a square
+    shaded: bool = True  # pieces lit from the upper left; flat in the contrast theme
+    square_shooters: bool = False  # shooters as rounded squares, so they differ from stones by shape too
+    marked_claims: bool = False  # a claimed shooter's cap carries a dot of the other colour
+
+
+THEMES: dict[str, Theme] = {
+    theme.name: theme
+    for theme in (
+        Theme(
+            name="light",
+            label="Light: a warm wooden board",
+            background=(246, 241, 232),
+            text=(43, 36, 28),
+            muted=(110, 96, 78),
+            accent=(176, 44, 30),
+            light=(238, 219, 178),
+            dark=(214, 180, 128),
+            frame=(120, 88, 50),
+            shooter=(214, 52, 40),
+            shooter_rim=(128, 24, 16),
+            black=(30, 30, 34),
+            black_rim=(0, 0, 0),
+            white=(252, 252, 250),
+            white_rim=(96, 90, 82),
+            move=(255, 214, 64),
+            move_line=(214, 150, 20),
+            shot=(96, 170, 255),
+            shot_line=(36, 110, 210),
+            claim=(255, 196, 0),
+            hint=(40, 30, 20, 110),
+            hatch=(90, 60, 30, 70),
+            shadow=70,
+            tint=0.55,
+        ),
+        Theme(
+            name="dark",
+            label="Dark: slate, made for Discord's dark mode",
+            background=(49, 51, 56),
+            text=(235, 236, 240),
+            muted=(160, 165, 175),
+            accent=(255, 120, 100),
+            light=(104, 112, 128),
+            dark=(82, 89, 104),
+            frame=(30, 31, 34),
+            shooter=(236, 72, 58),
+            shooter_rim=(120, 22, 14),
+            black=(18, 18, 22),
+            black_rim=(190, 196, 206),
+            white=(246, 246, 246),
+            white_rim=(30, 31, 34),
+            move=(240, 196, 64),
+            move_line=(250, 204, 60),
+            shot=(70, 150, 250),
+            shot_line=(110, 180, 255),
+            claim=(255, 204, 0),
+            hint=(245, 245, 255, 120),
+            hatch=(10, 10, 16, 120),
+            shadow=0,
+            tint=0.6,
+        ),
+        Theme(
+            # Okabe–Ito colours and luminance carry the meaning; shapes and marks back them up,
+            # so nothing depends on telling red from green.
+            name="contrast",
+            label="Contrast: colour-blind safe, shooters square and claims marked",
+            background=(255, 255, 255),
+            text=(0, 0, 0),
+            muted=(60, 60, 60),
+            accent=(0, 90, 170),
+            light=(236, 236, 236),
+            dark=(200, 200, 200),
+            frame=(0, 0, 0),
+            shooter=(230, 159, 0),
+            shooter_rim=(0, 0, 0),
+            black=(0, 0, 0),
+            black_rim=(0, 0, 0),
+            white=(255, 255, 255),
+            white_rim=(0, 0, 0),
+            move=(240, 228, 66),
+            move_line=(0, 0, 0),
+            shot=(86, 180, 233),
+            shot_line=(0, 114, 178),
+            claim=(0, 114, 178),
+            hint=(0, 0, 0, 150),
+            hatch=(0, 0, 0, 80),
+            shadow=0,
+            tint=0.75,
+            shaded=False,
+            square_shooters=True,
+            marked_claims=True,
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where things are on an image of a given width; tests and callers use it to find squares."""
+
+    n: int
+    width: int
+    height: int
+    square: int
+    header: int
+    left: int  # x of the board's left edge
+    top: int  # y of the board's top edge
+
+    def origin(self, cell: Cell) -> tuple[int, int]:
+        """Top-left pixel of a square: rank 1 is at the bottom, as players read a board."""
+        file, rank = cell
+        return self.left + file * self.square, self.top + (self.n - 1 - rank) * self.square
+
+    def center(self, square: str) -> tuple[int, int]:
+        """Pixel at the middle of the named square."""
+        x, y = self.origin(parse_square(square, self.n))
+        return x + self.square // 2, y + self.square // 2
+
+
+def layout(n: int, width: int | None = None) -> Layout:
+    """The geometry of an n×n board drawn ``width`` pixels wide (clamped to a sensible range)."""
+    w = DEFAULT_WIDTH if width is None else max(MIN_WIDTH, min(MAX_WIDTH, int(width)))
+    gutter = round(w * 0.042)
+    square = (w - 2 * gutter) // n
+    left = (w - n * square) // 2
+    header = round(w * 0.115)
+    height = header + n * square + 2 * left
+    return Layout(n=n, width=w, height=height, square=square, header=header, left=left, top=header + left)
+
+
+# --- the scene: everything one image shows, with no rules objects left in it -------------------------------
+
+
+@dataclass(frozen=True)
+class Header:
+    names: tuple[str, str]  # black, white
+    score: tuple[int, int]
+    to_move: str | None  # colour underlined: the one to act, or the winner once the game is over
+    status: str
+    finished: bool = False
+
+
+def mix(a: RGB, b: RGB, t: float) -> RGB:
+    return (round(a[0] + (b[0] - a[0]) * t), round(a[1] + (b[1] - a[1]) * t), round(a[2] + (b[2] - a[2]) * t))
+
+
+def theme_named(name: str) -> Theme:
+    try:
+        return THEMES[name]
+    except KeyError:
+        raise ValueError(f"unknown theme {name!r}: choose one of {', '.join(THEMES)}") from None
+
+
+@lru_cache(maxsize=32)
+def face(px: int, bold: bool = True) -> ImageFont.FreeTypeFont:
+    # BASIC layout: the same glyph placement whether or not libraqm is installed.
+    path = FONT_DIR / ("DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf")
+    return ImageFont.truetype(str(path), max(6, px), layout_engine=ImageFont.Layout.BASIC)
+
+
+# --- sprites: drawn big once, scaled down for smooth edges ---------------------------------------------------
+
+
+def supersampled(width: int, height: int, draw: Callable[[ImageDraw.ImageDraw, int], None]) -> Image.Image:
+    s = SUPERSAMPLE
+    canvas = Image.new("RGBA", (width * s, height * s), (0, 0, 0, 0))
+    draw(ImageDraw.Draw(canvas), s)
+    # Pillow resizes RGBA with premultiplied alpha, so edges keep their colour instead of darkening.
+    return canvas.resize((width, height), Image.Resampling.LANCZOS)
+
+
+def circle(d: ImageDraw.ImageDraw, cx: float, cy: float, r: float, fill: RGBA | RGB | None, **kw: object) -> None:
+    d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill, **kw)  # type: ignore[arg-type]
+
+
+def shaded_disc(d: ImageDraw.ImageDraw, c: float, r: float, edge: RGB, centre: RGB, shaded: bool) -> None:
+    """A disc lit from the upper left: concentric discs drifting towards the light, each a step lighter."""
+    if not shaded:
+        circle(d, c, c, r, edge)
+        return
+    steps = 40
+    for i in range(steps):
+        t = i / (steps - 1)
+        shift = -r * 0.28 * t
+        circle(d, c + shift, c + shift, r * (1 - 0.7 * t), mix(edge, centre, t))
+
+
+def shooter_light(theme: Theme) -> RGB:
+    return mix(theme.shooter, (255, 255, 255), 0.22)
+
+
+def stone_light(theme: Theme, kind: str) -> tuple[RGB, RGB]:
+    """Edge and highlight colours of a stone: black lifts towards grey, white dims towards its rim."""
+    if not theme.shaded:
+        colour = theme.black if kind == "b" else theme.white
+        return colour, colour
+    if kind == "b":
+        return theme.black, mix(theme.black, (255, 255, 255), 0.2)
+    return mix(theme.white, theme.white_rim, 0.12), theme.white
+
+
+@lru_cache(maxsize=128)
+def stone(theme: Theme, sq: int, kind: str) -> Image.Image:
+    """A ``b`` or ``w`` stone the size of a square, with the theme's rim, shading and shadow."""
+
+    def draw(d: ImageDraw.ImageDraw, s: int) -> None:
+        size = sq * s
+        c = size / 2
+        if theme.shadow:
+            off = size * 0.035
+            circle(d, c + off * 0.6, c + off, size * 0.40, (0, 0, 0, theme.shadow))
+        rim = theme.black_rim if kind == "b" else theme.white_rim
+        circle(d, c, c, size * 0.38, rim)
+        shaded_disc(d, c, size * 0.38 - max(s, size * 0.035), *stone_light(theme, kind), theme.shaded)
+
+    return supersampled(sq, sq, draw)
+
+
+@lru_cache(maxsize=64)
+def mark(theme: Theme, sq: int, kind: str) -> Image.Image:
+    """Marks every game draws on a square: hint ``dot`` and ``ring``, and ``select`` brackets round a pick."""
+
+    def draw(d: ImageDraw.ImageDraw, s: int) -> None:
+        size = sq * s
+        c = size / 2
+        if kind == "dot":
+            circle(d, c, c, size * 0.15, theme.hint)
+        elif kind == "ring":
+            circle(d, c, c, size * 0.33, None, outline=theme.hint, width=round(size * 0.07))
+        elif kind == "select":
+            # corner brackets in the text colour: unlike every tint and ring, they never mean a move
+            w = round(size * 0.075)
+            arm = size * 0.3
+            for x, dx in ((0, 1), (size, -1)):
+                for y, dy in ((0, 1), (size, -1)):
+                    d.rectangle(box(x, y, x + dx * arm, y + dy * w), fill=theme.text)
+                    d.rectangle(box(x, y, x + dx * w, y + dy * arm), fill=theme.text)
+        else:
+            raise ValueError(f"no shared mark {kind!r}")
+
+    return supersampled(sq, sq, draw)
+
+
+def box(x0: float, y0: float, x1: float, y1: float) -> tuple[float, float, float, float]:
+    return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
+
+
+@lru_cache(maxsize=64)
+def segment(theme: Theme, sq: int, df: int, dr: int, style: str) -> Image.Image:
+    """A line from the centre of one square to the centre of its neighbour in direction (df, dr).
+
+    A path is a chain of these pasted under the pieces. Each reaches a little past both centres
+    with square ends, so neighbours overlap where both are opaque and the chain shows no seam.
+    """
+    w, h = (abs(df) + 1) * sq, (abs(dr) + 1) * sq
+    colour = line_colour(theme, style)
+
+    def draw(d: ImageDraw.ImageDraw, s: int) -> None:
+        half = sq * s / 2
+        step = sq * s
+        length = (df * df + dr * dr) ** 0.5
+        ux, uy = df / length, -dr / length  # ranks grow upwards, pixels downwards
+        x0 = half if df >= 0 else w * s - half
+        y0 = h * s - half if dr >= 0 else half
+        x1, y1 = x0 + df * step, y0 - dr * step
+        ext = step * 0.04
+        d.line(
+            (x0 - ux * ext, y0 - uy * ext, x1 + ux * ext, y1 + uy * ext),
+            fill=colour,
+            width=round(step * line_width(style)),
+        )
+
+    return supersampled(w, h, draw)
+
+
+def line_colour(theme: Theme, style: str) -> RGB:
+    return theme.move_line if style == "move" else theme.shot_line
+
+
+def line_width(style: str) -> float:
+    return 0.13 if style == "move" else 0.07
+
+
+@lru_cache(maxsize=16)
+def cap(theme: Theme, sq: int, style: str) -> Image.Image:
+    """The round start of a path, in the middle of the square the shooter left."""
+
+    def draw(d: ImageDraw.ImageDraw, s: int) -> None:
+        c = sq * s / 2
+        circle(d, c, c, sq * s * line_width(style) * 0.75, line_colour(theme, style))
+
+    return supersampled(sq, sq, draw)
+
+
+@lru_cache(maxsize=128)
+def square_tile(theme: Theme, sq: int, dark: bool, tint: str | None, hatched: bool) -> Image.Image:
+    """A whole square's background: its board colour, perhaps tinted, perhaps striped."""
+    base = theme.dark if dark else theme.light
+    if tint is not None:
+        # "move" and "shot" at full strength; "support", Veloop's stone a move leapt from, at half
+        colour = theme.move if tint in ("move", "support") else theme.shot
+        base = mix(base, colour, theme.tint / 2 if tint == "support" else theme.tint)
+    tile = Image.new("RGB", (sq, sq), base)
+    if hatched:
+
+        def draw(d: ImageDraw.ImageDraw, s: int) -> None:
+            size = sq * s
+            step = size / 5
+            width = round(step * 0.28)
+            for i in range(-5, 6):
+                x = i * step
+                d.line((x, size, x + size, 0), fill=theme.hatch, width=width)
+
+        stripes = supersampled(sq, sq, draw)
+        tile.paste(stripes, (0, 0), stripes)
+    return tile
+
+
+# --- static layers: background, frame and coordinates per (theme, board size, width) --------------------
+
+
+@lru_cache(maxsize=24)
+def background(theme: Theme, n: int, width: int) -> Image.Image:
+    lay = layout(n, width)
+    sq = lay.square
+    im = Image.new("RGB", (lay.width, lay.height), theme.background)
+    for file in range(n):
+        for rank in range(n):
+            im.paste(square_tile(theme, sq, (file + rank) % 2 == 0, None, False), lay.origin((file, rank)))
+    d = ImageDraw.Draw(im)
+    frame_w = max(2, round(sq * 0.04))
+    x0, y0 = lay.left, lay.top
+    x1, y1 = lay.left + n * sq, lay.top + n * sq
+    d.rectangle((x0 - frame_w, y0 - frame_w, x1 + frame_w - 1, y1 + frame_w - 1), outline=theme.frame, width=frame_w)
+    font = face(round(lay.left * 0.5))
+    gap = (lay.left - frame_w) / 2
+    for i in range(n):
+        letter = FILES[i]
+        cx = lay.left + i * sq + sq / 2
+        d.text((cx, y1 + frame_w + gap), letter, font=font, fill=theme.muted, anchor="mm")
+        d.text((cx, y0 - frame_w - gap), letter, font=font, fill=theme.muted, anchor="mm")
+        number = str(i + 1)
+        cy = lay.top + (n - 1 - i) * sq + sq / 2
+        d.text((x0 - frame_w - gap, cy), number, font=font, fill=theme.muted, anchor="mm")
+        d.text((x1 + frame_w + gap, cy), number, font=font, fill=theme.muted, anchor="mm")
+    return im
+
+
+def fit(text: str, font: ImageFont.FreeTypeFont, width: float) -> str:
+    """The text, shortened with an ellipsis so a long player name cannot run into the score."""
+    if font.getlength(text) <= width:
+        return text
+    while text and font.getlength(text + "…") > width:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+def signed(value: int) -> str:
+    """A score as printed: a true minus sign for Veloop's negative scores, which a hyphen makes look like a dash."""
+    return str(value) if value >= 0 else f"\u2212{-value}"
+
+
+def draw_header(im: Image.Image, theme: Theme, lay: Layout, header: Header) -> None:
+    h = lay.header
+    pad = lay.left
+    d = ImageDraw.Draw(im)
+    big = face(round(h * 0.28))
+    small = face(round(h * 0.20), bold=False)
+    cy = h * 0.38
+    r = h * 0.16
+    icon = round(2 * r / 0.76)
+    score = f"{signed(header.score[0])}  –  {signed(header.score[1])}"
+    score_w = big.getlength(score)
+    room = lay.width / 2 - score_w / 2 - pad - 2 * r - h * 0.35
+    gap = h * 0.12
+    bar_y = cy + h * 0.22
+    bar_h = max(2, round(h * 0.045))
+    for colour, kind, name in (("black", "b", header.names[0]), ("white", "w", header.names[1])):
+        sprite = stone(theme, icon, kind)
+        label = fit(name, big, room)
+        label_w = big.getlength(label)
+        ix: float
+        x0: float
+        if colour == "black":
+            ix = pad
+            d.text((ix + 2 * r + gap, cy), label, font=big, fill=theme.text, anchor="lm")
+            x0, x1 = ix, ix + 2 * r + gap + label_w
+        else:
+            ix = round(lay.width - pad - 2 * r)
+            d.text((ix - gap, cy), label, font=big, fill=theme.text, anchor="rm")
+            x0, x1 = ix - gap - label_w, ix + 2 * r
+        im.paste(sprite, (round(ix + r - icon / 2), round(cy - icon / 2)), sprite)
+        if header.to_move == colour:
+            d.rectangle((round(x0), round(bar_y), round(x1), round(bar_y) + bar_h), fill=theme.accent)
+    d.text((lay.width / 2, cy), score, font=big, fill=theme.text, anchor="mm")
+    status_font = face(round(h * 0.20)) if header.finished else small
+    status = fit(header.status, status_font, lay.width - 2 * pad)
+    ink = theme.accent if header.finished else theme.muted
+    d.text((lay.width / 2, h * 0.82), status, font=status_font, fill=ink, anchor="mm")
+
+
+def build_palette(theme: Theme, images: Iterable[Image.Image], extra: Iterable[RGB] = ()) -> Image.Image:
+    """A 256-colour palette: the theme's flat colours (and a game's ``extra`` ones) exactly, the rest spread
+    over every colour the catalogue ``images`` of that game show.
+
+    Colours are counted once each rather than by area, so the few pixels of anti-aliased edges
+    get as much say as the large flat squares, which keep their exact entries anyway.
+    """
+    flat: list[RGB] = [theme.background, theme.text, theme.muted, theme.accent, theme.light, theme.dark, theme.frame]
+    flat += [theme.shooter, theme.shooter_rim, theme.black, theme.black_rim, theme.white, theme.white_rim]
+    flat += [theme.move_line, theme.shot_line, theme.claim]
+    for square in (theme.light, theme.dark):
+        flat += [mix(square, theme.move, theme.tint), mix(square, theme.shot, theme.tint)]
+        flat.append(mix(square, theme.hint[:3], theme.hint[3] / 255))
+    flat += list(extra)
+    if theme.shaded:
+        # the lit discs get evenly spaced steps of their own, or their shading would show bands
+        for edge, centre in (
+            stone_light(theme, "b"),
+            stone_light(theme, "w"),
+            (theme.shooter, shooter_light(theme)),
+        ):
+            flat += [mix(edge, centre, i / 11) for i in range(12)]
+    exact = list(dict.fromkeys(flat))
+    colours: set[RGB] = set()
+    for im in images:
+        found = im.getcolors(maxcolors=1 << 22) or []
+        colours.update(rgb for _count, rgb in found)  # type: ignore[misc]
+    # Pillow maps colours to a palette through a cache of 4×4×4 cells, so an entry a few levels
+    # from a flat colour could capture it; nothing that close may stand beside the exact entries.
+    spread = sorted(c for c in colours if not any(close(c, e) for e in exact))
+    sample = Image.new("RGB", (len(spread), 1))
+    sample.putdata(spread)
+    free = 255 - len(exact)  # the last entry is kept for replays' transparent pixels
+    rest = sample.quantize(colors=free, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    found_palette = rest.getpalette() or []
+    rest_colours = [tuple(found_palette[i : i + 3]) for i in range(0, 3 * free, 3)]
+    rest_entries = [c for rgb in rest_colours if not any(close(rgb, e) for e in exact) for c in rgb]
+    entries = [c for rgb in exact for c in rgb] + rest_entries
+    entries += [*exact[0]] * ((765 - len(entries)) // 3)
+    entries += [*UNUSED]
+    pal = Image.new("P", (1, 1))
+    pal.putpalette(entries)
+    return pal
+
+
+# The last palette entry: a colour no theme draws, so no pixel ever maps to it and replays can use
+# its index to mean "unchanged since the previous frame".
+UNUSED: RGB = (255, 0, 255)
+TRANSPARENT = 255
+
+
+def close(a: Sequence[int], b: Sequence[int], within: int = 6) -> bool:
+    return abs(a[0] - b[0]) <= within and abs(a[1] - b[1]) <= within and abs(a[2] - b[2]) <= within
+
+
+# The bot renders in worker threads. FreeType faces must not be used by two threads at once, and
+# the caches above are filled on first use, so drawing takes this lock; PNG and GIF encoding,
+# the part that runs longest without the GIL, stays outside it.
+DRAWING = threading.RLock()
+
+
+def to_palette(im: Image.Image, palette: Image.Image) -> Image.Image:
+    return im.quantize(palette=palette, dither=Image.Dither.NONE)
+
+
+def png(im: Image.Image) -> bytes:
+    out = io.BytesIO()
+    im.save(out, "PNG", compress_level=PNG_COMPRESS_LEVEL)
+    return out.getvalue()
+
+
+def gif(frames: Sequence[Image.Image], *, frame_ms: int, final_ms: int) -> bytes:
+    """An animated GIF of palette frames that share one palette, holding the last frame ``final_ms``."""
+    durations = [GIF_FIRST_MS] + [frame_ms] * (len(frames) - 2) + [final_ms] if len(frames) > 1 else [final_ms]
+    # Each later frame keeps only what changed; the rest is transparent and shows the frame before
+    # (disposal 1), so a move costs a few squares and a header line rather than a whole board.
+    deltas = [frames[0]]
+    for before, after in itertools.pairwise(frames):
+        unchanged = ImageChops.subtract_modulo(after, before).point([255, *(0,) * 255], "1")
+        delta = after.copy()
+        delta.paste(TRANSPARENT, mask=unchanged)
+        deltas.append(delta)
+    out = io.BytesIO()
+    deltas[0].save(
+        out,
+        "GIF",
+        save_all=True,
+        append_images=deltas[1:],
+        duration=durations,
+        loop=0,
+        disposal=1,
+        transparency=TRANSPARENT,
+        optimize=False,
+    )
+    return out.getvalue()
+
+
+# --- names and squares ---------------------------------------------------------------------------------------
+
+
+def cell_of(square: str, n: int) -> Cell:
+    return parse_square(square, n)
+
+
+def queen_line(a: Cell, b: Cell) -> tuple[Cell, ...]:
+    """Squares from a to b inclusive along a queen line, or just the two ends when they are not on one."""
+    df, dr = b[0] - a[0], b[1] - a[1]
+    steps = max(abs(df), abs(dr))
+    if steps == 0:
+        return (a,)
+    if df not in (0, steps, -steps) or dr not in (0, steps, -steps):
+        log.debug("%s and %s are not on one line; drawing no path", square_name(*a), square_name(*b))
+        return ()
+    sf, sr = (df > 0) - (df < 0), (dr > 0) - (dr < 0)
+    return tuple((a[0] + i * sf, a[1] + i * sr) for i in range(steps + 1))
+
+
+@lru_cache(maxsize=4096)
+def has_glyph(char: str) -> bool:
+    """Whether the shipped font draws ``char``; missing ones would show as empty boxes."""
+    if char.isspace():
+        return True
+    with DRAWING:
+        font = face(24)
+        mask = font.getmask(char)
+        if mask.size[0] == 0:
+            return False  # zero-width: variation selectors, joiners
+        notdef = font.getmask("\U0010fffd")
+        return not (mask.size == notdef.size and bytes(mask) == bytes(notdef))
+
+
+def drawable(players: Mapping[str, str] | None) -> dict[str, str]:
+    """Player names with the characters our font lacks (emoji, CJK) left out; names left empty are dropped.
+
+    Discord names often carry emoji, and a row of empty boxes reads worse than a shorter name.
+    """
+    out: dict[str, str] = {}
+    for key, name in (players or {}).items():
+        kept = " ".join("".join(ch for ch in name if has_glyph(ch)).split())
+        if kept:
+            out[key] = kept
+    return out
+
+
+def names_by_colour(players: Mapping[str, str] | None) -> tuple[str, str]:
+    players = drawable(players)
+    return players.get("black") or "Black", players.get("white") or "White"

@@ -1,0 +1,568 @@
+"""Veletas on the shared canvas: stones, shooters (claimed or not), the last move's path and shot, claims,
+setup hatching, the pie choice and the result; hints for the guided move.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from PIL import Image, ImageDraw
+
+from bot.render.canvas import (
+    DRAWING,
+    GIF_FINAL_MS,
+    GIF_FRAME_MS,
+    Cell,
+    Header,
+    Theme,
+    background,
+    build_palette,
+    cap,
+    cell_of,
+    circle,
+    draw_header,
+    drawable,
+    face,
+    gif,
+    layout,
+    mark,
+    names_by_colour,
+    png,
+    queen_line,
+    segment,
+    shaded_disc,
+    shooter_light,
+    square_tile,
+    stone,
+    stone_light,
+    supersampled,
+    theme_named,
+    to_palette,
+)
+from bot.rules import Game, Move, Position
+from bot.rules.common import read_record, square_name
+
+__all__ = ["Hints", "board_image", "board_png", "game_image", "game_png", "replay_gif"]
+
+
+@dataclass(frozen=True)
+class Hints:
+    """What a player asked to see on top of the board while choosing a move or setting up.
+
+    ``destinations`` and ``targets`` come from the rules (``Position.destinations`` and
+    ``Position.targets``); ``Hints.for_shooter`` fills them for the guided-input flow.
+    """
+
+    selected: str | None = None
+    destinations: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
+    groups: bool = False  # badges with the biggest adjacent black and white group of each unclaimed shooter
+    forbidden: tuple[str, ...] = ()  # squares where a setup shooter may not go
+
+    @classmethod
+    def for_shooter(
+        cls, position: Position, shooter: str, *, destination: str | None = None, groups: bool = False
+    ) -> Hints:
+        """Hints for a player who picked ``shooter`` (and perhaps where it goes): where it may go, what it may hit.
+
+        Before a destination is chosen the targets are those of a shot without moving; after,
+        the targets are seen from the destination with the square the shooter left counted empty.
+        """
+        if destination is None or destination == shooter:
+            return cls(
+                selected=shooter,
+                destinations=tuple(position.destinations(shooter)),
+                targets=tuple(position.targets(shooter)),
+                groups=groups,
+            )
+        return cls(
+            selected=destination,
+            targets=tuple(position.targets(destination, vacated=shooter)),
+            groups=groups,
+        )
+
+
+@dataclass(frozen=True)
+class _Scene:
+    n: int
+    pieces: Mapping[Cell, str]
+    header: Header
+    tints: Mapping[Cell, str] = field(default_factory=dict)  # "move" or "shot"
+    hatched: frozenset[Cell] = frozenset()
+    ghosts: frozenset[Cell] = frozenset()  # where a shooter stood before it moved
+    path: tuple[Cell, ...] = ()  # origin to destination of the last move
+    shot: tuple[Cell, ...] = ()  # from the shooter to the square it shot
+    dots: frozenset[Cell] = frozenset()
+    rings: frozenset[Cell] = frozenset()
+    claims: frozenset[Cell] = frozenset()
+    selected: frozenset[Cell] = frozenset()  # the shooter (or its destination) a player picked
+    badges: Mapping[Cell, tuple[int, int]] = field(default_factory=dict)
+
+
+@lru_cache(maxsize=256)
+def _piece(theme: Theme, sq: int, kind: str) -> Image.Image:
+    """A piece sprite the size of a square: ``b``/``w`` stones, ``S`` unclaimed, ``B``/``W`` claimed shooters."""
+
+    if kind in "bw":
+        return stone(theme, sq, kind)
+
+    def draw(d: ImageDraw.ImageDraw, s: int) -> None:
+        size = sq * s
+        c = size / 2
+        if theme.shadow:
+            off = size * 0.035
+            circle(d, c + off * 0.6, c + off, size * 0.40, (0, 0, 0, theme.shadow))
+        rim_w = max(s, size * 0.04)
+        if theme.square_shooters:
+            half = size * 0.39
+            d.rounded_rectangle((c - half, c - half, c + half, c + half), radius=size * 0.10, fill=theme.shooter_rim)
+            d.rounded_rectangle(
+                (c - half + rim_w, c - half + rim_w, c + half - rim_w, c + half - rim_w),
+                radius=size * 0.10 - rim_w,
+                fill=theme.shooter,
+            )
+        else:
+            circle(d, c, c, size * 0.41, theme.shooter_rim)
+            shaded_disc(d, c, size * 0.41 - rim_w, theme.shooter, shooter_light(theme), theme.shaded)
+        if kind == "S":
+            # an empty socket: the place where a claiming stone will sit
+            circle(d, c, c, size * 0.15, None, outline=theme.shooter_rim, width=max(s, round(size * 0.03)))
+            return
+        cap_colour = "b" if kind == "B" else "w"
+        circle(d, c, c, size * 0.27, theme.shooter_rim)
+        shaded_disc(d, c, size * 0.27 - rim_w * 0.9, *stone_light(theme, cap_colour), theme.shaded)
+        if theme.marked_claims:
+            circle(d, c, c, size * 0.07, theme.white if kind == "B" else theme.black)
+
+    return supersampled(sq, sq, draw)
+
+
+@lru_cache(maxsize=64)
+def _mark(theme: Theme, sq: int, kind: str) -> Image.Image:
+    """Marks drawn on a square: the shared hint marks, the ``ghost`` a moved shooter left, a ``claim`` halo."""
+    if kind in ("dot", "ring", "select"):
+        return mark(theme, sq, kind)
+
+    def draw(d: ImageDraw.ImageDraw, s: int) -> None:
+        size = sq * s
+        c = size / 2
+        if kind == "ghost":
+            col = (*theme.shooter_rim, 150)
+            if theme.square_shooters:
+                half = size * 0.36
+                d.rounded_rectangle(
+                    (c - half, c - half, c + half, c + half), radius=size * 0.09, outline=col, width=round(size * 0.05)
+                )
+            else:
+                circle(d, c, c, size * 0.36, None, outline=col, width=round(size * 0.05))
+        elif kind == "claim":
+            w = round(size * 0.06)
+            if theme.square_shooters:
+                half = size * 0.49
+                d.rounded_rectangle(
+                    (c - half, c - half, c + half, c + half), radius=size * 0.14, outline=theme.claim, width=w
+                )
+            else:
+                circle(d, c, c, size * 0.49, None, outline=theme.claim, width=w)
+
+    return supersampled(sq, sq, draw)
+
+
+@lru_cache(maxsize=512)
+def _badge(theme: Theme, sq: int, black: int, white: int) -> Image.Image:
+    """Two small counters under a shooter: its biggest adjacent black and white groups."""
+
+    def draw(d: ImageDraw.ImageDraw, s: int) -> None:
+        size = sq * s
+        h = size * 0.27
+        font = face(round(h * 0.78))
+        y1 = size - size * 0.02
+        y0 = y1 - h
+        for value, fill, ink, x0 in (
+            (black, theme.black, theme.white, size * 0.03),
+            (white, theme.white, theme.black, size * 0.53),
+        ):
+            x1 = x0 + size * 0.44
+            rim = theme.black_rim if fill == theme.black and theme.black_rim != theme.black else theme.white_rim
+            d.rounded_rectangle((x0, y0, x1, y1), radius=h / 2, fill=rim)
+            inset = max(s, size * 0.018)
+            d.rounded_rectangle((x0 + inset, y0 + inset, x1 - inset, y1 - inset), radius=h / 2 - inset, fill=fill)
+            d.text(((x0 + x1) / 2, (y0 + y1) / 2), str(value), font=font, fill=ink, anchor="mm")
+
+    return supersampled(sq, sq, draw)
+
+
+def _compose(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
+    """The scene as an RGB image: cached background, then tints, lines, marks and pieces in that order."""
+    lay = layout(scene.n, width)
+    sq = lay.square
+    im = background(theme, scene.n, lay.width).copy()
+    for cell in set(scene.tints) | scene.hatched:
+        tile = square_tile(theme, sq, (cell[0] + cell[1]) % 2 == 0, scene.tints.get(cell), cell in scene.hatched)
+        im.paste(tile, lay.origin(cell))
+    for line, style in ((scene.path, "move"), (scene.shot, "shot")):
+        for a, b in itertools.pairwise(line):
+            df, dr = b[0] - a[0], b[1] - a[1]
+            seg = segment(theme, sq, df, dr, style)
+            x = lay.origin((min(a[0], b[0]), max(a[1], b[1])))
+            im.paste(seg, x, seg)
+        if len(line) > 1 and style == "move":
+            start = cap(theme, sq, style)
+            im.paste(start, lay.origin(line[0]), start)
+    for cells, kind in ((scene.ghosts, "ghost"), (scene.claims, "claim")):
+        for cell in cells:
+            sprite = _mark(theme, sq, kind)
+            im.paste(sprite, lay.origin(cell), sprite)
+    for cell, piece in scene.pieces.items():
+        sprite = _piece(theme, sq, piece)
+        im.paste(sprite, lay.origin(cell), sprite)
+    for cells, kind in ((scene.dots, "dot"), (scene.rings, "ring"), (scene.selected, "select")):
+        for cell in cells:
+            sprite = _mark(theme, sq, kind)
+            im.paste(sprite, lay.origin(cell), sprite)
+    for cell, (black, white) in scene.badges.items():
+        badge = _badge(theme, sq, black, white)
+        im.paste(badge, lay.origin(cell), badge)
+    draw_header(im, theme, lay, scene.header)
+    return im
+
+
+# --- the palette: fixed per theme, built from a catalogue of everything the renderer draws ---------------
+
+
+def _catalogue(theme: Theme) -> list[_Scene]:
+    n = 10
+    cells = [(f, r) for f in range(n) for r in range(n)]
+    kinds = "SBWbw"
+    pieces = {cell: kinds[i % 5] for i, cell in enumerate(cells) if i % 3 != 2}
+    header = Header(("Black player", "White player"), (2, 3), "black", "Black to move · 4 to win")
+    over = Header(("Black player", "White player"), (4, 1), None, "Black wins 4 – 1", finished=True)
+    odd = frozenset(c for c in cells if (c[0] * 3 + c[1]) % 4 == 0)
+    return [
+        _Scene(
+            n=n,
+            pieces=pieces,
+            header=header,
+            tints={c: ("move", "shot")[i % 4 // 2] for i, c in enumerate(cells) if i % 2},
+            selected=frozenset(c for c in cells if c[1] == 9),
+            ghosts=odd,
+            path=((0, 0), (1, 1), (2, 2), (2, 3), (2, 4), (1, 4), (0, 3)),
+            shot=((5, 5), (6, 5), (7, 6), (7, 7)),
+            claims=odd,
+            badges={c: (c[0] % 8, c[1] % 8) for c in cells if c[0] % 2 == 0},
+        ),
+        _Scene(
+            n=n,
+            pieces={},
+            header=over,
+            hatched=frozenset(c for c in cells if c[0] < 3),
+            tints={c: ("move", "shot")[c[1] % 2] for c in cells if c[0] % 3 == 0},
+            selected=frozenset(c for c in cells if c[0] == 9),
+            dots=frozenset(c for c in cells if c[1] % 2 == 0),
+            rings=frozenset(c for c in cells if c[1] % 2 == 1),
+        ),
+    ]
+
+
+@lru_cache(maxsize=8)
+def _palette(theme: Theme) -> Image.Image:
+    return build_palette(theme, [_compose(scene, theme, None) for scene in _catalogue(theme)])
+
+
+def _draw(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
+    with DRAWING:
+        return to_palette(_compose(scene, theme, width), _palette(theme))
+
+
+def _ended(header: Header, result: str | None) -> Header:
+    """The header of a game that ended off the board: ``result`` in place of whose move it is."""
+    if not result:
+        return header
+    return Header(header.names, header.score, None, result, finished=True)
+
+
+def _status_line(position: Position, names: tuple[str, str]) -> tuple[str | None, str, bool]:
+    black, white = position.score
+    need = position.needed_to_win
+    if position.winner is not None:
+        who = names[0] if position.winner == "black" else names[1]
+        return position.winner, f"{who} wins  {black} – {white}", True
+    who = names[0] if position.to_move == "black" else names[1]
+    return position.to_move, f"{who} to move  ·  {need} to win", False
+
+
+def _scene(
+    position: Position,
+    *,
+    last_move: Move | None,
+    hints: Hints | None,
+    header: Header,
+    placed: Iterable[str] = (),
+) -> _Scene:
+    n = position.size
+    pieces = {cell_of(sq, n): piece for sq, piece in position.pieces().items()}
+    tints: dict[Cell, str] = {}
+    ghosts: set[Cell] = set()
+    path: tuple[Cell, ...] = ()
+    shot: tuple[Cell, ...] = ()
+    for sq in placed:
+        tints[cell_of(sq, n)] = "move"
+    if last_move is not None:
+        target = cell_of(last_move.target, n)
+        if last_move.shooter is not None and last_move.destination is not None:
+            origin = cell_of(last_move.shooter, n)
+            dest = cell_of(last_move.destination, n)
+            path = queen_line(origin, dest)
+            shot = queen_line(dest, target)
+            tints[origin] = tints[dest] = "move"
+            ghosts.add(origin)
+        elif last_move.shooter is not None:
+            shot = queen_line(cell_of(last_move.shooter, n), target)
+        tints[target] = "shot"
+    claims = frozenset(cell_of(c.square, n) for c in position.last_claims)
+    dots: frozenset[Cell] = frozenset()
+    rings: frozenset[Cell] = frozenset()
+    hatched: frozenset[Cell] = frozenset()
+    selected: frozenset[Cell] = frozenset()
+    badges: dict[Cell, tuple[int, int]] = {}
+    if hints is not None:
+        if hints.selected is not None:
+            selected = frozenset({cell_of(hints.selected, n)})
+        dots = frozenset(cell_of(sq, n) for sq in hints.destinations)
+        rings = frozenset(cell_of(sq, n) for sq in hints.targets)
+        hatched = frozenset(cell_of(sq, n) for sq in hints.forbidden)
+        if hints.groups:
+            badges = {cell_of(sq, n): sizes for sq, sizes in position.group_hints().items()}
+    return _Scene(
+        n=n,
+        pieces=pieces,
+        header=header,
+        tints=tints,
+        hatched=hatched,
+        ghosts=frozenset(ghosts - set(pieces)),
+        path=path,
+        shot=shot,
+        dots=dots,
+        rings=rings,
+        claims=claims,
+        selected=selected,
+        badges=badges,
+    )
+
+
+def _as_move(move: Move | str | None) -> Move | None:
+    if move is None or isinstance(move, Move):
+        return move
+    return Move.parse(move)
+
+
+def board_image(
+    position: Position,
+    *,
+    last_move: Move | str | None = None,
+    theme: str = "light",
+    hints: Hints | None = None,
+    size: int | None = None,
+    players: Mapping[str, str] | None = None,
+    result: str | None = None,
+) -> Image.Image:
+    """The board as a palette image (see ``board_png``), for callers that compose or animate it."""
+    look = theme_named(theme)
+    names = names_by_colour(players)
+    to_move, status, finished = _status_line(position, names)
+    header = _ended(Header(names, position.score, to_move, status, finished), result)
+    scene = _scene(position, last_move=_as_move(last_move), hints=hints, header=header)
+    return _draw(scene, look, size)
+
+
+def board_png(
+    position: Position,
+    *,
+    last_move: Move | str | None = None,
+    theme: str = "light",
+    hints: Hints | None = None,
+    size: int | None = None,
+    players: Mapping[str, str] | None = None,
+    result: str | None = None,
+) -> bytes:
+    """A PNG of the position: pieces, the last move and its claims, the score, whose turn it is.
+
+    ``size`` is the image width in pixels (default 800); ``players`` maps ``"black"``/``"white"``
+    to the names shown in the header. ``result`` is for a game that ended off the board (a
+    resignation, a time forfeit, an adjudication): a short text such as "White wins · Black
+    resigned", shown in place of whose move it is. The same arguments always give the same bytes.
+    """
+    return png(
+        board_image(position, last_move=last_move, theme=theme, hints=hints, size=size, players=players, result=result)
+    )
+
+
+# --- games: setup, pie, play and the end, and replays ---------------------------------------------------------
+
+_SEATS = ("first", "second")
+
+
+def _colour_of_seat(game: Game, seat: str) -> str | None:
+    first = game.first_player_colour
+    if first is None:
+        return None
+    return first if seat == "first" else ("white" if first == "black" else "black")
+
+
+def _game_names(game: Game, players: Mapping[str, str] | None) -> tuple[tuple[str, str], dict[str, str]]:
+    """Names by colour for the header and by seat for the status line, from whichever keys were given."""
+    players = drawable(players)
+    seats: dict[str, str] = {}
+    for seat, fallback in zip(_SEATS, ("First player", "Second player"), strict=True):
+        colour = _colour_of_seat(game, seat)
+        seats[seat] = players.get(seat) or (players.get(colour) if colour else None) or fallback
+    colours: list[str] = []
+    for colour in ("black", "white"):
+        name = players.get(colour)
+        if name is None and game.first_player_colour is not None:
+            seat = "first" if game.first_player_colour == colour else "second"
+            name = players.get(seat)
+        colours.append(name or colour.title())
+    return (colours[0], colours[1]), seats
+
+
+def _setup_status(game: Game, seat_names: Mapping[str, str]) -> str:
+    who = seat_names[game.seat_to_act or "first"]
+    count = game.shooters_to_place
+    shooters = f"{count} shooter" + ("s" if count != 1 else "")
+    stone = f" and a {game.colour_to_act or 'black'} stone" if game.stone_to_place else ""
+    return f"Setup  ·  {who} places {shooters}{stone}"
+
+
+def _game_scene(
+    game: Game,
+    previous: Game | None,
+    hints: Hints | None,
+    players: Mapping[str, str] | None,
+    result: str | None = None,
+) -> _Scene:
+    position = game.position
+    names, seats = _game_names(game, players)
+    placed: list[str] = []
+    if previous is not None and previous.phase in ("setup", "pie") and game.phase != "over":
+        before = previous.position.pieces()
+        placed = [sq for sq in position.pieces() if sq not in before]
+    if game.phase == "setup":
+        occupied = position.pieces()
+        allowed = set(game.setup_squares())
+        forbidden = tuple(
+            square_name(f, r)
+            for f in range(position.size)
+            for r in range(position.size)
+            if square_name(f, r) not in allowed and square_name(f, r) not in occupied
+        )
+        base = hints or Hints()
+        hints = Hints(base.selected, base.destinations, base.targets, base.groups, base.forbidden or forbidden)
+        header = Header(names, position.score, game.colour_to_act, _setup_status(game, seats))
+    elif game.phase == "pie":
+        who = seats[game.seat_to_act or "second"]
+        header = Header(names, position.score, None, f"{who} chooses colours: keep or swap")
+    elif game.phase == "over":
+        winner = game.winner or position.winner
+        who = names[0] if winner == "black" else names[1]
+        black, white = position.score
+        header = Header(names, position.score, winner, f"{who} wins  {black} – {white}", finished=True)
+    else:
+        to_move, status, finished = _status_line(position, names)
+        header = Header(names, position.score, to_move, status, finished)
+    last = game.last_move if game.phase in ("play", "over") else None
+    return _scene(position, last_move=last, hints=hints, header=_ended(header, result), placed=placed)
+
+
+def _load(game: Game | str, players: Mapping[str, str] | None) -> tuple[Game, Mapping[str, str] | None]:
+    """The game, and whose names to show: those given, else a record's Black and White headers."""
+    if not isinstance(game, str):
+        return game, players
+    loaded = Game.from_record(game)
+    if players is None:
+        record = read_record(game)
+        named = {c: record.header(c.title()) or "" for c in ("black", "white")}
+        players = {c: name for c, name in named.items() if name.strip() not in ("", "?")}
+    return loaded, players
+
+
+def _replay_to(game: Game, ply: int) -> Game:
+    turns = game.turns
+    if not 0 <= ply <= len(turns):
+        raise ValueError(f"ply {ply} is not in this game: it has plies 0 to {len(turns)}")
+    return Game.replay(turns[:ply], variant=game.variant.name, rules=game.rules)
+
+
+def game_image(
+    game: Game | str,
+    *,
+    ply: int | None = None,
+    theme: str = "light",
+    hints: Hints | None = None,
+    size: int | None = None,
+    players: Mapping[str, str] | None = None,
+    result: str | None = None,
+) -> Image.Image:
+    """Any state of a game as a palette image; ``ply`` counts turns played, setup and pie choice included."""
+    look = theme_named(theme)
+    full, players = _load(game, players)
+    at = full if ply is None or ply == len(full.turns) else _replay_to(full, ply)
+    count = len(at.turns)
+    previous = _replay_to(full, count - 1) if count and at.phase in ("setup", "pie", "play") else None
+    scene = _game_scene(at, previous, hints, players, result)
+    return _draw(scene, look, size)
+
+
+def game_png(
+    game: Game | str,
+    *,
+    ply: int | None = None,
+    theme: str = "light",
+    hints: Hints | None = None,
+    size: int | None = None,
+    players: Mapping[str, str] | None = None,
+    result: str | None = None,
+) -> bytes:
+    """A PNG of a game (or a record's text) after ``ply`` turns, the latest by default.
+
+    Setup shows where shooters may not go, the pie choice says who chooses, play shows the last
+    move, and a finished game shows its result. ``players`` may be keyed by seat or by colour.
+    ``result`` (see ``board_png``) replaces the status line of a game that ended off the board.
+    """
+    return png(game_image(game, ply=ply, theme=theme, hints=hints, size=size, players=players, result=result))
+
+
+def _frames(
+    game: Game, players: Mapping[str, str] | None, theme: Theme, size: int | None, result: str | None
+) -> list[Image.Image]:
+    current = Game.new(game.variant.name, rules=game.rules)
+    count = len(game.turns)
+    frames = [_draw(_game_scene(current, None, None, players, result if count == 0 else None), theme, size)]
+    for k, turn in enumerate(game.turns, 1):
+        previous, current = current, current.play(turn)
+        ending = result if k == count else None
+        frames.append(_draw(_game_scene(current, previous, None, players, ending), theme, size))
+    return frames
+
+
+def replay_gif(
+    game: Game | str,
+    *,
+    theme: str = "light",
+    size: int | None = None,
+    players: Mapping[str, str] | None = None,
+    frame_ms: int = GIF_FRAME_MS,
+    final_ms: int = GIF_FINAL_MS,
+    result: str | None = None,
+) -> bytes:
+    """An animated GIF of a whole game from its empty board, holding the final position a while.
+
+    ``result`` (see ``board_png``) is shown on the last frame of a game that ended off the board.
+    """
+    look = theme_named(theme)
+    full, names = _load(game, players)
+    frames = _frames(full, names, look, size, result)
+    return gif(frames, frame_ms=frame_ms, final_ms=final_ms)
