@@ -26,8 +26,7 @@ from bot.rules.veloop import SIZES, Move, Position, playout, write_record
 
 BOARD_TARGET_RATIO = 0.7  # a board costs at most this share of a plain RGB PNG encode of the same size
 PNG_TARGET_KB = 150.0
-GIF_TARGET_S = 2.0  # per 100 plies, on a quiet machine where the reference takes some 20 ms
-GIF_TARGET_RATIO = 100.0  # the same, per 100 plies, as a multiple of the reference: what is judged
+GIF_TARGET_S = 2.0  # per 100 plies: the target as it was set; the ratio beside it shows a loaded run as such
 GIF_TARGET_MB = 8.0  # per 100 plies
 
 
@@ -259,8 +258,8 @@ def gif_row(table: Table, what: str, plies: int, make: Callable[[], bytes], roun
         f"{what}, {plies} plies ({frames} frames), dark",
         f"{seconds:.2f} s, {mb:.1f} MB (per 100 plies: {per100_s:.2f} s, {per100_mb:.1f} MB)",
         ratio,
-        f"per 100 plies ≤ {GIF_TARGET_RATIO:.0f}× ref (≈ {GIF_TARGET_S:.0f} s quiet), ≤ {GIF_TARGET_MB:.0f} MB",
-        verdict(ratio <= GIF_TARGET_RATIO and per100_mb <= GIF_TARGET_MB),
+        f"per 100 plies ≤ {GIF_TARGET_S:.0f} s, ≤ {GIF_TARGET_MB:.0f} MB",
+        verdict(per100_s <= GIF_TARGET_S and per100_mb <= GIF_TARGET_MB),
     )
 
 
