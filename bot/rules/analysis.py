@@ -134,6 +134,7 @@ def _ahead(live: Position, goal: bytes, plies: int) -> bool:
     if len(new) != plies:
         return False
     colours = [goal[sq] - STONE_BLACK for sq in new]
+    orders: list[tuple[int, ...]]
     if plies == 1:
         orders = [(new[0],)]
     elif colours[0] == colours[1]:
