@@ -36,6 +36,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.ai",
     "cogs.theme",
     "cogs.analyze",
+    "cogs.settings",
 )
 
 GROUP_NAME = "veletas"
