@@ -37,6 +37,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.ai",
     "cogs.theme",
     "cogs.analyze",
+    "cogs.settings",
 )
 
 GROUP_NAME = "veletas"

@@ -20,6 +20,8 @@ DEFAULT_DATABASE_PATH = Path("data") / "veletas.sqlite3"
 DEFAULT_CHALLENGE_MINUTES = 15.0
 DEFAULT_AI_WORKERS = 1
 DEFAULT_MAX_OPEN_CHALLENGES = 5
+DEFAULT_AI_WORKER_MAX_MB = 400
+DEFAULT_ANALYSIS_QUEUE = 8
 
 
 class SettingsError(ValueError):
@@ -39,6 +41,10 @@ class Settings:
     max_open_challenges: int = DEFAULT_MAX_OPEN_CHALLENGES
     # Worker processes for the AI opponent; 0 (the default for hand-built settings) means no AI.
     ai_workers: int = 0
+    # A worker past this resident memory after a search is replaced by a fresh process.
+    ai_worker_max_mb: float = DEFAULT_AI_WORKER_MAX_MB
+    # Analyses waiting or running at once, all members together (one member: one at a time).
+    analysis_queue: int = DEFAULT_ANALYSIS_QUEUE
     heartbeat_seconds: float = 30.0
 
     @property
@@ -74,6 +80,8 @@ class Settings:
             challenge_minutes=_positive_float(environ, "CHALLENGE_MINUTES", DEFAULT_CHALLENGE_MINUTES),
             ai_workers=_count(environ, "AI_WORKERS", DEFAULT_AI_WORKERS),
             max_open_challenges=_positive_count(environ, "MAX_OPEN_CHALLENGES", DEFAULT_MAX_OPEN_CHALLENGES),
+            ai_worker_max_mb=_positive_float(environ, "AI_WORKER_MAX_MB", DEFAULT_AI_WORKER_MAX_MB, "megabytes"),
+            analysis_queue=_count(environ, "ANALYSIS_QUEUE", DEFAULT_ANALYSIS_QUEUE),
         )
 
 
@@ -86,14 +94,14 @@ def _optional_id(environ: Mapping[str, str], key: str) -> int | None:
     return int(raw)
 
 
-def _positive_float(environ: Mapping[str, str], key: str, default: float) -> float:
+def _positive_float(environ: Mapping[str, str], key: str, default: float, unit: str = "minutes") -> float:
     raw = environ.get(key, "").strip()
     if not raw:
         return default
     try:
         value = float(raw)
     except ValueError:
-        raise SettingsError(f"{key} must be a number of minutes, got {raw!r}") from None
+        raise SettingsError(f"{key} must be a number of {unit}, got {raw!r}") from None
     if value <= 0:
         raise SettingsError(f"{key} must be more than zero, got {raw!r}")
     return value

@@ -153,6 +153,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT
         """,
     ),
+    (
+        # Each server's own settings, chosen by its managers; a row exists only once one chose something.
+        """
+        CREATE TABLE guild_settings (
+            guild_id   INTEGER PRIMARY KEY,
+            analysis   INTEGER NOT NULL DEFAULT 1 CHECK (analysis IN (0, 1)),
+            updated_at REAL NOT NULL
+        ) STRICT
+        """,
+    ),
 )
 
 THEMES: tuple[str, ...] = ("light", "dark", "contrast")
@@ -165,6 +175,13 @@ _COLUMNS = (
 )
 
 _OPEN_STATUSES: tuple[Status, ...] = ("challenge", "active")
+
+
+@dataclass(frozen=True)
+class GuildSettings:
+    """What a server's managers chose; the defaults stand for a server that never chose anything."""
+
+    analysis: bool = True  # whether members may ask for analyses (off during a tournament, say)
 
 
 # --- time ---------------------------------------------------------------------------------------
@@ -522,6 +539,25 @@ class Store:
             )
         self._themes[user_id] = theme
 
+    # --- server settings ------------------------------------------------------------------------
+
+    async def get_guild_settings(self, guild_id: int) -> GuildSettings:
+        rows = await self._fetchall("SELECT analysis FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        return GuildSettings() if not rows else GuildSettings(analysis=bool(rows[0][0]))
+
+    async def set_guild_settings(self, guild_id: int, *, analysis: bool | None = None) -> GuildSettings:
+        """Change the settings given (None leaves one as it is) and return them all, in one transaction."""
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall("SELECT analysis FROM guild_settings WHERE guild_id = ?", (guild_id,))
+            current = GuildSettings() if not rows else GuildSettings(analysis=bool(next(iter(rows))[0]))
+            chosen = replace(current, analysis=current.analysis if analysis is None else analysis)
+            await db.execute(
+                "INSERT INTO guild_settings (guild_id, analysis, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (guild_id) DO UPDATE SET analysis = excluded.analysis, updated_at = excluded.updated_at",
+                (guild_id, int(chosen.analysis), self._now()),
+            )
+        return chosen
+
     # --- reading games --------------------------------------------------------------------------
 
     async def get_game(self, game_id: int) -> GameInfo:
@@ -563,6 +599,13 @@ class Store:
         """Games in play in a server, the most recently active first."""
         return await self._fetch_info(
             f"SELECT {_COLUMNS} FROM games WHERE guild_id = ? AND status = 'active' ORDER BY updated_at DESC, id DESC",
+            (guild_id,),
+        )
+
+    async def live_games_between_people(self, guild_id: int) -> list[GameInfo]:
+        """Games in play in a server with no AI seat: the ones analysis must never give hints in."""
+        return await self._fetch_info(
+            f"SELECT {_COLUMNS} FROM games WHERE guild_id = ? AND status = 'active' AND ai_level IS NULL",
             (guild_id,),
         )
 

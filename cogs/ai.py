@@ -35,7 +35,11 @@ async def setup(bot: VeletasBot) -> None:
     opponent: PooledAi | None = None
     # An opponent given to the bot directly (tests, other deployments) wins over the pool.
     if bot.ai is None and bot.settings.ai_workers > 0:
-        opponent = PooledAi(bot.settings.ai_workers)
+        opponent = PooledAi(
+            bot.settings.ai_workers,
+            analysis_queue=bot.settings.analysis_queue,
+            max_rss_mb=bot.settings.ai_worker_max_mb,
+        )
         bot.ai = opponent
         log.info("AI opponent ready with %d worker process(es)", bot.settings.ai_workers)
     await bot.add_feature(AiCog(bot, opponent))

@@ -1,14 +1,16 @@
 """``/veletas analyze``: the level-4 AI's view of a finished game or of any position string.
 
 There is deliberately no hint command: help during a game between people would spoil it. So a game
-of this channel is analysed only once it is over, and a position string that is the live position
-of this channel's game is refused too. The search runs in the AI's worker processes, never on the
-event loop, and the answer is deferred as soon as the request is known to be valid, because the
-search takes about a second.
+of this channel is analysed only once it is over, and a pasted position within two plies of any game
+between people in the server (ahead or behind, either side to move) is refused too; server managers
+can also switch analysis off for their server (``/veletas settings analysis:off``), during a
+tournament say. Pasted text is read only on the games' own board sizes, and off the event loop; the
+search runs in the AI's worker processes, behind the AI's own turns and in a bounded queue.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Literal
 
@@ -19,8 +21,9 @@ from discord.ext import commands
 from bot.client import VeletasBot
 from bot.errors import NoGameHere, UserError
 from bot.rules import Game, Position
+from bot.rules.analysis import read_position, within_two_plies_of_any
 from bot.store import GameInfo
-from cogs._ai_pool import Analyst, Verdict
+from cogs._ai_pool import AnalysisRefused, Analyst, Verdict
 from cogs._board import BOARD_FILE, Outgoing, colour_word, render_position, send_response, theme_of
 from cogs._options import MAX_POSITION
 
@@ -32,9 +35,15 @@ LIVE_GAME = (
     "Ask again once it is over, or analyse another position with `position:`."
 )
 LIVE_POSITION = (
-    "That is the position of a game being played right now, and I don't give hints in games between people. "
-    "Ask again once it is over."
+    "That position is within two moves of a game being played in this server right now, "
+    "and I don't give hints in games between people. Ask again once it is over."
 )
+TURNED_OFF = (
+    "A server manager turned analysis off on this server (during a tournament, say). "
+    "Ask them if you think it should be back on."
+)
+ONE_AT_A_TIME = "You already have an analysis on the way: wait for its answer, then ask again."
+QUEUE_FULL = "I am analysing as many positions as I can right now. Please ask again in a minute."
 
 
 def _target(info: GameInfo, turn: int | None) -> tuple[Game, int]:
@@ -100,12 +109,18 @@ class AnalyzeCog(commands.Cog, name="Analysis"):
         analyst = self.bot.ai
         if not isinstance(analyst, Analyst):
             raise UserError(NO_ANALYST)
+        assert interaction.guild_id is not None
+        if not (await self.bot.store.get_guild_settings(interaction.guild_id)).analysis:
+            raise UserError(TURNED_OFF)
         position_text, edition, title, played = await self._what(interaction, position, rules, game, turn)
-        # The search alone takes about a second, more when the workers are busy with AI games: the
-        # player sees "thinking…" at once instead of a silent wait.
-        await interaction.response.defer(thinking=True, ephemeral=True)
         try:
-            verdict = await analyst.analyze(position_text, edition)
+            with analyst.reserve(interaction.user.id):
+                # The search alone takes about a second, more when the workers are busy with AI games:
+                # the player sees "thinking…" at once instead of a silent wait.
+                await interaction.response.defer(thinking=True, ephemeral=True)
+                verdict = await analyst.analyze(position_text, edition)
+        except AnalysisRefused as exc:
+            raise UserError(ONE_AT_A_TIME if exc.reason == "member" else QUEUE_FULL) from None
         except ValueError as exc:
             raise UserError(f"That is not a position I can read: {exc}.") from exc
         out = await self._answer(position_text, edition, title, played, verdict, interaction.user.id)
@@ -130,7 +145,9 @@ class AnalyzeCog(commands.Cog, name="Analysis"):
             edition = rules or (live.rules if live is not None else "current")
             text = " ".join(position.split())
             try:
-                parsed = Position.from_string(text, edition)
+                # Off the event loop: reading is quick on the games' boards, and other sizes are refused
+                # before anything is built for them, but a player's text never holds up other players.
+                parsed = await asyncio.to_thread(read_position, text, edition)
             except ValueError as exc:
                 raise UserError(f"That is not a position I can read: {exc}.") from exc
             await self._refuse_live_position(interaction, live, parsed)
@@ -161,23 +178,17 @@ class AnalyzeCog(commands.Cog, name="Analysis"):
     async def _refuse_live_position(
         self, interaction: discord.Interaction[VeletasBot], here: GameInfo | None, position: Position
     ) -> None:
-        """No hints by pasting: neither this channel's game nor any game between people the asker plays in.
+        """No hints by pasting: nothing within two plies of this channel's game or any game between people here.
 
-        Games are played in threads by default, so checking only this channel would let a player
-        paste their position one channel over.
+        Games are played in threads by default, and a spectator can paste as well as a player, so
+        every game between people in the server counts, not only the asker's or this channel's.
         """
         assert interaction.guild_id is not None
-        user = interaction.user.id
         games = [here] if here is not None else []
-        games += [
-            info
-            for info in await self.bot.store.live_games(interaction.guild_id)
-            if info.ai_level is None and user in info.participants
-        ]
-        wanted = str(position)
-        for info in games:
-            if info.game.phase == "play" and str(info.game.position) == wanted:
-                raise UserError(LIVE_POSITION)
+        games += await self.bot.store.live_games_between_people(interaction.guild_id)
+        records = [(info.turns, info.variant, info.rules) for info in games]
+        if await asyncio.to_thread(within_two_plies_of_any, position, records):
+            raise UserError(LIVE_POSITION)
 
     async def _answer(
         self, position: str, rules: str, title: str, played: str | None, verdict: Verdict, viewer: int

@@ -31,3 +31,10 @@ def hangs_once(turns: tuple[str, ...], variant: str, rules: str, level: int) -> 
     if _first_time():
         time.sleep(3600)
     return think(turns, variant, rules, level)
+
+
+def hangs_once_at_level_1(turns: tuple[str, ...], variant: str, rules: str, level: int) -> str:
+    """Hangs the first level-1 search only: searches at other levels (other games) run normally."""
+    if level == 1 and _first_time():
+        time.sleep(3600)
+    return think(turns, variant, rules, level)

@@ -49,6 +49,7 @@ async def test_dev_guild_gets_the_commands_and_global_scope_stays_empty(
         "cancel",
         "theme",
         "analyze",
+        "settings",
     }
 
 

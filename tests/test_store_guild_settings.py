@@ -1,0 +1,61 @@
+"""Server settings and the live games analysis must not give hints in, as the store keeps them."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.store import MIGRATIONS, GuildSettings, Store
+
+GUILD, OTHER = 1, 2
+ALICE, BOB, AI = 11, 22, 99
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "veletas.sqlite3"
+
+
+async def test_settings_default_to_on_and_are_kept_per_server(db_path: Path) -> None:
+    async with await Store.open(db_path) as store:
+        assert await store.get_guild_settings(GUILD) == GuildSettings(analysis=True)
+        assert await store.set_guild_settings(GUILD, analysis=False) == GuildSettings(analysis=False)
+        assert await store.set_guild_settings(GUILD) == GuildSettings(analysis=False), "None changes nothing"
+    async with await Store.open(db_path) as store:
+        assert (await store.get_guild_settings(GUILD)).analysis is False, "kept across a restart"
+        assert (await store.get_guild_settings(OTHER)).analysis is True, "another server is not touched"
+        await store.set_guild_settings(GUILD, analysis=True)
+        assert (await store.get_guild_settings(GUILD)).analysis is True
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        with pytest.raises(sqlite3.IntegrityError):
+            db.execute("INSERT INTO guild_settings (guild_id, analysis, updated_at) VALUES (3, 2, 0)")
+
+
+async def test_live_games_between_people_leave_out_ai_games_other_servers_and_challenges(db_path: Path) -> None:
+    async with await Store.open(db_path) as store:
+
+        async def game(guild: int, channel: int, opponent: int, ai_level: int | None, accept: bool) -> int:
+            info = await store.create_challenge(
+                guild_id=guild,
+                channel_id=channel,
+                challenger_id=ALICE,
+                opponent_id=opponent,
+                variant="small",
+                rules="current",
+                where="here",
+                expires_at=None,
+                ai_level=ai_level,
+            )
+            if accept:
+                await store.accept_challenge(info.id, opponent, channel_id=channel)
+            return info.id
+
+        people = await game(GUILD, 100, BOB, None, True)
+        await game(GUILD, 101, AI, 3, True)
+        await game(GUILD, 102, BOB, None, False)
+        await game(OTHER, 103, BOB, None, True)
+        live = await store.live_games_between_people(GUILD)
+        assert [info.id for info in live] == [people]
