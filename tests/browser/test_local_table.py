@@ -1,0 +1,200 @@
+"""The local table in a real browser: members play through the page as they would in Discord.
+
+Each test adds its own members through the page, so the tests share one table process and one
+Chromium without sharing games.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import urllib.request
+from pathlib import Path
+
+from e2e.table import random_setup_turn, split_setup
+from PIL import Image, ImageChops, ImageStat
+
+from bot.rules import Game
+from browser.driver import Player, TableProcess
+
+
+def listening_addresses(port: int) -> list[str]:
+    """Local addresses of the sockets listening on ``port``, from the kernel's tables."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        path = Path(table)
+        if not path.exists():
+            continue
+        for line in path.read_text().splitlines()[1:]:
+            fields = line.split()
+            address, hex_port = fields[1].rsplit(":", 1)
+            if int(hex_port, 16) == port and fields[3] == "0A":  # 0A: LISTEN
+                found.append(address)
+    return found
+
+
+def test_the_table_listens_on_loopback_only(table: TableProcess) -> None:
+    port = int(table.url.rsplit(":", 1)[1])
+    assert listening_addresses(port) == ["0100007F"], "only 127.0.0.1, in the kernel's byte order"
+
+
+def setup_text(turn: str) -> str:
+    options = split_setup(turn)
+    return "/veletas setup " + " ".join(f"{k}:{v}" for k, v in options.items())
+
+
+def test_two_members_play_by_typing_and_clicking(player: Player) -> None:
+    page = player.page
+    player.open()
+    player.add_member("ann")
+    player.add_member("ben")
+    player.act_as("ann")
+    # Challenge by picking the command from the suggestions and filling its fields.
+    player.command("veletas challenge", opponent="ben", variant="small")
+    challenge = player.last_message("challenges")
+    assert "@ann challenges @ben" in challenge.inner_text()
+    player.act_as("ben")
+    challenge.get_by_role("button", name="Accept").click()
+    # The game gets its own thread, listed at the side: open it.
+    player.open_channel("ann")
+    player.wait_boards(1)
+    game = Game.new("small")
+    rng = random.Random(5)
+    seats = {"first": "ann", "second": "ben"}
+    boards = 1
+    while game.phase in ("setup", "pie"):
+        seat = game.seat_to_act
+        assert seat is not None
+        player.act_as(seats[seat])
+        turn = random_setup_turn(game, rng)
+        if game.phase == "pie":
+            # The colour choice by clicking the board's button.
+            page.locator("#messages .msg button.component", has_text="Keep colours").last.click()
+            turn = "keep"
+        else:
+            player.type(setup_text(turn))  # the whole command line typed
+        game = game.play(turn)
+        boards += 1
+        player.wait_boards(boards)
+
+    # A refusal reaches only its member: the one who is not to move tries to move.
+    mover = seats[game.seat_to_act or "first"]
+    waiting = "ben" if mover == "ann" else "ann"
+    player.act_as(waiting)
+    move = str(game.position.legal_moves()[0])
+    player.type(f"/veletas move move:{move}")
+    refusal = player.last_message("Only you can see this")
+    assert "turn" in refusal.inner_text()
+    refusals = player.count("Only you can see this")
+    player.act_as(mover)
+    page.wait_for_function(
+        "n => [...document.querySelectorAll('#messages .msg')]"
+        ".filter(m => m.textContent.includes('Only you can see this')).length < n",
+        arg=refusals,
+    )
+
+    # A move typed into the option field, with the bot's autocomplete suggestions on the way.
+    page.fill("#composer", "/veletas mo")
+    page.click("#suggestions li[data-command='veletas move']")
+    field = page.locator("#options [data-option='move']")
+    field.fill(move[:2])
+    # The bot's own suggestions narrow to what was typed (the list first shows all shooters, on focus).
+    page.wait_for_function(
+        """p => {
+            const items = [...document.querySelectorAll('#options .ac-list li')];
+            return items.length > 0 && items.every(li => li.dataset.value.startsWith(p));
+        }""",
+        arg=move[:2],
+    )
+    offered = page.locator("#options .ac-list li").evaluate_all("items => items.map(li => li.dataset.value)")
+    assert offered and all(value.startswith(move[:2]) for value in offered), offered
+    field.fill(move)
+    page.locator("#options .ac-list").evaluate("e => e.hidden = true")
+    page.click("#send")
+    game = game.play(move)
+    boards += 1
+    player.wait_boards(boards)
+
+    # A move by clicking: Move, then the private menus, then Play.
+    seat = game.seat_to_act
+    assert seat is not None
+    player.act_as(seats[seat])
+    play_by_clicking(player, game)
+    clicked = game.position.legal_moves()
+    assert clicked
+
+    # An old button: the colour choice was made long ago; pressing it again changes nothing.
+    before = player.count("Veletas #")
+    page.locator("#messages .msg button.component", has_text="Keep colours").first.click()
+    player.last_message("Only you can see this")
+    assert player.count("Veletas #") == before
+
+
+def play_by_clicking(player: Player, game: Game) -> float:
+    """Move → shooter → destination → target → Play; returns ms from the Play click to the new board shown."""
+    page = player.page
+    public_boards = page.locator("#messages .msg:not(.ephemeral) img[data-loaded-at]")
+    before = public_boards.count()
+    page.locator("#messages .msg:not(.ephemeral) button.component", has_text="Move").last.click()
+    for _ in range(3):
+        menu = page.locator("#messages .msg.ephemeral select.component:not([disabled])").last
+        menu.wait_for()
+        options = [v for v in menu.locator("option").evaluate_all("os => os.map(o => o.value)") if v]
+        # The first offered choice whose value leads somewhere (not the "more" pages).
+        previous = page.locator("#messages .msg.ephemeral").last.get_attribute("data-key")
+        menu.select_option(options[0])
+        page.wait_for_function(
+            "k => document.querySelector('#messages .msg.ephemeral:last-of-type')?.dataset.key !== k"
+            " || [...document.querySelectorAll('#messages .msg.ephemeral')].at(-1).dataset.key !== k",
+            arg=previous,
+        )
+        if page.locator("#messages .msg.ephemeral button.component", has_text="Play").count():
+            break
+    confirm = page.locator("#messages .msg.ephemeral button.component", has_text="Play").last
+    confirm.wait_for()
+    clicks = int(page.evaluate("window.__clicks.length"))
+    confirm.click()
+    page.wait_for_function(
+        "n => document.querySelectorAll('#messages .msg:not(.ephemeral) img[data-loaded-at]').length > n", arg=before
+    )
+    return float(
+        page.evaluate(
+            """i => {
+                const imgs = document.querySelectorAll('#messages .msg:not(.ephemeral) img[data-loaded-at]');
+                return Number(imgs[imgs.length - 1].dataset.loadedAt) - window.__clicks[i];
+            }""",
+            clicks,
+        )
+    )
+
+
+def test_the_ai_answers_and_its_board_is_on_screen(player: Player) -> None:
+    page = player.page
+    player.open()
+    player.add_member("dora")
+    player.command("veletas challenge", opponent="veletas-sandbox-bot", variant="small", level="1")
+    player.open_channel("dora")
+    first = player.wait_boards(1)
+    game = Game.new("small")
+    rng = random.Random(2)
+    # Dora sets up, then the AI answers with a board of its own: wait until it is Dora's turn again.
+    before = player.count("Veletas #")
+    text = page.locator("#messages .msg").last.inner_text()
+    if "@dora" in text.split("Turn")[0]:
+        player.type(setup_text(random_setup_turn(game, rng)))
+    player.wait_count("Veletas #", before + 2)
+    assert "@veletas-sandbox-bot" in page.locator("#messages").inner_text()
+
+    # The board on screen is the image the bot sent, pixel for pixel (scaled), and not blank.
+    board = player.boards().last
+    src = board.get_attribute("src")
+    assert src
+    with urllib.request.urlopen(player.url + src) as answer:
+        sent = Image.open(io.BytesIO(answer.read())).convert("RGB")
+    shown = Image.open(io.BytesIO(board.screenshot())).convert("RGB")
+    assert shown.width >= 300, "a board big enough to play on"
+    spread = ImageStat.Stat(shown).stddev
+    assert max(spread) > 20, "not a blank image"
+    difference = ImageStat.Stat(ImageChops.difference(sent.resize(shown.size), shown)).mean
+    assert max(difference) < 12, f"the image on screen differs from the board sent: {difference}"
+    assert first.get_attribute("src") != src, "the board moved on"
