@@ -200,3 +200,42 @@ class Player:
             "n => document.querySelectorAll('#messages .msg img[data-loaded-at]').length >= n", arg=at_least
         )
         return self.boards().nth(at_least - 1)
+
+    def play_by_clicking(self) -> tuple[str, float]:
+        """Move, then the first choice of each private menu, then Play; the move and ms from the click to its board.
+
+        The time runs from the click on Play (the confirmation) until the new public board image has loaded.
+        """
+        page = self.page
+        public = "#messages .msg:not(.ephemeral) img[data-loaded-at]"
+        before = page.locator(public).count()
+        page.locator("#messages .msg:not(.ephemeral) button.component", has_text="Move").last.click()
+        confirm = page.locator("#messages .msg.ephemeral button.component", has_text="Play")
+        for _ in range(4):
+            page.wait_for_function(
+                "() => { const m = [...document.querySelectorAll('#messages .msg.ephemeral')].at(-1);"
+                " return m && (m.querySelector('select.component:not([disabled])')"
+                " || [...m.querySelectorAll('button')].some(b => b.textContent.startsWith('Play'))); }"
+            )
+            if confirm.count():
+                break
+            last = page.locator("#messages .msg.ephemeral").last
+            key = last.get_attribute("data-key")
+            menu = last.locator("select.component").first
+            values = [v for v in menu.locator("option").evaluate_all("os => os.map(o => o.value)") if v]
+            menu.select_option(values[0])
+            page.wait_for_function(
+                "k => [...document.querySelectorAll('#messages .msg.ephemeral')].at(-1)?.dataset.key !== k", arg=key
+            )
+        label = confirm.last.inner_text()
+        clicks = int(page.evaluate("window.__clicks.length"))
+        confirm.last.click()
+        page.wait_for_function("([s, n]) => document.querySelectorAll(s).length > n", arg=[public, before])
+        elapsed = page.evaluate(
+            """([s, i]) => {
+                const imgs = document.querySelectorAll(s);
+                return Number(imgs[imgs.length - 1].dataset.loadedAt) - window.__clicks[i];
+            }""",
+            [public, clicks],
+        )
+        return label.removeprefix("Play ").strip(), float(elapsed)

@@ -119,53 +119,17 @@ def test_two_members_play_by_typing_and_clicking(player: Player) -> None:
     seat = game.seat_to_act
     assert seat is not None
     player.act_as(seats[seat])
-    play_by_clicking(player, game)
-    clicked = game.position.legal_moves()
-    assert clicked
+    before = player.count("Veletas #")
+    played, _ = player.play_by_clicking()
+    game = game.play(played)
+    assert f"You played {played}" in player.page.locator("#messages").inner_text()
+    assert player.count("Veletas #") == before + 1
 
     # An old button: the colour choice was made long ago; pressing it again changes nothing.
     before = player.count("Veletas #")
     page.locator("#messages .msg button.component", has_text="Keep colours").first.click()
     player.last_message("Only you can see this")
     assert player.count("Veletas #") == before
-
-
-def play_by_clicking(player: Player, game: Game) -> float:
-    """Move → shooter → destination → target → Play; returns ms from the Play click to the new board shown."""
-    page = player.page
-    public_boards = page.locator("#messages .msg:not(.ephemeral) img[data-loaded-at]")
-    before = public_boards.count()
-    page.locator("#messages .msg:not(.ephemeral) button.component", has_text="Move").last.click()
-    for _ in range(3):
-        menu = page.locator("#messages .msg.ephemeral select.component:not([disabled])").last
-        menu.wait_for()
-        options = [v for v in menu.locator("option").evaluate_all("os => os.map(o => o.value)") if v]
-        # The first offered choice whose value leads somewhere (not the "more" pages).
-        previous = page.locator("#messages .msg.ephemeral").last.get_attribute("data-key")
-        menu.select_option(options[0])
-        page.wait_for_function(
-            "k => document.querySelector('#messages .msg.ephemeral:last-of-type')?.dataset.key !== k"
-            " || [...document.querySelectorAll('#messages .msg.ephemeral')].at(-1).dataset.key !== k",
-            arg=previous,
-        )
-        if page.locator("#messages .msg.ephemeral button.component", has_text="Play").count():
-            break
-    confirm = page.locator("#messages .msg.ephemeral button.component", has_text="Play").last
-    confirm.wait_for()
-    clicks = int(page.evaluate("window.__clicks.length"))
-    confirm.click()
-    page.wait_for_function(
-        "n => document.querySelectorAll('#messages .msg:not(.ephemeral) img[data-loaded-at]').length > n", arg=before
-    )
-    return float(
-        page.evaluate(
-            """i => {
-                const imgs = document.querySelectorAll('#messages .msg:not(.ephemeral) img[data-loaded-at]');
-                return Number(imgs[imgs.length - 1].dataset.loadedAt) - window.__clicks[i];
-            }""",
-            clicks,
-        )
-    )
 
 
 def test_the_ai_answers_and_its_board_is_on_screen(player: Player) -> None:

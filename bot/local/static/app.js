@@ -25,8 +25,12 @@ async function api(path, body) {
   return data;
 }
 
+window.__acts = [];  // how long each action took until the bot had answered it (read by the benchmark)
+
 async function act(action, extra) {
+  const start = performance.now();
   const data = await api("/api/act", { action, member: view.member, channel: view.channel, ...extra });
+  window.__acts.push({ action, ms: performance.now() - start });
   if (data.error) toast(data.error);
   if (data.modal) openModal(data.modal);
   refresh();
