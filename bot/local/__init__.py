@@ -78,6 +78,8 @@ def main(argv: list[str]) -> int:
 
 
 class LocalTable:
+    default_port = DEFAULT_PORT
+
     def __init__(self, port: int, members: list[str]) -> None:
         self.port = port
         self.members = members
@@ -97,9 +99,13 @@ class LocalTable:
         try:
             sock.bind(("127.0.0.1", self.port))  # loopback only: nothing outside this machine can reach the table
         except OSError as exc:
-            print(f"veletas-bot: cannot listen on 127.0.0.1:{self.port}: {exc.strerror} (try --port)", file=sys.stderr)
-            await fake.stop()
-            return 1
+            if self.port != self.default_port:
+                print(
+                    f"veletas-bot: cannot listen on 127.0.0.1:{self.port}: {exc.strerror} (try --port)", file=sys.stderr
+                )
+                await fake.stop()
+                return 1
+            sock.bind(("127.0.0.1", 0))  # the usual port is taken (a second table?): any free one will do
         await web.SockSite(runner, sock).start()
         address = f"http://127.0.0.1:{sock.getsockname()[1]}"
         stop = asyncio.Event()
