@@ -127,9 +127,24 @@ def test_two_members_play_by_typing_and_clicking(player: Player) -> None:
 
     # An old button: the colour choice was made long ago; pressing it again changes nothing.
     before = player.count("Veletas #")
+    notes = player.count("Only you can see this")
     page.locator("#messages .msg button.component", has_text="Keep colours").first.click()
-    player.last_message("Only you can see this")
+    player.wait_count("Only you can see this", notes + 1)
     assert player.count("Veletas #") == before
+
+    # To the end: clicking, with every fourth move typed.
+    while game.seat_to_act is not None:
+        player.act_as(seats[game.seat_to_act])
+        if len(game.turns) % 4 == 0:
+            move = str(game.position.legal_moves()[-1])
+            shown = player.count("Veletas #")
+            player.type(f"/veletas move move:{move}")
+            player.wait_count("Veletas #", shown + 1)
+        else:
+            move, _ = player.play_by_clicking()
+        game = game.play(move)
+    final = player.last_message("Game over")
+    assert "wins" in final.inner_text()
 
 
 def test_the_ai_answers_and_its_board_is_on_screen(player: Player) -> None:
@@ -162,3 +177,30 @@ def test_the_ai_answers_and_its_board_is_on_screen(player: Player) -> None:
     difference = ImageStat.Stat(ImageChops.difference(sent.resize(shown.size), shown)).mean
     assert max(difference) < 12, f"the image on screen differs from the board sent: {difference}"
     assert first.get_attribute("src") != src, "the board moved on"
+
+
+def test_a_whole_game_against_the_ai_by_clicking(player: Player) -> None:
+    page = player.page
+    player.open()
+    player.add_member("eve")
+    player.type("/veletas challenge opponent:veletas-sandbox-bot variant:small level:1 where:here")
+    # The challenger sits first: Eve sets up, the AI chooses colours and sets up, then they move.
+    player.last_message("@eve, your turn")
+    player.type(setup_text(random_setup_turn(Game.new("small"), random.Random(9))))
+    moves = 0
+    while True:
+        page.wait_for_function(
+            """() => {
+                const boards = [...document.querySelectorAll('#messages .msg:not(.ephemeral)')]
+                    .filter(m => m.querySelector('img'));
+                const text = boards.at(-1)?.textContent || '';
+                return text.includes('Game over') || (text.includes('@eve, your turn') && text.includes('Move'));
+            }"""
+        )
+        boards = page.locator("#messages .msg:not(.ephemeral)", has=page.locator("img"))
+        if "Game over" in boards.last.inner_text():
+            break
+        player.play_by_clicking()
+        moves += 1
+    assert moves >= 3
+    assert "wins" in boards.last.inner_text()
