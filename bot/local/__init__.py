@@ -132,7 +132,7 @@ class LocalTable:
                 await asyncio.wait({exited, stopping}, return_when=asyncio.FIRST_COMPLETED)
             connected.cancel()
             stopping.cancel()
-            if exited.done():
+            if exited.done() and not stop.is_set():  # Ctrl+C reaches the bot too: that is no failure
                 print(
                     f"veletas-bot: the bot stopped (exit code {bot.returncode}); the local table closes",
                     file=sys.stderr,

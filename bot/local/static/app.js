@@ -107,7 +107,7 @@ function renderSide() {
   for (const root of roots) {
     channels.append(channelItem(root, `# ${root.name}`));
     for (const thread of state.channels.filter((c) => c.parent_id === root.id && [10, 11, 12].includes(c.type))) {
-      channels.append(channelItem(thread, `🧵 ${thread.name}`, true));
+      channels.append(channelItem(thread, `↳ ${thread.name}`, true));
     }
   }
   const members = $("members");
@@ -121,7 +121,7 @@ function renderSide() {
     members.append(li);
   }
   const current = state.channels.find((c) => c.id === view.channel);
-  const title = current ? ([10, 11, 12].includes(current.type) ? `🧵 ${current.name}` : `# ${current.name}`) : "";
+  const title = current ? ([10, 11, 12].includes(current.type) ? `↳ ${current.name}` : `# ${current.name}`) : "";
   $("channel-title").textContent = title;
   $("composer").placeholder = current ? `Message ${[10, 11, 12].includes(current.type) ? "" : "#"}${current.name}, or / for commands` : "";
 }
@@ -131,7 +131,7 @@ function channelItem(channel, label, thread) {
   li.dataset.channel = channel.id;
   li.dataset.channelName = channel.name;
   li.className = [thread ? "thread" : "", channel.id === view.channel ? "active" : "", channel.archived ? "archived" : ""].join(" ");
-  li.textContent = label + (channel.locked ? " 🔒" : "");
+  li.textContent = label + (channel.locked ? " (locked)" : "");
   li.onclick = () => openChannel(channel.id);
   return li;
 }
@@ -207,11 +207,11 @@ function renderMessage(message) {
   }
   renderComponents(message.components, body, message);
   if (message.thread_id) {
-    const link = tag("div", "mention", `🧵 ${view.channelNames[message.thread_id] || "thread"} (open)`);
+    const link = tag("div", "mention", `↳ ${view.channelNames[message.thread_id] || "thread"} (open the thread)`);
     link.onclick = () => openChannel(message.thread_id);
     body.append(link);
   }
-  if (message.ephemeral) body.append(tag("div", "ephemeral-note", "👁 Only you can see this"));
+  if (message.ephemeral) body.append(tag("div", "ephemeral-note", "Only you can see this"));
   node.append(body);
   return node;
 }
@@ -237,7 +237,7 @@ function renderAttachment(attachment) {
   if (attachment.content_type.startsWith("image/")) {
     box.append(image(attachment.url, "", attachment.description || attachment.filename));
   } else {
-    const link = tag("a", "file", `📄 ${attachment.filename} (${Math.ceil(attachment.size / 1024)} KB)`);
+    const link = tag("a", "file", `${attachment.filename} (${Math.ceil(attachment.size / 1024)} KB)`);
     link.href = attachment.url;
     link.download = attachment.filename;
     box.append(link);
@@ -298,7 +298,7 @@ function renderComponents(components, parent, message) {
       for (const item of component.items || []) gallery.append(image(item.media.url, "", item.description || ""));
       parent.append(gallery);
     } else if (kind === 13) {
-      parent.append(tag("div", "file", `📄 ${(component.file && component.file.url) || "file"}`));
+      parent.append(tag("div", "file", `${(component.file && component.file.url) || "file"}`));
     } else if (kind === 14) {
       parent.append(tag("div", component.divider === false ? "" : "separator"));
     } else if (kind === 17) {
