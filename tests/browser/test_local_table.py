@@ -184,9 +184,17 @@ def test_a_whole_game_against_the_ai_by_clicking(player: Player) -> None:
     player.open()
     player.add_member("eve")
     player.type("/veletas challenge opponent:veletas-sandbox-bot variant:small level:1 where:here")
-    # The challenger sits first: Eve sets up, the AI chooses colours and sets up, then they move.
+    # The challenger sets up first, the AI chooses colours; after a swap Eve also makes the second setup.
     player.last_message("@eve, your turn")
-    player.type(setup_text(random_setup_turn(Game.new("small"), random.Random(9))))
+    rng = random.Random(9)
+    game = Game.new("small")
+    first = random_setup_turn(game, rng)
+    player.type(setup_text(first))
+    after_pie = player.last_message("Turn 3")
+    choice = "swap" if "Last turn\nswap" in after_pie.inner_text() else "keep"
+    game = game.play(first).play(choice)
+    if "@eve (" in after_pie.inner_text().split("Players")[0]:
+        player.type(setup_text(random_setup_turn(game, rng)))
     moves = 0
     while True:
         page.wait_for_function(
@@ -195,7 +203,8 @@ def test_a_whole_game_against_the_ai_by_clicking(player: Player) -> None:
                     .filter(m => m.querySelector('img'));
                 const text = boards.at(-1)?.textContent || '';
                 return text.includes('Game over') || (text.includes('@eve, your turn') && text.includes('Move'));
-            }"""
+            }""",
+            timeout=60_000,  # the AI thinks in a worker process, on a machine shared with the rest of the suite
         )
         boards = page.locator("#messages .msg:not(.ephemeral)", has=page.locator("img"))
         if "Game over" in boards.last.inner_text():
