@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, Locator, Page, Playwright, sync_playwright
+from playwright.sync_api import TimeoutError as PageTimeout
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_PATHS = ("/usr/lib/chromium/chromium", "/usr/bin/chromium")
@@ -207,16 +208,18 @@ class Player:
         The time runs from the click on Play (the confirmation) until the new public board image has loaded.
         """
         page = self.page
-        public = "#messages .msg:not(.ephemeral) img[data-loaded-at]"
-        before = page.locator(public).count()
+        public = "#messages .msg:not(.ephemeral)"
         page.locator("#messages .msg:not(.ephemeral) button.component", has_text="Move").last.click()
         confirm = page.locator("#messages .msg.ephemeral button.component", has_text="Play")
         for _ in range(4):
-            page.wait_for_function(
-                "() => { const m = [...document.querySelectorAll('#messages .msg.ephemeral')].at(-1);"
-                " return m && (m.querySelector('select.component:not([disabled])')"
-                " || [...m.querySelectorAll('button')].some(b => b.textContent.startsWith('Play'))); }"
-            )
+            try:
+                page.wait_for_function(
+                    "() => { const m = [...document.querySelectorAll('#messages .msg.ephemeral')].at(-1);"
+                    " return m && (m.querySelector('select.component:not([disabled])')"
+                    " || [...m.querySelectorAll('button')].some(b => b.textContent.startsWith('Play'))); }"
+                )
+            except PageTimeout as exc:
+                raise AssertionError(f"no move menu; the channel ends with: {self.tail()}") from exc
             if confirm.count():
                 break
             last = page.locator("#messages .msg.ephemeral").last
@@ -228,14 +231,25 @@ class Player:
                 "k => [...document.querySelectorAll('#messages .msg.ephemeral')].at(-1)?.dataset.key !== k", arg=key
             )
         label = confirm.last.inner_text()
+        # The board this click brings is a public message newer than every one shown now.
+        newest = page.evaluate(
+            "s => [...document.querySelectorAll(s)].map(m => BigInt(m.dataset.id)).reduce((a, b) => a > b ? a : b, 0n)"
+            ".toString()",
+            public,
+        )
         clicks = int(page.evaluate("window.__clicks.length"))
         confirm.last.click()
-        page.wait_for_function("([s, n]) => document.querySelectorAll(s).length > n", arg=[public, before])
+        board = """([s, newest]) => [...document.querySelectorAll(s)]
+            .find(m => BigInt(m.dataset.id) > BigInt(newest) && m.querySelector('img[data-loaded-at]'))"""
+        page.wait_for_function(f"a => Boolean(({board})(a))", arg=[public, newest])
         elapsed = page.evaluate(
-            """([s, i]) => {
-                const imgs = document.querySelectorAll(s);
-                return Number(imgs[imgs.length - 1].dataset.loadedAt) - window.__clicks[i];
-            }""",
-            [public, clicks],
+            f"""([s, newest, i]) => Number(({board})([s, newest]).querySelector('img').dataset.loadedAt)
+                - window.__clicks[i]""",
+            [public, newest, clicks],
         )
         return label.removeprefix("Play ").strip(), float(elapsed)
+
+    def tail(self, count: int = 4) -> list[str]:
+        """The last messages' text, for a failure to show what the page showed."""
+        texts = self.messages().all_inner_texts()[-count:]
+        return [" | ".join(text.split("\n"))[:500] for text in texts]

@@ -201,8 +201,11 @@ def test_a_whole_game_against_the_ai_by_clicking(player: Player) -> None:
             """() => {
                 const boards = [...document.querySelectorAll('#messages .msg:not(.ephemeral)')]
                     .filter(m => m.querySelector('img'));
-                const text = boards.at(-1)?.textContent || '';
-                return text.includes('Game over') || (text.includes('@eve, your turn') && text.includes('Move'));
+                const last = boards.at(-1);
+                const text = last?.textContent || '';
+                const loaded = Boolean(last?.querySelector('img[data-loaded-at]'));
+                const mine = text.includes('@eve, your turn') && text.includes('Move');
+                return loaded && (text.includes('Game over') || mine);
             }""",
             timeout=60_000,  # the AI thinks in a worker process, on a machine shared with the rest of the suite
         )
