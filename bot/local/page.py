@@ -84,10 +84,13 @@ class Page:
         return [m for m in state.members.values() if not m.bot and m.id != state.owner.id]
 
     def _member(self, raw: Any) -> Member:
+        """A member the page may act as: a person, never the bot or the server's owner."""
         try:
             member = self.fake.state.members[int(raw)]
         except (KeyError, TypeError, ValueError):
             raise web.HTTPBadRequest(text=f"no member {raw!r}") from None
+        if member not in self._people():
+            raise web.HTTPBadRequest(text=f"{member.name} is not one of the table's members")
         return member
 
     def _channels_for(self, member: Member) -> list[dict[str, Any]]:

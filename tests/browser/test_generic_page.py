@@ -110,6 +110,12 @@ async def test_a_modal_a_user_menu_and_a_file_from_another_bot(sandbox: FakeDisc
             href = await link.get_attribute("href")
             assert href is not None and href.startswith("/attachments/")
             assert not errors, errors
+            # The page acts only as the table's people, never as the bot itself.
+            before = len(sandbox.messages())
+            refused = await page.request.post(
+                url + "/api/act", data={"action": "say", "member": str(sandbox.bot_member.id), "content": "hi"}
+            )
+            assert refused.status == 400 and len(sandbox.messages()) == before
             await browser.close()
     finally:
         await runner.cleanup()
