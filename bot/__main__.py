@@ -19,6 +19,7 @@ from pathlib import Path
 
 import aiohttp
 import discord
+from dotenv import find_dotenv, load_dotenv
 
 from bot.client import VeletasBot
 from bot.config import DEFAULT_DATABASE_PATH, Settings, SettingsError
@@ -66,16 +67,34 @@ def health() -> int:
     return 0
 
 
+def token_configured() -> bool:
+    """Whether DISCORD_TOKEN is set, in the environment or in ``.env``."""
+    load_dotenv(find_dotenv(usecwd=True), override=False)
+    return bool(os.environ.get("DISCORD_TOKEN", "").strip())
+
+
 def main(argv: list[str]) -> int:
     if argv[1:] == ["health"]:
         return health()
+    if argv[1:2] == ["local"] or (argv[1:] == ["auto"] and not token_configured()):
+        # No token: the local table, a fake Discord on this machine with a page to play on.
+        from bot.local import main as local
+
+        if argv[1:] == ["auto"]:
+            print("veletas-bot: no DISCORD_TOKEN, so the local table starts (set DISCORD_TOKEN to run in Discord)")
+        return local(argv[2:])
+    if argv[1:] == ["auto"]:
+        argv = argv[:1]
     try:
         settings = Settings.from_env()
     except SettingsError as exc:
         print(f"veletas-bot: {exc}", file=sys.stderr)
         return 2
     if argv[1:]:
-        print(f"veletas-bot: unknown arguments {' '.join(argv[1:])!r} (expected nothing, or 'health')", file=sys.stderr)
+        print(
+            f"veletas-bot: unknown arguments {' '.join(argv[1:])!r} (expected nothing, 'local', 'auto' or 'health')",
+            file=sys.stderr,
+        )
         return 2
     logging.basicConfig(
         level=settings.log_level,

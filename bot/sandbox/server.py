@@ -146,6 +146,8 @@ class FakeDiscord:
         self.errors: list[RecordedRequest] = []
         self.faults: list[Fault] = []
         self._waiters: list[asyncio.Future[None]] = []
+        # Called after every change, like the waiters: the local table's page listens here.
+        self.listeners: list[Callable[[], None]] = []
         self._runner: web.AppRunner | None = None
         self._expiry: asyncio.TimerHandle | None = None
         self._in_flight = 0
@@ -427,6 +429,8 @@ class FakeDiscord:
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
+        for listener in self.listeners:
+            listener()
 
     async def wait_until(self, predicate: Callable[[], T | None], *, timeout: float | None = None, what: str = "") -> T:
         """Await the first truthy ``predicate()``; it is re-checked after every recorded change."""

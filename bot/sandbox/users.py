@@ -315,6 +315,9 @@ class SandboxUser:
 
         ``menu`` names the select by custom_id or placeholder when the message has more than one.
         """
+        return await self._outcome(await self._choose(message, values, menu))
+
+    async def _choose(self, message: Message, values: tuple[Any, ...], menu: str | None) -> Interaction:
         current = self._visible(message)
         menus = [s for s in current.selects if menu is None or menu in (s.get("custom_id"), s.get("placeholder"))]
         if len(menus) != 1:
@@ -358,7 +361,7 @@ class SandboxUser:
                         if m
                     },
                 }
-        return await self._outcome(await self._run(COMPONENT, data, source=current))
+        return await self._run(COMPONENT, data, source=current)
 
     def _modal(self, interaction: Interaction) -> Modal:
         if interaction.response_type != MODAL:
@@ -385,7 +388,9 @@ class SandboxUser:
 
     async def submit(self, modal: Modal, values: Mapping[str, str] | None = None, **by_name: str) -> Message:
         """Fill ``modal``'s text inputs (keyed by label or custom_id) and submit it."""
-        given = dict(values or {}) | by_name
+        return await self._outcome(await self._send(modal, dict(values or {}) | by_name))
+
+    async def _send(self, modal: Modal, given: dict[str, str]) -> Interaction:
         filled: dict[str, str] = {}
         for key, value in given.items():
             filled[modal.field(key).custom_id] = value
@@ -410,8 +415,32 @@ class SandboxUser:
         data = {"custom_id": modal.custom_id, "components": components}
         source_id = modal.interaction.source_message_id
         source = self.fake.state.messages.get(source_id) if source_id is not None else None
-        interaction = await self._run(MODAL_SUBMIT, data, source=source, channel_id=modal.interaction.channel_id)
-        return await self._outcome(interaction)
+        return await self._run(MODAL_SUBMIT, data, source=source, channel_id=modal.interaction.channel_id)
+
+    # -- acting without knowing the answer in advance (the local table's page) --------------------
+
+    async def run_command(self, *path: str, **options: Any) -> Modal | None:
+        """Run a slash command and return once the bot answered: the modal it opened, or None.
+
+        Unlike ``slash`` this does not wait for a "thinking..." message to be finished: a person
+        at the Discord client sees the answer arrive whenever it comes.
+        """
+        return self.modal_of(await self._command(APPLICATION_COMMAND, path, options, focused=None))
+
+    async def press(self, message: Message, button: str) -> Modal | None:
+        """Press a button; the modal it opened, or None once the bot answered otherwise."""
+        return self.modal_of(await self._press(message, button))
+
+    async def choose(self, message: Message, *values: Any, menu: str | None = None) -> Modal | None:
+        """Choose in a select menu; the modal it opened, or None once the bot answered otherwise."""
+        return self.modal_of(await self._choose(message, values, menu))
+
+    async def send_modal(self, modal: Modal, values: Mapping[str, str]) -> Modal | None:
+        """Submit a modal; None once the bot answered (a bot cannot answer a submit with a modal)."""
+        return self.modal_of(await self._send(modal, dict(values)))
+
+    def modal_of(self, interaction: Interaction) -> Modal | None:
+        return self._modal(interaction) if interaction.response_type == MODAL else None
 
     # -- plain messages --------------------------------------------------------------------------
 

@@ -1,0 +1,448 @@
+"""The local table's web page: a Discord-like channel view over the fake Discord.
+
+The page is static HTML, CSS and JavaScript (``static/``) plus a small JSON API. Everything the
+page does to the bot goes through the fake's user injectors (``SandboxUser``): the same calls the
+end-to-end tests make, refused where the Discord client could not send them. The page renders
+whatever the fake holds, generically: the synced command tree (names, options, choices,
+autocomplete flags), messages with embeds, components, attachments, modals and threads, so a new
+bot feature shows up without touching this file.
+
+Live updates: every change the fake records bumps a version number, pushed over a WebSocket;
+the page then fetches the current channel again (unchanged messages keep their DOM nodes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from pathlib import Path
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from bot.sandbox.errors import InjectionRefused, SandboxError
+from bot.sandbox.permissions import VIEW_CHANNEL
+from bot.sandbox.server import FakeDiscord
+from bot.sandbox.state import Member, Message
+from bot.sandbox.users import (
+    BOOLEAN,
+    CHANNEL,
+    INTEGER,
+    MENTIONABLE,
+    NUMBER,
+    SUB_COMMAND,
+    SUB_COMMAND_GROUP,
+    USER,
+    Modal,
+    SandboxUser,
+)
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).resolve().parent / "static"
+THREAD_TYPES = (10, 11, 12)
+MESSAGES_SHOWN = 150  # the newest messages of a channel the page shows, as Discord loads a screenful
+
+
+class Page:
+    """The web app of one local table, bound to one ``FakeDiscord``."""
+
+    def __init__(self, fake: FakeDiscord, *, ready: asyncio.Event) -> None:
+        self.fake = fake
+        self.ready = ready
+        self.version = 0
+        self.modals: dict[str, tuple[int, Modal]] = {}  # open modals by id, with the member they belong to
+        self._sockets: set[asyncio.Event] = set()
+        fake.listeners.append(self._changed)
+
+    def _changed(self) -> None:
+        self.version += 1
+        for event in self._sockets:
+            event.set()
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_get("/", self._index)
+        app.router.add_static("/static/", STATIC)
+        app.router.add_get("/api/state", self._state)
+        app.router.add_get("/api/messages", self._messages)
+        app.router.add_post("/api/act", self._act)
+        app.router.add_post("/api/members", self._add_member)
+        app.router.add_get("/api/events", self._events)
+        app.router.add_get("/attachments/{channel_id}/{attachment_id}/{filename}", self._attachment)
+        return app
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    async def _index(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    def _people(self) -> list[Member]:
+        state = self.fake.state
+        return [m for m in state.members.values() if not m.bot and m.id != state.owner.id]
+
+    def _member(self, raw: Any) -> Member:
+        """A member the page may act as: a person, never the bot or the server's owner."""
+        try:
+            member = self.fake.state.members[int(raw)]
+        except (KeyError, TypeError, ValueError):
+            raise web.HTTPBadRequest(text=f"no member {raw!r}") from None
+        if member not in self._people():
+            raise web.HTTPBadRequest(text=f"{member.name} is not one of the table's members")
+        return member
+
+    def _channels_for(self, member: Member) -> list[dict[str, Any]]:
+        state = self.fake.state
+        out = []
+        for channel in state.channels.values():
+            channel_id = int(channel["id"])
+            if not state.permissions(member.id, channel_id) & VIEW_CHANNEL:
+                continue
+            if channel["type"] == 12 and member.id not in state.thread_members.get(channel_id, set()):
+                continue  # a private thread is listed only for its members
+            metadata = channel.get("thread_metadata") or {}
+            out.append(
+                {
+                    "id": str(channel_id),
+                    "name": channel.get("name", ""),
+                    "type": channel["type"],
+                    "parent_id": channel.get("parent_id"),
+                    "archived": bool(metadata.get("archived")),
+                    "locked": bool(metadata.get("locked")),
+                }
+            )
+        return out
+
+    async def _state(self, request: web.Request) -> web.StreamResponse:
+        state = self.fake.state
+        people = self._people()
+        member = self._member(request.query["member"]) if request.query.get("member") else people[0]
+        return web.json_response(
+            {
+                "ready": self.ready.is_set(),
+                "version": self.version,
+                "guild": "Veletas local table",
+                "bot": {"id": str(state.bot.id), "name": state.bot.name},
+                "members": [{"id": str(m.id), "name": m.name} for m in people],
+                "channels": self._channels_for(member),
+                "general": str(state.general_id),
+                "commands": commands_for_page(self.fake),
+            }
+        )
+
+    async def _messages(self, request: web.Request) -> web.StreamResponse:
+        member = self._member(request.query.get("member"))
+        try:
+            channel_id = int(request.query["channel"])
+        except (KeyError, ValueError):
+            raise web.HTTPBadRequest(text="channel?") from None
+        shown = [
+            m
+            for m in self.fake.messages(channel_id)
+            if m.visible_to is None or m.visible_to == member.id  # ephemeral: only its member sees it
+        ][-MESSAGES_SHOWN:]
+        names = {str(m.id): m.name for m in self.fake.state.members.values()}
+        channel_names = {c["id"]: c.get("name", "") for c in self.fake.state.channels.values()}
+        return web.json_response(
+            {
+                "version": self.version,
+                "messages": [self._message_json(m) for m in shown],
+                "names": names,
+                "channel_names": channel_names,
+            }
+        )
+
+    def _message_json(self, message: Message) -> dict[str, Any]:
+        data = message.data
+        attachments = [
+            {
+                "id": str(a.id),
+                "filename": a.filename,
+                "content_type": a.content_type or "",
+                "url": f"/attachments/{message.channel_id}/{a.id}/{a.filename}",
+                "description": a.description or "",
+                "size": len(a.data),
+            }
+            for a in message.attachments
+        ]
+        by_remote = {a.url: f"/attachments/{message.channel_id}/{a.id}/{a.filename}" for a in message.attachments}
+        embeds = [_local_urls(e, by_remote) for e in message.embeds]
+        components = [_local_urls(c, by_remote) for c in message.components]
+        interaction = data.get("interaction_metadata") or data.get("interaction") or {}
+        user = interaction.get("user") or {}
+        return {
+            "id": str(message.id),
+            "author": {"id": str(message.author.id), "name": message.author.name, "bot": message.author.bot},
+            "content": message.content,
+            "embeds": embeds,
+            "components": components,
+            "attachments": attachments,
+            "ephemeral": message.visible_to is not None,
+            "loading": message.loading,
+            "edited": message.edited,
+            "flags": message.flags,
+            "timestamp": data.get("timestamp", ""),
+            "invoker": user.get("username") or "",
+            "command": interaction.get("name") or "",
+            "thread_id": (data.get("thread") or {}).get("id"),
+        }
+
+    async def _attachment(self, request: web.Request) -> web.StreamResponse:
+        wanted = int(request.match_info["attachment_id"])
+        for message in self.fake.state.messages.values():
+            for attachment in message.attachments:
+                if attachment.id == wanted:
+                    return web.Response(
+                        body=attachment.data,
+                        content_type=attachment.content_type or "application/octet-stream",
+                        headers={"Cache-Control": "max-age=86400, immutable"},
+                    )
+        raise web.HTTPNotFound()
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        socket = web.WebSocketResponse(heartbeat=30)
+        await socket.prepare(request)
+        wake = asyncio.Event()
+        wake.set()
+        self._sockets.add(wake)
+
+        async def drain() -> None:
+            async for message in socket:
+                if message.type in (WSMsgType.CLOSE, WSMsgType.ERROR):
+                    break
+
+        reader = asyncio.create_task(drain())
+        try:
+            while not socket.closed and not reader.done():
+                waiting = asyncio.create_task(wake.wait())
+                await asyncio.wait({waiting, reader}, return_when=asyncio.FIRST_COMPLETED)
+                waiting.cancel()
+                if reader.done():
+                    break
+                wake.clear()
+                await socket.send_json({"version": self.version, "ready": self.ready.is_set()})
+        except (ConnectionError, RuntimeError):
+            pass
+        finally:
+            self._sockets.discard(wake)
+            reader.cancel()
+            with contextlib.suppress(BaseException):
+                await reader
+        return socket
+
+    # -- acting -----------------------------------------------------------------------------------
+
+    async def _add_member(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        name = str(body.get("name", "")).strip().lower()
+        if not name or not name.replace("_", "").replace(".", "").isalnum() or len(name) > 32:
+            return web.json_response({"error": "a name of 1 to 32 letters, digits, dots or underscores"}, status=400)
+        if any(m.name == name for m in self.fake.state.members.values()):
+            return web.json_response({"error": f"{name} is already here"}, status=400)
+        # As in the tests: the bot learns of a member from the interactions it sends (no privileged intent).
+        member = self.fake.add_member(name)
+        return web.json_response({"id": str(member.id), "name": member.name})
+
+    async def _act(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        member = self._member(body.get("member"))
+        try:
+            channel_id = int(body.get("channel") or self.fake.channel_id)
+        except ValueError:
+            raise web.HTTPBadRequest(text="channel?") from None
+        user = SandboxUser(self.fake, member, channel_id)
+        action = body.get("action")
+        try:
+            if action == "autocomplete":
+                path, options = self._command_input(body, member, partial=True)
+                focused = str(body.get("focused") or "")
+                options[focused] = str((body.get("options") or {}).get(focused, ""))
+                return web.json_response({"choices": await user.autocomplete(*path, focused=focused, **options)})
+            modal: Modal | None
+            if action == "slash":
+                path, options = self._command_input(body, member, partial=False)
+                modal = await user.run_command(*path, **options)
+            elif action == "click":
+                modal = await user.press(self._message(body), str(body.get("custom_id", "")))
+            elif action == "select":
+                values = [str(v) for v in body.get("values") or []]
+                modal = await user.choose(self._message(body), *values, menu=str(body.get("custom_id", "")))
+            elif action == "submit":
+                owner, opened = self.modals.pop(str(body.get("modal", "")), (0, None))
+                if opened is None or owner != member.id:
+                    return web.json_response({"error": "this form is no longer open"}, status=400)
+                filled = {str(k): str(v) for k, v in (body.get("values") or {}).items()}
+                modal = await user.send_modal(opened, filled)
+            elif action == "say":
+                await user.say(str(body.get("content", "")))
+                modal = None
+            else:
+                return web.json_response({"error": f"unknown action {action!r}"}, status=400)
+        except InjectionRefused as refused:
+            # What the Discord client would not even send: the page says so, the bot never hears it.
+            return web.json_response({"error": str(refused)}, status=400)
+        except SandboxError as failed:
+            log.warning("local table: %s", failed)
+            return web.json_response({"error": "The application did not respond", "detail": str(failed)}, status=504)
+        if modal is None:
+            return web.json_response({"ok": True})
+        key = secrets.token_urlsafe(8)
+        self.modals[key] = (member.id, modal)
+        while len(self.modals) > 200:
+            self.modals.pop(next(iter(self.modals)))
+        data = (modal.interaction.response_body or {}).get("data") or {}
+        return web.json_response(
+            {
+                "modal": {
+                    "id": key,
+                    "title": modal.title,
+                    "fields": [_field_json(f, data) for f in modal.fields],
+                }
+            }
+        )
+
+    def _message(self, body: dict[str, Any]) -> Message:
+        try:
+            return self.fake.state.messages[int(body.get("message") or 0)]
+        except (KeyError, ValueError):
+            raise InjectionRefused("that message no longer exists") from None
+
+    def _command_input(
+        self, body: dict[str, Any], member: Member, *, partial: bool
+    ) -> tuple[list[str], dict[str, Any]]:
+        """The command path and its options converted from the page's strings to what the injector takes."""
+        path = [str(p) for p in body.get("path") or []]
+        leaf = find_leaf(self.fake, path)
+        if leaf is None:
+            raise InjectionRefused(f"/{' '.join(path)} is not a command of this bot")
+        declared = {o["name"]: o for o in leaf.get("options") or []}
+        options: dict[str, Any] = {}
+        for name, raw in (body.get("options") or {}).items():
+            text = str(raw).strip()
+            option = declared.get(name)
+            if option is None:
+                raise InjectionRefused(f"/{' '.join(path)} has no option {name!r}")
+            if text == "" or (partial and name == body.get("focused")):
+                continue
+            try:
+                options[name] = _convert(option, text, self.fake)
+            except ValueError as bad:
+                if partial:
+                    continue  # the client sends autocomplete with whatever else is valid so far
+                raise InjectionRefused(f"{name}: {bad}") from None
+        return path, options
+
+
+def _convert(option: dict[str, Any], text: str, fake: FakeDiscord) -> Any:
+    kind = option["type"]
+    if kind == INTEGER:
+        return int(text)
+    if kind == NUMBER:
+        return float(text)
+    if kind == BOOLEAN:
+        if text.lower() not in ("true", "false"):
+            raise ValueError("choose True or False")
+        return text.lower() == "true"
+    if kind in (USER, MENTIONABLE):
+        wanted = text.removeprefix("@").removeprefix("<@").removesuffix(">").lower()
+        for member in fake.state.members.values():
+            if wanted in (str(member.id), member.name.lower()):
+                return member
+        raise ValueError(f"no member {text!r}")
+    if kind == CHANNEL:
+        wanted = text.removeprefix("#").removeprefix("<#").removesuffix(">")
+        for channel in fake.state.channels.values():
+            if wanted in (channel["id"], channel.get("name")):
+                return int(channel["id"])
+        raise ValueError(f"no channel {text!r}")
+    return text
+
+
+def _field_json(item: Any, data: dict[str, Any]) -> dict[str, Any]:
+    style, placeholder = 1, ""
+    for wrapper in data.get("components") or []:
+        inner = wrapper.get("components") or ([wrapper["component"]] if "component" in wrapper else [])
+        for component in inner:
+            if component.get("custom_id") == item.custom_id:
+                style = int(component.get("style", 1))
+                placeholder = str(component.get("placeholder") or "")
+                description = wrapper.get("description")
+                if description:
+                    placeholder = placeholder or str(description)
+    return {
+        "custom_id": item.custom_id,
+        "label": item.label,
+        "required": item.required,
+        "min_length": item.min_length,
+        "max_length": item.max_length,
+        "value": item.value or "",
+        "style": style,
+        "placeholder": placeholder,
+    }
+
+
+def _local_urls(value: Any, by_remote: dict[str, str]) -> Any:
+    """A copy of an embed or component with the fake's attachment URLs pointed at the page's own route."""
+    if isinstance(value, dict):
+        return {k: _local_urls(v, by_remote) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_local_urls(v, by_remote) for v in value]
+    if isinstance(value, str) and value in by_remote:
+        return by_remote[value]
+    return value
+
+
+def find_leaf(fake: FakeDiscord, path: list[str]) -> dict[str, Any] | None:
+    for leaf in _leaves(fake):
+        if leaf["path"] == path:
+            return leaf
+    return None
+
+
+def _leaves(fake: FakeDiscord) -> list[dict[str, Any]]:
+    """Every runnable chat-input command path with its options, guild commands first (as the client lists them)."""
+    state = fake.state
+    seen: set[str] = set()
+    out: list[dict[str, Any]] = []
+    for scope in (state.guild_id, None):
+        for command in state.commands.get(scope, []):
+            if command.get("type", 1) != 1 or command["name"] in seen:
+                continue
+            seen.add(command["name"])
+            _walk(command, [command["name"]], command.get("description", ""), command, out)
+    return out
+
+
+def _walk(node: dict[str, Any], path: list[str], description: str, root: dict[str, Any], out: list[Any]) -> None:
+    options = node.get("options") or []
+    subs = [o for o in options if o["type"] in (SUB_COMMAND, SUB_COMMAND_GROUP)]
+    if not subs:
+        out.append(
+            {
+                "path": path,
+                "description": description,
+                "options": options,
+                "default_member_permissions": root.get("default_member_permissions"),
+            }
+        )
+        return
+    for sub in subs:
+        _walk(sub, [*path, sub["name"]], sub.get("description", ""), root, out)
+
+
+def commands_for_page(fake: FakeDiscord) -> list[dict[str, Any]]:
+    """The synced command tree, flattened to runnable paths with the option facts the composer needs."""
+    keep = (
+        *("name", "type", "description", "required", "choices", "autocomplete"),
+        *("min_value", "max_value", "min_length", "max_length", "channel_types"),
+    )
+    return [
+        {
+            "path": leaf["path"],
+            "description": leaf["description"],
+            "options": [{k: o[k] for k in keep if k in o} for o in leaf["options"]],
+        }
+        for leaf in _leaves(fake)
+    ]
