@@ -10,10 +10,12 @@ was sent) is compared with the game's last change instead.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 import discord
@@ -72,10 +74,11 @@ def _normalise(text: str) -> str:
 
 
 def _tokens(form: str) -> list[str]:
-    return re.split(r"[-/]", form)
+    # str methods, not re.split: this runs for every matching form of every keystroke.
+    return form.replace("-", "/").split("/")
 
 
-def _next_step(form_tokens: list[str], typed_tokens: list[str]) -> tuple[str, ...]:
+def _next_step(form_tokens: Sequence[str], typed_tokens: list[str]) -> tuple[str, ...]:
     """The squares decided so far plus the next one: what suggestions are spread over."""
     complete = len(typed_tokens) - 1
     if complete < len(form_tokens) and typed_tokens[-1] == form_tokens[complete]:
@@ -83,28 +86,71 @@ def _next_step(form_tokens: list[str], typed_tokens: list[str]) -> tuple[str, ..
     return tuple(form_tokens[: complete + 1])
 
 
-def move_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -> list[tuple[str, str]]:
-    """(label, value) pairs for what the player has typed so far; every value is a legal move.
+Forms = list[tuple[str, tuple[tuple[str, str], ...]]]
+"""Per legal move: its value and the (typed form, label) pairs a player may start typing it with."""
 
-    Each legal move is offered under the forms a player might start typing (``d4-g7/g2``, and for
-    a shot without moving both ``g2`` and ``d4/g2``). When more than ``limit`` moves match, the
-    suggestions are spread over the next thing to decide (the shooter, then its destination, then
-    the target), so typing one more square always narrows towards the move the player means.
-    """
-    if position.is_over:
-        return []
-    prefix = _normalise(typed)
-    typed_tokens = _tokens(prefix)
+_FORMS_CACHE_SIZE = 256
+_forms_cache: OrderedDict[Position, Forms] = OrderedDict()
+_cache_lock = threading.Lock()
+_SUGGESTION_CACHE_SIZE = 2048
+_suggestion_cache: OrderedDict[tuple[Position, str, int], list[tuple[str, str]]] = OrderedDict()
+
+
+def _forms(position: Position) -> Forms:
+    """Every legal move's typed forms, formatted once per position instead of once per keystroke."""
+    found = _forms_cache.get(position)
+    if found is not None:
+        _forms_cache.move_to_end(position)
+        return found
     moves, firing = _legal(position)
-    groups: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    found = []
     for move in moves:
         value = str(move)
         if move.is_stationary:
             # The long form comes first so that, while a shooter is being typed, shots group under it.
             forms = [(f"{s}/{value}", f"{s}/{value} ({s} shoots without moving)") for s in firing.get(value, ())]
             forms.append((value, f"{value} (shoot without moving)"))
+            found.append((value, tuple(forms)))
         else:
-            forms = [(value, value)]
+            found.append((value, ((value, value),)))
+    _forms_cache[position] = found
+    while len(_forms_cache) > _FORMS_CACHE_SIZE:
+        _forms_cache.popitem(last=False)
+    return found
+
+
+def move_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -> list[tuple[str, str]]:
+    """Thread-safe (the caches are shared with other worker threads): see ``_move_suggestions``."""
+    with _cache_lock:
+        return _move_suggestions(position, typed, limit)
+
+
+def cached_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -> list[tuple[str, str]] | None:
+    """The remembered answer, if any, read without the lock so the event loop never waits for a worker."""
+    found = _suggestion_cache.get((position, _normalise(typed), limit))
+    return None if found is None else list(found)
+
+
+def _move_suggestions(position: Position, typed: str, limit: int) -> list[tuple[str, str]]:
+    """(label, value) pairs for what the player has typed so far; every value is a legal move.
+
+    Each legal move is offered under the forms a player might start typing (``d4-g7/g2``, and for
+    a shot without moving both ``g2`` and ``d4/g2``). When more than ``limit`` moves match, the
+    suggestions are spread over the next thing to decide (the shooter, then its destination, then
+    the target), so typing one more square always narrows towards the move the player means.
+    Answers are remembered per position and prefix: players retype the same prefixes.
+    """
+    if position.is_over:
+        return []
+    prefix = _normalise(typed)
+    key = (position, prefix, limit)
+    cached = _suggestion_cache.get(key)
+    if cached is not None:
+        _suggestion_cache.move_to_end(key)
+        return list(cached)
+    typed_tokens = _tokens(prefix)
+    groups: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for value, forms in _forms(position):
         for form, label in forms:
             if form.startswith(prefix):
                 groups.setdefault(_next_step(_tokens(form), typed_tokens), []).append((label, value))
@@ -117,7 +163,10 @@ def move_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -
             if index < len(group) and len(suggestions) < limit:
                 suggestions.append(group[index])
         index += 1
-    return suggestions
+    _suggestion_cache[key] = suggestions
+    while len(_suggestion_cache) > _SUGGESTION_CACHE_SIZE:
+        _suggestion_cache.popitem(last=False)
+    return list(suggestions)
 
 
 def _square_order(key: Iterable[str]) -> tuple[tuple[int, str, int], ...]:
@@ -409,10 +458,12 @@ class PlayCog(commands.Cog, name="Play"):
         game = info.game
         if game.phase != "play":
             return []
-        return [
-            app_commands.Choice(name=label[:100], value=value)
-            for label, value in move_suggestions(game.position, current)
-        ]
+        position = game.position
+        suggestions = cached_suggestions(position, current)
+        if suggestions is None:
+            # Listing a big board's moves takes milliseconds: off the event loop, which keeps answering others.
+            suggestions = await asyncio.to_thread(move_suggestions, position, current)
+        return [app_commands.Choice(name=label[:100], value=value) for label, value in suggestions]
 
     @app_commands.command()
     @app_commands.describe(private="True: only you see it, drawn in your own theme (default: posted for everyone)")
