@@ -9,8 +9,10 @@ game changed is refused instead of landing on a position its player never saw.
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import random
+import re
 import signal
 import sqlite3
 import sys
@@ -30,7 +32,7 @@ from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from e2e.conftest import ManualClock
-from e2e.table import pinged, start_game
+from e2e.table import pinged, random_setup_turn, start_game
 from e2e.test_ai_game import _ai_game_at_play, ai_has_played
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -330,3 +332,27 @@ async def test_an_interaction_that_already_waited_is_deferred_at_once(
     interaction = sandbox.state.interactions[old]
     assert interaction.response_type == 5, "deferred (thinking...) first"
     assert board.embeds and not board.loading
+
+
+# --- buttons posted before versions existed --------------------------------------------------------
+
+
+async def test_pie_buttons_posted_before_the_upgrade_still_work_and_stale_ones_refuse(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob)
+    board = await table.turn(random_setup_turn(table.game, random.Random(31)))
+    assert table.game.phase == "pie"
+    ids = [b["custom_id"] for b in board.buttons]
+    assert all(re.fullmatch(r"veletas:pie:\d+:v\d+:(keep|swap)", i) for i in ids), ids
+    # The same board as an older bot posted it: its buttons carry the ply instead of a version.
+    for row_ in board.data["components"]:
+        for item in row_["components"]:
+            item["custom_id"] = re.sub(r":v\d+:", ":1:", item["custom_id"])
+    stale = copy.deepcopy(board.data)
+    kept = await table.second.click(board, "Keep colours")
+    assert not kept.ephemeral and kept.embeds, kept.content
+    # A ply-carrying button for a ply that has passed is refused, as before.
+    board.data.update(stale)
+    late = await table.first.click(board, "Swap colours")
+    assert late.ephemeral and "a moment before" in late.content
