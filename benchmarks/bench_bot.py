@@ -54,6 +54,12 @@ def rss_mb(pid: int) -> float:
     raise RuntimeError("no VmRSS in /proc/self/status")
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time the process (all its threads) has used so far, from /proc: user plus system."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def setup_turn(game: Any, rng: random.Random) -> str:
     """A random legal setup turn or pie choice, as a player would type it."""
     if game.phase == "pie":
@@ -454,13 +460,16 @@ async def deadline(
             Path(tmp) / "bench.sqlite3", games, validate, profile=profile, cpus=cpus, at_once=10
         )
         try:
+            cpu_before = cpu_seconds(bot.process.pid)
             answers = await deadline_load(seats, rate, seconds)
+            cpu = cpu_seconds(bot.process.pid) - cpu_before
             # Boards of moves whose answer came too late are posted to their channels; give them a moment.
             await asyncio.sleep(2)
         finally:
             await bot.stop()
             await fake.stop()
         expired = sum(1 for e in fake.errors if e.error_code == 10062)
+        deferred = sum(1 for i in fake.state.interactions.values() if i.response_type == 5)
     move, auto = answers["move"], answers["autocomplete"]
     return {
         "rate": (move.sent + auto.sent) / seconds,
@@ -474,6 +483,9 @@ async def deadline(
         "auto_p99": percentile(auto.first, 0.99) * 1000,
         "refused": move.refused,
         "expired_answers": expired,
+        "deferred": deferred,
+        "cpu_ms": cpu / max(1, move.sent + auto.sent) * 1000,
+        "cpu_share": cpu / seconds,
     }
 
 
@@ -490,8 +502,10 @@ def deadline_table(figures: dict[str, float], args: argparse.Namespace) -> str:
             f"{f['auto_p50']:.0f} ms / {f['auto_p99']:.0f} ms |",
             "",
             f"{args.deadline_games} games, {f['rate']:.0f} interactions/s offered for {args.seconds:.0f} s, the bot "
-            f"{cores}; {f['refused']:.0f} moves refused, {f['expired_answers']:.0f} answers the fake refused as "
-            "too late (10062).",
+            f"{cores}; {f['refused']:.0f} moves refused, {f['deferred']:.0f} answers deferred, "
+            f"{f['expired_answers']:.0f} answers the fake refused as "
+            f"too late (10062). The bot used {f['cpu_ms']:.1f} ms of CPU per interaction ({f['cpu_share']:.0%} of "
+            "a core).",
         ]
     )
 

@@ -10,10 +10,8 @@ was sent) is compared with the game's last change instead.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
-import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
@@ -91,7 +89,6 @@ Forms = list[tuple[str, tuple[tuple[str, str], ...]]]
 
 _FORMS_CACHE_SIZE = 256
 _forms_cache: OrderedDict[Position, Forms] = OrderedDict()
-_cache_lock = threading.Lock()
 _SUGGESTION_CACHE_SIZE = 2048
 _suggestion_cache: OrderedDict[tuple[Position, str, int], list[tuple[str, str]]] = OrderedDict()
 
@@ -120,18 +117,6 @@ def _forms(position: Position) -> Forms:
 
 
 def move_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -> list[tuple[str, str]]:
-    """Thread-safe (the caches are shared with other worker threads): see ``_move_suggestions``."""
-    with _cache_lock:
-        return _move_suggestions(position, typed, limit)
-
-
-def cached_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -> list[tuple[str, str]] | None:
-    """The remembered answer, if any, read without the lock so the event loop never waits for a worker."""
-    found = _suggestion_cache.get((position, _normalise(typed), limit))
-    return None if found is None else list(found)
-
-
-def _move_suggestions(position: Position, typed: str, limit: int) -> list[tuple[str, str]]:
     """(label, value) pairs for what the player has typed so far; every value is a legal move.
 
     Each legal move is offered under the forms a player might start typing (``d4-g7/g2``, and for
@@ -139,6 +124,10 @@ def _move_suggestions(position: Position, typed: str, limit: int) -> list[tuple[
     suggestions are spread over the next thing to decide (the shooter, then its destination, then
     the target), so typing one more square always narrows towards the move the player means.
     Answers are remembered per position and prefix: players retype the same prefixes.
+
+    It runs on the event loop on purpose: it is a millisecond or two once a position's forms are
+    built, and a pure-Python worker thread would hold the GIL in 5 ms slices, making every other
+    answer wait behind it (bench_bot --deadline answered autocompletes more slowly from a thread).
     """
     if position.is_over:
         return []
@@ -458,12 +447,10 @@ class PlayCog(commands.Cog, name="Play"):
         game = info.game
         if game.phase != "play":
             return []
-        position = game.position
-        suggestions = cached_suggestions(position, current)
-        if suggestions is None:
-            # Listing a big board's moves takes milliseconds: off the event loop, which keeps answering others.
-            suggestions = await asyncio.to_thread(move_suggestions, position, current)
-        return [app_commands.Choice(name=label[:100], value=value) for label, value in suggestions]
+        return [
+            app_commands.Choice(name=label[:100], value=value)
+            for label, value in move_suggestions(game.position, current)
+        ]
 
     @app_commands.command()
     @app_commands.describe(private="True: only you see it, drawn in your own theme (default: posted for everyone)")
