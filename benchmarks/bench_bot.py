@@ -463,6 +463,7 @@ async def deadline(
             cpu_before = cpu_seconds(bot.process.pid)
             answers = await deadline_load(seats, rate, seconds)
             cpu = cpu_seconds(bot.process.pid) - cpu_before
+            rss = bot.rss_mb()
             # Boards of moves whose answer came too late are posted to their channels; give them a moment.
             await asyncio.sleep(2)
         finally:
@@ -486,6 +487,7 @@ async def deadline(
         "deferred": deferred,
         "cpu_ms": cpu / max(1, move.sent + auto.sent) * 1000,
         "cpu_share": cpu / seconds,
+        "rss": rss,
     }
 
 
@@ -505,7 +507,7 @@ def deadline_table(figures: dict[str, float], args: argparse.Namespace) -> str:
             f"{cores}; {f['refused']:.0f} moves refused, {f['deferred']:.0f} answers deferred, "
             f"{f['expired_answers']:.0f} answers the fake refused as "
             f"too late (10062). The bot used {f['cpu_ms']:.1f} ms of CPU per interaction ({f['cpu_share']:.0%} of "
-            "a core).",
+            f"a core) and held {f['rss']:.0f} MB.",
         ]
     )
 

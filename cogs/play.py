@@ -87,9 +87,11 @@ def _next_step(form_tokens: Sequence[str], typed_tokens: list[str]) -> tuple[str
 Forms = list[tuple[str, tuple[tuple[str, str], ...]]]
 """Per legal move: its value and the (typed form, label) pairs a player may start typing it with."""
 
-_FORMS_CACHE_SIZE = 256
+# A standard-board position has thousands of moves (about a megabyte of forms), and typing happens
+# on the few positions being played right now: a small cache holds them.
+_FORMS_CACHE_SIZE = 16
 _forms_cache: OrderedDict[Position, Forms] = OrderedDict()
-_SUGGESTION_CACHE_SIZE = 2048
+_SUGGESTION_CACHE_SIZE = 512
 _suggestion_cache: OrderedDict[tuple[Position, str, int], list[tuple[str, str]]] = OrderedDict()
 
 
