@@ -22,7 +22,7 @@ from discord.ext import commands, tasks
 
 from bot.client import VeletasBot
 from bot.errors import RaceLost, UserError
-from bot.rules import Game, Move, Position
+from bot.rules import Game, Position
 from bot.rules.common import square_name
 from bot.store import GameInfo
 from cogs._board import (
@@ -43,17 +43,21 @@ SWEEP_MINUTES = 5.0
 
 MAX_CHOICES = 25
 _LEGAL_CACHE_SIZE = 128
-_legal_cache: OrderedDict[Position, tuple[list[Move], dict[str, tuple[str, ...]]]] = OrderedDict()
+Legal = tuple[tuple[tuple[str, bool], ...], dict[str, tuple[str, ...]]]
+_legal_cache: OrderedDict[Position, Legal] = OrderedDict()
+_SUGGESTION_CACHE_SIZE = 512
+_suggestion_cache: OrderedDict[tuple[Position, str, int], list[tuple[str, str]]] = OrderedDict()
 
 
-def _legal(position: Position) -> tuple[list[Move], dict[str, tuple[str, ...]]]:
-    """Legal moves, and for each target of a stationary shot the shooters able to fire it.
+def _legal(position: Position) -> Legal:
+    """Legal moves as (text, is a stationary shot), and for each stationary target the shooters able to fire it.
 
-    Every keystroke asks for suggestions on the same position, so a few recent positions are kept.
+    Every keystroke asks for suggestions on the same position, so a few recent positions are kept,
+    as text: formatting thousands of moves again for each keystroke was most of the work.
     """
     found = _legal_cache.get(position)
     if found is None:
-        moves = position.legal_moves()
+        moves = tuple((str(move), move.is_stationary) for move in position.legal_moves())
         firing: dict[str, list[str]] = {}
         for shooter in position.unclaimed():
             for target in position.targets(shooter):
@@ -84,38 +88,24 @@ def _next_step(form_tokens: Sequence[str], typed_tokens: list[str]) -> tuple[str
     return tuple(form_tokens[: complete + 1])
 
 
-Forms = list[tuple[str, tuple[tuple[str, str], ...]]]
-"""Per legal move: its value and the (typed form, label) pairs a player may start typing it with."""
+def _typed_form(
+    value: str, stationary: bool, firing: dict[str, tuple[str, ...]], prefix: str
+) -> tuple[str, str] | None:
+    """The first form of a move that starts with ``prefix``, and its label; None if none does.
 
-# A standard-board position has thousands of moves (about a megabyte of forms), and typing happens
-# on the few positions being played right now: a small cache holds them.
-_FORMS_CACHE_SIZE = 16
-_forms_cache: OrderedDict[Position, Forms] = OrderedDict()
-_SUGGESTION_CACHE_SIZE = 512
-_suggestion_cache: OrderedDict[tuple[Position, str, int], list[tuple[str, str]]] = OrderedDict()
-
-
-def _forms(position: Position) -> Forms:
-    """Every legal move's typed forms, formatted once per position instead of once per keystroke."""
-    found = _forms_cache.get(position)
-    if found is not None:
-        _forms_cache.move_to_end(position)
-        return found
-    moves, firing = _legal(position)
-    found = []
-    for move in moves:
-        value = str(move)
-        if move.is_stationary:
-            # The long form comes first so that, while a shooter is being typed, shots group under it.
-            forms = [(f"{s}/{value}", f"{s}/{value} ({s} shoots without moving)") for s in firing.get(value, ())]
-            forms.append((value, f"{value} (shoot without moving)"))
-            found.append((value, tuple(forms)))
-        else:
-            found.append((value, ((value, value),)))
-    _forms_cache[position] = found
-    while len(_forms_cache) > _FORMS_CACHE_SIZE:
-        _forms_cache.popitem(last=False)
-    return found
+    A stationary shot ``g2`` may be typed as ``d4/g2`` (for each shooter that can fire it) or as
+    ``g2``; the long forms come first so that, while a shooter is being typed, shots group under it.
+    Labels are made only for the form chosen: most moves match no prefix at all.
+    """
+    if not stationary:
+        return (value, value) if value.startswith(prefix) else None
+    for shooter in firing.get(value, ()):
+        form = f"{shooter}/{value}"
+        if form.startswith(prefix):
+            return form, f"{form} ({shooter} shoots without moving)"
+    if value.startswith(prefix):
+        return value, f"{value} (shoot without moving)"
+    return None
 
 
 def move_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -> list[tuple[str, str]]:
@@ -126,10 +116,6 @@ def move_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -
     suggestions are spread over the next thing to decide (the shooter, then its destination, then
     the target), so typing one more square always narrows towards the move the player means.
     Answers are remembered per position and prefix: players retype the same prefixes.
-
-    It runs on the event loop on purpose: it is a millisecond or two once a position's forms are
-    built, and a pure-Python worker thread would hold the GIL in 5 ms slices, making every other
-    answer wait behind it (bench_bot --deadline answered autocompletes more slowly from a thread).
     """
     if position.is_over:
         return []
@@ -140,12 +126,13 @@ def move_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -
         _suggestion_cache.move_to_end(key)
         return list(cached)
     typed_tokens = _tokens(prefix)
+    moves, firing = _legal(position)
     groups: dict[tuple[str, ...], list[tuple[str, str]]] = {}
-    for value, forms in _forms(position):
-        for form, label in forms:
-            if form.startswith(prefix):
-                groups.setdefault(_next_step(_tokens(form), typed_tokens), []).append((label, value))
-                break
+    for value, stationary in moves:
+        chosen = _typed_form(value, stationary, firing, prefix)
+        if chosen is not None:
+            form, label = chosen
+            groups.setdefault(_next_step(_tokens(form), typed_tokens), []).append((label, value))
     suggestions: list[tuple[str, str]] = []
     ordered = [groups[key] for key in sorted(groups, key=_square_order)]
     index = 0
