@@ -42,7 +42,7 @@ SWEEP_MINUTES = 5.0
 """How often boards that could not be posted (Discord failing for minutes) are tried again."""
 
 MAX_CHOICES = 25
-_LEGAL_CACHE_SIZE = 128
+_LEGAL_CACHE_SIZE = 32
 Legal = tuple[tuple[tuple[str, bool], ...], dict[str, tuple[str, ...]]]
 _legal_cache: OrderedDict[Position, Legal] = OrderedDict()
 _SUGGESTION_CACHE_SIZE = 512
@@ -53,7 +53,9 @@ def _legal(position: Position) -> Legal:
     """Legal moves as (text, is a stationary shot), and for each stationary target the shooters able to fire it.
 
     Every keystroke asks for suggestions on the same position, so a few recent positions are kept,
-    as text: formatting thousands of moves again for each keystroke was most of the work.
+    as text: formatting thousands of moves again for each keystroke was most of the work. A few:
+    a standard-board position has thousands of moves, and people type on the positions being
+    played right now.
     """
     found = _legal_cache.get(position)
     if found is None:
