@@ -19,7 +19,12 @@ Discord's 3 seconds when the bot is overloaded. 200 games (``--deadline-games``)
 interactions a second (``--deadline-rate``), half of them moves and half autocomplete requests
 for the move being typed; the figure is how many of each were answered (a defer counts) within
 3 s of their creation, as the fake Discord judges it. ``--bot-cpus 0`` pins the bot to one core,
-``--profile FILE`` runs it under cProfile (its event loop thread) and prints where the time went.
+``--profile FILE`` runs it under cProfile (its event loop thread) and prints where the time went;
+the profiler roughly doubles the cost of small Python functions, so a profiled bot saturates
+sooner. Each autocomplete goes to a random game, so most land on a position nobody typed on yet:
+the worst case for the suggestion caches. The bot's CPU time per interaction and resident memory
+are printed too: on a shared machine the share answered in time mostly says how busy the
+machine was, not how much the bot costs.
 
 Moves are chosen by seeded random generators among the legal ones, so two runs do the same work.
 """
