@@ -8,6 +8,7 @@ changed, and answers every failure the same way whether it came from a command o
 from __future__ import annotations
 
 import asyncio
+import collections
 import datetime as dt
 import hashlib
 import json
@@ -112,6 +113,8 @@ class VeletasBot(commands.Bot):
         self.ai_look_again: set[int] = set()
         # One board poster per game at a time (cogs._board.board_lock); entries vanish with their last user.
         self.board_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        # Games with an interaction answer on its way (cogs._board.deliver), which a sweep leaves alone.
+        self.replying: collections.Counter[int] = collections.Counter()
         # How late the event loop runs (seconds), so answers are deferred at once when the bot is busy.
         self.loop_lag = 0.0
         self._background: set[asyncio.Task[Any]] = set()

@@ -484,18 +484,27 @@ async def deliver(bot: VeletasBot, game_id: int, answer: Awaitable[tuple[int | N
     board is posted to the game's channel instead and the AI plays on; a failure before anything was
     stored leaves nothing to post. Refusals (``UserError``) propagate to the error handler as always.
     """
+    # While the answer is on its way, a sweep must not post the same board to the channel as well.
+    bot.replying[game_id] += 1
     try:
         message_id, out = await answer
     except discord.HTTPException as exc:
-        reply_failed(bot, game_id, exc)
-        return
+        failed: discord.HTTPException | None = exc
     except UserError:
         raise
     except Exception:
         bot.spawn(resume(bot, game_id), name=f"resume-{game_id}")
         raise
-    if out.info is not None:
-        await after_board_posted(bot, out.info, message_id)
+    else:
+        failed = None
+        if out.info is not None:
+            await after_board_posted(bot, out.info, message_id)
+    finally:
+        bot.replying[game_id] -= 1
+        if bot.replying[game_id] <= 0:
+            del bot.replying[game_id]
+    if failed is not None:
+        reply_failed(bot, game_id, failed)
 
 
 def board_lock(bot: VeletasBot, game_id: int) -> asyncio.Lock:
@@ -507,17 +516,20 @@ def board_lock(bot: VeletasBot, game_id: int) -> asyncio.Lock:
     return lock
 
 
-async def post_unannounced(bot: VeletasBot, game_id: int) -> bool:
+async def post_unannounced(bot: VeletasBot, game_id: int, *, swept: bool = False) -> bool:
     """Post the board of a stored change that no posted board shows yet; True once nothing is left to post.
 
     Failures are retried with growing pauses (``RETRY_DELAYS``); a channel that refuses for good
     (403, 404) is given up at once, and after the last pause this round gives up (the next start-up
     or background sweep tries again). Each attempt posts the newest stored state, so a board is never
-    posted for a position that has since changed.
+    posted for a position that has since changed. A ``swept`` game (found by ``sweep``, not known to
+    be unannounced) is left alone while an answer about it is on its way: that answer posts its board.
     """
     async with board_lock(bot, game_id):
         failures = 0
         while True:
+            if swept and bot.replying.get(game_id):
+                return True
             info = await bot.store.get_game(game_id)
             if not info.unannounced or info.status not in ("active", "finished"):
                 return True
@@ -547,9 +559,9 @@ async def post_unannounced(bot: VeletasBot, game_id: int) -> bool:
             failures = 0
 
 
-async def announce(bot: VeletasBot, game_id: int) -> None:
+async def announce(bot: VeletasBot, game_id: int, *, swept: bool = False) -> None:
     """Post what players were not told of, then hand the turn to the AI if the stored game waits for it."""
-    await post_unannounced(bot, game_id)
+    await post_unannounced(bot, game_id, swept=swept)
     hand_to_ai(bot, await bot.store.get_game(game_id))
 
 
@@ -560,8 +572,9 @@ async def sweep(bot: VeletasBot) -> int:
     """
     pending = await bot.store.unannounced_games()
     for info in pending:
-        if info.id not in bot.board_locks:
-            bot.spawn(announce(bot, info.id), name=f"announce-{info.id}")
+        # A change whose answer is on its way, or whose board is being posted, is not lost: leave it.
+        if info.id not in bot.board_locks and not bot.replying.get(info.id):
+            bot.spawn(announce(bot, info.id, swept=True), name=f"announce-{info.id}")
     waiting = []
     if bot.ai is not None and bot.user is not None:
         waiting = [info for info in await bot.store.games_with_player(bot.user.id) if ai_to_act(bot, info)]
