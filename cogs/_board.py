@@ -27,13 +27,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 BOARD_FILE = "board.png"
-# Work that is not done by then is deferred, leaving Discord's 3-second window plenty of margin.
+# Work that is not done this long after the interaction was created is deferred, leaving Discord's
+# 3-second window plenty of margin. The time counts from the creation (the interaction's id), not
+# from when the handler got to run, and the event loop's current lateness is taken off as well.
 DEFER_AFTER = 1.2
-# An interaction that already waited this long before its handler ran (the bot is busy) is deferred
-# at once: under load the timer above would fire late too, after Discord's deadline.
-DEFER_AT_ONCE_AGE = 0.5
-# Likewise when the event loop itself is running this late (seconds, measured by the bot).
-DEFER_AT_ONCE_LAG = 0.2
 # Pauses between attempts to post a board nobody has seen yet (Discord failing, rate limits).
 RETRY_DELAYS: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
 # The embed's side bar: Black's is a slate grey, not black, because a near-black bar vanishes on
@@ -122,16 +119,15 @@ def interaction_age(interaction: discord.Interaction[Any]) -> float:
 
 
 def defer_delay(interaction: discord.Interaction[Any]) -> float:
-    """How long work may run before the answer is deferred: at once when the bot is already late.
+    """How long work may run before the answer is deferred: none at all when the bot is already late.
 
     Discord's 3 seconds run from the interaction's creation, not from when the handler got to run;
-    a busy bot starts handlers late and fires timers late, so a late start or a lagging event loop
-    defers right away instead of hoping the timer still fires in time.
+    a busy bot starts handlers late and fires timers late. So the wait is what is left of
+    ``DEFER_AFTER`` since the creation, less how late the event loop runs now: an interaction that
+    waited, or a loop that lags, is deferred at once instead of hoping a late timer still fires in time.
     """
     age = max(0.0, interaction_age(interaction))
-    if age >= DEFER_AT_ONCE_AGE or bot_of(interaction).loop_lag >= DEFER_AT_ONCE_LAG:
-        return 0.0
-    return DEFER_AFTER - age
+    return max(0.0, DEFER_AFTER - age - bot_of(interaction).loop_lag)
 
 
 async def _finish_then_raise(task: asyncio.Future[Outgoing], exc: BaseException) -> None:

@@ -325,8 +325,8 @@ async def test_an_interaction_that_already_waited_is_deferred_at_once(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
 ) -> None:
     table = await start_game(sandbox, alice, bob)
-    # An interaction created 0.8 s ago (the bot was busy): the answer must not wait for a 1.2 s timer.
-    old = sandbox.cursor() - (800 << 22)
+    # An interaction created 1.5 s ago (the bot was busy): the answer must not wait for a 1.2 s timer.
+    old = sandbox.cursor() - (1500 << 22)
     with stale_id_next(sandbox, old):
         board = await table.first.slash("veletas", "board")
     interaction = sandbox.state.interactions[old]
