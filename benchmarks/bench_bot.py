@@ -14,6 +14,18 @@ machine, so their work competes with the bot's for the same cores:
 (c) a database with 10,000 stored games of which 1,000 are in play, opened by a fresh bot that
     then plays a move in 100 of them: the resident memory of the bot process.
 
+``--deadline`` measures something else: whether every interaction gets its first answer within
+Discord's 3 seconds when the bot is overloaded. 200 games (``--deadline-games``) receive about 50
+interactions a second (``--deadline-rate``), half of them moves and half autocomplete requests
+for the move being typed; the figure is how many of each were answered (a defer counts) within
+3 s of their creation, as the fake Discord judges it. ``--bot-cpus 0`` pins the bot to one core,
+``--profile FILE`` runs it under cProfile (its event loop thread) and prints where the time went;
+the profiler roughly doubles the cost of small Python functions, so a profiled bot saturates
+sooner. Each autocomplete goes to a random game, so most land on a position nobody typed on yet:
+the worst case for the suggestion caches. The bot's CPU time per interaction and resident memory
+are printed too: on a shared machine the share answered in time mostly says how busy the
+machine was, not how much the bot costs.
+
 Moves are chosen by seeded random generators among the legal ones, so two runs do the same work.
 """
 
@@ -45,6 +57,12 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time the process (all its threads) has used so far, from /proc: user plus system."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def setup_turn(game: Any, rng: random.Random) -> str:
@@ -164,7 +182,9 @@ class BotProcess:
         self.process = process
 
     @classmethod
-    async def start(cls, fake: Any, db_path: Path) -> BotProcess:
+    async def start(
+        cls, fake: Any, db_path: Path, *, profile: Path | None = None, cpus: set[int] | None = None
+    ) -> BotProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "DEV_GUILD"))}
         env |= {
             "PYTHONPATH": str(ROOT),
@@ -174,7 +194,15 @@ class BotProcess:
             "DATABASE_PATH": str(db_path),
             "LOG_LEVEL": "WARNING",
         }
-        process = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", env=env, cwd=db_path.parent)
+        command = [sys.executable, "-m", "bot"]
+        if profile is not None:
+            command = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "bot"]
+
+        def pin() -> None:
+            if cpus:
+                os.sched_setaffinity(0, cpus)
+
+        process = await asyncio.create_subprocess_exec(*command, env=env, cwd=db_path.parent, preexec_fn=pin)
         bot = cls(process)
 
         def connected() -> bool:
@@ -199,16 +227,31 @@ class BotProcess:
                 await self.process.wait()
 
 
-async def start_world(db_path: Path, games: int, validate: bool) -> tuple[Any, BotProcess, list[Seat]]:
+async def start_world(
+    db_path: Path,
+    games: int,
+    validate: bool,
+    *,
+    profile: Path | None = None,
+    cpus: set[int] | None = None,
+    at_once: int | None = None,
+) -> tuple[Any, BotProcess, list[Seat]]:
+    """The fake, the bot and ``games`` games past their setup; ``at_once`` limits how many are set up together."""
     from bot.rules import Game
 
     fake = bench_fake(validate, 7200)
     await fake.start()
     members = [fake.add_member(f"player{i}") for i in range(2 * games)]
     channels = [fake.add_text_channel(f"table-{i}") for i in range(games)]
-    bot = await BotProcess.start(fake, db_path)
+    bot = await BotProcess.start(fake, db_path, profile=profile, cpus=cpus)
+
+    gate = asyncio.Semaphore(at_once or games)
 
     async def open_table(i: int) -> Seat:
+        async with gate:
+            return await _open_table(i)
+
+    async def _open_table(i: int) -> Seat:
         first = fake.user(members[2 * i], channel_id=channels[i])
         second = fake.user(members[2 * i + 1], channel_id=channels[i])
         challenge = await first.slash(
@@ -222,6 +265,10 @@ async def start_world(db_path: Path, games: int, validate: bool) -> tuple[Any, B
     rng = random.Random(1)
 
     async def set_up(seat: Seat) -> None:
+        async with gate:
+            await _set_up(seat)
+
+    async def _set_up(seat: Seat) -> None:
         while seat.game.phase in ("setup", "pie"):
             text = setup_turn(seat.game, rng)
             if seat.game.phase == "pie":
@@ -325,6 +372,157 @@ async def speed(games: int, rate: float, seconds: float, validate: bool) -> dict
         "closed_p99": percentile(closed.latencies, 0.99) * 1000,
         "closed_refused": closed.refused,
     }
+
+
+# --- answering within Discord's 3 seconds -----------------------------------------------------
+
+
+@dataclass
+class Answers:
+    """First answers of one kind of interaction: how long each took, and how many never came in time."""
+
+    first: list[float] = field(default_factory=list)
+    late: int = 0
+    refused: int = 0
+
+    @property
+    def sent(self) -> int:
+        return len(self.first) + self.late
+
+    def share_in_time(self) -> float:
+        return len(self.first) / self.sent if self.sent else float("nan")
+
+
+async def timed_interaction(user: Any, kind: int, options: dict[str, str], focused: str | None) -> Any:
+    """Send one interaction; returns (seconds to its first answer, the interaction), or raises if it came late."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    interaction = await user._command(kind, ("veletas", "move"), options, focused=focused)
+    return loop.time() - started, interaction
+
+
+async def deadline_load(seats: list[Seat], rate: float, seconds: float) -> dict[str, Answers]:
+    """Open loop at ``rate`` interactions/s: moves to games waiting for one, autocompletes to any game in play."""
+    from bot.sandbox.errors import SandboxError
+    from bot.sandbox.users import APPLICATION_COMMAND, AUTOCOMPLETE
+
+    rng = random.Random(6)
+    answers = {"move": Answers(), "autocomplete": Answers()}
+    tasks: list[asyncio.Task[None]] = []
+    loop = asyncio.get_running_loop()
+
+    async def move(seat: Seat) -> None:
+        seat.busy = True
+        try:
+            text = random_move(seat.game.position, rng)
+            try:
+                took, interaction = await timed_interaction(seat.user(), APPLICATION_COMMAND, {"move": text}, None)
+            except SandboxError:
+                answers["move"].late += 1
+                return
+            answers["move"].first.append(took)
+            message = await seat.user()._outcome(interaction)
+            if message.ephemeral:
+                answers["move"].refused += 1
+                return
+            seat.game = seat.game.play(text)
+        finally:
+            seat.busy = False
+
+    async def autocomplete(seat: Seat) -> None:
+        typed = random_move(seat.game.position, rng)[: rng.choice((1, 2, 3, 5))]
+        try:
+            took, _ = await timed_interaction(seat.user(), AUTOCOMPLETE, {"move": typed}, "move")
+        except SandboxError:
+            answers["autocomplete"].late += 1
+            return
+        answers["autocomplete"].first.append(took)
+
+    start = loop.time()
+    sent = 0
+    while (now := loop.time()) < start + seconds:
+        due = start + sent / rate
+        if due > now:
+            await asyncio.sleep(due - now)
+        sent += 1
+        seat = rng.choice(seats)
+        if seat.game.phase != "play":
+            continue
+        if sent % 2 or seat.busy:
+            tasks.append(asyncio.create_task(autocomplete(seat)))
+        else:
+            seat.busy = True
+            tasks.append(asyncio.create_task(move(seat)))
+    await asyncio.gather(*tasks)
+    return answers
+
+
+async def deadline(
+    games: int, rate: float, seconds: float, validate: bool, profile: Path | None, cpus: set[int] | None
+) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        fake, bot, seats = await start_world(
+            Path(tmp) / "bench.sqlite3", games, validate, profile=profile, cpus=cpus, at_once=10
+        )
+        try:
+            cpu_before = cpu_seconds(bot.process.pid)
+            answers = await deadline_load(seats, rate, seconds)
+            cpu = cpu_seconds(bot.process.pid) - cpu_before
+            rss = bot.rss_mb()
+            # Boards of moves whose answer came too late are posted to their channels; give them a moment.
+            await asyncio.sleep(2)
+        finally:
+            await bot.stop()
+            await fake.stop()
+        expired = sum(1 for e in fake.errors if e.error_code == 10062)
+        deferred = sum(1 for i in fake.state.interactions.values() if i.response_type == 5)
+    move, auto = answers["move"], answers["autocomplete"]
+    return {
+        "rate": (move.sent + auto.sent) / seconds,
+        "moves": move.sent,
+        "moves_in_time": move.share_in_time(),
+        "move_p50": percentile(move.first, 0.50) * 1000,
+        "move_p99": percentile(move.first, 0.99) * 1000,
+        "autocompletes": auto.sent,
+        "autocompletes_in_time": auto.share_in_time(),
+        "auto_p50": percentile(auto.first, 0.50) * 1000,
+        "auto_p99": percentile(auto.first, 0.99) * 1000,
+        "refused": move.refused,
+        "expired_answers": expired,
+        "deferred": deferred,
+        "cpu_ms": cpu / max(1, move.sent + auto.sent) * 1000,
+        "cpu_share": cpu / seconds,
+        "rss": rss,
+    }
+
+
+def deadline_table(figures: dict[str, float], args: argparse.Namespace) -> str:
+    f = figures
+    cores = f"pinned to cores {args.bot_cpus}" if args.bot_cpus else "on every core"
+    return "\n".join(
+        [
+            "| interactions | sent | first answer within 3 s | first answer p50 / p99 |",
+            "|---|---|---|---|",
+            f"| moves | {f['moves']:.0f} | {f['moves_in_time']:.1%} | "
+            f"{f['move_p50']:.0f} ms / {f['move_p99']:.0f} ms |",
+            f"| autocomplete | {f['autocompletes']:.0f} | {f['autocompletes_in_time']:.1%} | "
+            f"{f['auto_p50']:.0f} ms / {f['auto_p99']:.0f} ms |",
+            "",
+            f"{args.deadline_games} games, {f['rate']:.0f} interactions/s offered for {args.seconds:.0f} s, the bot "
+            f"{cores}; {f['refused']:.0f} moves refused, {f['deferred']:.0f} answers deferred, "
+            f"{f['expired_answers']:.0f} answers the fake refused as "
+            f"too late (10062). The bot used {f['cpu_ms']:.1f} ms of CPU per interaction ({f['cpu_share']:.0%} of "
+            f"a core) and held {f['rss']:.0f} MB.",
+        ]
+    )
+
+
+def print_profile(path: Path, limit: int = 25) -> None:
+    import pstats
+
+    stats = pstats.Stats(str(path), stream=sys.stdout)
+    stats.sort_stats("tottime").print_stats(limit)
+    stats.sort_stats("cumulative").print_stats(limit)
 
 
 # --- (c) memory -------------------------------------------------------------------------------
@@ -477,6 +675,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--probe", type=int, default=100, help="active games that get a move in (c) (default 100)")
     parser.add_argument("--validate", action="store_true", help="let the fake check every body against the spec")
     parser.add_argument("--write", action="store_true", help="publish the table into the README")
+    parser.add_argument("--deadline", action="store_true", help="measure answers within 3 s under overload instead")
+    parser.add_argument("--deadline-games", type=int, default=200, help="games for --deadline (default 200)")
+    parser.add_argument("--deadline-rate", type=float, default=50.0, help="interactions/s for --deadline (default 50)")
+    parser.add_argument("--bot-cpus", type=str, default="", help="pin the bot process to these cores, e.g. 0")
+    parser.add_argument("--profile", type=Path, help="with --deadline: run the bot under cProfile into this file")
     parser.add_argument("--phase", choices=["speed", "populate", "memory"], help=argparse.SUPPRESS)
     parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -490,6 +693,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.phase == "memory":
         print(json.dumps(asyncio.run(memory(args.db, args.stored, args.active, args.probe, args.validate))))
+        return 0
+
+    if args.deadline:
+        cpus = {int(c) for c in args.bot_cpus.split(",") if c.strip()} or None
+        figures = asyncio.run(
+            deadline(args.deadline_games, args.deadline_rate, args.seconds, args.validate, args.profile, cpus)
+        )
+        print(deadline_table(figures, args))
+        if args.profile is not None:
+            print_profile(args.profile)
         return 0
 
     common = ["--games", str(args.games), "--rate", str(args.rate), "--seconds", str(args.seconds)]

@@ -8,11 +8,13 @@ changed, and answers every failure the same way whether it came from a command o
 from __future__ import annotations
 
 import asyncio
+import collections
 import datetime as dt
 import hashlib
 import json
 import logging
 import math
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -42,6 +44,7 @@ EXTENSIONS: tuple[str, ...] = (
 
 GROUP_NAME = "veletas"
 MAX_REMEMBERED_NAMES = 50_000
+LAG_PROBE_SECONDS = 0.1
 # Not "nothing was changed": a fault after a commit (posting the board, say) leaves the turn played.
 APOLOGY = (
     "Sorry, something went wrong on my side. Please try again in a moment; "
@@ -124,6 +127,14 @@ class VeletasBot(commands.Bot):
         self.names: dict[int, str] = {}
         # Games whose AI turn is being computed, so a reconnect does not start a second search.
         self.ai_thinking: set[int] = set()
+        # Games changed while their AI turn ran: the turn reads the store again before it stops.
+        self.ai_look_again: set[int] = set()
+        # One board poster per game at a time (cogs._board.board_lock); entries vanish with their last user.
+        self.board_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        # Games with an interaction answer on its way (cogs._board.deliver), which a sweep leaves alone.
+        self.replying: collections.Counter[int] = collections.Counter()
+        # How late the event loop runs (seconds), so answers are deferred at once when the bot is busy.
+        self.loop_lag = 0.0
         self._background: set[asyncio.Task[Any]] = set()
 
     async def setup_hook(self) -> None:
@@ -132,6 +143,17 @@ class VeletasBot(commands.Bot):
         self.tree.add_command(self.veletas)
         self.synced = await self.sync_if_changed()
         self.spawn(self._heartbeat(), name="heartbeat")
+        self.spawn(self._watch_lag(), name="loop-lag")
+
+    async def _watch_lag(self) -> None:
+        """Measure how late a short sleep wakes up: under load every timer, the deferral's included, is that late."""
+        loop = asyncio.get_running_loop()
+        while not self.is_closed():
+            started = loop.time()
+            await asyncio.sleep(LAG_PROBE_SECONDS)
+            lag = loop.time() - started - LAG_PROBE_SECONDS
+            # Rise at once, fall slowly: a lull between bursts should not make the next answer late.
+            self.loop_lag = lag if lag > self.loop_lag else 0.8 * self.loop_lag + 0.2 * lag
 
     async def _heartbeat(self) -> None:
         """Touch the heartbeat file while connected, for the container health check (``python -m bot health``)."""

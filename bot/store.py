@@ -7,9 +7,14 @@ clicking at the same moment. So:
   implies (ply, turns, result). Both change in one transaction, and the cache can always be
   rebuilt by replaying the log (``rebuild``).
 - A move is validated by the rules against the state that was read, then written with an
-  optimistic ``UPDATE … WHERE id = ? AND ply = ?``. If anything landed in between, the update
-  touches no row and the action is refused with ``RaceLost``: two racing moves never both land,
-  whether they come from one process or several.
+  optimistic ``UPDATE … WHERE id = ? AND version = ?``. Every change bumps ``version`` (a ply
+  repeats after an undo, a version never does). If anything landed in between, the update touches
+  no row and the action is refused with ``RaceLost``: two racing moves never both land, whether
+  they come from one process or several, and a move chosen for a position that was undone and
+  replayed never lands either.
+- A change players must be told of records its version in ``board_version``; a posted board records
+  the version it shows in ``posted_version``. A change no board shows yet (the process died, the
+  post failed) is found by ``unannounced_games`` and posted then.
 - Every refusal is decided before the first write, so a refused action leaves the file unchanged.
 - Migrations are an append-only list; each runs in one transaction together with its
   ``PRAGMA user_version`` bump, so a crash mid-migration leaves the previous version intact.
@@ -163,6 +168,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT
         """,
     ),
+    (
+        # version: bumped by every change to a game (a ply can repeat after an undo, a version never does);
+        # board_version: the version of the latest change a board must show; posted_version: the newest
+        # version a posted board showed. board_version > posted_version means a change nobody was told of.
+        # changed_stamp: an ordering stamp (a snowflake, on the chat service's clock) of the latest change.
+        "ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE games ADD COLUMN board_version INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE games ADD COLUMN posted_version INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE games ADD COLUMN changed_stamp INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX games_unannounced ON games (id) WHERE board_version > posted_version",
+    ),
 )
 
 THEMES: tuple[str, ...] = ("light", "dark", "contrast")
@@ -171,7 +187,7 @@ THEMES: tuple[str, ...] = ("light", "dark", "contrast")
 _COLUMNS = (
     "id, guild_id, channel_id, origin_channel_id, status, variant, rules, place, challenger_id, opponent_id, "
     "ai_level, ply, turns, winner_id, result, created_at, updated_at, expires_at, challenge_message_id, "
-    "board_message_id, undo_requested_by"
+    "board_message_id, undo_requested_by, version, board_version, posted_version, changed_stamp"
 )
 
 _OPEN_STATUSES: tuple[Status, ...] = ("challenge", "active")
@@ -239,6 +255,13 @@ class GameInfo:
     challenge_message_id: int | None
     board_message_id: int | None
     undo_requested_by: int | None
+    # Bumped by every change, never repeated (a ply repeats after an undo): what optimistic updates check.
+    version: int = 0
+    # The version whose board must be posted, and the newest version a posted board showed.
+    board_version: int = 0
+    posted_version: int = 0
+    # When the latest change happened, as an ordering stamp on the chat service's clock (a snowflake).
+    changed_stamp: int = 0
     # Where a freshly replayed game is handed so the store can reuse it for later snapshots.
     _on_replay: Callable[[int, Game], None] | None = field(default=None, compare=False, repr=False)
 
@@ -249,6 +272,11 @@ class GameInfo:
         if self._on_replay is not None:
             self._on_replay(self.id, game)
         return game
+
+    @property
+    def unannounced(self) -> bool:
+        """Whether a change was stored that no posted board shows yet."""
+        return self.board_version > self.posted_version
 
     @property
     def is_open(self) -> bool:
@@ -328,6 +356,10 @@ def _info_from_row(row: Sequence[Any]) -> GameInfo:
         challenge_message_id=row[18],
         board_message_id=row[19],
         undo_requested_by=row[20],
+        version=row[21],
+        board_version=row[22],
+        posted_version=row[23],
+        changed_stamp=row[24],
     )
 
 
@@ -361,6 +393,9 @@ def _finished_message(info: GameInfo) -> str:
 
 
 _RACE_MESSAGE = "Someone else acted on this game a moment before you did. Look at the latest board and try again."
+_MOVED_ON_MESSAGE = (
+    "The game moved on after you sent this, so it was not played. Look at the new board, then choose again."
+)
 
 
 # --- the store ----------------------------------------------------------------------------------
@@ -702,7 +737,10 @@ class Store:
         try:
             async with self._transaction() as db:
                 rows = await db.execute_fetchall(
-                    "UPDATE games SET status = 'active', opponent_id = ?, channel_id = ?, updated_at = ? "
+                    # The first board is owed from here on: a start cut short before it was posted is
+                    # announced by the next sweep, as any other change nobody was told of.
+                    "UPDATE games SET status = 'active', opponent_id = ?, channel_id = ?, updated_at = ?, "
+                    "version = version + 1, board_version = version + 1 "
                     f"WHERE id = ? AND status = 'challenge' AND (expires_at IS NULL OR expires_at > ?) "
                     f"RETURNING {_COLUMNS}",
                     (user_id, channel_id, now, game_id, now),
@@ -810,20 +848,36 @@ class Store:
         if user_id not in info.participants:
             raise NotAParticipant("You are not playing in this game.")
 
-    async def play(self, game_id: int, user_id: int, text: str, *, expected_ply: int | None = None) -> GameInfo:
+    async def play(
+        self,
+        game_id: int,
+        user_id: int,
+        text: str,
+        *,
+        expected_ply: int | None = None,
+        expected_version: int | None = None,
+        stamp: int | None = None,
+    ) -> GameInfo:
         """Apply one turn (setup, pie choice or move) for ``user_id``.
 
-        ``expected_ply`` is the ply the player was looking at (a button carries it); if the game has
-        moved on since, the turn is refused rather than applied to a position the player never saw.
+        ``expected_version`` is the version of the game the player was looking at (a button or menu
+        carries it; ``expected_ply`` is what older buttons carried); if the game has changed since, the
+        turn is refused rather than applied to a position the player never saw. ``stamp`` says when the
+        player acted (a snowflake): a turn sent before the game's latest change is refused for the
+        same reason, and an accepted one becomes the game's latest change.
         """
         info = await self.get_game(game_id)
         self._check_in_play(info)
         self._check_participant(info, user_id)
         if expected_ply is not None and expected_ply != info.ply:
             raise RaceLost(_RACE_MESSAGE)
+        if expected_version is not None and expected_version != info.version:
+            raise RaceLost(_RACE_MESSAGE)
         if info.user_to_act != user_id:
             waiting = info.user_to_act
             raise NotYourTurn("It is not your turn." if waiting is None else f"It is <@{waiting}>'s turn, not yours.")
+        if stamp is not None and stamp < info.changed_stamp:
+            raise RaceLost(_MOVED_ON_MESSAGE)
         try:
             game = info.game.play(text)
         except IllegalMove as exc:
@@ -838,11 +892,26 @@ class Store:
             result = f"{game.winner.capitalize()} wins by claims"
             winner_id = _with_game(replace(info), game).user_for_colour(game.winner)
         now = self._now()
+        version = info.version + 1
+        changed = max(info.changed_stamp, stamp or 0)
         async with self._transaction() as db:
             cursor = await db.execute(
                 "UPDATE games SET ply = ?, turns = ?, status = ?, winner_id = ?, result = ?, undo_requested_by = NULL, "
-                "updated_at = ? WHERE id = ? AND ply = ? AND status = 'active'",
-                (info.ply + 1, _join_turns(game.turns), status, winner_id, result, now, game_id, info.ply),
+                "updated_at = ?, version = ?, board_version = ?, changed_stamp = ? "
+                "WHERE id = ? AND version = ? AND status = 'active'",
+                (
+                    info.ply + 1,
+                    _join_turns(game.turns),
+                    status,
+                    winner_id,
+                    result,
+                    now,
+                    version,
+                    version,
+                    changed,
+                    game_id,
+                    info.version,
+                ),
             )
             if cursor.rowcount != 1:
                 raise RaceLost(_RACE_MESSAGE)
@@ -860,12 +929,15 @@ class Store:
             result=result,
             undo_requested_by=None,
             updated_at=_from_ts(now),
+            version=version,
+            board_version=version,
+            changed_stamp=changed,
         )
         if status == "finished":
             log.info("game %d: %s (turn %d)", game_id, result, played.ply)
         return _with_game(played, game)
 
-    async def resign(self, game_id: int, user_id: int) -> GameInfo:
+    async def resign(self, game_id: int, user_id: int, *, stamp: int | None = None) -> GameInfo:
         info = await self.get_game(game_id)
         self._check_in_play(info)
         self._check_participant(info, user_id)
@@ -876,11 +948,14 @@ class Store:
             result = f"The {info.seat_of_user(user_id)} player resigned"
         winner_id = next(p for p in info.participants if p != user_id)
         now = self._now()
+        version = info.version + 1
+        changed = max(info.changed_stamp, stamp or 0)
         async with self._transaction() as db:
             cursor = await db.execute(
                 "UPDATE games SET status = 'finished', winner_id = ?, result = ?, undo_requested_by = NULL, "
-                "updated_at = ? WHERE id = ? AND ply = ? AND status = 'active'",
-                (winner_id, result, now, game_id, info.ply),
+                "updated_at = ?, version = ?, board_version = ?, changed_stamp = ? "
+                "WHERE id = ? AND version = ? AND status = 'active'",
+                (winner_id, result, now, version, version, changed, game_id, info.version),
             )
             if cursor.rowcount != 1:
                 raise RaceLost(_RACE_MESSAGE)
@@ -892,6 +967,9 @@ class Store:
             result=result,
             undo_requested_by=None,
             updated_at=_from_ts(now),
+            version=version,
+            board_version=version,
+            changed_stamp=changed,
         )
         return self._attach(resigned)
 
@@ -909,56 +987,82 @@ class Store:
         if not last or int(last[0][0]) != user_id:
             raise UndoRefused("You can only take back your own last move, and only before your opponent has moved.")
         now = self._now()
+        version = info.version + 1
         async with self._transaction() as db:
             cursor = await db.execute(
-                "UPDATE games SET undo_requested_by = ?, updated_at = ? "
-                "WHERE id = ? AND ply = ? AND status = 'active' AND undo_requested_by IS NULL",
-                (user_id, now, game_id, info.ply),
+                "UPDATE games SET undo_requested_by = ?, updated_at = ?, version = ? "
+                "WHERE id = ? AND version = ? AND status = 'active' AND undo_requested_by IS NULL",
+                (user_id, now, version, game_id, info.version),
             )
             if cursor.rowcount != 1:
                 raise RaceLost(_RACE_MESSAGE)
         log.info("game %d: %d asks to take back turn %d", game_id, user_id, info.ply)
-        return self._attach(replace(info, undo_requested_by=user_id, updated_at=_from_ts(now)))
+        return self._attach(replace(info, undo_requested_by=user_id, updated_at=_from_ts(now), version=version))
 
-    async def answer_undo(self, game_id: int, user_id: int, accept: bool) -> GameInfo:
-        """The opponent's answer; accepting removes the last entry of the log."""
+    async def answer_undo(
+        self,
+        game_id: int,
+        user_id: int,
+        accept: bool,
+        *,
+        expected_version: int | None = None,
+        stamp: int | None = None,
+    ) -> GameInfo:
+        """The opponent's answer; accepting removes the last entry of the log.
+
+        ``expected_version`` is the version the request was made at (its buttons carry it).
+        """
         info = await self.get_game(game_id)
         self._check_in_play(info)
         self._check_participant(info, user_id)
+        if expected_version is not None and expected_version != info.version:
+            raise RaceLost("This request is out of date: the game has moved on since it was made.")
         requester = info.undo_requested_by
         if requester is None:
             raise UndoRefused("Nobody has asked to take back a move.")
         if requester == user_id:
             raise UndoRefused("You asked to take back your move: your opponent has to answer.")
         now = self._now()
+        version = info.version + 1
         if not accept:
             async with self._transaction() as db:
                 cursor = await db.execute(
-                    "UPDATE games SET undo_requested_by = NULL, updated_at = ? "
-                    "WHERE id = ? AND ply = ? AND status = 'active' AND undo_requested_by = ?",
-                    (now, game_id, info.ply, requester),
+                    "UPDATE games SET undo_requested_by = NULL, updated_at = ?, version = ? "
+                    "WHERE id = ? AND version = ? AND status = 'active' AND undo_requested_by = ?",
+                    (now, version, game_id, info.version, requester),
                 )
                 if cursor.rowcount != 1:
                     raise RaceLost(_RACE_MESSAGE)
             log.info("game %d: undo declined by %d", game_id, user_id)
-            return self._attach(replace(info, undo_requested_by=None, updated_at=_from_ts(now)))
+            return self._attach(replace(info, undo_requested_by=None, updated_at=_from_ts(now), version=version))
         turns = info.turns[:-1]
         game = Game.replay(turns, variant=info.variant, rules=info.rules)
+        changed = max(info.changed_stamp, stamp or 0)
         async with self._transaction() as db:
             cursor = await db.execute(
-                "UPDATE games SET ply = ?, turns = ?, undo_requested_by = NULL, updated_at = ? "
-                "WHERE id = ? AND ply = ? AND status = 'active' AND undo_requested_by = ?",
-                (info.ply - 1, _join_turns(turns), now, game_id, info.ply, requester),
+                "UPDATE games SET ply = ?, turns = ?, undo_requested_by = NULL, updated_at = ?, version = ?, "
+                "board_version = ?, changed_stamp = ? "
+                "WHERE id = ? AND version = ? AND status = 'active' AND undo_requested_by = ?",
+                (info.ply - 1, _join_turns(turns), now, version, version, changed, game_id, info.version, requester),
             )
             if cursor.rowcount != 1:
                 raise RaceLost(_RACE_MESSAGE)
             await db.execute("DELETE FROM moves WHERE game_id = ? AND ply = ?", (game_id, info.ply))
         self._remember(game_id, game)
         log.info("game %d: turn %d taken back", game_id, info.ply)
-        undone = replace(info, ply=info.ply - 1, turns=turns, undo_requested_by=None, updated_at=_from_ts(now))
+        undone = replace(
+            info,
+            ply=info.ply - 1,
+            turns=turns,
+            undo_requested_by=None,
+            updated_at=_from_ts(now),
+            version=version,
+            board_version=version,
+            changed_stamp=changed,
+        )
         return _with_game(undone, game)
 
-    async def cancel_game(self, game_id: int) -> GameInfo:
+    async def cancel_game(self, game_id: int, *, stamp: int | None = None) -> GameInfo:
         """End a challenge or a game without a winner (a server manager's decision)."""
         info = await self.get_game(game_id)
         if not info.is_open:
@@ -967,13 +1071,55 @@ class Store:
         async with self._transaction() as db:
             rows = await db.execute_fetchall(
                 "UPDATE games SET status = 'cancelled', result = 'Cancelled', undo_requested_by = NULL, "
-                f"updated_at = ? WHERE id = ? AND status IN ('challenge', 'active') RETURNING {_COLUMNS}",
-                (now, game_id),
+                "updated_at = ?, version = version + 1, board_version = version + 1, "
+                "changed_stamp = MAX(changed_stamp, ?) "
+                f"WHERE id = ? AND status IN ('challenge', 'active') RETURNING {_COLUMNS}",
+                (now, stamp or 0, game_id),
             )
             if not rows:
                 raise RaceLost(_RACE_MESSAGE)
         log.info("game %d: cancelled", game_id)
         return self._attach(_info_from_row(next(iter(rows))))
+
+    # --- announcing -----------------------------------------------------------------------------
+
+    async def mark_posted(self, game_id: int, version: int, message_id: int) -> None:
+        """A board showing ``version`` was posted as ``message_id``.
+
+        The first board of a version also moves the game's change stamp to the message: a turn sent
+        before the players could see the change is refused like one sent before the change itself.
+        A board of an older version than one already posted changes nothing.
+        """
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE games SET board_message_id = ?, "
+                "changed_stamp = CASE WHEN ? > posted_version THEN MAX(changed_stamp, ?) ELSE changed_stamp END, "
+                "posted_version = ? WHERE id = ? AND posted_version <= ?",
+                (message_id, version, message_id, version, game_id, version),
+            )
+
+    async def give_up_posting(self, game_id: int, version: int) -> None:
+        """Stop trying to post ``version``'s board (its channel refuses for good); the game stays as it is."""
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE games SET posted_version = ? WHERE id = ? AND posted_version < ?",
+                (version, game_id, version),
+            )
+
+    async def unannounced_games(self) -> list[GameInfo]:
+        """Games in play or just finished whose latest change no posted board shows, oldest change first."""
+        return await self._fetch_info(
+            f"SELECT {_COLUMNS} FROM games WHERE board_version > posted_version AND status IN ('active', 'finished') "
+            "ORDER BY updated_at, id",
+        )
+
+    async def games_with_player(self, user_id: int) -> list[GameInfo]:
+        """Games in play where ``user_id`` is a participant (the AI finds the games it owes a turn in)."""
+        return await self._fetch_info(
+            f"SELECT {_COLUMNS} FROM games WHERE status = 'active' AND (challenger_id = ? OR opponent_id = ?) "
+            "ORDER BY id",
+            (user_id, user_id),
+        )
 
     async def rebuild(self, game_id: int) -> GameInfo:
         """Replay the move log and rewrite the cached state of the row from it.
@@ -998,7 +1144,7 @@ class Store:
                 result = f"{game.winner.capitalize()} wins by claims"
                 winner_id = _with_game(replace(info, turns=turns), game).user_for_colour(game.winner)
             updated = await db.execute_fetchall(
-                "UPDATE games SET ply = ?, turns = ?, status = ?, winner_id = ?, result = ? "
+                "UPDATE games SET ply = ?, turns = ?, status = ?, winner_id = ?, result = ?, version = version + 1 "
                 f"WHERE id = ? RETURNING {_COLUMNS}",
                 (len(turns), _join_turns(turns), status, winner_id, result, game_id),
             )

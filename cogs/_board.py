@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 
 from bot import render
-from bot.errors import GameFinished, RaceLost
+from bot.errors import GameFinished, RaceLost, UserError
 from bot.rules import Game, Move, Position
 from bot.store import GameInfo
 
@@ -27,8 +27,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 BOARD_FILE = "board.png"
-# Work that is not done by then is deferred, leaving Discord's 3-second window plenty of margin.
+# Work that is not done this long after the interaction was created is deferred, leaving Discord's
+# 3-second window plenty of margin. The time counts from the creation (the interaction's id), not
+# from when the handler got to run, and the event loop's current lateness is taken off as well.
 DEFER_AFTER = 1.2
+# Pauses between attempts to post a board nobody has seen yet (Discord failing, rate limits).
+RETRY_DELAYS: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
 # The embed's side bar: Black's is a slate grey, not black, because a near-black bar vanishes on
 # Discord's dark theme; this one keeps 3:1 contrast (WCAG, graphics) on its dark and light backgrounds.
 BLACK_EMBED = discord.Colour.from_rgb(130, 132, 140)
@@ -109,6 +113,32 @@ async def send_to_channel(bot: VeletasBot, channel_id: int, out: Outgoing) -> in
     return message.id
 
 
+def interaction_age(interaction: discord.Interaction[Any]) -> float:
+    """Seconds since Discord created the interaction (its id carries the moment), as this machine's clock sees it."""
+    return (discord.utils.utcnow() - interaction.created_at).total_seconds()
+
+
+def defer_delay(interaction: discord.Interaction[Any]) -> float:
+    """How long work may run before the answer is deferred: none at all when the bot is already late.
+
+    Discord's 3 seconds run from the interaction's creation, not from when the handler got to run;
+    a busy bot starts handlers late and fires timers late. So the wait is what is left of
+    ``DEFER_AFTER`` since the creation, less how late the event loop runs now: an interaction that
+    waited, or a loop that lags, is deferred at once instead of hoping a late timer still fires in time.
+    """
+    age = max(0.0, interaction_age(interaction))
+    return max(0.0, DEFER_AFTER - age - bot_of(interaction).loop_lag)
+
+
+async def _finish_then_raise(task: asyncio.Future[Outgoing], exc: BaseException) -> None:
+    """The deferral failed (the interaction expired): let the work finish, so what it stored can be announced."""
+    try:
+        await task
+    except Exception:
+        log.debug("Work behind a failed deferral also failed", exc_info=True)
+    raise exc
+
+
 async def respond(
     interaction: discord.Interaction[Any], work: Awaitable[Outgoing], *, ephemeral: bool = False
 ) -> tuple[int | None, Outgoing]:
@@ -117,12 +147,18 @@ async def respond(
     Most work (a database write and a render) takes milliseconds, so the common case is a single
     callback carrying the board; only work not ready well within Discord's 3 seconds pays for the
     extra deferral round trip. ``work`` includes the store calls, because a database waiting on
-    another writer is as slow as any render.
+    another writer is as slow as any render. If the deferral fails, the work still runs to its end
+    before the failure is raised, so a turn it stored is never left half-handled.
     """
     task = asyncio.ensure_future(work)
-    done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER)
-    if not done:
-        await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+    delay = defer_delay(interaction)
+    if delay > 0:
+        await asyncio.wait({task}, timeout=delay)
+    if not task.done():
+        try:
+            await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+        except discord.HTTPException as exc:
+            await _finish_then_raise(task, exc)
         interaction.extras["deferred_public"] = not ephemeral
     out = await task
     return await send_response(interaction, out, ephemeral=ephemeral), out
@@ -131,9 +167,14 @@ async def respond(
 async def respond_update(interaction: discord.Interaction[Any], work: Awaitable[Outgoing]) -> Outgoing:
     """Replace the message a component sits on with what ``work`` produces, deferring if it is slow."""
     task = asyncio.ensure_future(work)
-    done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER)
-    if not done:
-        await interaction.response.defer()
+    delay = defer_delay(interaction)
+    if delay > 0:
+        await asyncio.wait({task}, timeout=delay)
+    if not task.done():
+        try:
+            await interaction.response.defer()
+        except discord.HTTPException as exc:
+            await _finish_then_raise(task, exc)
     out = await task
     if not interaction.response.is_done():
         await update_message(interaction, out)
@@ -364,8 +405,8 @@ def board_view(info: GameInfo) -> discord.ui.View | None:
     game = info.game
     view = discord.ui.View(timeout=None)
     if game.phase == "pie":
-        view.add_item(PieButton(info.id, info.ply, "keep"))
-        view.add_item(PieButton(info.id, info.ply, "swap"))
+        view.add_item(PieButton(info.id, info.version, "keep"))
+        view.add_item(PieButton(info.id, info.version, "swap"))
     elif game.phase == "play":
         view.add_item(MoveButton(info.id))
     else:
@@ -421,20 +462,155 @@ async def board_message(
 
 
 async def after_board_posted(bot: VeletasBot, info: GameInfo, message_id: int | None) -> None:
-    """Remember the newest board, then let the AI take its turn if it is the one to act."""
+    """Remember the newest board (and which version of the game it shows), then let the AI act if it is its turn."""
     if message_id is not None:
-        await bot.store.set_board_message(info.id, message_id)
+        await bot.store.mark_posted(info.id, info.version, message_id)
     hand_to_ai(bot, info)
+
+
+def reply_failed(bot: VeletasBot, game_id: int, exc: discord.HTTPException) -> None:
+    """Answering the interaction failed (it expired, Discord failed): whatever was stored is posted to the channel.
+
+    The post runs in the background with retries, and the AI's turn follows from what is stored,
+    not from the failed answer.
+    """
+    log.warning(
+        "Could not answer an interaction about game %d (%s %s); posting its board instead",
+        game_id,
+        exc.status,
+        exc.code,
+    )
+    bot.spawn(resume(bot, game_id), name=f"resume-{game_id}")
+
+
+async def resume(bot: VeletasBot, game_id: int) -> None:
+    """The AI's turn first (it must not wait for a post that may be retried for minutes), then the board."""
+    hand_to_ai(bot, await bot.store.get_game(game_id))
+    await announce(bot, game_id)
+
+
+async def deliver(bot: VeletasBot, game_id: int, answer: Awaitable[tuple[int | None, Outgoing]]) -> None:
+    """Run an answer that shows a game's new board; whatever happens to the answer, the board gets out.
+
+    When the answer fails after the change was stored (the interaction expired, Discord failed), the
+    board is posted to the game's channel instead and the AI plays on; a failure before anything was
+    stored leaves nothing to post. Refusals (``UserError``) propagate to the error handler as always.
+    """
+    # While the answer is on its way, a sweep must not post the same board to the channel as well.
+    bot.replying[game_id] += 1
+    try:
+        message_id, out = await answer
+    except discord.HTTPException as exc:
+        failed: discord.HTTPException | None = exc
+    except UserError:
+        raise
+    except Exception:
+        bot.spawn(resume(bot, game_id), name=f"resume-{game_id}")
+        raise
+    else:
+        failed = None
+        if out.info is not None:
+            await after_board_posted(bot, out.info, message_id)
+    finally:
+        bot.replying[game_id] -= 1
+        if bot.replying[game_id] <= 0:
+            del bot.replying[game_id]
+    if failed is not None:
+        reply_failed(bot, game_id, failed)
+
+
+def board_lock(bot: VeletasBot, game_id: int) -> asyncio.Lock:
+    """One poster per game at a time, so boards of one game are posted in order and never twice."""
+    lock = bot.board_locks.get(game_id)
+    if lock is None:
+        lock = asyncio.Lock()
+        bot.board_locks[game_id] = lock
+    return lock
+
+
+async def post_unannounced(bot: VeletasBot, game_id: int, *, swept: bool = False) -> bool:
+    """Post the board of a stored change that no posted board shows yet; True once nothing is left to post.
+
+    Failures are retried with growing pauses (``RETRY_DELAYS``); a channel that refuses for good
+    (403, 404) is given up at once, and after the last pause this round gives up (the next start-up
+    or background sweep tries again). Each attempt posts the newest stored state, so a board is never
+    posted for a position that has since changed. A ``swept`` game (found by ``sweep``, not known to
+    be unannounced) is left alone while an answer about it is on its way: that answer posts its board.
+    """
+    async with board_lock(bot, game_id):
+        failures = 0
+        while True:
+            if swept and bot.replying.get(game_id):
+                return True
+            info = await bot.store.get_game(game_id)
+            if not info.unannounced or info.status not in ("active", "finished"):
+                return True
+            try:
+                out = await board_message(bot, info)
+                message_id = await send_to_channel(bot, info.channel_id, out)
+            except (discord.Forbidden, discord.NotFound) as exc:
+                log.warning(
+                    "Game %d: channel %d refuses its board for good (%s); not retrying",
+                    game_id,
+                    info.channel_id,
+                    exc.status,
+                )
+                await bot.store.give_up_posting(game_id, info.board_version)
+                return False
+            except (discord.HTTPException, OSError) as exc:
+                if failures >= len(RETRY_DELAYS):
+                    log.error("Game %d: could not post its board after %d attempts (%s)", game_id, failures + 1, exc)
+                    return False
+                log.warning(
+                    "Game %d: posting its board failed (%s); retrying in %.0f s", game_id, exc, RETRY_DELAYS[failures]
+                )
+                await asyncio.sleep(RETRY_DELAYS[failures])
+                failures += 1
+                continue
+            await bot.store.mark_posted(game_id, info.version, message_id)
+            failures = 0
+
+
+async def announce(bot: VeletasBot, game_id: int, *, swept: bool = False) -> None:
+    """Post what players were not told of, then hand the turn to the AI if the stored game waits for it."""
+    await post_unannounced(bot, game_id, swept=swept)
+    hand_to_ai(bot, await bot.store.get_game(game_id))
+
+
+async def sweep(bot: VeletasBot) -> int:
+    """After a start (or in the background): post every unannounced change, resume every AI turn owed.
+
+    Returns how many games needed something.
+    """
+    pending = await bot.store.unannounced_games()
+    for info in pending:
+        # A change whose answer is on its way, or whose board is being posted, is not lost: leave it.
+        if info.id not in bot.board_locks and not bot.replying.get(info.id):
+            bot.spawn(announce(bot, info.id, swept=True), name=f"announce-{info.id}")
+    waiting = []
+    if bot.ai is not None and bot.user is not None:
+        waiting = [info for info in await bot.store.games_with_player(bot.user.id) if ai_to_act(bot, info)]
+        for info in waiting:
+            hand_to_ai(bot, info)
+    if pending or waiting:
+        log.info("Sweep: %d board(s) to post, %d AI turn(s) to resume", len(pending), len(waiting))
+    return len(pending) + len(waiting)
+
+
+def ai_to_act(bot: VeletasBot, info: GameInfo) -> bool:
+    return info.status == "active" and bot.ai is not None and bot.user is not None and info.user_to_act == bot.user.id
 
 
 def hand_to_ai(bot: VeletasBot, info: GameInfo) -> None:
     """Start the AI's turn in the background when the game waits for it (at most one per game at a time)."""
-    if info.status != "active" or bot.ai is None or bot.user is None or info.user_to_act != bot.user.id:
+    if not ai_to_act(bot, info):
         return
     if info.id in bot.ai_thinking:
+        # The running turn may have read the game just before this change: it looks again before stopping.
+        bot.ai_look_again.add(info.id)
         return
     bot.ai_thinking.add(info.id)
-    bot.spawn(ai_turn(bot, info), name=f"ai-turn-{info.id}-{info.ply}")
+    bot.spawn(ai_turn(bot, info.id), name=f"ai-turn-{info.id}-{info.version}")
 
 
 AI_FAILED = (
@@ -442,26 +618,39 @@ AI_FAILED = (
 )
 
 
-async def ai_turn(bot: VeletasBot, info: GameInfo) -> None:
-    """Play the AI's turn (the AI keeps its search off the event loop) and post the board like any other turn.
+async def ai_turn(bot: VeletasBot, game_id: int) -> None:
+    """Play the AI's turns while the stored game waits for it, posting each board like any other turn.
 
-    The game must never wait silently: if the AI fails even after its pool replaced a bad worker,
-    the players are told how to ask again (``/veletas board`` hands the turn back to the AI).
+    Each search is for one version of the game, and its answer lands only if the game is still at
+    that version: an undo and a replay at the same ply (a different position) is a new version, so
+    the stale answer is dropped and the AI looks again at what is stored now. The next turn follows
+    from the store, never from whether a board post worked. If the AI fails even after its pool
+    replaced a bad worker, the players are told how to ask again (``/veletas board`` hands the turn
+    back to the AI).
     """
     assert bot.ai is not None and bot.user is not None
     try:
-        text = await bot.ai.choose_turn(info.game, info.ai_level or 3)
-        new = await bot.store.play(info.id, bot.user.id, text, expected_ply=info.ply)
-    except (RaceLost, GameFinished):
-        # The player took their move back (undo), resigned, or the game was cancelled while the AI thought.
-        log.info("AI turn for game %d at ply %d is out of date; dropped", info.id, info.ply)
-        return
-    except Exception:
-        log.exception("The AI failed to play in game %d at ply %d", info.id, info.ply)
-        await send_to_channel(bot, info.channel_id, Outgoing(content=AI_FAILED))
-        return
+        while True:
+            bot.ai_look_again.discard(game_id)
+            info = await bot.store.get_game(game_id)
+            if not ai_to_act(bot, info):
+                if game_id in bot.ai_look_again:
+                    continue
+                return
+            try:
+                text = await bot.ai.choose_turn(info.game, info.ai_level or 3)
+                # The stamp orders this change among players' interactions; never below the last change's.
+                stamp = max(discord.utils.time_snowflake(discord.utils.utcnow()), info.changed_stamp + 1)
+                await bot.store.play(game_id, bot.user.id, text, expected_version=info.version, stamp=stamp)
+            except (RaceLost, GameFinished):
+                # Taken back, replayed, resigned or cancelled while the AI thought: look again.
+                log.info("AI turn for game %d at version %d is out of date; dropped", game_id, info.version)
+                continue
+            except Exception:
+                log.exception("The AI failed to play in game %d at version %d", game_id, info.version)
+                await send_to_channel(bot, info.channel_id, Outgoing(content=AI_FAILED))
+                return
+            await post_unannounced(bot, game_id)
     finally:
-        bot.ai_thinking.discard(info.id)
-    out = await board_message(bot, new)
-    message_id = await send_to_channel(bot, new.channel_id, out)
-    await after_board_posted(bot, new, message_id)
+        bot.ai_thinking.discard(game_id)
+        bot.ai_look_again.discard(game_id)

@@ -2,15 +2,17 @@
 
 Move (on the public board) → choose a shooter → a destination or stay → a target → confirm. Every
 step is one private message, edited in place, whose image marks the squares that are legal at
-that step. All state lives in the custom ids (game, ply, choices so far), so nothing is kept in
-memory and a half-finished choice still works after a restart; the ply makes a menu opened before
-the opponent moved refuse politely instead of playing into a position its user never saw.
+that step. All state lives in the custom ids (game, version, choices so far), so nothing is kept in
+memory and a half-finished choice still works after a restart; the game's version (which every
+change bumps, an undo included) makes a menu opened before the game changed refuse politely instead
+of playing into a position its user never saw. Menus from before versions existed carry the ply.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -24,11 +26,11 @@ from bot.store import GameInfo
 from cogs._board import (
     BOARD_FILE,
     Outgoing,
-    after_board_posted,
     board_message,
     bot_of,
     colour_names,
     colour_word,
+    deliver,
     embed_colour,
     learn_names,
     render_position,
@@ -38,6 +40,7 @@ from cogs._board import (
     send_response,
     theme_of,
 )
+from cogs.play import STATE, seen_state
 
 STAY = "stay"
 OPTIONS_PER_SELECT = 25
@@ -45,7 +48,32 @@ MAX_SELECTS = 4  # the fifth action row holds the Back and Cancel buttons
 OUT_OF_DATE = "This move menu is out of date: the game has moved on. Press Move on the latest board."
 
 
-def check_may_move(info: GameInfo, user_id: int, ply: int | None = None) -> None:
+@dataclass(frozen=True)
+class Seen:
+    """The state of the game a menu was drawn for: its version, or for menus older than versions its ply."""
+
+    version: int | None = None
+    ply: int | None = None
+
+    @classmethod
+    def of(cls, info: GameInfo) -> Seen:
+        return cls(version=info.version)
+
+    @classmethod
+    def parse(cls, match: re.Match[str]) -> Seen:
+        version, ply = seen_state(match)
+        return cls(version=version, ply=ply)
+
+    def matches(self, info: GameInfo) -> bool:
+        if self.version is not None:
+            return self.version == info.version
+        return self.ply is None or self.ply == info.ply
+
+    def __str__(self) -> str:
+        return f"v{self.version}" if self.version is not None else str(self.ply)
+
+
+def check_may_move(info: GameInfo, user_id: int, seen: Seen | None = None) -> None:
     """Refuse before showing a private menu that could never lead to a legal move for this user."""
     if info.status == "challenge":
         raise NoGameHere("This game has not started: the challenge is still waiting for an answer.")
@@ -53,7 +81,7 @@ def check_may_move(info: GameInfo, user_id: int, ply: int | None = None) -> None
         raise GameFinished(f"This game is over{': ' + info.result if info.result else ''}.")
     if user_id not in info.participants:
         raise NotAParticipant("You are not playing in this game.")
-    if ply is not None and ply != info.ply:
+    if seen is not None and not seen.matches(info):
         raise RaceLost(OUT_OF_DATE)
     if info.user_to_act != user_id:
         raise NotYourTurn(f"It is <@{info.user_to_act}>'s turn, not yours.")
@@ -61,9 +89,9 @@ def check_may_move(info: GameInfo, user_id: int, ply: int | None = None) -> None
         raise NotYourTurn("Moves start once setup (and the colour choice) is over.")
 
 
-async def load_turn(interaction: discord.Interaction[Any], game_id: int, ply: int | None) -> GameInfo:
+async def load_turn(interaction: discord.Interaction[Any], game_id: int, seen: Seen | None) -> GameInfo:
     info = await bot_of(interaction).store.get_game(game_id)
-    check_may_move(info, interaction.user.id, ply)
+    check_may_move(info, interaction.user.id, seen)
     return info
 
 
@@ -73,7 +101,7 @@ def _chunks(options: Sequence[discord.SelectOption]) -> list[list[discord.Select
 
 def _nav_buttons(view: discord.ui.View, info: GameInfo, *, back: bool) -> None:
     if back:
-        view.add_item(BackButton(info.id, info.ply))
+        view.add_item(BackButton(info.id, Seen.of(info)))
     view.add_item(CancelButton(info.id))
 
 
@@ -123,7 +151,7 @@ async def shooter_step(bot: VeletasBot, info: GameInfo) -> Outgoing:
         )
     view = discord.ui.View(timeout=None)
     for page, chunk in enumerate(_chunks(options)):
-        view.add_item(ShooterSelect(info.id, info.ply, page, chunk))
+        view.add_item(ShooterSelect(info.id, Seen.of(info), page, chunk))
     _nav_buttons(view, info, back=False)
     text = "**Step 1 of 4:** choose the shooter to use. Badges show the biggest black and white groups beside each one."
     return await _step(bot, info, text, view, hints=render.Hints(groups=True))
@@ -139,7 +167,7 @@ async def destination_step(bot: VeletasBot, info: GameInfo, shooter: str) -> Out
     ]
     view = discord.ui.View(timeout=None)
     for page, chunk in enumerate(_chunks(options)):
-        view.add_item(DestinationSelect(info.id, info.ply, shooter, page, chunk))
+        view.add_item(DestinationSelect(info.id, Seen.of(info), shooter, page, chunk))
     _nav_buttons(view, info, back=True)
     text = (
         f"**Step 2 of 4:** shooter **{shooter}**. Where does it go? The marked squares are where it may move; "
@@ -155,7 +183,7 @@ async def target_step(bot: VeletasBot, info: GameInfo, shooter: str, destination
     options = [discord.SelectOption(label=square, value=square) for square in targets]
     view = discord.ui.View(timeout=None)
     for page, chunk in enumerate(_chunks(options)):
-        view.add_item(TargetSelect(info.id, info.ply, shooter, destination, page, chunk))
+        view.add_item(TargetSelect(info.id, Seen.of(info), shooter, destination, page, chunk))
     _nav_buttons(view, info, back=True)
     where = f"moves {shooter} → {destination}" if moving else f"stays on {shooter}"
     text = f"**Step 3 of 4:** the shooter {where}. Which square does it shoot? The marked squares are in reach."
@@ -167,7 +195,7 @@ async def target_step(bot: VeletasBot, info: GameInfo, shooter: str, destination
 
 async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move) -> Outgoing:
     view = discord.ui.View(timeout=None)
-    view.add_item(ConfirmButton(info.id, info.ply, str(move)))
+    view.add_item(ConfirmButton(info.id, Seen.of(info), str(move)))
     _nav_buttons(view, info, back=True)
     after = info.game.position.play(move)
     claims = "".join(f"\n{c.square} would be claimed by {colour_word(c.colour)}." for c in after.last_claims)
@@ -206,21 +234,21 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"vele
 
 
 class ShooterSelect(
-    discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"veletas:gs:(?P<game>\d+):(?P<ply>\d+):(?P<page>\d)"
+    discord.ui.DynamicItem[discord.ui.Select[Any]], template=rf"veletas:gs:(?P<game>\d+):{STATE}:(?P<page>\d)"
 ):
-    def __init__(self, game_id: int, ply: int, page: int, options: list[discord.SelectOption] | None = None) -> None:
+    def __init__(self, game_id: int, seen: Seen, page: int, options: list[discord.SelectOption] | None = None) -> None:
         super().__init__(
             discord.ui.Select(
-                placeholder="Choose a shooter", options=options or [], custom_id=f"veletas:gs:{game_id}:{ply}:{page}"
+                placeholder="Choose a shooter", options=options or [], custom_id=f"veletas:gs:{game_id}:{seen}:{page}"
             )
         )
-        self.game_id, self.ply = game_id, ply
+        self.game_id, self.seen = game_id, seen
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> ShooterSelect:
-        return cls(int(match["game"]), int(match["ply"]), int(match["page"]))
+        return cls(int(match["game"]), Seen.parse(match), int(match["page"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.chosen(interaction))
@@ -230,7 +258,7 @@ class ShooterSelect(
         shooter = self.item.values[0]
 
         async def work() -> Outgoing:
-            info = await load_turn(interaction, self.game_id, self.ply)
+            info = await load_turn(interaction, self.game_id, self.seen)
             if shooter not in info.game.position.unclaimed():
                 raise RaceLost(OUT_OF_DATE)
             return await destination_step(bot, info, shooter)
@@ -240,25 +268,25 @@ class ShooterSelect(
 
 class DestinationSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"veletas:gd:(?P<game>\d+):(?P<ply>\d+):(?P<shooter>[a-z]\d{1,2}):(?P<page>\d)",
+    template=rf"veletas:gd:(?P<game>\d+):{STATE}:(?P<shooter>[a-z]\d{{1,2}}):(?P<page>\d)",
 ):
     def __init__(
-        self, game_id: int, ply: int, shooter: str, page: int, options: list[discord.SelectOption] | None = None
+        self, game_id: int, seen: Seen, shooter: str, page: int, options: list[discord.SelectOption] | None = None
     ) -> None:
         super().__init__(
             discord.ui.Select(
                 placeholder="Stay, or choose where it moves" if page == 0 else "More destinations",
                 options=options or [],
-                custom_id=f"veletas:gd:{game_id}:{ply}:{shooter}:{page}",
+                custom_id=f"veletas:gd:{game_id}:{seen}:{shooter}:{page}",
             )
         )
-        self.game_id, self.ply, self.shooter = game_id, ply, shooter
+        self.game_id, self.seen, self.shooter = game_id, seen, shooter
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> DestinationSelect:
-        return cls(int(match["game"]), int(match["ply"]), match["shooter"], int(match["page"]))
+        return cls(int(match["game"]), Seen.parse(match), match["shooter"], int(match["page"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.chosen(interaction))
@@ -268,7 +296,7 @@ class DestinationSelect(
         destination = self.item.values[0]
 
         async def work() -> Outgoing:
-            info = await load_turn(interaction, self.game_id, self.ply)
+            info = await load_turn(interaction, self.game_id, self.seen)
             if destination != STAY and destination not in info.game.position.destinations(self.shooter):
                 raise RaceLost(OUT_OF_DATE)
             return await target_step(bot, info, self.shooter, destination)
@@ -278,12 +306,14 @@ class DestinationSelect(
 
 class TargetSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"veletas:gt:(?P<game>\d+):(?P<ply>\d+):(?P<shooter>[a-z]\d{1,2}):(?P<dest>[a-z]\d{1,2}|stay):(?P<page>\d)",
+    template=(
+        rf"veletas:gt:(?P<game>\d+):{STATE}:(?P<shooter>[a-z]\d{{1,2}}):(?P<dest>[a-z]\d{{1,2}}|stay):(?P<page>\d)"
+    ),
 ):
     def __init__(
         self,
         game_id: int,
-        ply: int,
+        seen: Seen,
         shooter: str,
         destination: str,
         page: int,
@@ -293,16 +323,16 @@ class TargetSelect(
             discord.ui.Select(
                 placeholder="Choose the square to shoot" if page == 0 else "More targets",
                 options=options or [],
-                custom_id=f"veletas:gt:{game_id}:{ply}:{shooter}:{destination}:{page}",
+                custom_id=f"veletas:gt:{game_id}:{seen}:{shooter}:{destination}:{page}",
             )
         )
-        self.game_id, self.ply, self.shooter, self.destination = game_id, ply, shooter, destination
+        self.game_id, self.seen, self.shooter, self.destination = game_id, seen, shooter, destination
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> TargetSelect:
-        return cls(int(match["game"]), int(match["ply"]), match["shooter"], match["dest"], int(match["page"]))
+        return cls(int(match["game"]), Seen.parse(match), match["shooter"], match["dest"], int(match["page"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.chosen(interaction))
@@ -312,7 +342,7 @@ class TargetSelect(
         text = _move_text(self.shooter, self.destination, self.item.values[0])
 
         async def work() -> Outgoing:
-            info = await load_turn(interaction, self.game_id, self.ply)
+            info = await load_turn(interaction, self.game_id, self.seen)
             return await confirm_step(bot, info, info.game.position.parse_move(text))
 
         await respond_update(interaction, work())
@@ -320,21 +350,21 @@ class TargetSelect(
 
 class ConfirmButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"veletas:gc:(?P<game>\d+):(?P<ply>\d+):(?P<move>[a-z0-9/-]{2,12})",
+    template=rf"veletas:gc:(?P<game>\d+):{STATE}:(?P<move>[a-z0-9/-]{{2,12}})",
 ):
-    def __init__(self, game_id: int, ply: int, move: str) -> None:
+    def __init__(self, game_id: int, seen: Seen, move: str) -> None:
         super().__init__(
             discord.ui.Button(
-                label=f"Play {move}", style=discord.ButtonStyle.success, custom_id=f"veletas:gc:{game_id}:{ply}:{move}"
+                label=f"Play {move}", style=discord.ButtonStyle.success, custom_id=f"veletas:gc:{game_id}:{seen}:{move}"
             )
         )
-        self.game_id, self.ply, self.move = game_id, ply, move
+        self.game_id, self.seen, self.move = game_id, seen, move
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> ConfirmButton:
-        return cls(int(match["game"]), int(match["ply"]), match["move"])
+        return cls(int(match["game"]), Seen.parse(match), match["move"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.confirmed(interaction))
@@ -343,29 +373,38 @@ class ConfirmButton(
         bot = bot_of(interaction)
 
         async def work() -> Outgoing:
-            played = await bot.store.play(self.game_id, interaction.user.id, self.move, expected_ply=self.ply)
+            played = await bot.store.play(
+                self.game_id,
+                interaction.user.id,
+                self.move,
+                expected_version=self.seen.version,
+                expected_ply=self.seen.ply,
+            )
             return Outgoing(content=f"You played `{played.turns[-1]}`.", info=played)
 
-        done = await respond_update(interaction, work())
-        assert done.info is not None
-        message_id = await send_response(interaction, await board_message(bot, done.info))
-        await after_board_posted(bot, done.info, message_id)
+        async def answer() -> tuple[int | None, Outgoing]:
+            done = await respond_update(interaction, work())
+            assert done.info is not None
+            out = await board_message(bot, done.info)
+            return await send_response(interaction, out), out
+
+        await deliver(bot, self.game_id, answer())
 
 
-class BackButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:gb:(?P<game>\d+):(?P<ply>\d+)"):
-    def __init__(self, game_id: int, ply: int) -> None:
+class BackButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"veletas:gb:(?P<game>\d+):{STATE}"):
+    def __init__(self, game_id: int, seen: Seen) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Start over", style=discord.ButtonStyle.secondary, custom_id=f"veletas:gb:{game_id}:{ply}"
+                label="Start over", style=discord.ButtonStyle.secondary, custom_id=f"veletas:gb:{game_id}:{seen}"
             )
         )
-        self.game_id, self.ply = game_id, ply
+        self.game_id, self.seen = game_id, seen
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> BackButton:
-        return cls(int(match["game"]), int(match["ply"]))
+        return cls(int(match["game"]), Seen.parse(match))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.back(interaction))
@@ -374,7 +413,7 @@ class BackButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"vele
         bot = bot_of(interaction)
 
         async def work() -> Outgoing:
-            return await shooter_step(bot, await load_turn(interaction, self.game_id, self.ply))
+            return await shooter_step(bot, await load_turn(interaction, self.game_id, self.seen))
 
         await respond_update(interaction, work())
 

@@ -820,3 +820,130 @@ async def test_a_game_is_replayed_once_and_then_reused_after_a_restart(db_path: 
         assert (await s.get_game(info.id)).game is moved.game
     finally:
         await s.close()
+
+
+# --- versions, announcements, stamps ------------------------------------------------------------
+
+
+async def test_every_change_bumps_a_version_that_never_repeats(store: Store) -> None:
+    rng = random.Random("versions")
+    info = await play_turns(store, await started(store), 4, rng)
+    seen = [info.version]
+    mover = info.user_to_act
+    assert mover is not None
+    other = BOB if mover == ALICE else ALICE
+    first = some_turn(info.game, rng)
+    info = await store.play(info.id, mover, first)
+    seen.append(info.version)
+    info = await store.request_undo(info.id, mover)
+    seen.append(info.version)
+    info = await store.answer_undo(info.id, other, True)
+    seen.append(info.version)
+    info = await store.play(info.id, mover, first)
+    seen.append(info.version)
+    await store.request_undo(info.id, mover)
+    info = await store.answer_undo(info.id, other, False)
+    seen.append(info.version)
+    info = await store.resign(info.id, other)
+    seen.append(info.version)
+    assert seen == sorted(seen) and len(set(seen)) == len(seen), seen
+    assert (await store.get_game(info.id)).version == info.version, "the snapshot agrees with the row"
+
+
+async def test_a_move_chosen_before_an_undo_and_replay_at_the_same_ply_is_refused(store: Store, db_path: Path) -> None:
+    rng = random.Random("replay")
+    info = await play_turns(store, await started(store), 4, rng)
+    mover = info.user_to_act
+    assert mover is not None
+    other = BOB if mover == ALICE else ALICE
+    moves = [str(m) for m in info.game.position.legal_moves()[:2]]
+    played = await store.play(info.id, mover, moves[0])
+    stale_version = played.version  # the opponent (or the AI) starts thinking about this position
+    await store.request_undo(info.id, mover)
+    await store.answer_undo(info.id, other, True)
+    replayed = await store.play(info.id, mover, moves[1])
+    assert replayed.ply == played.ply, "same ply, another position"
+    answer = str(played.game.position.legal_moves()[0])
+    await refused(
+        db_path, lambda: store.play(info.id, other, answer, expected_version=stale_version), RaceLost, "a moment before"
+    )
+
+
+async def test_a_turn_sent_before_the_last_change_is_refused(store: Store, db_path: Path) -> None:
+    rng = random.Random("stamps")
+    info = await play_turns(store, await started(store), 4, rng)
+    mover = info.user_to_act
+    assert mover is not None
+    other = BOB if mover == ALICE else ALICE
+    played = await store.play(info.id, mover, some_turn(info.game, rng), stamp=5000)
+    assert played.changed_stamp == 5000
+    answer = some_turn(played.game, rng)
+    await refused(db_path, lambda: store.play(info.id, other, answer, stamp=4999), RaceLost, "moved on after you sent")
+    # The first board of a change moves the stamp to its message: a turn sent before the players saw it is refused.
+    await store.mark_posted(info.id, played.version, 6000)
+    await refused(db_path, lambda: store.play(info.id, other, answer, stamp=5999), RaceLost, "moved on")
+    # Posting the same board again (/veletas board) is not a change.
+    await store.mark_posted(info.id, played.version, 7000)
+    assert (await store.get_game(info.id)).changed_stamp == 6000
+    answered = await store.play(info.id, other, answer, stamp=6500)
+    assert answered.ply == played.ply + 1 and answered.changed_stamp == 6500
+
+
+async def test_changes_no_board_shows_are_listed_until_posted(store: Store) -> None:
+    rng = random.Random("announce")
+    quiet = await started(store)
+    # A game just accepted owes its first board; once posted, it owes nothing.
+    assert [g.id for g in await store.unannounced_games()] == [quiet.id] and quiet.unannounced
+    await store.mark_posted(quiet.id, quiet.version, 50)
+    quiet = await store.get_game(quiet.id)
+    assert await store.unannounced_games() == []
+    info = await play_turns(store, await started(store, channel=CHANNEL + 1), 2, rng)
+    assert [g.id for g in await store.unannounced_games()] == [info.id]
+    assert info.unannounced and not quiet.unannounced
+    await store.mark_posted(info.id, info.version - 1, 100)  # an older board changes nothing
+    assert [g.id for g in await store.unannounced_games()] == [info.id]
+    await store.mark_posted(info.id, info.version, 101)
+    assert await store.unannounced_games() == []
+    after = await store.get_game(info.id)
+    assert after.board_message_id == 101 and after.posted_version == info.version
+    # An undo request is a change, but it has no board: nothing to announce.
+    last_mover = (await store.move_log(info.id))[-1][2]
+    await store.request_undo(info.id, last_mover)
+    assert await store.unannounced_games() == []
+    # A channel that refuses for good is given up: not listed again.
+    info = await play_turns(store, await store.get_game(info.id), 1, rng)
+    await store.give_up_posting(info.id, info.board_version)
+    assert await store.unannounced_games() == []
+
+
+async def test_games_stored_before_versions_existed_have_nothing_to_announce(db_path: Path, clock: Clock) -> None:
+    rng = random.Random("upgrade")
+    await (await Store.open(db_path, clock=clock, migrations=MIGRATIONS[:2])).close()
+    # A game played by the bot before versions existed, written as that schema wrote it.
+    game = Game.new("small")
+    con = sqlite3.connect(db_path)
+    with con:
+        con.execute(
+            "INSERT INTO games (id, guild_id, channel_id, origin_channel_id, status, variant, rules, place, "
+            "challenger_id, opponent_id, created_at, updated_at) "
+            "VALUES (1, ?, ?, ?, 'active', 'small', 'current', 'here', ?, ?, 0, 0)",
+            (GUILD, CHANNEL, CHANNEL, ALICE, BOB),
+        )
+        for ply in range(1, 4):
+            text = some_turn(game, rng)
+            actor = ALICE if game.seat_to_act == "first" else BOB
+            game = game.play(text)
+            con.execute("INSERT INTO moves VALUES (1, ?, ?, ?, 0)", (ply, text, actor))
+        con.execute("UPDATE games SET ply = 3, turns = ? WHERE id = 1", (" ".join(game.turns),))
+    con.close()
+    info_id = 1
+    s = await Store.open(db_path, clock=clock)
+    try:
+        upgraded = await s.get_game(info_id)
+        assert upgraded.ply == 3 and upgraded.version == 0 and not upgraded.unannounced
+        assert await s.unannounced_games() == []
+        moved = await s.play(info_id, upgraded.user_to_act or 0, some_turn(upgraded.game, rng))
+        assert moved.version == 1 and moved.unannounced
+    finally:
+        await s.close()
+    check_consistent(db_path)

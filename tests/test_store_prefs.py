@@ -46,21 +46,19 @@ async def test_an_unknown_theme_is_refused_and_changes_nothing(db_path: Path) ->
 
 
 async def test_a_database_from_before_themes_gains_them_and_keeps_its_games(db_path: Path) -> None:
-    async with await Store.open(db_path, migrations=MIGRATIONS[:1]) as store:
-        info = await store.create_challenge(
-            guild_id=1,
-            channel_id=2,
-            challenger_id=ALICE,
-            opponent_id=BOB,
-            variant="small",
-            rules="current",
-            where="here",
-            expires_at=None,
-        )
+    async with await Store.open(db_path, migrations=MIGRATIONS[:1]):
+        pass
+    # A challenge as that schema wrote it (today's store would write columns the old schema lacks).
     with sqlite3.connect(db_path) as con:
         assert con.execute("PRAGMA user_version").fetchone()[0] == 1
+        game_id = con.execute(
+            "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, variant, rules, place, "
+            "challenger_id, opponent_id, created_at, updated_at) "
+            "VALUES (1, 2, 2, 'challenge', 'small', 'current', 'here', ?, ?, 0, 0) RETURNING id",
+            (ALICE, BOB),
+        ).fetchone()[0]
     async with await Store.open(db_path) as store:
-        assert (await store.get_game(info.id)).challenger_id == ALICE
+        assert (await store.get_game(game_id)).challenger_id == ALICE
         await store.set_theme(BOB, "light")
         assert await store.get_theme(BOB) == "light"
     with sqlite3.connect(db_path) as con:
