@@ -5,7 +5,8 @@ or undone, after the process dies between its steps. A test sets ``VELETAS_CRASH
 name of a point; the process kills itself there, so no ``finally`` and no shutdown handler runs,
 exactly as with a power cut or ``kill -9``. Unset (always, outside tests), ``crash_point`` does nothing.
 
-Points: ``thread-created``: a challenge's thread exists, its game is not in the store yet.
+Points: ``thread-created``: a challenge's thread exists, its game is not in the store yet;
+``game-accepted``: the game is stored as started, its first board not posted yet.
 """
 
 from __future__ import annotations

@@ -213,6 +213,7 @@ async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
         if thread is not None:
             await drop_orphan_thread(bot, game_id, thread)
         raise
+    crash_point("game-accepted")
     if thread is not None and thread.name != name:
         # The thread was made by an earlier press (someone else's, or one cut short): name the real players.
         await _rename_quietly(thread, name)

@@ -239,6 +239,31 @@ async def test_killed_after_the_thread_is_made_a_member_challenge_is_accepted_on
     assert sandbox.take_errors() == [], "no refused second thread (160004), nothing else refused"
 
 
+async def test_killed_after_the_game_is_stored_its_first_board_is_posted_after_the_restart(
+    sandbox: FakeDiscord, tmp_path: Path, alice: Member, bob: Member
+) -> None:
+    db_path = tmp_path / "data" / "veletas.sqlite3"
+    process = await start_process(sandbox, tmp_path, bot_env(sandbox, db_path, **{CRASH_AFTER: "game-accepted"}))
+    try:
+        challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, variant="small")
+        await sandbox.user(bob).click(challenge, "Accept")
+        await killed(process)
+    finally:
+        await stop(process)
+    [thread] = sandbox.threads(sandbox.channel_id)
+    thread_id = int(thread["id"])
+    assert sandbox.messages(thread_id) == [] and game_row(db_path, 1) == ("active", thread_id)
+
+    process = await start_process(sandbox, tmp_path, bot_env(sandbox, db_path))
+    try:
+        board = await sandbox.wait_for_message(thread_id, lambda m: bool(m.embeds), timeout=30)
+        assert f"<@{alice.id}>, your turn." in board.content, "the first player is called to set up"
+        await asyncio.sleep(0.5)
+        assert len([m for m in sandbox.messages(thread_id) if m.embeds]) == 1, "posted once"
+    finally:
+        await stop(process)
+
+
 async def test_killed_after_the_thread_is_made_an_ai_challenge_starts_there_after_the_restart(
     sandbox: FakeDiscord, tmp_path: Path, alice: Member
 ) -> None:
