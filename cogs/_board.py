@@ -232,20 +232,27 @@ async def render_position(
     return png
 
 
-async def render_game(game: Game, *, players: Mapping[str, str] | None = None, theme: str = DEFAULT_THEME) -> bytes:
+async def render_game(
+    game: Game,
+    *,
+    players: Mapping[str, str] | None = None,
+    theme: str = DEFAULT_THEME,
+    result: str | None = None,
+) -> bytes:
     """The board of a game in any phase, off the event loop.
 
     Setup and the pie choice need the game (setup marks, pieces just placed); from the first move
     on, the position and last move say everything, and drawing just them skips replaying the game.
+    ``result`` replaces the turn in the header of a game that ended off the board.
     """
     started = time.perf_counter()
     if game.phase in ("play", "over"):
         names = colour_names(game, players or {})
         png = await asyncio.to_thread(
-            render.board_png, game.position, last_move=game.last_move, players=names, theme=theme
+            render.board_png, game.position, last_move=game.last_move, players=names, theme=theme, result=result
         )
     else:
-        png = await asyncio.to_thread(render.game_png, game, players=players, theme=theme)
+        png = await asyncio.to_thread(render.game_png, game, players=players, theme=theme, result=result)
     log.debug("Rendered game board in %.1f ms", (time.perf_counter() - started) * 1e3)
     return png
 
@@ -391,6 +398,20 @@ def record_ending(info: GameInfo) -> dict[str, str]:
     return {"Result": "1-0" if colour == "black" else "0-1", "Termination": "resignation"}
 
 
+def ending_text(info: GameInfo) -> str | None:
+    """What the last board's header says instead of the turn when the game ended off the board.
+
+    A game won on the board needs nothing: the board itself shows the claims that won it.
+    """
+    ending = record_ending(info)
+    if not ending:
+        return None
+    if ending["Termination"] == "cancelled":
+        return "Game cancelled"
+    winner = "Black" if ending["Result"] == "1-0" else "White"
+    return f"{winner} wins · {info.result}" if info.result else f"{winner} wins"
+
+
 def record_file(bot: VeletasBot, info: GameInfo) -> tuple[str, bytes]:
     return f"veletas-{info.id}.txt", info.game.to_record(record_headers(bot, info)).encode()
 
@@ -435,7 +456,7 @@ async def board_message(
     position = game.position
     await learn_names(bot, info)
     theme = await theme_of(bot, viewer if viewer is not None else board_viewer(bot, info))
-    png = await render_game(game, players=seat_names(bot, info), theme=theme)
+    png = await render_game(game, players=seat_names(bot, info), theme=theme, result=ending_text(info))
     line, ping = turn_text(bot, info)
     embed = discord.Embed(
         title=f"Veletas #{info.id} · {game.variant.name} board · {game.rules} rules",

@@ -20,6 +20,7 @@ from bot.rules.common import header_value, quote, read_record
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from bot.sandbox.users import BOOLEAN, INTEGER, NUMBER, STRING, SUB_COMMAND, SUB_COMMAND_GROUP, USER
+from cogs._board import ending_text, render_game, seat_names
 from e2e.table import Table, random_setup_turn, start_game
 
 DISCORD_MAX_CONTENT = 2000
@@ -238,6 +239,15 @@ async def test_a_resigned_game_with_hostile_names_writes_a_record_that_reads_bac
     assert f"{(loser_colour or '').capitalize()} resigned" in description, description
     exported = await table.first.slash("veletas", "export")
     assert read_record(exported.files[f"veletas-{table.game_id}.txt"].decode()).headers == headers
+
+    # The last board says how the game ended where the turn used to be, not whose move it is.
+    info = await bot.store.get_game(table.game_id)
+    ending = f"{'White' if loser_colour == 'black' else 'Black'} wins · {(loser_colour or '').capitalize()} resigned"
+    assert ending_text(info) == ending
+    names = seat_names(bot, info)
+    with_ending = await render_game(info.game, players=names, theme="light", result=ending)
+    assert resigned.files["board.png"] == with_ending
+    assert with_ending != await render_game(info.game, players=names, theme="light")
 
 
 @pytest.mark.parametrize(
