@@ -8,16 +8,24 @@ a slow or busy day both grow, the ratio stays, so a regression shows as a ratio,
 The fields are built from fixed seeds. Earlier rounds are paired by a quick stand-in (neighbours
 by score, no rematch), since only the round being measured needs the real engine and the history
 only has to be a valid one; results follow the ratings.
+
+``--breakdown N`` prints where py4swiss spends the CPU time of pairing rounds 1, 2 and 5 of an
+N-player field, step by step (CPU time, so it reads the same on a busy machine). It times the library's
+own steps by wrapping them for the length of the measurement in this process only; the pairing is
+unchanged and the wrappers are removed afterwards.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import random
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from bot.tournaments import Bye, Game, Round, Tournament, pair_swiss, seed_by_rating, standings
 
@@ -111,6 +119,93 @@ def standings_rows(reference: float, quick: bool) -> list[Row]:
     return rows
 
 
+_DUTCH = "py4swiss.engines.dutch"
+_STEPS: tuple[tuple[str, str, str, str], ...] = (
+    # (module, class, method, what it does) -- the Dutch engine's steps, as py4swiss 0.3.1 names them.
+    (f"{_DUTCH}.bracket.bracket_matcher", "BracketMatcher", "_get_weight", "bracket graph: pair weights (Python)"),
+    (f"{_DUTCH}.bracket.bracket_matcher", "BracketMatcher", "_set_up_computer", "bracket graph: rest of set-up"),
+    (f"{_DUTCH}.bracket.bracket_matcher", "BracketMatcher", "update_matching", "bracket: blossom re-matching (C++)"),
+    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_heterogeneous_s1", "bracket: D.3 weight edits"),
+    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_heterogeneous_s2", "bracket: D.1 (MDPs) edits"),
+    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_homogeneous_exchanges", "bracket: D.2.a-b edits"),
+    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_moves_from_s1_to_s2", "bracket: D.2.c edits"),
+    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_moves_from_s2_to_s1", "bracket: D.2.d edits"),
+    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "transpose_homogeneous_s2", "bracket: D.1 (S1) edits"),
+    (f"{_DUTCH}.validity_matcher", "ValidityMatcher", "_set_up_computer", "completion graph: set-up (Python)"),
+    (f"{_DUTCH}.validity_matcher", "ValidityMatcher", "is_valid_matching", "completion checks (C++)"),
+    (f"{_DUTCH}.validity_matcher", "ValidityMatcher", "finalize_match", "completion graph: edits"),
+    ("bot.tournaments.swiss", "", "parse_trf", "TRF read back (py4swiss parser)"),
+)
+
+
+@dataclass
+class Step:
+    what: str
+    seconds: float = 0.0
+    calls: int = 0
+
+
+@contextmanager
+def timed_steps() -> Iterator[list[Step]]:
+    """CPU time spent in each of ``_STEPS`` (its own time: nested steps count only for themselves)."""
+    steps = [Step(what) for *_, what in _STEPS]
+    nested: list[float] = []
+    restore: list[tuple[Any, str, Any]] = []
+
+    def timed(step: Step, work: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            nested.append(0.0)
+            try:
+                return work(*args, **kwargs)
+            finally:
+                spent = time.process_time() - start
+                step.seconds += spent - nested.pop()
+                step.calls += 1
+                if nested:
+                    nested[-1] += spent
+
+        return run
+
+    for step, (module, cls, method, _) in zip(steps, _STEPS, strict=True):
+        owner = getattr(importlib.import_module(module), cls) if cls else importlib.import_module(module)
+        original = owner.__dict__[method]
+        restore.append((owner, method, original))
+        work = original.__func__ if isinstance(original, staticmethod | classmethod) else original
+        setattr(owner, method, timed(step, work))
+    try:
+        yield steps
+    finally:
+        for owner, method, original in reversed(restore):
+            setattr(owner, method, original)
+
+
+def breakdown(n: int, done: int) -> tuple[Round, float, list[Step]]:
+    """Pair round ``done + 1`` of an ``n``-player field: the round, its CPU time and each step's share."""
+    t = field(n, done, 9)
+    with timed_steps() as steps:
+        start = time.process_time()
+        rnd = pair_swiss(t)
+        total = time.process_time() - start
+    return rnd, total, steps
+
+
+def breakdown_table(n: int, done: int) -> str:
+    _, total, steps = breakdown(n, done)
+    lines = [
+        f"pair round {done + 1} of a {n}-player Swiss: {_fmt(total)} CPU",
+        "",
+        "| step | CPU | share | calls |",
+        "|---|---|---|---|",
+    ]
+    for step in sorted(steps, key=lambda s: -s.seconds):
+        if step.seconds >= 0.0005:  # the D.x edits of a bracket without MDPs or exchanges take nothing
+            lines.append(f"| {step.what} | {_fmt(step.seconds)} | {step.seconds / total:.0%} | {step.calls:,} |")
+    rest = total - sum(s.seconds for s in steps)
+    lines.append(f"| everything else | {_fmt(rest)} | {rest / total:.0%} |  |")
+    return "\n".join(lines)
+
+
 def table(rows: list[Row], reference: float) -> str:
     lines = ["| measure | time | × reference | target | met |", "|---|---|---|---|---|"]
     lines += ["| " + " | ".join(row.cells()) + " |" for row in rows]
@@ -122,7 +217,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="skip the 500-player pairings (they take minutes)")
     parser.add_argument("--write", action="store_true", help="publish the table into the README")
+    parser.add_argument("--breakdown", type=int, metavar="N", help="where the CPU time of pairing N players goes")
     args = parser.parse_args(argv)
+    if args.breakdown:
+        print("\n\n".join(breakdown_table(args.breakdown, done) for done in (0, 1, 4)))
+        return 0
     before = reference_seconds()
     rows = standings_rows(before, args.quick) + swiss_rows(before, args.quick)
     reference = min(before, reference_seconds())

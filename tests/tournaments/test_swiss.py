@@ -235,3 +235,35 @@ def test_no_shows_forfeit_and_withdraw_once() -> None:
         t.record(99, "1-0")
     with pytest.raises(TournamentError):
         t.record(white, "2-0")  # type: ignore[arg-type]
+
+
+def test_the_benchmark_breakdown_times_py4swiss_steps_and_leaves_pairing_untouched(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `python -m benchmarks.bench_tournaments --breakdown N` reports where py4swiss spends its time by
+    # wrapping the library's steps for the length of one measurement: the round must be the one the
+    # unwrapped library gives, every wrapper must be gone afterwards, and the steps must add up.
+    import importlib
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2]))  # the repository, home of benchmarks/
+    bench = importlib.import_module("benchmarks.bench_tournaments")
+
+    def current() -> list[object]:
+        found = []
+        for module, cls, method, _ in bench._STEPS:
+            owner = importlib.import_module(module)
+            found.append((getattr(owner, cls) if cls else owner).__dict__[method])
+        return found
+
+    before = current()
+    t = bench.field(40, 2, 9)
+    rnd, total, steps = bench.breakdown(40, 2)
+    assert current() == before
+    assert rnd == pair_swiss(t)
+    by_what = {s.what: s for s in steps}
+    weights = by_what["bracket graph: pair weights (Python)"]
+    assert weights.calls > 0 and weights.seconds > 0
+    assert by_what["TRF read back (py4swiss parser)"].calls == 1
+    assert 0 < sum(s.seconds for s in steps) <= total + 1e-3
+    assert pair_swiss(t) == rnd  # and still after the wrappers are gone
