@@ -47,6 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks._report import REFERENCE, reference_ms
+
 ROOT = Path(__file__).resolve().parent.parent
 FILES = "abcdefghijklmnopqrstuvwxyz"
 
@@ -568,6 +570,9 @@ async def populate(db_path: Path, stored: int, active: int, ids_path: Path) -> N
                     raise RuntimeError("setup takes three turns")
             if i >= active:
                 await store.resign(info.id, first)
+            # Their boards were posted as they were played: a stored game owes no announcement.
+            last = await store.get_game(info.id)
+            await store.mark_posted(info.id, last.version, 10**17 + i)
     finally:
         await store.close()
 
@@ -637,11 +642,17 @@ def run_child(*args: str) -> dict[str, float]:
     return result
 
 
-def table(speed_figures: dict[str, float], memory_figures: dict[str, float], args: argparse.Namespace) -> str:
+def table(
+    speed_figures: dict[str, float],
+    memory_figures: dict[str, float],
+    args: argparse.Namespace,
+    reference: tuple[float, float],
+) -> str:
     def verdict(ok: bool) -> str:
         return "yes" if ok else "**no**"
 
     s, m = speed_figures, memory_figures
+    ref = min(reference)
     rows = [
         "| measure | result | target | met |",
         "|---|---|---|---|",
@@ -655,14 +666,20 @@ def table(speed_figures: dict[str, float], memory_figures: dict[str, float], arg
         f"| (c) resident memory, {args.stored:,} stored games of which {args.active:,} active, after moves in "
         f"{args.probe} of them | {m['rss']:.0f} MB ({m['rss_start']:.0f} MB just after start) | ≤ 200 MB | "
         f"{verdict(m['rss'] <= 200)} |",
+        f"| reference: {REFERENCE}, median before / after the load phases | {reference[0]:.1f} ms / "
+        f"{reference[1]:.1f} ms | | |",
     ]
+    ratios = (
+        f"Against the reference (lower of the two): (a) p99 = {s['p99'] / ref:.1f}× it, (b) one move = "
+        f"{1000 / max(s['throughput'], 1e-9) / ref:.2f}× it; a loaded machine raises the reference too."
+    )
     note = (
         f"Standard board, current rules. The bot runs as `python -m bot` in its own process; the fake Discord "
         f"and the simulated players run in another, on the same {os.cpu_count()} cores. Request bodies "
         f"{'validated' if args.validate else 'not validated'} against Discord's OpenAPI spec by the fake; "
         f"{args.seconds:.0f} s per load phase; memory is the bot process's resident set."
     )
-    return "\n".join(rows) + "\n\n" + note
+    return "\n".join(rows) + "\n\n" + ratios + " " + note
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -707,12 +724,13 @@ def main(argv: list[str] | None = None) -> int:
 
     common = ["--games", str(args.games), "--rate", str(args.rate), "--seconds", str(args.seconds)]
     validate = ["--validate"] if args.validate else []
+    before = reference_ms()
     speed_figures = run_child("--phase", "speed", *common, *validate)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "stored.sqlite3"
         sizes = ["--stored", str(args.stored), "--active", str(args.active), "--probe", str(args.probe)]
         memory_figures = run_child("--phase", "memory", "--db", str(db), *sizes, *validate)
-    markdown = table(speed_figures, memory_figures, args)
+    markdown = table(speed_figures, memory_figures, args, (before, reference_ms()))
     print(markdown)
     if args.write:
         from benchmarks._report import publish
