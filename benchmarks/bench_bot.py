@@ -555,8 +555,7 @@ async def populate(db_path: Path, stored: int, active: int, ids_path: Path) -> N
                 channel_id=channel,
                 challenger_id=first,
                 opponent_id=second,
-                variant="standard",
-                rules="current",
+                settings={"variant": "standard", "rules": "current"},
                 where="here",
                 expires_at=dt.datetime.now(dt.UTC) + dt.timedelta(hours=1),
             )

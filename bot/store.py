@@ -30,15 +30,15 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
 import logging
 import sqlite3
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from pathlib import Path
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import Any, Literal, cast
 
 import aiosqlite
@@ -58,7 +58,9 @@ from bot.errors import (
     UndoRefused,
     UserError,
 )
-from bot.rules import EDITIONS, VARIANTS, Game, IllegalMove, RecordError
+from bot.rules import Game, RecordError
+from bot.rules.protocol import GameKind, GameState, IllegalMove, Outcome
+from bot.rules.registry import find_game
 
 log = logging.getLogger(__name__)
 
@@ -179,13 +181,27 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE games ADD COLUMN changed_stamp INTEGER NOT NULL DEFAULT 0",
         "CREATE INDEX games_unannounced ON games (id) WHERE board_version > posted_version",
     ),
+    (
+        # Games as plug-ins: which game a row holds (every row so far is a Veletas game) and its settings
+        # as canonical JSON (sorted keys, no spaces), whatever settings that game has. The settings are
+        # filled from the Veletas columns in the same transaction, then those columns are dropped: kept,
+        # they would be a second truth that could disagree with ``settings``, and their NOT NULL without
+        # a default would force made-up values onto every other game's rows. Nothing indexes or
+        # constrains them, so SQLite (3.35 or newer) drops them in place; if the migration fails it is
+        # rolled back whole and the file stays as it was.
+        "ALTER TABLE games ADD COLUMN game TEXT NOT NULL DEFAULT 'veletas'",
+        "ALTER TABLE games ADD COLUMN settings TEXT NOT NULL DEFAULT '{}'",
+        "UPDATE games SET settings = json_object('rules', rules, 'variant', variant)",
+        "ALTER TABLE games DROP COLUMN variant",
+        "ALTER TABLE games DROP COLUMN rules",
+    ),
 )
 
 THEMES: tuple[str, ...] = ("light", "dark", "contrast")
 """The board themes a player may choose; the renderer draws each (a test keeps the two lists equal)."""
 
 _COLUMNS = (
-    "id, guild_id, channel_id, origin_channel_id, status, variant, rules, place, challenger_id, opponent_id, "
+    "id, guild_id, channel_id, origin_channel_id, status, game, settings, place, challenger_id, opponent_id, "
     "ai_level, ply, turns, winner_id, result, created_at, updated_at, expires_at, challenge_message_id, "
     "board_message_id, undo_requested_by, version, board_version, posted_version, changed_stamp"
 )
@@ -226,12 +242,34 @@ def _other_colour(colour: str) -> str:
     return "white" if colour == "black" else "black"
 
 
+def settings_json(settings: Mapping[str, str]) -> str:
+    """A game's settings as the store keeps them: canonical JSON, sorted keys, no spaces (SQLite's json_object)."""
+    return json.dumps(dict(settings), sort_keys=True, separators=(",", ":"))
+
+
+class _Replayed:
+    """Where a snapshot keeps its game once replayed: owned by one snapshot, never copied by ``replace``.
+
+    The snapshot itself stays frozen; only this memo is filled in, at most once, with the value the
+    turns imply, so reading it never changes what the snapshot is or compares equal to.
+    """
+
+    __slots__ = ("remember", "state")
+
+    def __init__(self) -> None:
+        self.state: GameState | None = None
+        # Where a freshly replayed game is handed so the store can reuse it for later snapshots.
+        self.remember: Callable[[int, GameState], None] | None = None
+
+
 @dataclass(frozen=True)
 class GameInfo:
     """One row of ``games``: a challenge or a game, as the bot last committed it.
 
     It is a snapshot: acting on a game goes through the store, which hands back a new snapshot.
     Seats follow the challenge: the challenger is the first player, the opponent the second.
+    Which game it is (``kind``) and its ``settings`` come from the registry and the row; the rules'
+    view of it (``state``) is replayed from ``turns`` by that game, at most once per snapshot.
     """
 
     id: int
@@ -239,8 +277,8 @@ class GameInfo:
     channel_id: int
     origin_channel_id: int
     status: Status
-    variant: str
-    rules: str
+    kind: GameKind
+    settings: Mapping[str, str]
     where: Where
     challenger_id: int
     opponent_id: int | None
@@ -262,16 +300,49 @@ class GameInfo:
     posted_version: int = 0
     # When the latest change happened, as an ordering stamp on the chat service's clock (a snowflake).
     changed_stamp: int = 0
-    # Where a freshly replayed game is handed so the store can reuse it for later snapshots.
-    _on_replay: Callable[[int, Game], None] | None = field(default=None, compare=False, repr=False)
+    _replayed: _Replayed = field(default_factory=_Replayed, init=False, compare=False, repr=False)
 
-    @cached_property
+    def __post_init__(self) -> None:
+        # A read-only copy: a snapshot's settings cannot be changed behind its back either.
+        object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
+
+    def __hash__(self) -> int:
+        # Equal snapshots share id and version; settings (a mapping) cannot be hashed field by field.
+        return hash((self.id, self.version, self.ply, self.status))
+
+    @property
+    def state(self) -> GameState:
+        """The rules' view of this game, whichever game it is, replayed by ``kind`` at most once per snapshot."""
+        memo = self._replayed
+        if memo.state is None:
+            memo.state = self.kind.replay(self.turns, self.settings)
+            if memo.remember is not None:
+                memo.remember(self.id, memo.state)
+        return memo.state
+
+    @property
     def game(self) -> Game:
-        """The rules' view of this game, replayed from ``turns`` at most once per snapshot."""
-        game = Game.replay(self.turns, variant=self.variant, rules=self.rules)
-        if self._on_replay is not None:
-            self._on_replay(self.id, game)
-        return game
+        """The Veletas game, for the parts of the bot that only host Veletas so far; TypeError for another game."""
+        state = self.state
+        if not isinstance(state, Game):
+            raise TypeError(f"game {self.id} is a {self.kind.name} game, not a Veletas one")
+        return state
+
+    @property
+    def variant(self) -> str:
+        """The Veletas board (``standard``, ``medium``, ``small``), read from the settings."""
+        return self._veletas_setting("variant")
+
+    @property
+    def rules(self) -> str:
+        """The Veletas rules edition (``current``, ``classic``), read from the settings."""
+        return self._veletas_setting("rules")
+
+    def _veletas_setting(self, name: str) -> str:
+        value = self.settings.get(name)
+        if value is None:
+            raise TypeError(f"game {self.id} is a {self.kind.name} game: it has no {name}")
+        return value
 
     @property
     def unannounced(self) -> bool:
@@ -310,8 +381,8 @@ class GameInfo:
         return None
 
     def user_for_colour(self, colour: str) -> int | None:
-        """Who plays ``colour``; None while the pie choice has not fixed colours yet."""
-        first_colour = self.game.first_player_colour
+        """Who plays ``colour``; None while colours are not fixed yet (before Veletas's pie choice)."""
+        first_colour = self.state.first_player_colour
         if first_colour is None:
             return None
         return self.user_for_seat("first" if colour == first_colour else "second")
@@ -319,7 +390,7 @@ class GameInfo:
     def colour_of_user(self, user_id: int) -> str | None:
         """The colour ``user_id`` plays; None for outsiders and while colours are not fixed."""
         seat = self.seat_of_user(user_id)
-        first_colour = self.game.first_player_colour
+        first_colour = self.state.first_player_colour
         if seat is None or first_colour is None:
             return None
         return first_colour if seat == "first" else _other_colour(first_colour)
@@ -329,44 +400,54 @@ class GameInfo:
         """Who the game is waiting for; None unless the game is in play."""
         if self.status != "active":
             return None
-        seat = self.game.seat_to_act
+        seat = self.state.seat_to_act
         return None if seat is None else self.user_for_seat(seat)
 
 
-def _info_from_row(row: Sequence[Any]) -> GameInfo:
+def _info_from_row(row: sqlite3.Row) -> GameInfo:
+    """A snapshot from a row read with the ``_COLUMNS`` names (by name, so a column added later moves nothing)."""
+    expires = row["expires_at"]
     return GameInfo(
-        id=row[0],
-        guild_id=row[1],
-        channel_id=row[2],
-        origin_channel_id=row[3],
-        status=cast(Status, row[4]),
-        variant=row[5],
-        rules=row[6],
-        where=cast(Where, row[7]),
-        challenger_id=row[8],
-        opponent_id=row[9],
-        ai_level=row[10],
-        ply=row[11],
-        turns=tuple(row[12].split()),
-        winner_id=row[13],
-        result=row[14],
-        created_at=_from_ts(row[15]),
-        updated_at=_from_ts(row[16]),
-        expires_at=None if row[17] is None else _from_ts(row[17]),
-        challenge_message_id=row[18],
-        board_message_id=row[19],
-        undo_requested_by=row[20],
-        version=row[21],
-        board_version=row[22],
-        posted_version=row[23],
-        changed_stamp=row[24],
+        id=row["id"],
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        origin_channel_id=row["origin_channel_id"],
+        status=cast(Status, row["status"]),
+        kind=find_game(row["game"]),
+        settings=cast(dict[str, str], json.loads(row["settings"])),
+        where=cast(Where, row["place"]),
+        challenger_id=row["challenger_id"],
+        opponent_id=row["opponent_id"],
+        ai_level=row["ai_level"],
+        ply=row["ply"],
+        turns=tuple(row["turns"].split()),
+        winner_id=row["winner_id"],
+        result=row["result"],
+        created_at=_from_ts(row["created_at"]),
+        updated_at=_from_ts(row["updated_at"]),
+        expires_at=None if expires is None else _from_ts(expires),
+        challenge_message_id=row["challenge_message_id"],
+        board_message_id=row["board_message_id"],
+        undo_requested_by=row["undo_requested_by"],
+        version=row["version"],
+        board_version=row["board_version"],
+        posted_version=row["posted_version"],
+        changed_stamp=row["changed_stamp"],
     )
 
 
-def _with_game(info: GameInfo, game: Game) -> GameInfo:
-    """Seed a snapshot's cached ``game`` with a value already computed, so it is not replayed again."""
-    info.__dict__["game"] = game
+def _with_state(info: GameInfo, state: GameState) -> GameInfo:
+    """A snapshot whose game is already known, so it is not replayed again (a fresh snapshot's own memo)."""
+    if info._replayed.state is None:
+        info._replayed.state = state
     return info
+
+
+def _finish(info: GameInfo, outcome: Outcome) -> tuple[int | None, str]:
+    """Who won a game the board ended and the result text: ``Black wins by claims``, or ``Drawn``."""
+    if outcome.winner is None:
+        return None, "Drawn"
+    return info.user_for_colour(outcome.winner), f"{outcome.winner.capitalize()} wins by {outcome.termination}"
 
 
 def _join_turns(turns: Sequence[str]) -> str:
@@ -412,9 +493,11 @@ class Store:
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
         self._db = db
+        # Rows are read by column name (``_info_from_row``), never by position.
+        self._db.row_factory = sqlite3.Row
         self._clock = clock
         self._lock = asyncio.Lock()
-        self._cache: OrderedDict[int, Game] = OrderedDict()
+        self._cache: OrderedDict[int, GameState] = OrderedDict()
         self._cache_size = cache_size
         # Themes are read for every board drawn and written only by /veletas theme in this process.
         self._themes: dict[int, str | None] = {}
@@ -512,16 +595,16 @@ class Store:
         if (
             cached is not None
             and cached.turns == info.turns
-            and cached.rules == info.rules
-            and cached.variant.name == info.variant
+            and cached.kind.name == info.kind.name
+            and dict(cached.settings) == dict(info.settings)
         ):
             self._cache.move_to_end(info.id)
-            return _with_game(info, cached)
+            return _with_state(info, cached)
         if info.status == "active":
-            return replace(info, _on_replay=self._remember)
+            info._replayed.remember = self._remember
         return info
 
-    def _remember(self, game_id: int, game: Game) -> None:
+    def _remember(self, game_id: int, game: GameState) -> None:
         self._cache[game_id] = game
         self._cache.move_to_end(game_id)
         while len(self._cache) > self._cache_size:
@@ -614,7 +697,7 @@ class Store:
                 raise NoGameHere("No game is being played here. Start one with /veletas challenge.") from None
             outcome = f" ({last.result})" if last.result else ""
             raise NoGameHere(
-                f"No game is being played here: Veletas #{last.id} is over{outcome}. "
+                f"No game is being played here: {last.kind.title} #{last.id} is over{outcome}. "
                 "Start a new one with /veletas challenge."
             )
         return found[0]
@@ -658,10 +741,10 @@ class Store:
         channel_id: int,
         challenger_id: int,
         opponent_id: int | None,
-        variant: str,
-        rules: str,
         where: Where,
         expires_at: dt.datetime | None,
+        game: str = "veletas",
+        settings: Mapping[str, str] | None = None,
         ai_level: int | None = None,
         max_open: int | None = None,
     ) -> GameInfo:
@@ -670,11 +753,12 @@ class Store:
         Between members there is at most one open challenge per pair, whichever made it, and at most
         ``max_open`` open challenges by one member (a challenge to anyone counts); a challenge to the AI
         is accepted at once and counts for neither.
+
+        ``game`` names a game of the registry and ``settings`` its settings (defaults fill the missing
+        ones); an unknown game, setting or value is a ValueError, and nothing is written.
         """
-        if variant not in VARIANTS:
-            raise ValueError(f"unknown variant {variant!r}")
-        if rules not in EDITIONS:
-            raise ValueError(f"unknown rules edition {rules!r}")
+        kind = find_game(game)
+        chosen = kind.check_settings(settings or {})
         if where not in ("thread", "here"):
             raise ValueError(f"unknown place {where!r}")
         if opponent_id == challenger_id:
@@ -694,15 +778,15 @@ class Store:
                 if ai_level is None:
                     await _check_challenge_limits(db, guild_id, challenger_id, opponent_id, max_open, now)
                 rows = await db.execute_fetchall(
-                    "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, variant, rules, place, "
+                    "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, game, settings, place, "
                     "challenger_id, opponent_id, ai_level, created_at, updated_at, expires_at) "
                     f"VALUES (?, ?, ?, 'challenge', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {_COLUMNS}",
                     (
                         guild_id,
                         channel_id,
                         channel_id,
-                        variant,
-                        rules,
+                        kind.name,
+                        settings_json(chosen),
                         where,
                         challenger_id,
                         opponent_id,
@@ -879,7 +963,7 @@ class Store:
         if stamp is not None and stamp < info.changed_stamp:
             raise RaceLost(_MOVED_ON_MESSAGE)
         try:
-            game = info.game.play(text)
+            game = info.state.play(text)
         except IllegalMove as exc:
             raise InvalidMove(str(exc)) from exc
         if len(game.turns) != info.ply + 1:
@@ -887,10 +971,10 @@ class Store:
         status: Status = "active"
         winner_id: int | None = None
         result: str | None = None
-        if game.phase == "over" and game.winner is not None:
+        outcome = game.outcome
+        if outcome is not None:
             status = "finished"
-            result = f"{game.winner.capitalize()} wins by claims"
-            winner_id = _with_game(replace(info), game).user_for_colour(game.winner)
+            winner_id, result = _finish(_with_state(replace(info, turns=game.turns), game), outcome)
         now = self._now()
         version = info.version + 1
         changed = max(info.changed_stamp, stamp or 0)
@@ -935,7 +1019,7 @@ class Store:
         )
         if status == "finished":
             log.info("game %d: %s (turn %d)", game_id, result, played.ply)
-        return _with_game(played, game)
+        return _with_state(played, game)
 
     async def resign(self, game_id: int, user_id: int, *, stamp: int | None = None) -> GameInfo:
         info = await self.get_game(game_id)
@@ -1036,7 +1120,7 @@ class Store:
             log.info("game %d: undo declined by %d", game_id, user_id)
             return self._attach(replace(info, undo_requested_by=None, updated_at=_from_ts(now), version=version))
         turns = info.turns[:-1]
-        game = Game.replay(turns, variant=info.variant, rules=info.rules)
+        game = info.kind.replay(turns, info.settings)
         changed = max(info.changed_stamp, stamp or 0)
         async with self._transaction() as db:
             cursor = await db.execute(
@@ -1060,7 +1144,7 @@ class Store:
             board_version=version,
             changed_stamp=changed,
         )
-        return _with_game(undone, game)
+        return _with_state(undone, game)
 
     async def cancel_game(self, game_id: int, *, stamp: int | None = None) -> GameInfo:
         """End a challenge or a game without a winner (a server manager's decision)."""
@@ -1135,14 +1219,14 @@ class Store:
             )
             turns = tuple(str(row[0]) for row in rows)
             try:
-                game = Game.replay(turns, variant=info.variant, rules=info.rules)
+                game = info.kind.replay(turns, info.settings)
             except RecordError as exc:
                 raise StoreError(f"game {game_id}: its move log does not replay ({exc})") from exc
             status, winner_id, result = info.status, info.winner_id, info.result
-            if info.status == "active" and game.phase == "over" and game.winner is not None:
+            outcome = game.outcome
+            if info.status == "active" and outcome is not None:
                 status = "finished"
-                result = f"{game.winner.capitalize()} wins by claims"
-                winner_id = _with_game(replace(info, turns=turns), game).user_for_colour(game.winner)
+                winner_id, result = _finish(_with_state(replace(info, turns=turns), game), outcome)
             updated = await db.execute_fetchall(
                 "UPDATE games SET ply = ?, turns = ?, status = ?, winner_id = ?, result = ?, version = version + 1 "
                 f"WHERE id = ? RETURNING {_COLUMNS}",
@@ -1153,7 +1237,7 @@ class Store:
                 "game %d: cached state disagreed with the move log (ply %d, log %d)", game_id, info.ply, len(turns)
             )
         self._remember(game_id, game)
-        return _with_game(_info_from_row(next(iter(updated))), game)
+        return _with_state(_info_from_row(next(iter(updated))), game)
 
 
 async def _check_challenge_limits(

@@ -146,8 +146,7 @@ async def challenge(
         channel_id=channel,
         challenger_id=ALICE,
         opponent_id=opponent,
-        variant=variant,
-        rules=rules,
+        settings={"variant": variant, "rules": rules},
         where="here" if where == "here" else "thread",
         expires_at=START + dt.timedelta(minutes=minutes),
     )
@@ -201,9 +200,9 @@ async def test_the_schema_itself_forbids_two_games_in_one_channel(store: Store, 
     try:
         with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
             con.execute(
-                "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, variant, rules, place, "
+                "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, place, "
                 "challenger_id, opponent_id, created_at, updated_at) "
-                "VALUES (?, ?, ?, 'active', 'small', 'current', 'here', ?, ?, 0, 0)",
+                "VALUES (?, ?, ?, 'active', 'here', ?, ?, 0, 0)",
                 (GUILD, CHANNEL, CHANNEL, CAROL, BOB),
             )
         with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
@@ -439,8 +438,7 @@ async def test_one_open_challenge_per_pair_and_a_cap_per_member(store: Store, db
             channel_id=CHANNEL,
             challenger_id=challenger,
             opponent_id=opponent,
-            variant="small",
-            rules="current",
+            settings={"variant": "small", "rules": "current"},
             where="thread",
             expires_at=START + dt.timedelta(minutes=15),
             ai_level=ai_level,
@@ -499,8 +497,7 @@ async def test_live_games_lists_only_games_in_play_in_that_server(store: Store) 
         channel_id=5,
         challenger_id=ALICE,
         opponent_id=BOB,
-        variant="small",
-        rules="current",
+        settings={"variant": "small", "rules": "current"},
         where="here",
         expires_at=None,
     )

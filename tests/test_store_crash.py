@@ -38,8 +38,8 @@ _BUSY_WRITER = textwrap.dedent(
             while len(games) < 3:
                 channel += 1
                 info = await store.create_challenge(
-                    guild_id=1, channel_id=channel, challenger_id=11, opponent_id=22, variant="small",
-                    rules=rng.choice(["current", "classic"]), where="here", expires_at=None)
+                    guild_id=1, channel_id=channel, challenger_id=11, opponent_id=22, settings={{"variant": "small",
+                    "rules": rng.choice(["current", "classic"])}}, where="here", expires_at=None)
                 games.append(await store.accept_challenge(info.id, 22, channel_id=channel))
                 print(info.id, 0, flush=True)
             i = rng.randrange(len(games))
@@ -131,8 +131,7 @@ async def test_a_transaction_cut_short_leaves_no_trace(tmp_path: Path) -> None:
         channel_id=2,
         challenger_id=11,
         opponent_id=22,
-        variant="small",
-        rules="current",
+        settings={"variant": "small", "rules": "current"},
         where="here",
         expires_at=dt.datetime.now(dt.UTC) + dt.timedelta(minutes=15),
     )
