@@ -57,6 +57,9 @@ class Outcome:
     choices_a: int = -1
     choices_b: int = -1
     """Moves each side chose (forced passes left out); -1 when one side moved every other turn (Veletas)."""
+    longest_a: float = 0.0
+    longest_b: float = 0.0
+    """Each side's longest decision in seconds (Veloop games)."""
 
     @property
     def verdict(self) -> str:
@@ -115,6 +118,7 @@ def _play_veloop(pairing: Pairing) -> Outcome:
     game = veloop_opening(pairing.board, pairing.protocol, pairing.seed, pairing.setup)
     spent = [0.0, 0.0]
     chosen = [0, 0]
+    longest = [0.0, 0.0]
     rng = random.Random(f"veloop/{pairing.seed}/{pairing.setup}/{pairing.a_black}")
     while game.phase == "play":
         position = game.position
@@ -127,8 +131,11 @@ def _play_veloop(pairing: Pairing) -> Outcome:
         # loaded machine plays the same games, only slower.
         limit = None if pairing.clock else SEEDED_CAP
         move = forced if forced is not None else str(choose_veloop_move(position, level, seed=seed, time_limit=limit))
-        spent[0 if a_to_move else 1] += time.perf_counter() - start
-        chosen[0 if a_to_move else 1] += forced is None
+        took = time.perf_counter() - start
+        side = 0 if a_to_move else 1
+        spent[side] += took
+        chosen[side] += forced is None
+        longest[side] = max(longest[side], took)
         game = game.play(move)
     winner = game.winner
     a_colour = "black" if pairing.a_black else "white"
@@ -147,6 +154,8 @@ def _play_veloop(pairing: Pairing) -> Outcome:
         drawn=winner is None,
         choices_a=chosen[0],
         choices_b=chosen[1],
+        longest_a=longest[0],
+        longest_b=longest[1],
     )
 
 
