@@ -52,8 +52,8 @@ VELOOP_ROWS: tuple[Row, ...] = (
     Row(2, 1, "8", 0.65, "veloop"),
     Row(3, 2, "8", 0.65, "veloop"),
     Row(4, 3, "8", 0.65, "veloop"),
-    Row(5, 4, "8", 0.65, "veloop"),
     Row(5, 3, "8", 0.85, "veloop"),
+    Row(5, 4, "8", 0.65, "veloop"),
 )
 
 

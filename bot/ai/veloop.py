@@ -58,10 +58,11 @@ LEVELS: dict[int, Level] = {
     2: Level(2, 0.2, 1, 1.0),
     3: Level(3, 0.4, 120, 1.0),
     4: Level(4, 1.0, 250, 5.0),
-    5: Level(5, 2.5, 700, 10.0),
+    5: Level(5, 2.5, 800, 10.0),
 }
 
-NOISE = 0.5
+NOISE = 2.0
+"""Level 2's blur, in pressure points (one enemy neighbour more around a stone is 1 to 7 points)."""
 SHORTLIST = 8
 TREE = TreeSettings(explore=0.4)
 PLAYOUT_PLIES = 8
