@@ -216,12 +216,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
             flush=True,
         )
+        if args.write and len(measured) < len(chosen):
+            # A long run publishes each row as it lands, saying which rows are still to come.
+            _write(args, measured, chosen[len(measured) :], argv)
     text = table(measured, measured[0].score.games if measured else args.games, args.seed, args.game)
     print(text)
     if args.write:
-        command = "python -m benchmarks.bench_ai " + " ".join(argv if argv is not None else sys.argv[1:])
-        publish_section("ai-veloop" if args.game == "veloop" else "ai", text, command.strip())
+        _write(args, measured, (), argv)
     return 0
+
+
+def _write(
+    args: argparse.Namespace, measured: Sequence[Measured], pending: Sequence[Row], argv: Sequence[str] | None
+) -> None:
+    text = table(measured, measured[0].score.games if measured else args.games, args.seed, args.game)
+    if pending:
+        rows = ", ".join(f"{row.level_a} vs {row.level_b}" for row in pending)
+        text += f"\n\nStill running when this was written: {rows}."
+    command = "python -m benchmarks.bench_ai " + " ".join(argv if argv is not None else sys.argv[1:])
+    publish_section("ai-veloop" if args.game == "veloop" else "ai", text, command.strip())
 
 
 if __name__ == "__main__":
