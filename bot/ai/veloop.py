@@ -55,11 +55,16 @@ REFERENCE = 8
 
 LEVELS: dict[int, Level] = {
     1: Level(1, 0.2, 1, 1.0),
-    2: Level(2, 0.2, 1, 1.0),
+    2: Level(2, 0.5, 1, 1.0),
     3: Level(3, 0.4, 120, 1.0),
     4: Level(4, 1.0, 250, 5.0),
     5: Level(5, 2.5, 800, 10.0),
 }
+"""Per level: seconds without a seed, iterations (playouts, tree iterations) with one, and the hard cap.
+
+Level 2's seconds are an allowance for its whole-turn tactics (about a tenth of a second on 8×8);
+level 3's cap keeps it within the second the issue allows on 8×8.
+"""
 
 NOISE = 2.0
 """Level 2's blur, in pressure points (one enemy neighbour more around a stone is 1 to 7 points)."""
