@@ -12,6 +12,7 @@ cores; ``--games 2`` is a smoke run that only shows the machinery works.
 from __future__ import annotations
 
 import argparse
+import random
 import re
 import sys
 import time
@@ -159,6 +160,49 @@ def level_three_time(measured: Sequence[Measured]) -> str:
     )
 
 
+def think_time(games: int, seed: int) -> str:
+    """Level 3's thinking time on 8×8 Veloop as the bot gives it: seeded, with its own 1 s cap, nothing else running.
+
+    Level 3 plays itself from ``games`` random openings; every decision is timed on the wall
+    clock and in CPU seconds, and a decision that reached the cap (so stopped before its budget)
+    is counted.
+    """
+    from bot.ai import veloop as veloop_ai
+    from bot.ai.match import veloop_opening
+
+    cap = veloop_ai.LEVELS[3].cap
+    walls: list[float] = []
+    cpus: list[float] = []
+    rng = random.Random(seed)
+    for number in range(games):
+        game = veloop_opening(8, "122", seed, number)
+        while game.phase == "play":
+            forced = game.forced_turn
+            if forced is not None:
+                game = game.play(forced)
+                continue
+            wall, cpu = time.perf_counter(), time.process_time()
+            move = veloop_ai.choose_move(game.position, 3, seed=rng.getrandbits(32))
+            walls.append(time.perf_counter() - wall)
+            cpus.append(time.process_time() - cpu)
+            game = game.play(move)
+    walls.sort()
+    capped = sum(1 for w in walls if w >= cap)
+    return "\n".join(
+        [
+            "### Veloop level 3's thinking time (8×8, protocol 122)",
+            "",
+            "| decisions | mean | median | 95th percentile | longest | CPU mean | at the 1 s cap |",
+            "|---|---|---|---|---|---|---|",
+            f"| {len(walls)} | {sum(walls) / len(walls):.2f} s | {walls[len(walls) // 2]:.2f} s | "
+            f"{walls[int(len(walls) * 0.95)]:.2f} s | {walls[-1]:.2f} s | {sum(cpus) / len(cpus):.2f} s | {capped} |",
+            "",
+            f"Level 3 playing itself from {games} random openings (the start and three random plies), seeded as "
+            "in matches but with its own hard cap, one game at a time.",
+        ]
+    )
+
+
 def publish_section(section: str, markdown: str, command: str) -> None:
     """Put one game's table between its markers in results/ai.md and in the README (each added when absent).
 
@@ -186,7 +230,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--game", choices=("veletas", "veloop"), default="veletas")
     parser.add_argument("--rows", type=str, default="", help="comma-separated row numbers (1-based) to run")
     parser.add_argument("--write", action="store_true", help="publish the table into the README")
+    parser.add_argument(
+        "--think-time",
+        action="store_true",
+        help="instead of matches: level 3's thinking time on 8×8 Veloop, one decision at a time",
+    )
     args = parser.parse_args(argv)
+    if args.think_time:
+        text = think_time(args.games, args.seed)
+        print(text)
+        if args.write:
+            command = "python -m benchmarks.bench_ai " + " ".join(argv if argv is not None else sys.argv[1:])
+            publish_section("ai-veloop-time", text, command.strip())
+        return 0
     rows = VELOOP_ROWS if args.game == "veloop" else ROWS
     chosen = rows
     if args.rows:

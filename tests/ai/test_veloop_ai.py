@@ -264,3 +264,17 @@ def test_publishing_one_games_table_keeps_the_others(tmp_path: Path, monkeypatch
     bench_ai.publish_section("ai", "### AI strength v3", "cmd 3")
     text = (results / "ai.md").read_text()
     assert "| old table |" not in text and "AI strength v3" in text and "Veloop table v2" in text
+
+
+def test_level_three_thinking_time_is_reported_per_decision(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks import bench_ai
+
+    monkeypatch.setitem(ai.LEVELS, 3, replace(ai.LEVELS[3], iterations=8))
+    text = bench_ai.think_time(1, 5)
+    lines = text.splitlines()
+    assert lines[0] == "### Veloop level 3's thinking time (8×8, protocol 122)"
+    cells = [cell.strip() for cell in lines[4].split("|")[1:-1]]
+    assert int(cells[0]) > 10
+    assert all(cell.endswith(" s") for cell in cells[1:6])
+    assert 0 <= int(cells[6]) <= int(cells[0])
