@@ -1,21 +1,25 @@
-"""Strength of the AI levels: paired matches between neighbouring levels, as issue 6 asks for them.
+"""Strength of the AI levels: paired matches between neighbouring levels, for each game.
 
-Run ``python -m benchmarks.bench_ai`` to print the markdown table, ``--write`` to publish it
-into the README through ``benchmarks._report.publish``. Every row is the same match that
-``python -m bot.ai match A B --games N --variant V --seed S`` plays: random setups, each played
-with both colours, moves chosen with seeds so a rerun replays the same games. ``--jobs 2``
-plays two games at once. The full table (40 games a row) takes a long while on two cores;
-``--games 2`` is a smoke run that only shows the machinery works.
+Run ``python -m benchmarks.bench_ai`` to print the Veletas table (``--game veloop`` for Veloop's),
+``--write`` to publish it into the README and ``benchmarks/results/ai.md``, each game in its own
+section. Every row is the same match that ``python -m bot.ai match A B --games N --variant V
+--seed S`` (or ``--game veloop --board 8 --protocol 122``) plays: random setups or openings,
+each played with both colours, moves chosen with seeds so a rerun replays the same games.
+``--jobs 2`` plays two games at once. A full table (40 games a row) takes a long while on two
+cores; ``--games 2`` is a smoke run that only shows the machinery works.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
+import re
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from benchmarks._report import RESULTS, ROOT, machine
 from bot.ai.match import Outcome, Score, match
 
 
@@ -27,6 +31,13 @@ class Row:
     level_b: int
     variant: str
     target: float
+    game: str = "veletas"
+    protocol: str = "122"
+
+    @property
+    def board(self) -> str:
+        """The board column: the Veletas variant, or the Veloop board size."""
+        return f"{self.variant}×{self.variant}" if self.game == "veloop" else self.variant
 
 
 ROWS: tuple[Row, ...] = (
@@ -36,6 +47,14 @@ ROWS: tuple[Row, ...] = (
     Row(5, 4, "medium", 0.65),
     Row(5, 3, "medium", 0.85),
     Row(3, 2, "standard", 0.65),
+)
+
+VELOOP_ROWS: tuple[Row, ...] = (
+    Row(2, 1, "8", 0.65, "veloop"),
+    Row(3, 2, "8", 0.65, "veloop"),
+    Row(4, 3, "8", 0.65, "veloop"),
+    Row(5, 3, "8", 0.85, "veloop"),
+    Row(5, 4, "8", 0.65, "veloop"),
 )
 
 
@@ -49,14 +68,18 @@ class Measured:
     def cells(self) -> list[str]:
         lo, hi = self.score.interval()
         elo_lo, elo_hi = self.score.elo_interval()
-        moves_a = sum((o.moves + (1 if o.pairing.a_black else 0)) // 2 for o in self.outcomes)
-        moves_b = sum(o.moves for o in self.outcomes) - moves_a
+        if any(o.choices_a >= 0 for o in self.outcomes):
+            moves_a = sum(o.choices_a for o in self.outcomes)
+            moves_b = sum(o.choices_b for o in self.outcomes)
+        else:
+            moves_a = sum((o.moves + (1 if o.pairing.a_black else 0)) // 2 for o in self.outcomes)
+            moves_b = sum(o.moves for o in self.outcomes) - moves_a
         think_a = sum(o.seconds_a for o in self.outcomes) / max(1, moves_a)
         think_b = sum(o.seconds_b for o in self.outcomes) / max(1, moves_b)
         verdict = "yes" if lo >= self.row.target else ("likely" if self.score.rate >= self.row.target else "**no**")
         return [
             f"{self.row.level_a} vs {self.row.level_b}",
-            self.row.variant,
+            self.row.board,
             str(self.score.games),
             f"{self.score.rate:.0%}",
             f"{lo:.0%}–{hi:.0%}",
@@ -80,14 +103,30 @@ HEADER = [
 ]
 
 
-def table(measured: Sequence[Measured], games: int, seed: int) -> str:
+def table(measured: Sequence[Measured], games: int, seed: int, game: str = "veletas") -> str:
+    if game == "veloop":
+        title = "### Veloop AI strength (paired games from random openings, protocol 122)"
+    else:
+        title = "### AI strength (paired games from random setups, current edition)"
     lines = [
-        "### AI strength (paired games from random setups, current edition)",
+        title,
         "",
         "| " + " | ".join(HEADER) + " |",
         "|" + "|".join("---" for _ in HEADER) + "|",
     ]
     lines += ["| " + " | ".join(m.cells()) + " |" for m in measured]
+    if game == "veloop":
+        draws = sum(m.score.draws for m in measured)
+        lines += ["", level_three_time(measured)]
+        lines += [
+            "",
+            f"Each row: {games} games (every opening, the start and three random plies, played once with each "
+            f"colour), match seed {seed}, moves by seeded iteration budgets; *win rate* is the first level's, "
+            f"a draw counting half ({draws} draws in all); *met* is yes when the whole 95% interval clears the "
+            "target, likely when only the rate does; *s/move* is the mean thinking time of each side per move "
+            "it chose.",
+        ]
+        return "\n".join(lines)
     lines += [
         "",
         f"Each row: {games} games (every setup played once with each colour), match seed {seed}, moves by "
@@ -98,38 +137,160 @@ def table(measured: Sequence[Measured], games: int, seed: int) -> str:
     return "\n".join(lines)
 
 
+def level_three_time(measured: Sequence[Measured]) -> str:
+    """Level 3's thinking time on 8×8 over every move it chose in these rows (the issue asks for at most 1 s)."""
+    total = 0.0
+    moves = 0
+    longest = 0.0
+    for m in measured:
+        for o in m.outcomes:
+            for level, spent, count, most in (
+                (o.pairing.level_a, o.seconds_a, o.choices_a, o.longest_a),
+                (o.pairing.level_b, o.seconds_b, o.choices_b, o.longest_b),
+            ):
+                if level == 3 and o.pairing.board == 8 and count > 0:
+                    total += spent
+                    moves += count
+                    longest = max(longest, most)
+    if not moves:
+        return "Level 3 on 8×8: not in these rows."
+    return (
+        f"Level 3 on 8×8: {total / moves:.2f} s a move on average, {longest:.2f} s at most, over {moves} moves "
+        "(timed during these matches, on the machine below)."
+    )
+
+
+def think_time(games: int, seed: int) -> str:
+    """Level 3's thinking time on 8×8 Veloop as the bot gives it: seeded, with its own 1 s cap, nothing else running.
+
+    Level 3 plays itself from ``games`` random openings; every decision is timed on the wall
+    clock and in CPU seconds, and a decision that reached the cap (so stopped before its budget)
+    is counted.
+    """
+    from bot.ai import veloop as veloop_ai
+    from bot.ai.match import veloop_opening
+
+    cap = veloop_ai.LEVELS[3].cap
+    walls: list[float] = []
+    cpus: list[float] = []
+    rng = random.Random(seed)
+    for number in range(games):
+        game = veloop_opening(8, "122", seed, number)
+        while game.phase == "play":
+            forced = game.forced_turn
+            if forced is not None:
+                game = game.play(forced)
+                continue
+            wall, cpu = time.perf_counter(), time.process_time()
+            move = veloop_ai.choose_move(game.position, 3, seed=rng.getrandbits(32))
+            walls.append(time.perf_counter() - wall)
+            cpus.append(time.process_time() - cpu)
+            game = game.play(move)
+    walls.sort()
+    capped = sum(1 for w in walls if w >= cap)
+    return "\n".join(
+        [
+            "### Veloop level 3's thinking time (8×8, protocol 122)",
+            "",
+            "| decisions | mean | median | 95th percentile | longest | CPU mean | at the 1 s cap |",
+            "|---|---|---|---|---|---|---|",
+            f"| {len(walls)} | {sum(walls) / len(walls):.2f} s | {walls[len(walls) // 2]:.2f} s | "
+            f"{walls[int(len(walls) * 0.95)]:.2f} s | {walls[-1]:.2f} s | {sum(cpus) / len(cpus):.2f} s | {capped} |",
+            "",
+            f"Level 3 playing itself from {games} random openings (the start and three random plies), seeded as "
+            "in matches but with its own hard cap, one game at a time.",
+        ]
+    )
+
+
+def publish_section(section: str, markdown: str, command: str) -> None:
+    """Put one game's table between its markers in results/ai.md and in the README (each added when absent).
+
+    Both games' tables share results/ai.md, so a run for one game leaves the other's section alone.
+    """
+    body = f"{markdown.rstrip()}\n\n_Measured on {machine()} with `{command}`._\n"
+    start, end = f"<!-- bench:{section} -->", f"<!-- /bench:{section} -->"
+    block = f"{start}\n{body}{end}"
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    for path in (RESULTS / "ai.md", ROOT / "README.md"):
+        text = path.read_text() if path.exists() else ""
+        if path.name == "ai.md" and text and "<!-- bench:" not in text:
+            # A file from before there were sections holds the Veletas table alone.
+            text = f"<!-- bench:ai -->\n{text.rstrip()}\n<!-- /bench:ai -->\n"
+        text = pattern.sub(lambda _m: block, text) if pattern.search(text) else f"{text.rstrip()}\n\n{block}\n"
+        path.write_text(text.lstrip("\n"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--games", type=int, default=40, help="games per row (rounded up to pairs)")
     parser.add_argument("--jobs", type=int, default=2, help="games played at once")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--game", choices=("veletas", "veloop"), default="veletas")
     parser.add_argument("--rows", type=str, default="", help="comma-separated row numbers (1-based) to run")
     parser.add_argument("--write", action="store_true", help="publish the table into the README")
+    parser.add_argument(
+        "--think-time",
+        action="store_true",
+        help="instead of matches: level 3's thinking time on 8×8 Veloop, one decision at a time",
+    )
     args = parser.parse_args(argv)
-    chosen = ROWS
+    if args.think_time:
+        text = think_time(args.games, args.seed)
+        print(text)
+        if args.write:
+            command = "python -m benchmarks.bench_ai " + " ".join(argv if argv is not None else sys.argv[1:])
+            publish_section("ai-veloop-time", text, command.strip())
+        return 0
+    rows = VELOOP_ROWS if args.game == "veloop" else ROWS
+    chosen = rows
     if args.rows:
-        chosen = tuple(ROWS[int(n) - 1] for n in args.rows.split(","))
+        chosen = tuple(rows[int(n) - 1] for n in args.rows.split(","))
     measured = []
     for row in chosen:
         start = time.perf_counter()
-        score, outcomes = match(
-            row.level_a, row.level_b, args.games, variant=row.variant, seed=args.seed, jobs=args.jobs
-        )
+        if row.game == "veloop":
+            score, outcomes = match(
+                row.level_a,
+                row.level_b,
+                args.games,
+                seed=args.seed,
+                jobs=args.jobs,
+                game="veloop",
+                board=int(row.variant),
+                protocol=row.protocol,
+            )
+        else:
+            score, outcomes = match(
+                row.level_a, row.level_b, args.games, variant=row.variant, seed=args.seed, jobs=args.jobs
+            )
         elapsed = time.perf_counter() - start
         measured.append(Measured(row, score, outcomes, elapsed))
         print(
-            f"{row.level_a} vs {row.level_b} on {row.variant}: {score.wins}/{score.games} in {elapsed:.0f} s",
+            f"{row.level_a} vs {row.level_b} on {row.board}: {score.points:g}/{score.games} in {elapsed:.0f} s",
             file=sys.stderr,
             flush=True,
         )
-    text = table(measured, measured[0].score.games if measured else args.games, args.seed)
+        if args.write and len(measured) < len(chosen):
+            # A long run publishes each row as it lands, saying which rows are still to come.
+            _write(args, measured, chosen[len(measured) :], argv)
+    text = table(measured, measured[0].score.games if measured else args.games, args.seed, args.game)
     print(text)
     if args.write:
-        from benchmarks._report import publish
-
-        command = "python -m benchmarks.bench_ai " + " ".join(argv if argv is not None else sys.argv[1:])
-        publish("ai", text, command.strip())
+        _write(args, measured, (), argv)
     return 0
+
+
+def _write(
+    args: argparse.Namespace, measured: Sequence[Measured], pending: Sequence[Row], argv: Sequence[str] | None
+) -> None:
+    text = table(measured, measured[0].score.games if measured else args.games, args.seed, args.game)
+    if pending:
+        rows = ", ".join(f"{row.level_a} vs {row.level_b}" for row in pending)
+        text += f"\n\nStill running when this was written: {rows}."
+    command = "python -m benchmarks.bench_ai " + " ".join(argv if argv is not None else sys.argv[1:])
+    publish_section("ai-veloop" if args.game == "veloop" else "ai", text, command.strip())
 
 
 if __name__ == "__main__":

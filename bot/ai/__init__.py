@@ -105,3 +105,37 @@ def analyze(position: Position, *, time_limit: float | None = None, seed: int | 
     found = choose(board, SOLVER_LEVEL, _rng(seed), budget)
     proven = COLOURS[found.proven] if found.proven >= 0 else None
     return Analysis(found.black, board.move_of(found.code), position.to_move, found.iterations, proven)
+
+
+# --------------------------------------------------------------------------- every game, and Veloop
+# One entry point for any game's turn (dispatched by the game's name), and Veloop's own players.
+
+from bot.ai.veloop import choose_move as choose_veloop_move  # noqa: E402
+from bot.rules import veloop as _veloop_rules  # noqa: E402
+from bot.rules.protocol import GameState  # noqa: E402
+
+__all__ += ["choose_turn", "choose_veloop_move"]
+
+
+def choose_turn(state: GameState, level: int = 3, *, seed: int | None = None, time_limit: float | None = None) -> str:
+    """The AI's next turn in any hosted game, as the text ``state.play`` accepts.
+
+    Veletas: a setup placement, ``keep``/``swap`` at the pie, or a move; Veloop: a move, or
+    ``pass`` when it is the only one. ValueError for a finished game or an unknown level.
+    """
+    level_of(level)
+    if state.phase == "over":
+        raise ValueError("the game is over: there is no turn to choose")
+    forced = state.forced_turn
+    if forced is not None:
+        return forced
+    name = state.kind.name
+    if name == "veletas" and isinstance(state, Game):
+        if state.phase == "setup":
+            return choose_setup(state, level, seed=seed, time_limit=time_limit)
+        if state.phase == "pie":
+            return choose_pie(state, level, seed=seed, time_limit=time_limit)
+        return str(choose_move(state.position, level, seed=seed, time_limit=time_limit))
+    if name == "veloop" and isinstance(state, _veloop_rules.Game):
+        return str(choose_veloop_move(state.position, level, seed=seed, time_limit=time_limit))
+    raise ValueError(f"the AI does not play {state.kind.title}")

@@ -34,16 +34,26 @@ class Budget:
         self.deadline = self.start + seconds
 
     @classmethod
-    def for_level(cls, level: Level, *, seeded: bool, time_limit: float | None, size: int = MEDIUM) -> Budget:
+    def for_level(
+        cls,
+        level: Level,
+        *,
+        seeded: bool,
+        time_limit: float | None,
+        size: int = MEDIUM,
+        reference: int = MEDIUM,
+        power: float = 1.5,
+    ) -> Budget:
         """The budget of one decision on a ``size`` board.
 
-        Iteration counts are set for the medium board; an iteration costs more on a bigger
-        board (more pairs and targets per node), so the count shrinks with the square count
-        to keep the thinking time near the level's seconds.
+        Iteration counts are set for the ``reference`` board (Veletas's medium board by default);
+        an iteration costs more on a bigger board (more moves per node, longer playouts), so the
+        count shrinks with the square count, to the given ``power``, to keep the thinking time
+        near the level's seconds.
         """
         cap = level.cap if time_limit is None else time_limit
         if seeded:
-            scale = (MEDIUM * MEDIUM / (size * size)) ** 1.5
+            scale = (reference * reference / (size * size)) ** power
             return cls(max(1, round(level.iterations * scale)), cap)
         return cls(1 << 62, min(level.seconds, cap))
 

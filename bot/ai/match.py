@@ -1,7 +1,9 @@
-"""Matches between two levels: paired games from random setups, and what the score says about strength.
+"""Matches between two levels: paired games from random openings, and what the score says about strength.
 
 Veletas setups can favour one colour, so every random setup is played twice with the colours
-exchanged: a level only scores well by winning from both sides of the same board. Moves are
+exchanged: a level only scores well by winning from both sides of the same board. Veloop has
+no setup; its games start from the start position after a few random plies (an *opening*),
+each opening played twice the same way. A Veloop draw counts half a game to each side. Moves are
 chosen with seeds derived from the match seed, so a match is reproducible move for move and
 its result does not depend on how loaded the machine was (unless ``clock`` asks for real time).
 """
@@ -17,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from bot.ai.players import LEVELS
-from bot.rules import Game, random_setup
+from bot.rules import Game, random_setup, veloop
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,9 @@ class Pairing:
     a_black: bool
     seed: int
     clock: bool
+    game: str = "veletas"
+    board: int = 8
+    protocol: str = "122"
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,17 @@ class Outcome:
     seconds_a: float
     seconds_b: float
     record: str
+    drawn: bool = False
+    choices_a: int = -1
+    choices_b: int = -1
+    """Moves each side chose (forced passes left out); -1 when one side moved every other turn (Veletas)."""
+    longest_a: float = 0.0
+    longest_b: float = 0.0
+    """Each side's longest decision in seconds (Veloop games)."""
+
+    @property
+    def verdict(self) -> str:
+        return "drew" if self.drawn else "won" if self.a_won else "lost"
 
 
 def setup_game(variant: str, rules: str, seed: int, setup: int) -> Game:
@@ -55,8 +71,24 @@ def setup_game(variant: str, rules: str, seed: int, setup: int) -> Game:
     return random_setup(variant, rules, random.Random(seed * 1_000_003 + setup))
 
 
+SEEDED_CAP = 600.0
+OPENING_PLIES = 3
+"""Random plies before a Veloop match game: Black's first, then White's double turn under 122."""
+
+
+def veloop_opening(board: int, protocol: str, seed: int, setup: int) -> veloop.Game:
+    """The random opening number ``setup`` of a Veloop match (the same for both games of a pair)."""
+    rng = random.Random(seed * 1_000_003 + setup)
+    game = veloop.Game.new(board, protocol)
+    for _ in range(OPENING_PLIES):
+        game = game.play(rng.choice(game.position.legal_moves()))
+    return game
+
+
 def play(pairing: Pairing) -> Outcome:
     """Play one game to the end; a top-level function so a process pool can run it."""
+    if pairing.game == "veloop":
+        return _play_veloop(pairing)
     from bot.ai import choose_move
 
     game = setup_game(pairing.variant, pairing.rules, pairing.seed, pairing.setup)
@@ -80,16 +112,75 @@ def play(pairing: Pairing) -> Outcome:
     return Outcome(pairing, winner == a_colour, len(game.moves), spent[0], spent[1], game.to_record(headers))
 
 
+def _play_veloop(pairing: Pairing) -> Outcome:
+    from bot.ai.veloop import choose_move as choose_veloop_move
+
+    game = veloop_opening(pairing.board, pairing.protocol, pairing.seed, pairing.setup)
+    spent = [0.0, 0.0]
+    chosen = [0, 0]
+    longest = [0.0, 0.0]
+    rng = random.Random(f"veloop/{pairing.seed}/{pairing.setup}/{pairing.a_black}")
+    while game.phase == "play":
+        position = game.position
+        a_to_move = (position.to_move == "black") == pairing.a_black
+        level = pairing.level_a if a_to_move else pairing.level_b
+        seed = None if pairing.clock else rng.getrandbits(32)
+        start = time.perf_counter()
+        forced = game.forced_turn
+        # Seeded games lift the level's hard cap: only the iteration budget may end a search, so a
+        # loaded machine plays the same games, only slower.
+        limit = None if pairing.clock else SEEDED_CAP
+        move = forced if forced is not None else str(choose_veloop_move(position, level, seed=seed, time_limit=limit))
+        took = time.perf_counter() - start
+        side = 0 if a_to_move else 1
+        spent[side] += took
+        chosen[side] += forced is None
+        longest[side] = max(longest[side], took)
+        game = game.play(move)
+    winner = game.winner
+    a_colour = "black" if pairing.a_black else "white"
+    headers = {
+        "Black": f"level {pairing.level_a if pairing.a_black else pairing.level_b}",
+        "White": f"level {pairing.level_b if pairing.a_black else pairing.level_a}",
+    }
+    plies = len(game.turns) - OPENING_PLIES
+    return Outcome(
+        pairing,
+        winner == a_colour,
+        plies,
+        spent[0],
+        spent[1],
+        game.to_record(headers),
+        drawn=winner is None,
+        choices_a=chosen[0],
+        choices_b=chosen[1],
+        longest_a=longest[0],
+        longest_b=longest[1],
+    )
+
+
 def pairings(
-    level_a: int, level_b: int, games: int, variant: str, rules: str, seed: int, *, clock: bool = False
+    level_a: int,
+    level_b: int,
+    games: int,
+    variant: str,
+    rules: str,
+    seed: int,
+    *,
+    clock: bool = False,
+    game: str = "veletas",
+    board: int = 8,
+    protocol: str = "122",
 ) -> list[Pairing]:
-    """``games`` games (rounded up to pairs): each setup once with A as Black and once with A as White."""
+    """``games`` games (rounded up to pairs): each setup (opening) once with A as Black and once with A as White."""
     for level in (level_a, level_b):
         if level not in LEVELS:
             raise ValueError(f"the AI level must be from 1 to {max(LEVELS)}, not {level}")
+    if game not in ("veletas", "veloop"):
+        raise ValueError(f"unknown game {game!r}: expected veletas or veloop")
     setups = max(1, math.ceil(games / 2))
     return [
-        Pairing(level_a, level_b, variant, rules, setup, a_black, seed, clock)
+        Pairing(level_a, level_b, variant, rules, setup, a_black, seed, clock, game, board, protocol)
         for setup in range(setups)
         for a_black in (True, False)
     ]
@@ -107,17 +198,22 @@ def run(plan: list[Pairing], jobs: int = 1) -> Iterator[Outcome]:
 
 @dataclass(frozen=True)
 class Score:
-    """A match result with its 95% Wilson interval and the Elo difference those imply."""
+    """A match result with its 95% Wilson interval and the Elo difference those imply; a draw is half a win."""
 
     wins: int
     games: int
+    draws: int = 0
+
+    @property
+    def points(self) -> float:
+        return self.wins + self.draws / 2
 
     @property
     def rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
+        return self.points / self.games if self.games else 0.0
 
     def interval(self) -> tuple[float, float]:
-        return wilson(self.wins, self.games)
+        return wilson(self.points, self.games)
 
     def elo(self) -> float:
         return elo_difference(self.rate, self.games)
@@ -127,7 +223,7 @@ class Score:
         return elo_difference(lo, self.games), elo_difference(hi, self.games)
 
 
-def wilson(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
+def wilson(wins: float, games: int, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval for a win rate; honest near 0% and 100%, unlike the normal approximation."""
     if games <= 0:
         return 0.0, 1.0
@@ -148,8 +244,9 @@ def elo_difference(rate: float, games: int) -> float:
 def summary(level_a: int, level_b: int, score: Score) -> str:
     lo, hi = score.interval()
     elo_lo, elo_hi = score.elo_interval()
+    drawn = f" and {score.draws} drawn" if score.draws else ""
     return (
-        f"level {level_a} vs level {level_b}: {score.wins}/{score.games} won by level {level_a} "
+        f"level {level_a} vs level {level_b}: {score.wins}/{score.games} won{drawn} by level {level_a} "
         f"({score.rate:.0%}, 95% CI {lo:.0%}–{hi:.0%}); "
         f"Elo difference {score.elo():+.0f} (95% CI {elo_lo:+.0f} to {elo_hi:+.0f})"
     )
@@ -166,13 +263,19 @@ def match(
     jobs: int = 1,
     clock: bool = False,
     progress: Callable[[Outcome], None] | None = None,
+    game: str = "veletas",
+    board: int = 8,
+    protocol: str = "122",
 ) -> tuple[Score, list[Outcome]]:
     """Play a paired match and return A's score and every game's outcome (in the order they finished)."""
-    plan = pairings(level_a, level_b, games, variant, rules, seed, clock=clock)
+    plan = pairings(
+        level_a, level_b, games, variant, rules, seed, clock=clock, game=game, board=board, protocol=protocol
+    )
     outcomes = []
     for outcome in run(plan, jobs):
         outcomes.append(outcome)
         if progress is not None:
             progress(outcome)
     wins = sum(1 for o in outcomes if o.a_won)
-    return Score(wins, len(outcomes)), outcomes
+    draws = sum(1 for o in outcomes if o.drawn)
+    return Score(wins, len(outcomes), draws), outcomes

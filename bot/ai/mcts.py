@@ -11,11 +11,13 @@ less noisy than playing on to the end.
 With ``solver`` on (MCTS-Solver), won and lost positions found in the tree are propagated as
 proven results: a node with one proven-winning child is won, one whose children are all
 proven losses is lost, and proven losses are never explored again.
+
+Nodes, selection, backup and the final pick are the shared ones of ``bot.ai.search``; only the
+split turn (pairs, then targets) and the Veletas prior and evaluation live here.
 """
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass
 
@@ -23,9 +25,8 @@ from bot.ai.board import code_of, pairs, targets
 from bot.ai.budget import Budget
 from bot.ai.evaluate import black_chance
 from bot.ai.prior import Labels, labels, order_pairs, order_targets
+from bot.ai.search import Node, backup, best_child, select, widened
 from bot.rules import FastBoard, Geometry
-
-UNKNOWN = -1
 
 
 @dataclass(frozen=True)
@@ -41,24 +42,7 @@ class Settings:
     solver: bool = False
 
 
-class _Node:
-    """A chooser with children in prior order; ``n``/``w`` are visits and wins of each edge for ``mover``."""
-
-    __slots__ = ("actions", "children", "lost", "mover", "n", "proven", "visits", "w")
-
-    def __init__(self, mover: int, actions: list[int]) -> None:
-        self.mover = mover
-        self.actions = actions
-        count = len(actions)
-        self.children: list[_Node | None] = [None] * count
-        self.n = [0] * count
-        self.w = [0.0] * count
-        self.visits = 0
-        self.proven = UNKNOWN
-        self.lost = 0
-
-
-class _Position(_Node):
+class _Position(Node):
     """A position: actions are pairs. ``facts`` (group labels) are kept for ordering its pairs' targets."""
 
     __slots__ = ("facts",)
@@ -99,7 +83,7 @@ class Search:
         self.settings = settings
         self.rng = rng
         self.flat_root = bool(root_moves) and board.winner < 0
-        self.root: _Node = _Node(board.to_move, list(root_moves or ())) if self.flat_root else self._position(board)
+        self.root: Node = Node(board.to_move, list(root_moves or ())) if self.flat_root else self._position(board)
 
     def _position(self, board: FastBoard) -> _Position:
         if board.winner >= 0:
@@ -109,52 +93,22 @@ class Search:
         facts = labels(board, self.geo)
         return _Position(board.to_move, order_pairs(board, self.geo, pairs(board, self.geo), facts), facts)
 
-    def _allowed(self, node: _Node) -> int:
+    def _allowed(self, node: Node) -> int:
         s = self.settings
         if node is self.root and self.flat_root:
-            return min(len(node.actions), 1 + int(s.root_base * node.visits**s.root_power))
-        return min(len(node.actions), 1 + int(s.widen_base * node.visits**s.widen_power))
+            return widened(node.visits, len(node.actions), s.root_base, s.root_power)
+        return widened(node.visits, len(node.actions), s.widen_base, s.widen_power)
 
-    def _select(self, node: _Node) -> int:
+    def _select(self, node: Node) -> int:
         """UCB1 over the widened children; unvisited ones in prior order first; proven losses skipped."""
-        allowed = self._allowed(node)
-        children = node.children
-        lost = 1 - node.mover
-        n = node.n
-        w = node.w
-        best = -1
-        best_score = -1.0
-        log_total = math.log(node.visits + 1)
-        c = self.settings.explore
-        i = 0
-        count = len(node.actions)
-        while i < count:
-            child = children[i]
-            if child is not None and child.proven == lost:
-                allowed += 1
-                i += 1
-                continue
-            if i >= allowed:
-                break
-            visits = n[i]
-            if visits == 0:
-                return i
-            score = w[i] / visits + c * math.sqrt(log_total / visits)
-            if score > best_score:
-                best_score = score
-                best = i
-            i += 1
-        if best < 0:
-            # Every child is a proven loss: any of them will do.
-            return 0
-        return best
+        return select(node, self._allowed(node), self.settings.explore)
 
     def iterate(self) -> None:
         board = self.board.copy()
         geo = self.geo
         n2 = geo.n2
-        path: list[tuple[_Node, int]] = []
-        node: _Node = self.root
+        path: list[tuple[Node, int]] = []
+        node: Node = self.root
         value = -1.0
         while True:
             if node.proven >= 0:
@@ -180,7 +134,7 @@ class Search:
                 assert isinstance(node, _Position)
                 facts = node.facts or labels(board, geo)
                 found = targets(board, geo, pair)
-                tnode = node.children[i] = _Node(node.mover, order_targets(board, geo, pair, found, facts))
+                tnode = node.children[i] = Node(node.mover, order_targets(board, geo, pair, found, facts))
             elif tnode.proven >= 0:
                 value = 1.0 if tnode.proven == 0 else 0.0
                 break
@@ -193,22 +147,9 @@ class Search:
                 value = self._leaf(board, child)
                 break
             node = child
-        solver = self.settings.solver
-        for parent, idx in reversed(path):
-            parent.visits += 1
-            parent.n[idx] += 1
-            parent.w[idx] += value if parent.mover == 0 else 1.0 - value
-            if solver and parent.proven < 0:
-                child = parent.children[idx]
-                if child is not None and child.proven >= 0:
-                    if child.proven == parent.mover:
-                        parent.proven = parent.mover
-                    else:
-                        parent.lost += 1
-                        if parent.lost == len(parent.actions):
-                            parent.proven = 1 - parent.mover
+        backup(path, value, self.settings.solver)
 
-    def _leaf(self, board: FastBoard, child: _Node) -> float:
+    def _leaf(self, board: FastBoard, child: Node) -> float:
         """Black's value of a new node: exact when the game is over, else a cut playout and the evaluation."""
         if child.proven >= 0:
             return 1.0 if child.proven == 0 else 0.0
@@ -224,7 +165,7 @@ class Search:
 
     def best_code(self) -> int:
         root = self.root
-        i = _best_child(root)
+        i = best_child(root)
         if self.flat_root:
             return root.actions[i]
         tnode = root.children[i]
@@ -234,7 +175,7 @@ class Search:
             facts = (root.facts if isinstance(root, _Position) else None) or labels(self.board, self.geo)
             ordered = order_targets(self.board, self.geo, pair, targets(self.board, self.geo, pair), facts)
             return code_of(pair, ordered[0], self.geo.n2)
-        j = _best_child(tnode)
+        j = best_child(tnode)
         return code_of(root.actions[i], tnode.actions[j], self.geo.n2)
 
     def root_black(self) -> float:
@@ -246,20 +187,3 @@ class Search:
             return black_chance(self.board, self.geo)
         mean = sum(root.w) / total_n
         return mean if root.mover == 0 else 1.0 - mean
-
-
-def _best_child(node: _Node) -> int:
-    """A proven win if there is one, else the most visited edge that is not a proven loss (ties: better mean)."""
-    best = 0
-    best_key: tuple[float, float] = (-1.0, -1.0)
-    for i, child in enumerate(node.children):
-        if child is not None and child.proven == node.mover:
-            return i
-        if child is not None and child.proven == 1 - node.mover:
-            continue
-        visits = node.n[i]
-        key = (float(visits), node.w[i] / visits if visits else 0.0)
-        if key > best_key:
-            best_key = key
-            best = i
-    return best

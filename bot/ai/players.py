@@ -14,7 +14,6 @@ blunder a player never forgives, and finding it costs little (``claim_candidates
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass, replace
 
@@ -23,6 +22,7 @@ from bot.ai.budget import Budget, Level
 from bot.ai.evaluate import black_chance
 from bot.ai.greedy import after_move, rank_moves
 from bot.ai.mcts import Search, Settings
+from bot.ai.search import successive_halving
 from bot.rules import FastBoard, Geometry, board_geometry
 
 LEVELS: dict[int, Level] = {
@@ -107,34 +107,18 @@ def _flat(board: FastBoard, geo: Geometry, rng: random.Random, budget: Budget, g
     rank_budget = Budget(FLAT_RANKED, (budget.deadline - budget.start) / 4)
     shortlist = [code for _mine, code in rank_moves(board, geo, rng, rank_budget, gifts, 0.0)[:SHORTLIST]]
     mover = board.to_move
-    wins = dict.fromkeys(shortlist, 0.0)
-    runs = dict.fromkeys(shortlist, 0)
-    alive = list(shortlist)
-    done = 0
-    rounds = max(1, math.ceil(math.log2(len(shortlist))))
 
-    def mean(code: int) -> float:
-        return wins[code] / runs[code] if runs[code] else 0.0
+    def trial(k: int) -> float:
+        trial = board.copy()
+        trial.play_code(shortlist[k])
+        winner = trial.random_playout(rng.random, FLAT_PLIES)
+        black = black_chance(trial, geo) if winner < 0 else 1.0 - winner
+        return black if mover == 0 else 1.0 - black
 
-    for r in range(rounds):
-        left = rounds - r
-        share = Budget(max(len(alive), (budget.iterations - done) // left), max(0.0, budget.remaining() / left))
-        spent = 0
-        while not share.spent(spent) and not budget.spent(done):
-            code = alive[spent % len(alive)]
-            trial = board.copy()
-            trial.play_code(code)
-            winner = trial.random_playout(rng.random, FLAT_PLIES)
-            black = black_chance(trial, geo) if winner < 0 else 1.0 - winner
-            wins[code] += black if mover == 0 else 1.0 - black
-            runs[code] += 1
-            spent += 1
-            done += 1
-        alive.sort(key=lambda c: -mean(c))
-        if budget.spent(done):
-            break
-        alive = alive[: max(1, (len(alive) + 1) // 2)]
-    best = alive[0]
-    if runs[best] == 0:
-        return Choice(best, after_move(board, geo, best), done)
-    return Choice(best, mean(best) if mover == 0 else 1.0 - mean(best), done)
+    found = successive_halving(len(shortlist), trial, budget)
+    best = found.order[0]
+    code = shortlist[best]
+    if found.runs[best] == 0:
+        return Choice(code, after_move(board, geo, code), found.done)
+    mean = found.mean(best)
+    return Choice(code, mean if mover == 0 else 1.0 - mean, found.done)
