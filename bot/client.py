@@ -23,9 +23,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.config import Settings
-from bot.errors import UserError
-from bot.rules import Game
+from bot.errors import NoGameHere, NotAParticipant, NotYourTurn, UserError
 from bot.rules.common import quote
+from bot.rules.protocol import GameState
 from bot.store import Store
 
 log = logging.getLogger(__name__)
@@ -34,7 +34,8 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.challenge",
     "cogs.play",
     "cogs.guided",
-    "cogs.info",
+    "cogs.veletas",
+    "cogs.veloop",
     "cogs.admin",
     "cogs.ai",
     "cogs.theme",
@@ -59,7 +60,7 @@ class AiOpponent(Protocol):
     after posting a board on which the AI is the one to act.
     """
 
-    async def choose_turn(self, game: Game, level: int) -> str: ...
+    async def choose_turn(self, game: GameState, level: int) -> str: ...
 
 
 class OptionRefused(app_commands.CheckFailure):
@@ -116,11 +117,8 @@ class VeletasBot(commands.Bot):
         self.ai = ai
         # Deadlines (challenge expiry) are computed with the same clock the store compares them with.
         self.clock: Callable[[], dt.datetime] = clock or (lambda: dt.datetime.now(dt.UTC))
-        self.veletas = app_commands.Group(
-            name=GROUP_NAME,
-            description="Play Veletas, the territory game of shooters and stones",
-            guild_only=True,
-        )
+        # One slash command group per game (``/veletas``, ``/veloop``), made by the first feature added to it.
+        self.groups: dict[str, app_commands.Group] = {}
         # Whether this start pushed the commands to Discord (False: unchanged since the last sync).
         self.synced: bool | None = None
         # Display names seen in interactions: without the members intent there is no member list to ask.
@@ -140,7 +138,8 @@ class VeletasBot(commands.Bot):
     async def setup_hook(self) -> None:
         for name in EXTENSIONS:
             await self.load_extension(name)
-        self.tree.add_command(self.veletas)
+        for group in self.groups.values():
+            self.tree.add_command(group)
         self.synced = await self.sync_if_changed()
         self.spawn(self._heartbeat(), name="heartbeat")
         self.spawn(self._watch_lag(), name="loop-lag")
@@ -172,16 +171,22 @@ class VeletasBot(commands.Bot):
             self.names.clear()
         self.names[interaction.user.id] = interaction.user.display_name
 
-    async def add_feature(self, cog: commands.Cog) -> None:
-        """Add a feature cog and move its slash commands under ``/veletas``.
+    async def add_feature(self, cog: commands.Cog, *, group: str = GROUP_NAME, description: str | None = None) -> None:
+        """Add a feature cog and move its slash commands under ``/<group>`` (``/veletas`` by default).
 
-        discord.py gives each ``GroupCog`` its own top-level group, but every feature here shares
-        one group, so a plain cog is added and its (already bound) commands are re-parented.
+        discord.py gives each ``GroupCog`` its own top-level group, but features share a game's
+        group, so a plain cog is added and its (already bound) commands are re-parented. The first
+        feature of a group gives its description.
         """
+        parent = self.groups.get(group)
+        if parent is None:
+            if description is None:
+                raise ValueError(f"the first feature of /{group} must describe the group")
+            parent = self.groups[group] = app_commands.Group(name=group, description=description, guild_only=True)
         await self.add_cog(cog)
         for command in cog.get_app_commands():
             self.tree.remove_command(command.name)
-            self.veletas.add_command(command, override=True)
+            parent.add_command(command, override=True)
 
     def command_hash(self) -> str:
         """A digest of exactly what a sync would send, so an unchanged tree is never synced again."""
@@ -231,7 +236,7 @@ class VeletasBot(commands.Bot):
         """Tell the user privately what went wrong: their mistake in words, ours as a short apology."""
         original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
         if isinstance(original, UserError):
-            message = str(original)
+            message = self.word_refusal(original)
             log.debug("Refused %s for user %s: %s", _describe(interaction), interaction.user.id, message)
         elif isinstance(original, app_commands.MissingPermissions):
             needed = " and ".join(_permission_name(name) for name in original.missing_permissions)
@@ -255,6 +260,17 @@ class VeletasBot(commands.Bot):
             await self.send_private(interaction, message)
         except discord.HTTPException:
             log.warning("Could not deliver an error message for %s", _describe(interaction), exc_info=True)
+
+    def word_refusal(self, error: UserError) -> str:
+        """A refusal as the player reads it: the store's errors carry data (whose turn it is), worded here."""
+        if isinstance(error, NotYourTurn) and error.waiting is not None:
+            return f"It is <@{error.waiting}>'s turn, not yours."
+        if isinstance(error, NotAParticipant) and error.meant_for is not None:
+            return f"This challenge is for <@{error.meant_for}>; only they can answer it."
+        if isinstance(error, NoGameHere) and error.channel_empty:
+            starts = " or ".join(f"`/{name} challenge`" for name in self.groups)
+            return f"{error} Start one with {starts}."
+        return str(error)
 
     async def send_private(self, interaction: discord.Interaction[Any], message: str) -> None:
         """Send an ephemeral message, whatever has been answered on this interaction so far.

@@ -25,15 +25,35 @@ class UserError(Exception):
 
 
 class NoGameHere(UserError):
-    """The channel (or the game id a button carries) has no game that this action applies to."""
+    """The channel (or the game id a button carries) has no game that this action applies to.
+
+    ``channel_empty``: the channel has no game in play at all, so the answer may suggest starting one.
+    """
+
+    def __init__(self, message: str, *, channel_empty: bool = False) -> None:
+        super().__init__(message)
+        self.channel_empty = channel_empty
 
 
 class NotYourTurn(UserError):
-    """A participant acted while it is the other player's turn."""
+    """A participant acted while it is the other player's turn (``waiting``: whose turn it is, if anyone's)."""
+
+    def __init__(self, waiting: int | None = None, message: str | None = None) -> None:
+        super().__init__(
+            message or ("It is the other player's turn, not yours." if waiting else "It is not your turn.")
+        )
+        self.waiting = waiting
 
 
 class NotAParticipant(UserError):
-    """Someone outside the game (or outside the challenge) tried to act on it."""
+    """Someone outside the game (or outside the challenge) tried to act on it.
+
+    ``meant_for``: the member a challenge was made to, when someone else tried to answer it.
+    """
+
+    def __init__(self, message: str, *, meant_for: int | None = None) -> None:
+        super().__init__(message)
+        self.meant_for = meant_for
 
 
 class GameFinished(UserError):

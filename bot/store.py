@@ -33,6 +33,7 @@ import datetime as dt
 import json
 import logging
 import sqlite3
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -59,7 +60,7 @@ from bot.errors import (
     UserError,
 )
 from bot.rules import Game, RecordError
-from bot.rules.protocol import GameKind, GameState, IllegalMove, Outcome
+from bot.rules.protocol import Colour, GameKind, GameState, IllegalMove, Outcome, Seat, Termination, other_colour
 from bot.rules.registry import find_game
 
 log = logging.getLogger(__name__)
@@ -195,6 +196,25 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE games DROP COLUMN variant",
         "ALTER TABLE games DROP COLUMN rules",
     ),
+    (
+        # How a game ended is a fact of its own (a Termination of NOTATION.md), not something to read back
+        # out of the result's wording: a resignation, a time forfeit or an adjudication leaves the board
+        # looking like a game in progress. Rows written before this column are filled from their wording,
+        # the only endings there were then: claims (and, in Veloop's case, confinement), resignations and
+        # cancellations.
+        "ALTER TABLE games ADD COLUMN termination TEXT CHECK (termination IS NULL OR termination IN "
+        "('claims', 'confinement', 'passes', 'resignation', 'time forfeit', 'adjudication', 'cancelled'))",
+        """
+        UPDATE games SET termination = CASE
+            WHEN status = 'cancelled' AND result = 'Cancelled' THEN 'cancelled'
+            WHEN status = 'finished' AND result LIKE '% resigned' THEN 'resignation'
+            WHEN status = 'finished' AND result LIKE '% by claims' THEN 'claims'
+            WHEN status = 'finished' AND result LIKE '% by confinement' THEN 'confinement'
+            WHEN status = 'finished' AND result LIKE '% by passes' THEN 'passes'
+        END
+        WHERE status IN ('finished', 'cancelled')
+        """,
+    ),
 )
 
 THEMES: tuple[str, ...] = ("light", "dark", "contrast")
@@ -203,7 +223,7 @@ THEMES: tuple[str, ...] = ("light", "dark", "contrast")
 _COLUMNS = (
     "id, guild_id, channel_id, origin_channel_id, status, game, settings, place, challenger_id, opponent_id, "
     "ai_level, ply, turns, winner_id, result, created_at, updated_at, expires_at, challenge_message_id, "
-    "board_message_id, undo_requested_by, version, board_version, posted_version, changed_stamp"
+    "board_message_id, undo_requested_by, version, board_version, posted_version, changed_stamp, termination"
 )
 
 _OPEN_STATUSES: tuple[Status, ...] = ("challenge", "active")
@@ -236,10 +256,6 @@ def _from_ts(value: float) -> dt.datetime:
 
 
 # --- one game -----------------------------------------------------------------------------------
-
-
-def _other_colour(colour: str) -> str:
-    return "white" if colour == "black" else "black"
 
 
 def settings_json(settings: Mapping[str, str]) -> str:
@@ -300,6 +316,8 @@ class GameInfo:
     posted_version: int = 0
     # When the latest change happened, as an ordering stamp on the chat service's clock (a snowflake).
     changed_stamp: int = 0
+    # How a finished (or cancelled) game ended; None while it goes on, and for challenges never played.
+    termination: Termination | None = None
     _replayed: _Replayed = field(default_factory=_Replayed, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -365,14 +383,14 @@ class GameInfo:
             return (self.challenger_id,)
         return (self.challenger_id, self.opponent_id)
 
-    def user_for_seat(self, seat: str) -> int | None:
+    def user_for_seat(self, seat: Seat) -> int | None:
         if seat == "first":
             return self.challenger_id
         if seat == "second":
             return self.opponent_id
         raise ValueError(f"unknown seat {seat!r}: expected 'first' or 'second'")
 
-    def seat_of_user(self, user_id: int) -> str | None:
+    def seat_of_user(self, user_id: int) -> Seat | None:
         """'first', 'second', or None for someone outside the game."""
         if user_id == self.challenger_id:
             return "first"
@@ -380,20 +398,32 @@ class GameInfo:
             return "second"
         return None
 
-    def user_for_colour(self, colour: str) -> int | None:
+    def colour_of_seat(self, seat: Seat) -> Colour | None:
+        """The colour a seat plays; None while colours are not fixed (before Veletas's pie choice).
+
+        The one place where seats become colours: everything else (names on images, records,
+        results, who resigned) asks here.
+        """
+        first_colour = self.state.first_player_colour
+        if first_colour is None:
+            return None
+        return first_colour if seat == "first" else other_colour(first_colour)
+
+    def record_colour_of_seat(self, seat: Seat) -> Colour:
+        """The colour a seat is written as in a record: its colour, or Black for the first seat before the pie."""
+        return self.colour_of_seat(seat) or ("black" if seat == "first" else "white")
+
+    def user_for_colour(self, colour: Colour) -> int | None:
         """Who plays ``colour``; None while colours are not fixed yet (before Veletas's pie choice)."""
         first_colour = self.state.first_player_colour
         if first_colour is None:
             return None
         return self.user_for_seat("first" if colour == first_colour else "second")
 
-    def colour_of_user(self, user_id: int) -> str | None:
+    def colour_of_user(self, user_id: int) -> Colour | None:
         """The colour ``user_id`` plays; None for outsiders and while colours are not fixed."""
         seat = self.seat_of_user(user_id)
-        first_colour = self.state.first_player_colour
-        if seat is None or first_colour is None:
-            return None
-        return first_colour if seat == "first" else _other_colour(first_colour)
+        return None if seat is None else self.colour_of_seat(seat)
 
     @property
     def user_to_act(self) -> int | None:
@@ -402,6 +432,22 @@ class GameInfo:
             return None
         seat = self.state.seat_to_act
         return None if seat is None else self.user_for_seat(seat)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the game ended, as a fact of its own: the winner's colour (None for a draw) and the termination.
+
+        None while the game goes on, and for challenges that were never played. A cancelled game has no
+        winner. The winner's colour is the seat's record colour, so a game resigned before the pie choice
+        has one too.
+        """
+        if self.termination is None or self.status not in ("finished", "cancelled"):
+            return None
+        winner: Colour | None = None
+        if self.winner_id is not None:
+            seat = self.seat_of_user(self.winner_id)
+            winner = None if seat is None else self.record_colour_of_seat(seat)
+        return Outcome(winner, self.termination)
 
 
 def _info_from_row(row: sqlite3.Row) -> GameInfo:
@@ -433,6 +479,7 @@ def _info_from_row(row: sqlite3.Row) -> GameInfo:
         board_version=row["board_version"],
         posted_version=row["posted_version"],
         changed_stamp=row["changed_stamp"],
+        termination=cast("Termination | None", row["termination"]),
     )
 
 
@@ -471,6 +518,44 @@ def _finished_message(info: GameInfo) -> str:
     if info.result:
         return f"This game is over: {info.result}."
     return "This game is over."
+
+
+# --- who may do what: decided here once; the cogs ask before showing a private menu, the store again when writing
+
+
+def check_can_answer(info: GameInfo, user_id: int, now: dt.datetime) -> None:
+    """Whether ``user_id`` may accept or decline this challenge at ``now``; the refusal says why."""
+    if info.status != "challenge":
+        raise ChallengeClosed(_closed_message(info))
+    if info.opponent_id is None:
+        if user_id == info.challenger_id:
+            raise NotAParticipant("This is your own challenge: someone else has to answer it.")
+    elif user_id != info.opponent_id:
+        raise NotAParticipant(
+            "This challenge is for another member; only they can answer it.", meant_for=info.opponent_id
+        )
+    if info.expires_at is not None and info.expires_at <= now:
+        raise ChallengeClosed("This challenge has expired.")
+
+
+def check_in_play(info: GameInfo) -> None:
+    if info.status == "challenge":
+        raise NoGameHere("This game has not started: the challenge is still waiting for an answer.")
+    if info.status != "active":
+        raise GameFinished(_finished_message(info))
+
+
+def check_participant(info: GameInfo, user_id: int) -> None:
+    if user_id not in info.participants:
+        raise NotAParticipant("You are not playing in this game.")
+
+
+def check_to_act(info: GameInfo, user_id: int) -> None:
+    """Whether ``user_id`` may take the next turn of this game now (in play, playing, and their turn)."""
+    check_in_play(info)
+    check_participant(info, user_id)
+    if info.user_to_act != user_id:
+        raise NotYourTurn(info.user_to_act)
 
 
 _RACE_MESSAGE = "Someone else acted on this game a moment before you did. Look at the latest board and try again."
@@ -520,8 +605,7 @@ class Store:
         db = await aiosqlite.connect(target, isolation_level=None)
         try:
             await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            rows = await db.execute_fetchall("PRAGMA journal_mode = WAL")
-            mode = next(iter(rows))[0]
+            mode = await _enter_wal(db)
             if mode != "wal" and target != ":memory:":
                 log.warning("SQLite refused WAL for %s (journal mode %s); concurrent readers will block", target, mode)
             # WAL with synchronous=NORMAL never corrupts and loses nothing when the process dies;
@@ -694,11 +778,10 @@ class Store:
             try:
                 last = await self.latest_game_in_channel(channel_id)
             except NoGameHere:
-                raise NoGameHere("No game is being played here. Start one with /veletas challenge.") from None
+                raise NoGameHere("No game is being played here.", channel_empty=True) from None
             outcome = f" ({last.result})" if last.result else ""
             raise NoGameHere(
-                f"No game is being played here: {last.kind.title} #{last.id} is over{outcome}. "
-                "Start a new one with /veletas challenge."
+                f"No game is being played here: {last.kind.title} #{last.id} is over{outcome}.", channel_empty=True
             )
         return found[0]
 
@@ -903,15 +986,7 @@ class Store:
                 raise NoGameHere("That game does not exist (any more).")
 
     def _check_can_answer(self, info: GameInfo, user_id: int) -> None:
-        if info.status != "challenge":
-            raise ChallengeClosed(_closed_message(info))
-        if info.opponent_id is None:
-            if user_id == info.challenger_id:
-                raise NotAParticipant("This is your own challenge: someone else has to answer it.")
-        elif user_id != info.opponent_id:
-            raise NotAParticipant("This challenge is for another member; only they can answer it.")
-        if info.expires_at is not None and _to_ts(info.expires_at) <= self._now():
-            raise ChallengeClosed("This challenge has expired.")
+        check_can_answer(info, user_id, _from_ts(self._now()))
 
     async def _peek(self, db: aiosqlite.Connection, game_id: int) -> GameInfo:
         """Re-read a row inside the current transaction to explain why a conditional write touched nothing."""
@@ -923,14 +998,10 @@ class Store:
     # --- playing --------------------------------------------------------------------------------
 
     def _check_in_play(self, info: GameInfo) -> None:
-        if info.status == "challenge":
-            raise NoGameHere("This game has not started: the challenge is still waiting for an answer.")
-        if info.status != "active":
-            raise GameFinished(_finished_message(info))
+        check_in_play(info)
 
     def _check_participant(self, info: GameInfo, user_id: int) -> None:
-        if user_id not in info.participants:
-            raise NotAParticipant("You are not playing in this game.")
+        check_participant(info, user_id)
 
     async def play(
         self,
@@ -959,7 +1030,7 @@ class Store:
             raise RaceLost(_RACE_MESSAGE)
         if info.user_to_act != user_id:
             waiting = info.user_to_act
-            raise NotYourTurn("It is not your turn." if waiting is None else f"It is <@{waiting}>'s turn, not yours.")
+            raise NotYourTurn(waiting)
         if stamp is not None and stamp < info.changed_stamp:
             raise RaceLost(_MOVED_ON_MESSAGE)
         try:
@@ -971,17 +1042,19 @@ class Store:
         status: Status = "active"
         winner_id: int | None = None
         result: str | None = None
+        termination: Termination | None = None
         outcome = game.outcome
         if outcome is not None:
             status = "finished"
             winner_id, result = _finish(_with_state(replace(info, turns=game.turns), game), outcome)
+            termination = outcome.termination
         now = self._now()
         version = info.version + 1
         changed = max(info.changed_stamp, stamp or 0)
         async with self._transaction() as db:
             cursor = await db.execute(
-                "UPDATE games SET ply = ?, turns = ?, status = ?, winner_id = ?, result = ?, undo_requested_by = NULL, "
-                "updated_at = ?, version = ?, board_version = ?, changed_stamp = ? "
+                "UPDATE games SET ply = ?, turns = ?, status = ?, winner_id = ?, result = ?, termination = ?, "
+                "undo_requested_by = NULL, updated_at = ?, version = ?, board_version = ?, changed_stamp = ? "
                 "WHERE id = ? AND version = ? AND status = 'active'",
                 (
                     info.ply + 1,
@@ -989,6 +1062,7 @@ class Store:
                     status,
                     winner_id,
                     result,
+                    termination,
                     now,
                     version,
                     version,
@@ -1011,6 +1085,7 @@ class Store:
             status=status,
             winner_id=winner_id,
             result=result,
+            termination=termination,
             undo_requested_by=None,
             updated_at=_from_ts(now),
             version=version,
@@ -1036,7 +1111,8 @@ class Store:
         changed = max(info.changed_stamp, stamp or 0)
         async with self._transaction() as db:
             cursor = await db.execute(
-                "UPDATE games SET status = 'finished', winner_id = ?, result = ?, undo_requested_by = NULL, "
+                "UPDATE games SET status = 'finished', winner_id = ?, result = ?, termination = 'resignation', "
+                "undo_requested_by = NULL, "
                 "updated_at = ?, version = ?, board_version = ?, changed_stamp = ? "
                 "WHERE id = ? AND version = ? AND status = 'active'",
                 (winner_id, result, now, version, version, changed, game_id, info.version),
@@ -1049,6 +1125,7 @@ class Store:
             status="finished",
             winner_id=winner_id,
             result=result,
+            termination="resignation",
             undo_requested_by=None,
             updated_at=_from_ts(now),
             version=version,
@@ -1154,7 +1231,8 @@ class Store:
         now = self._now()
         async with self._transaction() as db:
             rows = await db.execute_fetchall(
-                "UPDATE games SET status = 'cancelled', result = 'Cancelled', undo_requested_by = NULL, "
+                "UPDATE games SET status = 'cancelled', result = 'Cancelled', termination = 'cancelled', "
+                "undo_requested_by = NULL, "
                 "updated_at = ?, version = version + 1, board_version = version + 1, "
                 "changed_stamp = MAX(changed_stamp, ?) "
                 f"WHERE id = ? AND status IN ('challenge', 'active') RETURNING {_COLUMNS}",
@@ -1222,15 +1300,16 @@ class Store:
                 game = info.kind.replay(turns, info.settings)
             except RecordError as exc:
                 raise StoreError(f"game {game_id}: its move log does not replay ({exc})") from exc
-            status, winner_id, result = info.status, info.winner_id, info.result
+            status, winner_id, result, termination = info.status, info.winner_id, info.result, info.termination
             outcome = game.outcome
             if info.status == "active" and outcome is not None:
                 status = "finished"
                 winner_id, result = _finish(_with_state(replace(info, turns=turns), game), outcome)
+                termination = outcome.termination
             updated = await db.execute_fetchall(
-                "UPDATE games SET ply = ?, turns = ?, status = ?, winner_id = ?, result = ?, version = version + 1 "
-                f"WHERE id = ? RETURNING {_COLUMNS}",
-                (len(turns), _join_turns(turns), status, winner_id, result, game_id),
+                "UPDATE games SET ply = ?, turns = ?, status = ?, winner_id = ?, result = ?, termination = ?, "
+                f"version = version + 1 WHERE id = ? RETURNING {_COLUMNS}",
+                (len(turns), _join_turns(turns), status, winner_id, result, termination, game_id),
             )
         if len(turns) != info.ply or turns != info.turns:
             log.warning(
@@ -1289,6 +1368,24 @@ def _busy_message(status: str) -> str:
 
 
 # --- migrations ---------------------------------------------------------------------------------
+
+
+async def _enter_wal(db: aiosqlite.Connection) -> str:
+    """Switch to WAL; returns the journal mode SQLite settled on.
+
+    Switching needs the file to itself for a moment, and SQLite answers "locked" at once (without
+    its busy handler) while another process opening a fresh file holds it: that is waited out, up
+    to ``BUSY_TIMEOUT_MS``, like any other busy moment.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            rows = await db.execute_fetchall("PRAGMA journal_mode = WAL")
+            return str(next(iter(rows))[0])
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc) or time.monotonic() >= deadline:
+                raise
+            await asyncio.sleep(0.02)
 
 
 async def _migrate(db: aiosqlite.Connection, migrations: Sequence[Sequence[str]]) -> None:

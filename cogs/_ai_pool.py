@@ -34,23 +34,19 @@ from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
-from bot.ai import ANALYSIS_LEVEL, analyze, choose_move, choose_pie, choose_setup, level_of
-from bot.rules import Game
+from bot.ai import ANALYSIS_LEVEL, analyze, choose_turn, level_of
 from bot.rules.analysis import read_position
+from bot.rules.protocol import GameState
+from bot.rules.registry import find_game
 
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
 
-def think(turns: tuple[str, ...], variant: str, rules: str, level: int) -> str:
-    """The AI's turn for the game these turns lead to: a setup turn, ``keep``/``swap``, or a move."""
-    game = Game.replay(turns, variant=variant, rules=rules)
-    if game.phase == "setup":
-        return choose_setup(game, level)
-    if game.phase == "pie":
-        return choose_pie(game, level)
-    return str(choose_move(game.position, level))
+def think(game: str, turns: tuple[str, ...], settings: tuple[tuple[str, str], ...], level: int) -> str:
+    """The AI's turn for the game these turns lead to, in any hosted game (a setup, ``keep``/``swap``, a move)."""
+    return choose_turn(find_game(game).replay(turns, dict(settings)), level)
 
 
 @dataclass(frozen=True)
@@ -101,7 +97,7 @@ DEFAULT_MAX_JOBS = 1000
 
 TURN, ANALYSIS = 0, 1
 
-Worker = Callable[[tuple[str, ...], str, str, int], str]
+Worker = Callable[[str, tuple[str, ...], tuple[tuple[str, str], ...], int], str]
 Study = Callable[[str, str], Verdict]
 
 
@@ -238,8 +234,8 @@ class PooledAi:
 
     # -- what the bot asks ---------------------------------------------------------------------------
 
-    async def choose_turn(self, game: Game, level: int) -> str:
-        args = (game.turns, game.variant.name, game.rules, level)
+    async def choose_turn(self, game: GameState, level: int) -> str:
+        args = (game.kind.name, game.turns, tuple(sorted(game.settings.items())), level)
         result: str = await self._run(self.worker, args, level, what="turn", priority=TURN)
         return result
 

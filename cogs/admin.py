@@ -15,7 +15,10 @@ from discord.ext import commands
 from bot.client import VeletasBot
 from bot.errors import NoGameHere
 from bot.store import GameInfo
-from cogs._board import Outgoing, after_board_posted, board_message, respond
+from cogs._board import board_message
+from cogs._delivery import after_board_posted
+from cogs._send import Outgoing, respond
+from cogs._tables import table_for
 from cogs.challenge import headline
 
 log = logging.getLogger(__name__)
@@ -40,7 +43,7 @@ class AdminCog(commands.Cog, name="Admin"):
                 raise NoGameHere("That game does not exist (any more).")
         cancelled = await self.bot.store.cancel_game(info.id)
         log.info("Game %d cancelled by %s", info.id, interaction.user.id)
-        note = f"{interaction.user.mention} cancelled Veletas #{info.id}."
+        note = f"{interaction.user.mention} cancelled {table_for(info).label(info)}."
         if info.status == "challenge":
             await respond(interaction, _plain(note))
             await self._close_challenge_message(cancelled, interaction.user.mention)

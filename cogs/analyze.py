@@ -24,8 +24,10 @@ from bot.rules import Game, Position
 from bot.rules.analysis import read_position, within_two_plies_of_any
 from bot.store import GameInfo
 from cogs._ai_pool import AnalysisRefused, Analyst, Verdict
-from cogs._board import BOARD_FILE, Outgoing, colour_word, render_position, send_response, theme_of
+from cogs._board import BOARD_FILE, colour_word, theme_of
 from cogs._options import MAX_POSITION
+from cogs._send import Outgoing, send_response
+from cogs.veletas import render_position
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,6 @@ import re
 from typing import Any, Literal
 
 import discord
-from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.client import VeletasBot
@@ -33,32 +32,19 @@ from bot.errors import (
     TooManyChallenges,
     UserError,
 )
-from bot.store import GameInfo, StoreBusy
-from cogs._board import (
-    Outgoing,
-    after_board_posted,
-    board_message,
-    bot_of,
-    hand_to_ai,
-    mention,
-    name_of,
-    respond,
-    send_response,
-    send_to_channel,
-)
+from bot.store import GameInfo, StoreBusy, check_can_answer
+from cogs._board import board_message
+from cogs._delivery import after_board_posted, hand_to_ai
+from cogs._names import name_of
 from cogs._permissions import THREAD_TYPES, board_refused, check_here, check_thread, thread_refused
+from cogs._send import Outgoing, bot_of, mention, respond, send_response, send_to_channel
+from cogs._tables import table_for
+from cogs.guided import PREFIX, custom_id
 
 log = logging.getLogger(__name__)
 
 EXPIRY_CHECK_SECONDS = 20.0
 THREAD_ALREADY_CREATED = 160004  # Discord's error code when a message already has a thread
-CLOSED = {
-    "active": "This challenge was already accepted.",
-    "finished": "This challenge was already accepted, and its game is over.",
-    "declined": "This challenge was declined.",
-    "expired": "This challenge has expired.",
-    "cancelled": "This challenge was cancelled.",
-}
 DEFAULT_AI_LEVEL = 3
 LEVEL_WITHOUT_AI = (
     "`level` sets my strength, so it only goes with a challenge to me: pick me as the opponent, "
@@ -78,13 +64,15 @@ THREAD_GONE = (
 
 
 def describe(info: GameInfo) -> str:
-    return f"{info.variant} board, {info.rules} rules"
+    """The game and its settings: ``Veletas (standard board, current rules)``."""
+    table = table_for(info)
+    return f"{table.title} ({table.settings_text(info.settings)})"
 
 
 def headline(info: GameInfo) -> str:
     if info.opponent_id is None:
-        return f"{mention(info.challenger_id)} is looking for an opponent for Veletas ({describe(info)})"
-    return f"{mention(info.challenger_id)} challenges {mention(info.opponent_id)} to Veletas ({describe(info)})"
+        return f"{mention(info.challenger_id)} is looking for an opponent for {describe(info)}"
+    return f"{mention(info.challenger_id)} challenges {mention(info.opponent_id)} to {describe(info)}"
 
 
 def challenge_text(info: GameInfo) -> str:
@@ -97,10 +85,12 @@ def challenge_text(info: GameInfo) -> str:
     return f"{headline(info)}, played {where}.{anyone}{expiry}"
 
 
-class AcceptButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:accept:(?P<game>\d+)"):
-    def __init__(self, game_id: int) -> None:
+class AcceptButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:accept:(?P<game>\d+)"):
+    def __init__(self, game: GameInfo | str, game_id: int) -> None:
         super().__init__(
-            discord.ui.Button(label="Accept", style=discord.ButtonStyle.success, custom_id=f"veletas:accept:{game_id}")
+            discord.ui.Button(
+                label="Accept", style=discord.ButtonStyle.success, custom_id=custom_id(game, "accept", game_id)
+            )
         )
         self.game_id = game_id
 
@@ -108,21 +98,23 @@ class AcceptButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"ve
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> AcceptButton:
-        return cls(int(match["game"]))
+        return cls(match["prefix"], int(match["game"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, accept(interaction, self.game_id))
 
 
-class DeclineButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:decline:(?P<game>\d+)"):
+class DeclineButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:decline:(?P<game>\d+)"):
     """Declines a challenge for the one challenged, and withdraws it for the challenger.
 
     An open challenge shows it as Withdraw: it is for anyone to take, so nobody else may turn it down.
     """
 
-    def __init__(self, game_id: int, label: str = "Decline") -> None:
+    def __init__(self, game: GameInfo | str, game_id: int, label: str = "Decline") -> None:
         super().__init__(
-            discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=f"veletas:decline:{game_id}")
+            discord.ui.Button(
+                label=label, style=discord.ButtonStyle.secondary, custom_id=custom_id(game, "decline", game_id)
+            )
         )
         self.game_id = game_id
 
@@ -130,14 +122,14 @@ class DeclineButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"v
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> DeclineButton:
-        return cls(int(match["game"]))
+        return cls(match["prefix"], int(match["game"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, decline(interaction, self.game_id))
 
 
 def ai_intro(info: GameInfo) -> str:
-    return f"{mention(info.challenger_id)} plays Veletas ({describe(info)}) against me, level {info.ai_level}."
+    return f"{mention(info.challenger_id)} plays {describe(info)} against me, level {info.ai_level}."
 
 
 def link(guild_id: int, ref: OpenChallenge) -> str:
@@ -168,27 +160,16 @@ def limit_refusal(guild_id: int, user_id: int, opponent_id: int | None, error: U
 
 def challenge_view(info: GameInfo) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
-    view.add_item(AcceptButton(info.id))
-    view.add_item(DeclineButton(info.id, "Decline" if info.opponent_id is not None else "Withdraw"))
+    view.add_item(AcceptButton(info, info.id))
+    view.add_item(DeclineButton(info, info.id, "Decline" if info.opponent_id is not None else "Withdraw"))
     return view
-
-
-def check_may_answer(info: GameInfo, user_id: int, now: dt.datetime) -> None:
-    """Refuse before creating a thread; the store checks again atomically when accepting."""
-    if info.status != "challenge":
-        raise ChallengeClosed(CLOSED.get(info.status, "This challenge is no longer open."))
-    if info.expires_at is not None and info.expires_at <= now:
-        raise ChallengeClosed("This challenge has expired.")
-    if info.opponent_id is None and user_id == info.challenger_id:
-        raise NotAParticipant("This is your own challenge: someone else has to answer it.")
-    if info.opponent_id is not None and user_id != info.opponent_id:
-        raise NotAParticipant(f"This challenge is for {mention(info.opponent_id)}; only they can answer it.")
 
 
 async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
     bot = bot_of(interaction)
     info = await bot.store.get_game(game_id)
-    check_may_answer(info, interaction.user.id, bot.clock())
+    # Refused before a thread is made; the store checks again atomically when accepting.
+    check_can_answer(info, interaction.user.id, bot.clock())
     # Permissions may have changed since the challenge was made; a game whose board cannot be posted
     # would be stuck, so the accept is refused before a thread or the store is touched.
     if info.where == "thread":
@@ -249,7 +230,7 @@ async def post_first_board_in_thread(
 
 
 def thread_name(bot: VeletasBot, info: GameInfo, accepter: discord.abc.User) -> str:
-    return f"Veletas #{info.id}: {name_of(bot, info.challenger_id)} vs {accepter.display_name}"[:100]
+    return f"{table_for(info).label(info)}: {name_of(bot, info.challenger_id)} vs {accepter.display_name}"[:100]
 
 
 async def find_thread(bot: VeletasBot, guild_id: int, thread_id: int, *, fetch: bool) -> discord.Thread | None:
@@ -357,7 +338,7 @@ async def decline(interaction: discord.Interaction[Any], game_id: int) -> None:
             "This is an open challenge: nobody has to decline it. Press Accept to play, or leave it to expire."
         )
     else:
-        check_may_answer(info, user, bot.clock())
+        check_can_answer(info, user, bot.clock())
         info = await bot.store.decline_challenge(game_id, user)
         verdict = f"Declined by {interaction.user.mention}."
     await interaction.response.edit_message(
@@ -368,7 +349,6 @@ async def decline(interaction: discord.Interaction[Any], game_id: int) -> None:
     await drop_challenge_thread(bot, info)
 
 
-@app_commands.guild_only()
 class ChallengeCog(commands.Cog, name="Challenges"):
     def __init__(self, bot: VeletasBot) -> None:
         self.bot = bot
@@ -381,31 +361,24 @@ class ChallengeCog(commands.Cog, name="Challenges"):
     async def cog_unload(self) -> None:
         self.expiry_loop.cancel()
 
-    @app_commands.command()
-    @app_commands.describe(
-        opponent="who you challenge (leave empty for an open challenge anyone can accept; pick me to play my AI)",
-        variant="board size: standard 10×10, medium 9×9, small 7×7",
-        rules="current (English rulebook, default) or classic (Spanish/Japanese rulebooks)",
-        where="thread (default): the game gets its own thread; here: played in this channel",
-        level="AI strength from 1 to 5 when you challenge me (default 3)",
-    )
-    async def challenge(
+    async def issue(
         self,
         interaction: discord.Interaction[VeletasBot],
-        opponent: discord.Member | discord.User | None = None,
-        variant: Literal["standard", "medium", "small"] = "standard",
-        rules: Literal["current", "classic"] = "current",
-        where: Literal["thread", "here"] = "thread",
-        level: app_commands.Range[int, 1, 5] | None = None,
+        *,
+        game: str,
+        settings: dict[str, str],
+        opponent: discord.Member | discord.User | None,
+        where: Literal["thread", "here"],
+        level: int | None,
     ) -> None:
-        """Challenge a member, anyone, or me to a game of Veletas."""
+        """A challenge to a member, anyone, or the AI, for any game: each game's ``challenge`` command calls this."""
         assert interaction.guild_id is not None and interaction.channel_id is not None
         me = self.bot.user
         against_ai = opponent is not None and me is not None and opponent.id == me.id
         if opponent is not None and opponent.id == interaction.user.id:
             raise UserError("You cannot challenge yourself.")
         if opponent is not None and opponent.bot and not against_ai:
-            raise UserError(f"{opponent.mention} is a bot and can't play Veletas.")
+            raise UserError(f"{opponent.mention} is a bot and can't play {table_for(game).title}.")
         if against_ai and self.bot.ai is None:
             raise UserError(AI_UNAVAILABLE)
         if level is not None and not against_ai:
@@ -428,7 +401,8 @@ class ChallengeCog(commands.Cog, name="Challenges"):
                 channel_id=interaction.channel_id,
                 challenger_id=interaction.user.id,
                 opponent_id=opponent_id,
-                settings={"variant": variant, "rules": rules},
+                game=game,
+                settings=settings,
                 where=where,
                 expires_at=deadline,
                 ai_level=(level or DEFAULT_AI_LEVEL) if against_ai else None,
@@ -489,7 +463,8 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         else:
             message = await interaction.original_response()
         # Thread names are read in the channel list by everyone, where "me" would mean nobody in particular.
-        name = f"Veletas #{info.id}: {interaction.user.display_name} vs {self.bot.user.display_name} (AI)"
+        label = table_for(info).label(info)
+        name = f"{label}: {interaction.user.display_name} vs {self.bot.user.display_name} (AI)"
         try:
             thread = await message.create_thread(name=name[:100])
         except discord.HTTPException as exc:
@@ -622,6 +597,14 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         return expired
 
 
+def challenges(bot: VeletasBot) -> ChallengeCog:
+    """The challenge feature, which every game's ``challenge`` command hands its options to."""
+    cog = bot.get_cog("Challenges")
+    if not isinstance(cog, ChallengeCog):
+        raise RuntimeError("the challenge feature is not loaded")
+    return cog
+
+
 async def setup(bot: VeletasBot) -> None:
     bot.add_dynamic_items(AcceptButton, DeclineButton)
-    await bot.add_feature(ChallengeCog(bot))
+    await bot.add_cog(ChallengeCog(bot))

@@ -508,8 +508,9 @@ async def test_live_games_lists_only_games_in_play_in_that_server(store: Store) 
 async def test_unknown_ids_and_empty_channels_are_refused_clearly(store: Store) -> None:
     with pytest.raises(NoGameHere, match="does not exist"):
         await store.get_game(12345)
-    with pytest.raises(NoGameHere, match="/veletas challenge"):
+    with pytest.raises(NoGameHere, match="No game is being played here") as caught:
         await store.game_in_channel(CHANNEL)
+    assert caught.value.channel_empty and "/" not in str(caught.value), "the store names no command"
     with pytest.raises(NoGameHere):
         await store.latest_game_in_channel(CHANNEL)
     with pytest.raises(UserError, match="yourself"):
@@ -576,7 +577,8 @@ async def test_turns_are_stored_in_canonical_form(store: Store) -> None:
 
 async def test_refusals_while_playing_change_nothing(store: Store, db_path: Path) -> None:
     info = await started(store)
-    await refused(db_path, lambda: store.play(info.id, BOB, "c3/d7"), NotYourTurn, f"<@{ALICE}>")
+    turn = await refused(db_path, lambda: store.play(info.id, BOB, "c3/d7"), NotYourTurn, "other player's turn")
+    assert isinstance(turn, NotYourTurn) and turn.waiting == ALICE, "whose turn it is, for the cogs to word"
     await refused(db_path, lambda: store.play(info.id, CAROL, "c3/d7"), NotAParticipant)
     await refused(db_path, lambda: store.play(info.id + 1, ALICE, "c3/d7"), NoGameHere)
     bad = await refused(db_path, lambda: store.play(info.id, ALICE, "zz9"), InvalidMove)

@@ -17,7 +17,8 @@ from bot.errors import RaceLost
 from bot.rules import veletas, veloop
 from bot.store import MIGRATIONS, GameInfo, Store, StoreError, settings_json
 
-PREVIOUS = MIGRATIONS[:-1]
+# The schema before games became plug-ins (migration 5): every game a Veletas game, variant and rules columns.
+PREVIOUS = MIGRATIONS[:4]
 """The schema the bot wrote before games were plug-ins (Veletas only, variant and rules columns)."""
 
 # Seeds whose random Veloop game on the 5×5 board ends drawn (two lone passes) and won (confinement).
@@ -189,7 +190,15 @@ async def test_games_written_by_the_previous_schema_read_back_identical(db_path:
         assert "variant" not in row and "rules" not in row
         if game_id != 1:  # every other column of every other game is byte for byte what it was
             old = {k: v for k, v in before[game_id].items() if k not in ("variant", "rules")}
-            assert {k: v for k, v in row.items() if k not in ("game", "settings")} == old
+            assert {k: v for k, v in row.items() if k not in ("game", "settings", "termination")} == old
+    # How each game ended is filled from its old wording: only the resigned and the cancelled one ended.
+    assert {game_id: after[game_id]["termination"] for game_id in written} == {
+        1: None,
+        2: None,
+        3: None,
+        4: "cancelled",
+        5: "resignation",
+    }
     assert _rows(db_path, "SELECT * FROM moves WHERE game_id <> 1 ORDER BY game_id, ply") == [
         m for m in moves_before if m["game_id"] != 1
     ]
@@ -211,7 +220,7 @@ async def test_a_failed_game_migration_leaves_the_previous_schema_whole(db_path:
         con.execute("CREATE VIEW boards AS SELECT id, variant, rules FROM games")
     con.close()
     before = _rows(db_path, "SELECT * FROM games ORDER BY id")
-    with pytest.raises(StoreError, match=f"migration {len(MIGRATIONS)} failed"):
+    with pytest.raises(StoreError, match=f"migration {len(PREVIOUS) + 1} failed"):
         await Store.open(db_path, clock=clock)
     assert _rows(db_path, "SELECT * FROM games ORDER BY id") == before
     assert sqlite3.connect(db_path).execute("PRAGMA user_version").fetchone()[0] == len(PREVIOUS)

@@ -21,20 +21,23 @@ def _first_time() -> bool:
     return True
 
 
-def crashes_once(turns: tuple[str, ...], variant: str, rules: str, level: int) -> str:
+Args = tuple[str, tuple[str, ...], tuple[tuple[str, str], ...], int]
+
+
+def crashes_once(*args: *Args) -> str:
     if _first_time():
         os._exit(3)
-    return think(turns, variant, rules, level)
+    return think(*args)
 
 
-def hangs_once(turns: tuple[str, ...], variant: str, rules: str, level: int) -> str:
+def hangs_once(*args: *Args) -> str:
     if _first_time():
         time.sleep(3600)
-    return think(turns, variant, rules, level)
+    return think(*args)
 
 
-def hangs_once_at_level_1(turns: tuple[str, ...], variant: str, rules: str, level: int) -> str:
+def hangs_once_at_level_1(*args: *Args) -> str:
     """Hangs the first level-1 search only: searches at other levels (other games) run normally."""
-    if level == 1 and _first_time():
+    if args[-1] == 1 and _first_time():
         time.sleep(3600)
-    return think(turns, variant, rules, level)
+    return think(*args)

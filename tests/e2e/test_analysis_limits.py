@@ -19,7 +19,7 @@ from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from bot.sandbox.users import SandboxUser
 from cogs._ai_pool import PooledAi
-from cogs._board import AI_FAILED
+from cogs._delivery import AI_FAILED
 from cogs.analyze import LIVE_POSITION, ONE_AT_A_TIME, QUEUE_FULL, TURNED_OFF
 from e2e.ai_workers import hangs_once_at_level_1
 from e2e.conftest import ManualClock, make_factory

@@ -77,7 +77,7 @@ async def test_board_rules_export_and_games(sandbox: FakeDiscord, bot: VeletasBo
     assert Game.from_record(record).turns == table.game.turns
     assert '[Rules "classic"]' in record and "[Black " in record
     games = await sandbox.user(alice).slash("veletas", "games")
-    assert games.ephemeral and f"**#{table.game_id}** small, classic rules" in games.content
+    assert games.ephemeral and f"**Veletas #{table.game_id}** small board, classic rules" in games.content
     assert f"/{table.channel_id}/" in games.content
     assert pinged(sandbox, games) == []
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-import cogs._board
+import cogs._delivery
 from bot.client import VeletasBot
 from bot.rules import Game
 from bot.sandbox.errors import SandboxError
@@ -74,7 +74,7 @@ async def announced(fake: FakeDiscord, db_path: Path, game_id: int) -> dict[str,
 @pytest.fixture
 def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """Board posts are retried after a few hundredths of a second instead of seconds."""
-    monkeypatch.setattr(cogs._board, "RETRY_DELAYS", (0.05, 0.1, 0.2), raising=False)
+    monkeypatch.setattr(cogs._delivery, "RETRY_DELAYS", (0.05, 0.1, 0.2), raising=False)
 
 
 @contextmanager

@@ -6,6 +6,7 @@ The fake users' ``unchecked=True`` sends what the Discord client would not (valu
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import sqlite3
@@ -14,13 +15,14 @@ from typing import Any
 
 import pytest
 
+from bot import render
 from bot.client import APOLOGY, VeletasBot
 from bot.rules import Game
 from bot.rules.common import header_value, quote, read_record
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from bot.sandbox.users import BOOLEAN, INTEGER, NUMBER, STRING, SUB_COMMAND, SUB_COMMAND_GROUP, USER
-from cogs._board import ending_text, render_game, seat_names
+from cogs._board import ending_text, render_board
 from e2e.table import Table, random_setup_turn, start_game
 
 DISCORD_MAX_CONTENT = 2000
@@ -244,10 +246,13 @@ async def test_a_resigned_game_with_hostile_names_writes_a_record_that_reads_bac
     info = await bot.store.get_game(table.game_id)
     ending = f"{'White' if loser_colour == 'black' else 'Black'} wins · {(loser_colour or '').capitalize()} resigned"
     assert ending_text(info) == ending
-    names = seat_names(bot, info)
-    with_ending = await render_game(info.game, players=names, theme="light", result=ending)
+    with_ending = await render_board(bot, info, theme="light")
     assert resigned.files["board.png"] == with_ending
-    assert with_ending != await render_game(info.game, players=names, theme="light")
+    names = {"black": black.name.title(), "white": white.name.title()}
+    without = await asyncio.to_thread(
+        render.board_png, info.game.position, last_move=info.game.last_move, players=names, theme="light"
+    )
+    assert with_ending != without
 
 
 @pytest.mark.parametrize(

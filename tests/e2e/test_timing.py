@@ -54,7 +54,7 @@ async def test_a_refusal_after_deferring_is_still_private(
 
     async def slow_refusal(*args: Any, **kwargs: Any) -> Any:
         await gate.wait()
-        raise NotYourTurn("Too late: it is no longer your turn.")
+        raise NotYourTurn(None, "Too late: it is no longer your turn.")
 
     monkeypatch.setattr(bot.store, "play", slow_refusal)
     mover = table.user_to_act()

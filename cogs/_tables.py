@@ -1,0 +1,98 @@
+"""What each game shows in Discord: the one thing a new game adds above its rules and its drawer.
+
+Not an extension. Everything that serves every game (posting boards, challenges, undo, resign, the
+AI's turns, the guided move's frame) asks a game's ``Table`` for the game's own words, image and
+buttons. A game's cog module defines its table and registers it when it is imported; ``table_for``
+finds it by the game's name, so shared code never names a game.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.rules.protocol import GameKind
+from bot.store import GameInfo
+
+if TYPE_CHECKING:
+    from bot.client import VeletasBot
+    from cogs._send import Outgoing
+
+
+class Table(ABC):
+    """One game as the bot shows it: names, sentences, the board image, its buttons, the guided move."""
+
+    kind: GameKind
+
+    @property
+    def command(self) -> str:
+        """The slash command group of this game (``/veletas``, ``/veloop``)."""
+        return self.kind.name
+
+    @property
+    def title(self) -> str:
+        return self.kind.title
+
+    def label(self, info: GameInfo) -> str:
+        """``Veletas #12``: how a game is named in messages and thread names."""
+        return f"{self.title} #{info.id}"
+
+    @abstractmethod
+    def settings_text(self, settings: Mapping[str, str]) -> str:
+        """The settings in a few words: ``standard board, current rules``."""
+
+    @abstractmethod
+    def turn_line(self, info: GameInfo, who: str) -> str:
+        """What the player to act (``who``, a mention) does now, in the phase the game is in."""
+
+    def fields(self, info: GameInfo) -> list[tuple[str, str, bool]]:
+        """Extra embed fields after the players and the last turn: (name, value, inline)."""
+        return []
+
+    @abstractmethod
+    def board_png(
+        self,
+        info: GameInfo,
+        *,
+        seats: Mapping[str, str],
+        colours: Mapping[str, str],
+        theme: str,
+        result: str | None,
+    ) -> bytes:
+        """The public board of the game as it stands (called in a worker thread)."""
+
+    @abstractmethod
+    def replay_gif(self, info: GameInfo, *, seats: Mapping[str, str], colours: Mapping[str, str], theme: str) -> bytes:
+        """The whole game as an animated GIF (called in a worker thread)."""
+
+    @abstractmethod
+    def board_items(self, info: GameInfo) -> list[discord.ui.Item[Any]]:
+        """The buttons under the board of a game in play (all dynamic items, so they survive restarts)."""
+
+    @abstractmethod
+    async def guided_start(self, bot: VeletasBot, info: GameInfo) -> Outgoing:
+        """The first private step of the guided move (the Move button, and Start over)."""
+
+    @abstractmethod
+    def rules_text(self, settings: Mapping[str, str] | None, option: str | None) -> str:
+        """A short summary of the rules: of a game's settings, or of ``option`` (an edition) or of the game."""
+
+
+TABLES: dict[str, Table] = {}
+
+
+def register(table: Table) -> Table:
+    TABLES[table.kind.name] = table
+    return table
+
+
+def table_for(game: GameInfo | GameKind | str) -> Table:
+    """The table of a game, by its snapshot, its kind or its name."""
+    name = game if isinstance(game, str) else game.kind.name if isinstance(game, GameInfo) else game.name
+    try:
+        return TABLES[name]
+    except KeyError:
+        raise LookupError(f"no table for the game {name!r}: its cog is not loaded") from None

@@ -1,0 +1,616 @@
+"""Veletas in Discord: ``/veletas`` and everything Veletas shows that no other game does.
+
+The shared commands (``board``, ``resign``, ``undo``, ``export``, ``games``) come from
+``GameCommands``; this module adds Veletas's own: the challenge with its variant and rules, the
+setup turns and the pie choice (the first two phases, which only Veletas has), the move with its
+autocomplete, the rules summary, and the guided move's Veletas steps (shooter → destination →
+target). Its ``Table`` words Veletas's boards for the shared board message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+
+from bot import render
+from bot.client import VeletasBot
+from bot.errors import RaceLost, UserError
+from bot.rules import VARIANTS, Game, Move, veletas
+from bot.rules.veletas import Position
+from bot.rules.veletas_suggest import move_suggestions, shooter_suggestions, stone_suggestions
+from bot.store import GameInfo
+from cogs._board import DEFAULT_THEME, colour_word
+from cogs._names import colour_names
+from cogs._options import MAX_MOVE, MAX_SHOOTERS, MAX_SQUARE
+from cogs._send import Outgoing, bot_of, respond_update
+from cogs._tables import Table, register
+from cogs.challenge import challenges
+from cogs.guided import (
+    PREFIX,
+    STATE,
+    ConfirmButton,
+    MoveButton,
+    Seen,
+    chunks,
+    custom_id,
+    load_turn,
+    nav_buttons,
+    seen_state,
+    step_message,
+    step_theme,
+)
+from cogs.play import GameCommands, expect_game, play_turn
+
+STAY = "stay"
+
+COMMON_RULES = """\
+**Veletas** is a territory game for two on a square board with neutral pieces, the *shooters*.
+**A turn:** pick an unclaimed shooter, optionally slide it like a chess queen to an empty square, \
+then it shoots: put a stone of your colour on an empty square in one of the eight queen directions \
+from where it now stands (it may hit the square it just left). Shooting is compulsory.
+**Claims:** after every shot, each unclaimed shooter that can no longer move is claimed, for good. \
+It goes to the colour with the strictly bigger orthogonally adjacent group of stones; with a tie, \
+or no group at all, it goes to the opponent of the player who just moved.
+**Winning:** the first to claim {to_win} wins. There are no draws.
+**Notation:** `d4-g7/g2` moves d4 to g7 and shoots g2; `g2` shoots g2 without moving."""
+
+EDITION_RULES = {
+    "current": """\
+**Current rules (the default).** The first player places {first} and one black stone; \
+the second player then chooses colours (`/veletas pie` keep or swap); White places the remaining \
+shooters and one white stone. Setup shooters may not go on the edge of the board. \
+Shooters move and shoot over other shooters, never over stones. Black moves first.""",
+    "classic": """\
+**Classic rules.** Black places {first}, then White places the rest; no stones in setup \
+and no colour choice. A setup shooter may not touch another shooter, even diagonally. \
+Every piece blocks: shooters move and shoot over nothing. Black moves first.""",
+}
+
+PHASE_HELP = {
+    "setup": "The game is in its setup: place shooters with `/veletas setup`.",
+    "pie": "The colours are being chosen: the second player answers with `/veletas pie` or the buttons.",
+    "play": "Setup is over: play moves with `/veletas move` or the Move button.",
+    "over": "This game is over.",
+}
+
+
+def _shooters(count: int) -> str:
+    return f"{count} shooter{'s' if count != 1 else ''}"
+
+
+def rules_summary(rules: str, variant: str | None) -> str:
+    """The edition's rules with the numbers of one board, or of every board when no game is in view."""
+    if variant is not None:
+        chosen = VARIANTS[variant]
+        to_win = f"{chosen.to_win} of the {chosen.shooters} shooters ({chosen.name} board, {chosen.size}×{chosen.size})"
+        first = _shooters(chosen.first_places)
+    else:
+        boards = list(VARIANTS.values())
+        to_win = (
+            "a majority of the shooters ("
+            + "; ".join(f"{v.name} {v.size}×{v.size}: {v.to_win} of {v.shooters}" for v in boards)
+            + ")"
+        )
+        first = (
+            f"{_shooters(boards[0].first_places)} ({boards[0].name}; "
+            + ", ".join(f"{v.name} {v.first_places}" for v in boards[1:])
+            + ")"
+        )
+    return COMMON_RULES.format(to_win=to_win) + "\n" + EDITION_RULES[rules].format(first=first)
+
+
+async def render_position(
+    position: Position,
+    *,
+    last_move: Move | None = None,
+    hints: render.Hints | None = None,
+    players: Mapping[str, str] | None = None,
+    theme: str = DEFAULT_THEME,
+) -> bytes:
+    """A Veletas position's image, off the event loop (rendering is CPU work)."""
+    return await asyncio.to_thread(
+        render.board_png, position, last_move=last_move, hints=hints, players=players, theme=theme
+    )
+
+
+def veletas_game(info: GameInfo) -> Game:
+    state = info.state
+    if not isinstance(state, Game):
+        raise TypeError(f"game {info.id} is not a Veletas game")
+    return state
+
+
+def score_text(position: Position) -> str:
+    black, white = position.score
+    return f"Black {black} · White {white} (first to {position.needed_to_win})"
+
+
+def claims_text(position: Position) -> str | None:
+    claims = position.last_claims
+    if not claims:
+        return None
+    return "\n".join(
+        f"{claim.square} → **{colour_word(claim.colour)}** (adjacent groups: black {claim.black_group}, "
+        f"white {claim.white_group})"
+        for claim in claims
+    )
+
+
+class VeletasTable(Table):
+    kind = veletas.KIND
+
+    def settings_text(self, settings: Mapping[str, str]) -> str:
+        return f"{settings.get('variant', 'standard')} board, {settings.get('rules', 'current')} rules"
+
+    def label(self, info: GameInfo) -> str:
+        return f"Veletas #{info.id}"
+
+    def turn_line(self, info: GameInfo, who: str) -> str:
+        game = veletas_game(info)
+        if game.phase == "setup":
+            count = game.shooters_to_place
+            pieces = _shooters(count)
+            if game.stone_to_place:
+                pieces += " and one stone"
+            colour = f" ({colour_word(game.colour_to_act)})" if game.colour_to_act else ""
+            return f"{who}{colour}: place {pieces} with `/veletas setup`. Shooters may not go on the hatched squares."
+        if game.phase == "pie":
+            first = f"<@{info.user_for_seat('first')}>"
+            return (
+                f"{who}: choose colours. **Keep**: {first} stays Black and you play White. "
+                f"**Swap**: you play Black and {first} plays White. Use the buttons or `/veletas pie`."
+            )
+        return f"{who} to move as {colour_word(game.colour_to_act)}: press **Move**, or type `/veletas move`."
+
+    def fields(self, info: GameInfo) -> list[tuple[str, str, bool]]:
+        game = veletas_game(info)
+        if game.phase not in ("play", "over"):
+            return []
+        found = [("Score", score_text(game.position), True)]
+        claims = claims_text(game.position)
+        if claims:
+            found.append(("Claimed this turn", claims, False))
+        return found
+
+    def board_png(
+        self,
+        info: GameInfo,
+        *,
+        seats: Mapping[str, str],
+        colours: Mapping[str, str],
+        theme: str,
+        result: str | None,
+    ) -> bytes:
+        game = veletas_game(info)
+        # Setup and the pie choice need the game (setup marks, pieces just placed); from the first move
+        # on, the position and last move say everything, and drawing just them skips replaying the game.
+        if game.phase in ("play", "over"):
+            return render.board_png(
+                game.position, last_move=game.last_move, players=dict(colours), theme=theme, result=result
+            )
+        return render.game_png(game, players=dict(seats), theme=theme, result=result)
+
+    def replay_gif(self, info: GameInfo, *, seats: Mapping[str, str], colours: Mapping[str, str], theme: str) -> bytes:
+        return render.replay_gif(veletas_game(info), players=dict(seats), theme=theme)
+
+    def board_items(self, info: GameInfo) -> list[discord.ui.Item[Any]]:
+        phase = veletas_game(info).phase
+        if phase == "pie":
+            return [PieButton(info, info.id, info.version, "keep"), PieButton(info, info.id, info.version, "swap")]
+        if phase == "play":
+            return [MoveButton(info, info.id)]
+        return []
+
+    async def guided_start(self, bot: VeletasBot, info: GameInfo) -> Outgoing:
+        return await shooter_step(bot, info)
+
+    def rules_text(self, settings: Mapping[str, str] | None, option: str | None) -> str:
+        if settings is not None:
+            return rules_summary(settings["rules"], settings["variant"])
+        return rules_summary(option or "current", None)
+
+
+TABLE = register(VeletasTable())
+
+
+def expect_phase(info: GameInfo, phase: str, command: str) -> None:
+    """Each command belongs to one phase; a turn typed with the wrong command is refused, not reinterpreted.
+
+    Without this, ``/veletas setup shooters:c3`` during play would be read as the shot ``c3``.
+    """
+    expect_game(info, TABLE, command)
+    current = info.state.phase
+    if current != phase:
+        raise UserError(f"`/veletas {command}` is not for now. {PHASE_HELP[current]}")
+
+
+class PieButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"{PREFIX}:pie:(?P<game>\d+):{STATE}:(?P<choice>keep|swap)",
+):
+    def __init__(
+        self, game: GameInfo | str, game_id: int, version: int | None, choice: str, *, ply: int | None = None
+    ) -> None:
+        label = "Keep colours" if choice == "keep" else "Swap colours"
+        style = discord.ButtonStyle.primary if choice == "keep" else discord.ButtonStyle.secondary
+        state = f"v{version}" if version is not None else str(ply)
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=custom_id(game, "pie", game_id, state, choice))
+        )
+        self.game_id, self.version, self.ply, self.choice = game_id, version, ply, choice
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> PieButton:
+        version, ply = seen_state(match)
+        return cls(match["prefix"], int(match["game"]), version, match["choice"], ply=ply)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        await bot.guard(
+            interaction,
+            play_turn(interaction, self.game_id, self.choice, expected_version=self.version, expected_ply=self.ply),
+        )
+
+
+# --- the guided move's Veletas steps: shooter → destination (or stay) → target → confirm
+
+
+async def _step(
+    bot: VeletasBot,
+    info: GameInfo,
+    text: str,
+    view: discord.ui.View | None,
+    *,
+    hints: render.Hints | None = None,
+    preview: Move | None = None,
+) -> Outgoing:
+    game = veletas_game(info)
+    position = game.position
+    theme = await step_theme(bot, info)
+    names = colour_names(bot, info)
+    if preview is not None:
+        png = await render_position(position.play(preview), last_move=preview, players=names, theme=theme)
+    else:
+        png = await render_position(position, last_move=game.last_move, hints=hints, players=names, theme=theme)
+    return await step_message(bot, info, text, view, png)
+
+
+async def shooter_step(bot: VeletasBot, info: GameInfo) -> Outgoing:
+    position = veletas_game(info).position
+    movable = [s for s in position.unclaimed() if position.destinations(s) or position.targets(s)]
+    groups = position.group_hints()
+    options = []
+    for square in movable:
+        black, white = groups.get(square, (0, 0))
+        options.append(
+            discord.SelectOption(
+                label=square, value=square, description=f"adjacent groups: black {black}, white {white}"
+            )
+        )
+    view = discord.ui.View(timeout=None)
+    for page, chunk in enumerate(chunks(options)):
+        view.add_item(ShooterSelect(info.id, Seen.of(info), page, chunk))
+    nav_buttons(view, info, back=False)
+    text = "**Step 1 of 4:** choose the shooter to use. Badges show the biggest black and white groups beside each one."
+    return await _step(bot, info, text, view, hints=render.Hints(groups=True))
+
+
+async def destination_step(bot: VeletasBot, info: GameInfo, shooter: str) -> Outgoing:
+    position = veletas_game(info).position
+    destinations = position.destinations(shooter)
+    options = [discord.SelectOption(label=f"Stay on {shooter}", value=STAY, description="shoot without moving")]
+    options += [
+        discord.SelectOption(label=square, value=square, description=f"move {shooter} to {square}")
+        for square in destinations
+    ]
+    view = discord.ui.View(timeout=None)
+    for page, chunk in enumerate(chunks(options)):
+        view.add_item(DestinationSelect(info.id, Seen.of(info), shooter, page, chunk))
+    nav_buttons(view, info, back=True)
+    text = (
+        f"**Step 2 of 4:** shooter **{shooter}**. Where does it go? The marked squares are where it may move; "
+        "or it stays and shoots from where it is."
+    )
+    return await _step(bot, info, text, view, hints=render.Hints.for_shooter(position, shooter))
+
+
+async def target_step(bot: VeletasBot, info: GameInfo, shooter: str, destination: str) -> Outgoing:
+    position = veletas_game(info).position
+    moving = destination != STAY
+    targets = position.targets(destination, vacated=shooter) if moving else position.targets(shooter)
+    options = [discord.SelectOption(label=square, value=square) for square in targets]
+    view = discord.ui.View(timeout=None)
+    for page, chunk in enumerate(chunks(options)):
+        view.add_item(TargetSelect(info.id, Seen.of(info), shooter, destination, page, chunk))
+    nav_buttons(view, info, back=True)
+    where = f"moves {shooter} → {destination}" if moving else f"stays on {shooter}"
+    text = f"**Step 3 of 4:** the shooter {where}. Which square does it shoot? The marked squares are in reach."
+    hints = render.Hints.for_shooter(position, shooter, destination=destination if moving else None)
+    if not moving:
+        hints = render.Hints(selected=shooter, targets=tuple(targets))
+    return await _step(bot, info, text, view, hints=hints)
+
+
+async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move) -> Outgoing:
+    view = discord.ui.View(timeout=None)
+    view.add_item(ConfirmButton(info, info.id, Seen.of(info), str(move)))
+    nav_buttons(view, info, back=True)
+    after = veletas_game(info).position.play(move)
+    claims = "".join(f"\n{c.square} would be claimed by {colour_word(c.colour)}." for c in after.last_claims)
+    text = f"**Step 4 of 4:** play **`{move}`**? The image shows the board after it.{claims}"
+    return await _step(bot, info, text, view, preview=move)
+
+
+def _move_text(shooter: str, destination: str, target: str) -> str:
+    return f"{shooter}/{target}" if destination == STAY else f"{shooter}-{destination}/{target}"
+
+
+class ShooterSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]], template=rf"veletas:gs:(?P<game>\d+):{STATE}:(?P<page>\d)"
+):
+    def __init__(self, game_id: int, seen: Seen, page: int, options: list[discord.SelectOption] | None = None) -> None:
+        super().__init__(
+            discord.ui.Select(
+                placeholder="Choose a shooter", options=options or [], custom_id=f"veletas:gs:{game_id}:{seen}:{page}"
+            )
+        )
+        self.game_id, self.seen = game_id, seen
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ShooterSelect:
+        return cls(int(match["game"]), Seen.parse(match), int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await bot_of(interaction).guard(interaction, self.chosen(interaction))
+
+    async def chosen(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        shooter = self.item.values[0]
+
+        async def work() -> Outgoing:
+            info = await load_turn(interaction, self.game_id, self.seen)
+            if shooter not in veletas_game(info).position.unclaimed():
+                raise RaceLost("This move menu is out of date: the game has moved on. Press Move on the latest board.")
+            return await destination_step(bot, info, shooter)
+
+        await respond_update(interaction, work())
+
+
+class DestinationSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=rf"veletas:gd:(?P<game>\d+):{STATE}:(?P<shooter>[a-z]\d{{1,2}}):(?P<page>\d)",
+):
+    def __init__(
+        self, game_id: int, seen: Seen, shooter: str, page: int, options: list[discord.SelectOption] | None = None
+    ) -> None:
+        super().__init__(
+            discord.ui.Select(
+                placeholder="Stay, or choose where it moves" if page == 0 else "More destinations",
+                options=options or [],
+                custom_id=f"veletas:gd:{game_id}:{seen}:{shooter}:{page}",
+            )
+        )
+        self.game_id, self.seen, self.shooter = game_id, seen, shooter
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> DestinationSelect:
+        return cls(int(match["game"]), Seen.parse(match), match["shooter"], int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await bot_of(interaction).guard(interaction, self.chosen(interaction))
+
+    async def chosen(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        destination = self.item.values[0]
+
+        async def work() -> Outgoing:
+            info = await load_turn(interaction, self.game_id, self.seen)
+            if destination != STAY and destination not in veletas_game(info).position.destinations(self.shooter):
+                raise RaceLost("This move menu is out of date: the game has moved on. Press Move on the latest board.")
+            return await target_step(bot, info, self.shooter, destination)
+
+        await respond_update(interaction, work())
+
+
+class TargetSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=(
+        rf"veletas:gt:(?P<game>\d+):{STATE}:(?P<shooter>[a-z]\d{{1,2}}):(?P<dest>[a-z]\d{{1,2}}|stay):(?P<page>\d)"
+    ),
+):
+    def __init__(
+        self,
+        game_id: int,
+        seen: Seen,
+        shooter: str,
+        destination: str,
+        page: int,
+        options: list[discord.SelectOption] | None = None,
+    ) -> None:
+        super().__init__(
+            discord.ui.Select(
+                placeholder="Choose the square to shoot" if page == 0 else "More targets",
+                options=options or [],
+                custom_id=f"veletas:gt:{game_id}:{seen}:{shooter}:{destination}:{page}",
+            )
+        )
+        self.game_id, self.seen, self.shooter, self.destination = game_id, seen, shooter, destination
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> TargetSelect:
+        return cls(int(match["game"]), Seen.parse(match), match["shooter"], match["dest"], int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await bot_of(interaction).guard(interaction, self.chosen(interaction))
+
+    async def chosen(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        text = _move_text(self.shooter, self.destination, self.item.values[0])
+
+        async def work() -> Outgoing:
+            info = await load_turn(interaction, self.game_id, self.seen)
+            return await confirm_step(bot, info, veletas_game(info).position.parse_move(text))
+
+        await respond_update(interaction, work())
+
+
+# --- /veletas
+
+
+class VeletasCog(GameCommands, name="Veletas"):
+    table = TABLE
+
+    async def _here(self, interaction: discord.Interaction[VeletasBot]) -> GameInfo:
+        assert interaction.channel_id is not None
+        return await self.bot.store.game_in_channel(interaction.channel_id)
+
+    async def _game_here(self, interaction: discord.Interaction[VeletasBot]) -> Game | None:
+        """The Veletas game of this channel for autocomplete, or None (autocomplete never refuses)."""
+        if interaction.channel_id is None:
+            return None
+        try:
+            info = await self.bot.store.game_in_channel(interaction.channel_id)
+        except UserError:
+            return None
+        state = info.state
+        return state if isinstance(state, Game) else None
+
+    @app_commands.command()
+    @app_commands.describe(
+        opponent="who you challenge (leave empty for an open challenge anyone can accept; pick me to play my AI)",
+        variant="board size: standard 10×10, medium 9×9, small 7×7",
+        rules="current (English rulebook, default) or classic (Spanish/Japanese rulebooks)",
+        where="thread (default): the game gets its own thread; here: played in this channel",
+        level="AI strength from 1 to 5 when you challenge me (default 3)",
+    )
+    async def challenge(
+        self,
+        interaction: discord.Interaction[VeletasBot],
+        opponent: discord.Member | discord.User | None = None,
+        variant: Literal["standard", "medium", "small"] = "standard",
+        rules: Literal["current", "classic"] = "current",
+        where: Literal["thread", "here"] = "thread",
+        level: app_commands.Range[int, 1, 5] | None = None,
+    ) -> None:
+        """Challenge a member, anyone, or me to a game of Veletas."""
+        await challenges(self.bot).issue(
+            interaction,
+            game=TABLE.kind.name,
+            settings={"variant": variant, "rules": rules},
+            opponent=opponent,
+            where=where,
+            level=level,
+        )
+
+    @app_commands.command(name="setup")
+    @app_commands.describe(
+        shooters='where your shooters go, e.g. "c3 e5 h4"',
+        stone="where your stone goes, e.g. d7 (current rules only)",
+    )
+    async def setup_turn(
+        self,
+        interaction: discord.Interaction[VeletasBot],
+        shooters: app_commands.Range[str, 1, MAX_SHOOTERS],
+        stone: app_commands.Range[str, 1, MAX_SQUARE] | None = None,
+    ) -> None:
+        """Place your shooters (and, in the current rules, your stone) during setup."""
+        info = await self._here(interaction)
+        expect_phase(info, "setup", "setup")
+        # The rules explain a missing or extra stone in record notation; players here fill in options.
+        game = veletas_game(info)
+        if info.user_to_act == interaction.user.id:
+            if stone is None and game.stone_to_place:
+                raise UserError(
+                    f"This setup turn also places one {game.colour_to_act or 'black'} stone: add `stone:` "
+                    "with any empty square (the edge is allowed for stones)."
+                )
+            if stone is not None and not game.stone_to_place:
+                raise UserError("No stone is placed in this setup turn (classic rules): leave `stone` out.")
+        text = shooters if stone is None else f"{shooters}/{stone}"
+        await play_turn(interaction, info.id, text, expected_version=info.version, typed=True)
+
+    @setup_turn.autocomplete("shooters")
+    async def shooter_choices(
+        self, interaction: discord.Interaction[VeletasBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        game = await self._game_here(interaction)
+        if game is None or game.phase != "setup":
+            return []
+        return [app_commands.Choice(name=v, value=v) for v in shooter_suggestions(game, current)]
+
+    @setup_turn.autocomplete("stone")
+    async def stone_choices(
+        self, interaction: discord.Interaction[VeletasBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        game = await self._game_here(interaction)
+        if game is None or game.phase != "setup" or not game.stone_to_place:
+            return []
+        typed = str(getattr(interaction.namespace, "shooters", "") or "")
+        return [app_commands.Choice(name=v, value=v) for v in stone_suggestions(game, typed, current)]
+
+    @app_commands.command()
+    @app_commands.describe(choice="keep: the first player stays Black; swap: the first player becomes White")
+    async def pie(self, interaction: discord.Interaction[VeletasBot], choice: Literal["keep", "swap"]) -> None:
+        """Choose colours after the first player's setup (current rules)."""
+        info = await self._here(interaction)
+        expect_phase(info, "pie", "pie")
+        await play_turn(interaction, info.id, choice, expected_version=info.version, typed=True)
+
+    @app_commands.command()
+    @app_commands.describe(move="e.g. d4-g7/g2 (move d4 to g7, shoot g2), or g2 to shoot without moving")
+    async def move(
+        self, interaction: discord.Interaction[VeletasBot], move: app_commands.Range[str, 1, MAX_MOVE]
+    ) -> None:
+        """Play your move in this channel's game."""
+        info = await self._here(interaction)
+        expect_phase(info, "play", "move")
+        await play_turn(interaction, info.id, move, expected_version=info.version, typed=True)
+
+    @move.autocomplete("move")
+    async def move_choices(
+        self, interaction: discord.Interaction[VeletasBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        game = await self._game_here(interaction)
+        if game is None or game.phase != "play":
+            return []
+        return [
+            app_commands.Choice(name=label[:100], value=value)
+            for label, value in move_suggestions(game.position, current)
+        ]
+
+    @app_commands.command(name="rules")
+    @app_commands.describe(edition="which rules to summarise (default: those of this channel's game, else current)")
+    async def rules_command(
+        self, interaction: discord.Interaction[VeletasBot], edition: Literal["current", "classic"] | None = None
+    ) -> None:
+        """A short summary of the rules."""
+        settings: dict[str, str] | None = None
+        if edition is None and interaction.channel_id is not None:
+            try:
+                info = await self.bot.store.game_in_channel(interaction.channel_id)
+            except UserError:
+                pass
+            else:
+                if info.kind.name == TABLE.kind.name:
+                    settings = dict(info.settings)
+        await interaction.response.send_message(TABLE.rules_text(settings, edition), ephemeral=True)
+
+
+async def setup(bot: VeletasBot) -> None:
+    bot.add_dynamic_items(PieButton, ShooterSelect, DestinationSelect, TargetSelect)
+    await bot.add_feature(
+        VeletasCog(bot), group="veletas", description="Play Veletas, the territory game of shooters and stones"
+    )
