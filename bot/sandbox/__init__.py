@@ -1,6 +1,6 @@
 """A fake Discord on loopback: the real discord.py client connects to it and tests act as users.
 
-An end-to-end test, with the fixtures of ``bot.sandbox.pytest_plugin``::
+An end-to-end test, with the fixtures of the test suite's ``tests/sandbox_plugin.py``::
 
     async def test_challenge(sandbox, sandbox_bot, alice, bob):
         async with sandbox.user(alice) as u:

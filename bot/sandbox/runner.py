@@ -13,25 +13,24 @@ import contextlib
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from discord.ext import commands
 
 from bot.endpoints import apply_endpoints, current_endpoints
 from bot.sandbox.errors import SandboxError, SandboxTimeout
-
-if TYPE_CHECKING:
-    from bot.sandbox.server import FakeDiscord
+from bot.sandbox.hub import FakeHub
 
 log = logging.getLogger(__name__)
 
-BotFactory = Callable[["FakeDiscord"], "commands.Bot | Awaitable[commands.Bot]"]
+BotFactory = Callable[[Any], "commands.Bot | Awaitable[commands.Bot]"]
+"""Builds the bot under test from the fake Discord (a ``FakeDiscord``: it is what the factory is given)."""
 
 
 class BotRunner:
     """Owns the bot task: start, stop, restart on the same fake."""
 
-    def __init__(self, fake: FakeDiscord) -> None:
+    def __init__(self, fake: FakeHub) -> None:
         self.fake = fake
         self.bot: commands.Bot | None = None
         self._task: asyncio.Task[None] | None = None

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import discord
 from aiohttp import BodyPartReader, web
@@ -35,9 +35,7 @@ from bot.sandbox.rest import Call, Rest, Upload
 from bot.sandbox.runner import BotFactory, BotRunner
 from bot.sandbox.spec import DEFAULT_SPEC_PATH, SpecValidator
 from bot.sandbox.state import PRIVILEGED_INTENTS, Member, Message, SandboxState
-
-if TYPE_CHECKING:
-    from bot.sandbox.users import SandboxUser
+from bot.sandbox.users import SandboxUser
 
 log = logging.getLogger(__name__)
 
@@ -354,8 +352,6 @@ class FakeDiscord:
 
     def user(self, member: Member, *, channel_id: int | None = None) -> SandboxUser:
         """Act as ``member``: ``async with sandbox.user(alice) as u: await u.slash(...)``."""
-        from bot.sandbox.users import SandboxUser
-
         return SandboxUser(self, member, channel_id or self.channel_id)
 
     def messages(self, channel_id: int | None = None, *, include_ephemeral: bool = True) -> list[Message]:

@@ -11,10 +11,11 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.sandbox import limits, permissions
 from bot.sandbox.errors import InjectionRefused, SandboxError
+from bot.sandbox.hub import FakeHub
 from bot.sandbox.permissions import (
     ADMINISTRATOR,
     MANAGE_THREADS,
@@ -37,9 +38,6 @@ from bot.sandbox.rest import (
     UPDATE_MESSAGE,
 )
 from bot.sandbox.state import TEXT_INPUT, Interaction, Member, Message
-
-if TYPE_CHECKING:
-    from bot.sandbox.server import FakeDiscord
 
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
 STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT = 3, 4, 5, 6, 7, 8, 9, 10, 11
@@ -77,7 +75,7 @@ class Modal:
 class SandboxUser:
     """A guild member acting through the Discord client, in one channel."""
 
-    def __init__(self, fake: FakeDiscord, member: Member, channel_id: int) -> None:
+    def __init__(self, fake: FakeHub, member: Member, channel_id: int) -> None:
         self.fake = fake
         self.member = member
         self.channel_id = channel_id

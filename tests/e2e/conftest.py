@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sandbox_plugin import alice, bob, sandbox, sandbox_runner  # noqa: F401  (fixtures)
 
 from bot.client import AiOpponent, VeletasBot
 from bot.config import Settings
-from bot.sandbox.pytest_plugin import alice, bob, sandbox, sandbox_runner  # noqa: F401  (fixtures)
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+import sqlite3
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bot.rules import Game
@@ -108,6 +110,12 @@ async def start_game(
         game_id,
         [board],
     )
+
+
+def stored_games(db_path: Path) -> list[tuple[int, str]]:
+    """Every row of the games table, challenges included, as (id, status): what a refusal must leave alone."""
+    with sqlite3.connect(db_path) as db:
+        return [(int(row[0]), str(row[1])) for row in db.execute("SELECT id, status FROM games ORDER BY id")]
 
 
 def last_public(fake: FakeDiscord, channel_id: int) -> Message:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import cast
 
 from bot.client import VeletasBot
@@ -10,7 +11,7 @@ from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
 from cogs.challenge import AI_UNAVAILABLE, LEVEL_WITHOUT_AI, ChallengeCog
 from e2e.conftest import ManualClock
-from e2e.table import pinged
+from e2e.table import pinged, stored_games
 
 
 async def test_open_challenge_is_taken_by_anyone_but_the_challenger(
@@ -84,12 +85,14 @@ async def test_one_game_per_channel(
     assert len(await bot.store.live_games(sandbox.guild_id)) == 1
 
 
-async def test_challenging_myself_or_the_bot(sandbox: FakeDiscord, bot: VeletasBot, alice: Member) -> None:
+async def test_challenging_myself_or_the_bot(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
+) -> None:
     me = await sandbox.user(alice).slash("veletas", "challenge", opponent=alice)
     assert me.ephemeral and me.content == "You cannot challenge yourself."
     ai = await sandbox.user(alice).slash("veletas", "challenge", opponent=sandbox.bot_member)
     assert ai.ephemeral and ai.content == AI_UNAVAILABLE
-    assert await bot.store.live_games(sandbox.guild_id) == []
+    assert stored_games(db_path) == [], "a refused challenge stores nothing, not even a challenge"
 
 
 async def test_two_accepts_of_an_open_thread_challenge_start_one_game(
@@ -108,16 +111,16 @@ async def test_two_accepts_of_an_open_thread_challenge_start_one_game(
 
 
 async def test_a_level_needs_the_ai_as_opponent(
-    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, db_path: Path
 ) -> None:
     refused = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, level=4)
     assert refused.ephemeral and refused.content == LEVEL_WITHOUT_AI
-    assert await bot.store.live_games(sandbox.guild_id) == []
+    assert stored_games(db_path) == [], "a refused challenge stores nothing, not even a challenge"
     assert sandbox.messages(sandbox.channel_id, include_ephemeral=False) == []
 
 
 async def test_the_challenger_withdraws_and_nobody_else_kills_an_open_challenge(
-    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
 ) -> None:
     open_one = await sandbox.user(alice).slash("veletas", "challenge", where="here")
     assert [b["label"] for b in open_one.buttons] == ["Accept", "Withdraw"]
@@ -133,4 +136,4 @@ async def test_the_challenger_withdraws_and_nobody_else_kills_an_open_challenge(
     assert [b["label"] for b in directed.buttons] == ["Accept", "Decline"]
     taken_back = await sandbox.user(alice).click(directed, "Decline")
     assert "Withdrawn by" in taken_back.content and taken_back.buttons == []
-    assert await bot.store.live_games(sandbox.guild_id) == []
+    assert stored_games(db_path) == [(1, "cancelled"), (2, "cancelled")]

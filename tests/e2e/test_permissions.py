@@ -7,7 +7,6 @@ no trace: no thread, no post, no game or challenge in the database, no request D
 from __future__ import annotations
 
 import copy
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from e2e.conftest import ManualClock, make_factory
+from e2e.table import stored_games
 from e2e.test_ai_game import RandomAi
 
 # discord.py's names of what a game needs, as a server manager reads them in Discord's settings.
@@ -27,11 +27,6 @@ SHOWN = {
     "embed_links": "Embed Links",
     "attach_files": "Attach Files",
 }
-
-
-def stored_games(db_path: Path) -> list[tuple[int, str]]:
-    with sqlite3.connect(db_path) as db:
-        return [(int(row[0]), str(row[1])) for row in db.execute("SELECT id, status FROM games ORDER BY id")]
 
 
 def deny_unannounced(sandbox: FakeDiscord, *names: str) -> None:
@@ -178,7 +173,6 @@ async def test_the_ai_game_whose_thread_discord_refuses_after_all_leaves_nothing
     assert sandbox.messages(sandbox.channel_id, include_ephemeral=False) == []
     assert sandbox.threads() == []
     assert stored_games(db_path) == [(1, "cancelled")]
-    assert await bot.store.live_games(sandbox.guild_id) == []
 
 
 async def test_a_first_board_discord_refuses_after_all_says_where_the_game_is_and_how_to_see_it(

@@ -33,7 +33,7 @@ def test_playing_codes_follows_the_public_positions_through_whole_games(rules: s
             move = board.move_of(code)
             claims = board.play_code(code)
             pos = pos.play(move)
-            assert board.to_position() == pos
+            assert Position.from_fast(board) == pos
             assert [(board.move_of(s).target, c, b, w) for s, c, b, w in claims] == [
                 (cl.square, ("black", "white").index(cl.colour), cl.black_group, cl.white_group)
                 for cl in pos.last_claims
@@ -52,7 +52,7 @@ def test_random_playouts_end_in_a_won_position_and_repeat_with_the_same_seed(var
         again = start.copy()
         assert again.random_playout(random.Random(seed).random) == winner
         assert again.cells == first.cells
-        end = first.to_position()
+        end = Position.from_fast(first)
         assert winner in (0, 1)
         assert end.winner == ("black", "white")[winner]
         assert end.score[winner] >= end.needed_to_win > end.score[1 - winner]
@@ -104,7 +104,7 @@ def test_values_survive_pickling_for_worker_processes() -> None:
     board = pos.fast()
     copied = pickle.loads(pickle.dumps(board))
     assert copied.legal_codes() == board.legal_codes()
-    assert copied.to_position() == pos
+    assert Position.from_fast(copied) == pos
     game = Game.replay(["c3/a1", "keep", "b6,e5/g7", "c3-c6/c3"], variant="small")
     assert pickle.loads(pickle.dumps(game)) == game
     assert pickle.loads(pickle.dumps(game)).position == game.position

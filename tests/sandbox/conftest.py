@@ -1,7 +1,7 @@
 """Sandbox fixtures, plus a small probe bot whose command answers each test scripts itself.
 
 The fixtures are imported rather than listed in ``pytest_plugins``, which pytest only honours in
-the top-level conftest; once that registers ``bot.sandbox.pytest_plugin`` these imports shadow it.
+the top-level conftest; once that registers ``sandbox_plugin`` these imports shadow it.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import discord
 import pytest
 from discord import app_commands
 from discord.ext import commands
+from sandbox_plugin import alice, bob, sandbox, sandbox_bot, sandbox_runner
 
 from bot.sandbox import FakeDiscord
-from bot.sandbox.pytest_plugin import alice, bob, sandbox, sandbox_bot, sandbox_runner
 
 __all__ = ["alice", "bob", "sandbox", "sandbox_bot", "sandbox_runner"]
 

@@ -1,6 +1,6 @@
 """pytest fixtures for end-to-end tests against the fake Discord.
 
-Register with ``pytest_plugins = ["bot.sandbox.pytest_plugin"]``. Fixtures:
+Register with ``pytest_plugins = ["sandbox_plugin"]``. Fixtures:
 
 ``sandbox``
     A started ``FakeDiscord`` with members ``alice``, ``bob`` and ``carol``. At teardown it stops
