@@ -93,6 +93,7 @@ class Seat:
     second: Any
     game: Any
     busy: bool = False
+    command: str = "veletas"  # the game's command group: veletas, or veloop
 
     def user(self) -> Any:
         return self.first if self.game.seat_to_act == "first" else self.second
@@ -237,9 +238,17 @@ async def start_world(
     profile: Path | None = None,
     cpus: set[int] | None = None,
     at_once: int | None = None,
+    veloop_share: float = 0.0,
 ) -> tuple[Any, BotProcess, list[Seat]]:
-    """The fake, the bot and ``games`` games past their setup; ``at_once`` limits how many are set up together."""
+    """The fake, the bot and ``games`` games past their setup; ``at_once`` limits how many are set up together.
+
+    ``veloop_share`` of the games (every k-th table) are Veloop games on the default 8×8 board and
+    protocol 122; the others standard Veletas games.
+    """
     from bot.rules import Game
+    from bot.rules import veloop as veloop_rules
+
+    every = round(1 / veloop_share) if veloop_share > 0 else 0
 
     fake = bench_fake(validate, 7200)
     await fake.start()
@@ -256,6 +265,10 @@ async def start_world(
     async def _open_table(i: int) -> Seat:
         first = fake.user(members[2 * i], channel_id=channels[i])
         second = fake.user(members[2 * i + 1], channel_id=channels[i])
+        if every and i % every == every - 1:
+            challenge = await first.slash("veloop", "challenge", opponent=members[2 * i + 1], where="here")
+            await second.click(challenge, "Accept")
+            return Seat(first, second, veloop_rules.Game.new(), command="veloop")
         challenge = await first.slash(
             "veletas", "challenge", opponent=members[2 * i + 1], variant="standard", where="here"
         )
@@ -263,6 +276,7 @@ async def start_world(
         return Seat(first, second, Game.new("standard"))
 
     seats = list(await asyncio.gather(*(open_table(i) for i in range(games))))
+    veletas_seats = [seat for seat in seats if seat.command == "veletas"]
     await fake.wait_until(lambda: len([m for m in fake.messages() if m.embeds]) >= games, what="every first board")
     rng = random.Random(1)
 
@@ -280,7 +294,7 @@ async def start_world(
                 await seat.user().slash("veletas", "setup", shooters=shooters.replace(",", " "), stone=stone)
             seat.game = seat.game.play(text)
 
-    await asyncio.gather(*(set_up(seat) for seat in seats))
+    await asyncio.gather(*(set_up(seat) for seat in veletas_seats))
     return fake, bot, seats
 
 
@@ -291,15 +305,21 @@ async def one_move(seat: Seat, rng: random.Random, load: Load) -> None:
         return
     seat.busy = True
     try:
-        move = random_move(seat.game.position, rng)
+        if seat.command == "veloop":
+            move = str(rng.choice([m for m in seat.game.position.legal_moves() if not m.is_pass]))
+        else:
+            move = random_move(seat.game.position, rng)
         started = time.perf_counter()
-        answer = await seat.user().slash("veletas", "move", move=move)
+        answer = await seat.user().slash(seat.command, "move", move=move)
         elapsed = time.perf_counter() - started
         if answer.ephemeral or "board.png" not in answer.files:
             load.refused += 1
             return
         load.latencies.append(elapsed)
         seat.game = seat.game.play(move)
+        # The bot plays a lone forced pass by itself (Veloop), on the same board.
+        while seat.game.phase == "play" and seat.game.forced_turn is not None:
+            seat.game = seat.game.play(seat.game.forced_turn)
     finally:
         seat.busy = False
 
@@ -352,9 +372,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-async def speed(games: int, rate: float, seconds: float, validate: bool) -> dict[str, float]:
+async def speed(games: int, rate: float, seconds: float, validate: bool, veloop_share: float) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        fake, bot, seats = await start_world(Path(tmp) / "bench.sqlite3", games, validate)
+        fake, bot, seats = await start_world(Path(tmp) / "bench.sqlite3", games, validate, veloop_share=veloop_share)
         try:
             offered = await offered_load(seats, rate, seconds)
             closed, throughput = await closed_loop(seats, seconds)
@@ -641,6 +661,15 @@ def run_child(*args: str) -> dict[str, float]:
     return result
 
 
+def speed_mix(share: float) -> str:
+    if share <= 0:
+        return "Veletas on the standard board, current rules."
+    return (
+        f"(a) and (b) mix both games: {share:.0%} Veloop (8×8, protocol 122), the rest Veletas (standard board, "
+        "current rules); (c) stores Veletas games."
+    )
+
+
 def table(
     speed_figures: dict[str, float],
     memory_figures: dict[str, float],
@@ -673,7 +702,7 @@ def table(
         f"{1000 / max(s['throughput'], 1e-9) / ref:.2f}× it; a loaded machine raises the reference too."
     )
     note = (
-        f"Standard board, current rules. The bot runs as `python -m bot` in its own process; the fake Discord "
+        f"{speed_mix(args.veloop_share)} The bot runs as `python -m bot` in its own process; the fake Discord "
         f"and the simulated players run in another, on the same {os.cpu_count()} cores. Request bodies "
         f"{'validated' if args.validate else 'not validated'} against Discord's OpenAPI spec by the fake; "
         f"{args.seconds:.0f} s per load phase; memory is the bot process's resident set."
@@ -690,6 +719,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--active", type=int, default=1_000, help="of which in play (default 1,000)")
     parser.add_argument("--probe", type=int, default=100, help="active games that get a move in (c) (default 100)")
     parser.add_argument("--validate", action="store_true", help="let the fake check every body against the spec")
+    parser.add_argument(
+        "--veloop-share",
+        type=float,
+        default=0.5,
+        help="share of the games in (a) and (b) that are Veloop (default 0.5)",
+    )
     parser.add_argument("--write", action="store_true", help="publish the table into the README")
     parser.add_argument("--deadline", action="store_true", help="measure answers within 3 s under overload instead")
     parser.add_argument("--deadline-games", type=int, default=200, help="games for --deadline (default 200)")
@@ -702,7 +737,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.ERROR, stream=sys.stderr)
 
     if args.phase == "speed":
-        print(json.dumps(asyncio.run(speed(args.games, args.rate, args.seconds, args.validate))))
+        print(json.dumps(asyncio.run(speed(args.games, args.rate, args.seconds, args.validate, args.veloop_share))))
         return 0
     if args.phase == "populate":
         asyncio.run(populate(args.db, args.stored, args.active, args.db.with_suffix(".ids.json")))
@@ -722,6 +757,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     common = ["--games", str(args.games), "--rate", str(args.rate), "--seconds", str(args.seconds)]
+    common += ["--veloop-share", str(args.veloop_share)]
     validate = ["--validate"] if args.validate else []
     before = reference_ms()
     speed_figures = run_child("--phase", "speed", *common, *validate)
