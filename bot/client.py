@@ -26,6 +26,7 @@ from bot.config import Settings
 from bot.errors import NoGameHere, NotAParticipant, NotYourTurn, UserError
 from bot.rules.common import quote
 from bot.rules.protocol import GameState
+from bot.scheduler import Scheduler
 from bot.store import Store
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.theme",
     "cogs.analyze",
     "cogs.settings",
+    "cogs.clocks",
 )
 
 GROUP_NAME = "veletas"
@@ -131,6 +133,8 @@ class VeletasBot(commands.Bot):
         self.board_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         # Games with an interaction answer on its way (cogs._board.deliver), which a sweep leaves alone.
         self.replying: collections.Counter[int] = collections.Counter()
+        # The scheduler of deadlines and reminders, once the clocks feature started it (``cogs.clocks``).
+        self.scheduler: Scheduler | None = None
         # How late the event loop runs (seconds), so answers are deferred at once when the bot is busy.
         self.loop_lag = 0.0
         self._background: set[asyncio.Task[Any]] = set()

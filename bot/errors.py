@@ -80,6 +80,10 @@ class UndoRefused(UserError):
     """An undo request or answer that the undo rules do not allow (nothing to undo, nothing asked …)."""
 
 
+class TimeIsUp(UserError):
+    """A turn that arrived after its player's time ran out: the game is lost on time, not played on."""
+
+
 @dataclass(frozen=True)
 class OpenChallenge:
     """Where an open challenge was made, so that a refusal can point at it."""

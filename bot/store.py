@@ -44,6 +44,7 @@ from typing import Any, Literal, cast
 
 import aiosqlite
 
+from bot.clocks import DAY, DEFAULT_INACTIVITY_DAYS, HOUR, Clock, TimeControl
 from bot.errors import (
     ChallengeClosed,
     ChallengeExists,
@@ -55,6 +56,7 @@ from bot.errors import (
     NotYourTurn,
     OpenChallenge,
     RaceLost,
+    TimeIsUp,
     TooManyChallenges,
     UndoRefused,
     UserError,
@@ -215,7 +217,64 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         WHERE status IN ('finished', 'cancelled')
         """,
     ),
+    (
+        # Clocks. Every game has a time control (its canonical text; 'none' is casual, which still ends
+        # after ``inactivity_days`` without a move) and, once it started, a clock: each seat's seconds
+        # left when the running seat's time started (``clock_since``). Games started before clocks
+        # existed get theirs at their next turn.
+        "ALTER TABLE games ADD COLUMN time_control TEXT NOT NULL DEFAULT 'none'",
+        "ALTER TABLE games ADD COLUMN inactivity_days INTEGER NOT NULL DEFAULT 14 CHECK (inactivity_days > 0)",
+        "ALTER TABLE games ADD COLUMN clock_first REAL",
+        "ALTER TABLE games ADD COLUMN clock_second REAL",
+        "ALTER TABLE games ADD COLUMN clock_running TEXT CHECK (clock_running IS NULL OR clock_running IN "
+        "('first', 'second'))",
+        "ALTER TABLE games ADD COLUMN clock_since REAL",
+        # One scheduler serves everything that falls due: a row per thing, written in the same
+        # transaction as the change that makes it due, removed in the same transaction as the action
+        # it asks for (so it is acted on once, whichever process gets it first). ``claimed_until``
+        # is a lease: a process that took a row and died leaves it to another after the lease.
+        """
+        CREATE TABLE due (
+            id            INTEGER PRIMARY KEY,
+            kind          TEXT NOT NULL CHECK (kind IN ('deadline', 'reminder')),
+            game_id       INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            key           TEXT NOT NULL DEFAULT '',
+            due_at        REAL NOT NULL,
+            claimed_until REAL,
+            UNIQUE (kind, game_id, key)
+        ) STRICT
+        """,
+        "CREATE INDEX due_by_time ON due (due_at)",
+        "ALTER TABLE guild_settings ADD COLUMN time_control TEXT",
+        "ALTER TABLE guild_settings ADD COLUMN inactivity_days INTEGER NOT NULL DEFAULT 14 CHECK (inactivity_days > 0)",
+        # How each player wants to hear that it is their turn or that their time runs short; a row
+        # exists once a player chose, or once a direct message to them was refused (then never tried again).
+        """
+        CREATE TABLE notify_prefs (
+            user_id    INTEGER PRIMARY KEY,
+            mode       TEXT NOT NULL DEFAULT 'ping' CHECK (mode IN ('ping', 'dm', 'both')),
+            reminders  INTEGER NOT NULL DEFAULT 1 CHECK (reminders IN (0, 1)),
+            dm_blocked INTEGER NOT NULL DEFAULT 0 CHECK (dm_blocked IN (0, 1)),
+            updated_at REAL NOT NULL
+        ) STRICT
+        """,
+    ),
 )
+
+REMINDERS_LEFT: tuple[float, ...] = (24 * HOUR, HOUR)
+"""Correspondence players are reminded when this much of their time is left (if their turn lasts longer)."""
+
+
+@dataclass(frozen=True)
+class DueRow:
+    """Something that falls due: a game's deadline, or a reminder (``key``: seconds left it speaks of)."""
+
+    id: int
+    kind: str
+    game_id: int
+    key: str
+    due_at: float
+
 
 THEMES: tuple[str, ...] = ("light", "dark", "contrast")
 """The board themes a player may choose; the renderer draws each (a test keeps the two lists equal)."""
@@ -223,7 +282,8 @@ THEMES: tuple[str, ...] = ("light", "dark", "contrast")
 _COLUMNS = (
     "id, guild_id, channel_id, origin_channel_id, status, game, settings, place, challenger_id, opponent_id, "
     "ai_level, ply, turns, winner_id, result, created_at, updated_at, expires_at, challenge_message_id, "
-    "board_message_id, undo_requested_by, version, board_version, posted_version, changed_stamp, termination"
+    "board_message_id, undo_requested_by, version, board_version, posted_version, changed_stamp, termination, "
+    "time_control, inactivity_days, clock_first, clock_second, clock_running, clock_since"
 )
 
 _OPEN_STATUSES: tuple[Status, ...] = ("challenge", "active")
@@ -234,6 +294,39 @@ class GuildSettings:
     """What a server's managers chose; the defaults stand for a server that never chose anything."""
 
     analysis: bool = True  # whether members may ask for analyses (off during a tournament, say)
+    time_control: str | None = None  # the default time control of challenges (canonical text); None: no clock
+    inactivity_days: int = DEFAULT_INACTIVITY_DAYS  # a game without a clock ends after this long without a move
+
+    def default_control(self) -> TimeControl:
+        """The time control a challenge gets when its maker names none."""
+        if self.time_control is None:
+            return TimeControl.none(self.inactivity_days)
+        return TimeControl.parse(self.time_control, inactivity_days=self.inactivity_days)
+
+
+def _guild_settings(row: sqlite3.Row) -> GuildSettings:
+    return GuildSettings(bool(row[0]), None if row[1] is None else str(row[1]), int(row[2]))
+
+
+NOTIFY_MODES: tuple[str, ...] = ("ping", "dm", "both")
+MAX_INACTIVITY_DAYS = 90
+
+
+@dataclass(frozen=True)
+class NotifyPrefs:
+    """How a player hears of their turn: a ping on the board, a direct message, or both; and clock reminders."""
+
+    mode: str = "ping"
+    reminders: bool = True
+    dm_blocked: bool = False  # a direct message to them was refused: not tried again until they choose DMs anew
+
+    @property
+    def wants_dm(self) -> bool:
+        return self.mode in ("dm", "both") and not self.dm_blocked
+
+    @property
+    def wants_ping(self) -> bool:
+        return self.mode in ("ping", "both") or self.dm_blocked
 
 
 # --- time ---------------------------------------------------------------------------------------
@@ -318,6 +411,9 @@ class GameInfo:
     changed_stamp: int = 0
     # How a finished (or cancelled) game ended; None while it goes on, and for challenges never played.
     termination: Termination | None = None
+    # The time control (``TimeControl.none(inactivity_days)`` for a casual game) and, once started, the clock.
+    time_control: TimeControl = field(default_factory=TimeControl.none)
+    clock: Clock | None = None
     _replayed: _Replayed = field(default_factory=_Replayed, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -480,7 +576,27 @@ def _info_from_row(row: sqlite3.Row) -> GameInfo:
         posted_version=row["posted_version"],
         changed_stamp=row["changed_stamp"],
         termination=cast("Termination | None", row["termination"]),
+        time_control=(control := _control(row["time_control"], row["inactivity_days"])),
+        clock=_clock(control, row),
     )
+
+
+def _control(text: str, inactivity_days: int) -> TimeControl:
+    return TimeControl.parse(text, inactivity_days=inactivity_days)
+
+
+def _clock(control: TimeControl, row: sqlite3.Row) -> Clock | None:
+    if row["clock_first"] is None:
+        return None
+    return Clock(
+        control, row["clock_first"], row["clock_second"], cast("Seat | None", row["clock_running"]), row["clock_since"]
+    )
+
+
+def _clock_values(clock: Clock | None) -> tuple[float | None, float | None, str | None, float | None]:
+    if clock is None:
+        return None, None, None, None
+    return clock.first, clock.second, clock.running, clock.since
 
 
 def _with_state(info: GameInfo, state: GameState) -> GameInfo:
@@ -488,6 +604,22 @@ def _with_state(info: GameInfo, state: GameState) -> GameInfo:
     if info._replayed.state is None:
         info._replayed.state = state
     return info
+
+
+def _clock_after(info: GameInfo, state: GameState, now: float) -> Clock | None:
+    """The clock once ``state`` (one more turn) is stored: the mover's time charged, the next seat's running.
+
+    A game from before clocks has none yet: it starts now, so its next player gets a whole allowance.
+    """
+    mover = info.state.seat_to_act
+    if mover is None:
+        return info.clock
+    clock = info.clock if info.clock is not None else info.time_control.new_clock().started(mover, now)
+    if clock.running != mover:
+        clock = replace(clock, running=mover, since=now)
+    if state.outcome is not None:
+        return clock.stopped(now)
+    return clock.after_turn(mover, now, next_seat=state.seat_to_act)
 
 
 def _finish(info: GameInfo, outcome: Outcome) -> tuple[int | None, str]:
@@ -586,7 +718,10 @@ class Store:
         self._cache_size = cache_size
         # Themes are read for every board drawn and written only by /veletas theme in this process.
         self._themes: dict[int, str | None] = {}
+        self._notify: dict[int, NotifyPrefs] = {}
         self._closed = False
+        # Called after a commit that scheduled something (a new deadline), so a sleeping scheduler looks again.
+        self.on_scheduled: Callable[[], None] | None = None
 
     @classmethod
     async def open(
@@ -640,6 +775,10 @@ class Store:
         await self.close()
 
     # --- plumbing -------------------------------------------------------------------------------
+
+    def now(self) -> float:
+        """The store's clock, in seconds since the epoch (the scheduler compares due times with it)."""
+        return self._now()
 
     def _now(self) -> float:
         return _to_ts(self._clock())
@@ -741,22 +880,79 @@ class Store:
             )
         self._themes[user_id] = theme
 
+    async def get_notify(self, user_id: int) -> NotifyPrefs:
+        """How a player wants to hear of their turn and their clock; the defaults for one who never chose."""
+        cached = self._notify.get(user_id)
+        if cached is not None:
+            return cached
+        rows = await self._fetchall(
+            "SELECT mode, reminders, dm_blocked FROM notify_prefs WHERE user_id = ?", (user_id,)
+        )
+        prefs = NotifyPrefs() if not rows else NotifyPrefs(str(rows[0][0]), bool(rows[0][1]), bool(rows[0][2]))
+        if len(self._notify) >= MAX_CACHED_THEMES:
+            self._notify.clear()
+        self._notify[user_id] = prefs
+        return prefs
+
+    async def set_notify(
+        self, user_id: int, *, mode: str | None = None, reminders: bool | None = None, dm_blocked: bool | None = None
+    ) -> NotifyPrefs:
+        """Change what is given (None leaves it) and return the whole choice. Choosing DMs again clears a refusal."""
+        if mode is not None and mode not in NOTIFY_MODES:
+            raise UserError(f"Choose how to be told: {', '.join(NOTIFY_MODES)}.")
+        current = await self.get_notify(user_id)
+        chosen = NotifyPrefs(
+            current.mode if mode is None else mode,
+            current.reminders if reminders is None else reminders,
+            (False if mode in ("dm", "both") else current.dm_blocked) if dm_blocked is None else dm_blocked,
+        )
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO notify_prefs (user_id, mode, reminders, dm_blocked, updated_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (user_id) DO UPDATE SET mode = excluded.mode, reminders = excluded.reminders, "
+                "dm_blocked = excluded.dm_blocked, updated_at = excluded.updated_at",
+                (user_id, chosen.mode, int(chosen.reminders), int(chosen.dm_blocked), self._now()),
+            )
+        self._notify[user_id] = chosen
+        return chosen
+
     # --- server settings ------------------------------------------------------------------------
 
     async def get_guild_settings(self, guild_id: int) -> GuildSettings:
-        rows = await self._fetchall("SELECT analysis FROM guild_settings WHERE guild_id = ?", (guild_id,))
-        return GuildSettings() if not rows else GuildSettings(analysis=bool(rows[0][0]))
+        rows = await self._fetchall(
+            "SELECT analysis, time_control, inactivity_days FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        )
+        return GuildSettings() if not rows else _guild_settings(rows[0])
 
-    async def set_guild_settings(self, guild_id: int, *, analysis: bool | None = None) -> GuildSettings:
+    async def set_guild_settings(
+        self,
+        guild_id: int,
+        *,
+        analysis: bool | None = None,
+        time_control: TimeControl | None = None,
+        inactivity_days: int | None = None,
+    ) -> GuildSettings:
         """Change the settings given (None leaves one as it is) and return them all, in one transaction."""
+        if inactivity_days is not None and not 1 <= inactivity_days <= MAX_INACTIVITY_DAYS:
+            raise UserError(f"The inactivity limit goes from 1 to {MAX_INACTIVITY_DAYS} days.")
         async with self._transaction() as db:
-            rows = await db.execute_fetchall("SELECT analysis FROM guild_settings WHERE guild_id = ?", (guild_id,))
-            current = GuildSettings() if not rows else GuildSettings(analysis=bool(next(iter(rows))[0]))
-            chosen = replace(current, analysis=current.analysis if analysis is None else analysis)
+            rows = await db.execute_fetchall(
+                "SELECT analysis, time_control, inactivity_days FROM guild_settings WHERE guild_id = ?", (guild_id,)
+            )
+            found = list(rows)
+            current = GuildSettings() if not found else _guild_settings(found[0])
+            chosen = replace(
+                current,
+                analysis=current.analysis if analysis is None else analysis,
+                time_control=current.time_control if time_control is None else time_control.text,
+                inactivity_days=current.inactivity_days if inactivity_days is None else inactivity_days,
+            )
             await db.execute(
-                "INSERT INTO guild_settings (guild_id, analysis, updated_at) VALUES (?, ?, ?) "
-                "ON CONFLICT (guild_id) DO UPDATE SET analysis = excluded.analysis, updated_at = excluded.updated_at",
-                (guild_id, int(chosen.analysis), self._now()),
+                "INSERT INTO guild_settings (guild_id, analysis, time_control, inactivity_days, updated_at) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET analysis = excluded.analysis, "
+                "time_control = excluded.time_control, inactivity_days = excluded.inactivity_days, "
+                "updated_at = excluded.updated_at",
+                (guild_id, int(chosen.analysis), chosen.time_control, chosen.inactivity_days, self._now()),
             )
         return chosen
 
@@ -830,6 +1026,7 @@ class Store:
         settings: Mapping[str, str] | None = None,
         ai_level: int | None = None,
         max_open: int | None = None,
+        time_control: TimeControl | None = None,
     ) -> GameInfo:
         """A new challenge. A ``here`` challenge claims the channel at once; a ``thread`` one only when accepted.
 
@@ -842,6 +1039,7 @@ class Store:
         """
         kind = find_game(game)
         chosen = kind.check_settings(settings or {})
+        control = time_control or TimeControl.none()
         if where not in ("thread", "here"):
             raise ValueError(f"unknown place {where!r}")
         if opponent_id == challenger_id:
@@ -862,8 +1060,9 @@ class Store:
                     await _check_challenge_limits(db, guild_id, challenger_id, opponent_id, max_open, now)
                 rows = await db.execute_fetchall(
                     "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, game, settings, place, "
-                    "challenger_id, opponent_id, ai_level, created_at, updated_at, expires_at) "
-                    f"VALUES (?, ?, ?, 'challenge', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {_COLUMNS}",
+                    "challenger_id, opponent_id, ai_level, created_at, updated_at, expires_at, time_control, "
+                    "inactivity_days) "
+                    f"VALUES (?, ?, ?, 'challenge', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {_COLUMNS}",
                     (
                         guild_id,
                         channel_id,
@@ -877,6 +1076,8 @@ class Store:
                         now,
                         now,
                         expires,
+                        control.text,
+                        round(control.start / DAY) if control.family == "none" else DEFAULT_INACTIVITY_DAYS,
                     ),
                 )
         except sqlite3.IntegrityError as exc:
@@ -901,22 +1102,27 @@ class Store:
         info = await self.get_game(game_id)
         self._check_can_answer(info, user_id)
         now = self._now()
+        # The clock starts with the game: the seat that acts first (the challenger, in both games) is on the move.
+        first_seat = info.state.seat_to_act or "first"
+        clock = info.time_control.new_clock().started(first_seat, now)
         try:
             async with self._transaction() as db:
                 rows = await db.execute_fetchall(
                     # The first board is owed from here on: a start cut short before it was posted is
                     # announced by the next sweep, as any other change nobody was told of.
                     "UPDATE games SET status = 'active', opponent_id = ?, channel_id = ?, updated_at = ?, "
-                    "version = version + 1, board_version = version + 1 "
+                    "version = version + 1, board_version = version + 1, "
+                    "clock_first = ?, clock_second = ?, clock_running = ?, clock_since = ? "
                     f"WHERE id = ? AND status = 'challenge' AND (expires_at IS NULL OR expires_at > ?) "
                     f"RETURNING {_COLUMNS}",
-                    (user_id, channel_id, now, game_id, now),
+                    (user_id, channel_id, now, *_clock_values(clock), game_id, now),
                 )
                 if not rows:
                     current = await self._peek(db, game_id)
                     if current.status == "challenge":
                         raise ChallengeClosed("This challenge has expired.")
                     raise ChallengeClosed(_closed_message(current))
+                await self._schedule(db, game_id, clock)
         except sqlite3.IntegrityError as exc:
             if not _is_channel_clash(exc):
                 raise
@@ -1033,6 +1239,9 @@ class Store:
             raise NotYourTurn(waiting)
         if stamp is not None and stamp < info.changed_stamp:
             raise RaceLost(_MOVED_ON_MESSAGE)
+        now = self._now()
+        if info.clock is not None and info.clock.flagged(now) is not None:
+            raise TimeIsUp("Your time ran out before this move arrived: the game is lost on time.")
         try:
             game = info.state.play(text)
         except IllegalMove as exc:
@@ -1048,13 +1257,14 @@ class Store:
             status = "finished"
             winner_id, result = _finish(_with_state(replace(info, turns=game.turns), game), outcome)
             termination = outcome.termination
-        now = self._now()
+        clock = _clock_after(info, game, now)
         version = info.version + 1
         changed = max(info.changed_stamp, stamp or 0)
         async with self._transaction() as db:
             cursor = await db.execute(
                 "UPDATE games SET ply = ?, turns = ?, status = ?, winner_id = ?, result = ?, termination = ?, "
-                "undo_requested_by = NULL, updated_at = ?, version = ?, board_version = ?, changed_stamp = ? "
+                "undo_requested_by = NULL, updated_at = ?, version = ?, board_version = ?, changed_stamp = ?, "
+                "clock_first = ?, clock_second = ?, clock_running = ?, clock_since = ? "
                 "WHERE id = ? AND version = ? AND status = 'active'",
                 (
                     info.ply + 1,
@@ -1067,12 +1277,14 @@ class Store:
                     version,
                     version,
                     changed,
+                    *_clock_values(clock),
                     game_id,
                     info.version,
                 ),
             )
             if cursor.rowcount != 1:
                 raise RaceLost(_RACE_MESSAGE)
+            await self._schedule(db, game_id, clock)
             await db.execute(
                 "INSERT INTO moves (game_id, ply, turn, user_id, played_at) VALUES (?, ?, ?, ?, ?)",
                 (game_id, info.ply + 1, game.turns[-1], user_id, now),
@@ -1086,6 +1298,7 @@ class Store:
             winner_id=winner_id,
             result=result,
             termination=termination,
+            clock=clock,
             undo_requested_by=None,
             updated_at=_from_ts(now),
             version=version,
@@ -1109,16 +1322,19 @@ class Store:
         now = self._now()
         version = info.version + 1
         changed = max(info.changed_stamp, stamp or 0)
+        clock = None if info.clock is None else info.clock.stopped(now)
         async with self._transaction() as db:
             cursor = await db.execute(
                 "UPDATE games SET status = 'finished', winner_id = ?, result = ?, termination = 'resignation', "
                 "undo_requested_by = NULL, "
-                "updated_at = ?, version = ?, board_version = ?, changed_stamp = ? "
+                "updated_at = ?, version = ?, board_version = ?, changed_stamp = ?, "
+                "clock_first = ?, clock_second = ?, clock_running = ?, clock_since = ? "
                 "WHERE id = ? AND version = ? AND status = 'active'",
-                (winner_id, result, now, version, version, changed, game_id, info.version),
+                (winner_id, result, now, version, version, changed, *_clock_values(clock), game_id, info.version),
             )
             if cursor.rowcount != 1:
                 raise RaceLost(_RACE_MESSAGE)
+            await self._schedule(db, game_id, None)
         log.info("game %d: %s", game_id, result)
         resigned = replace(
             info,
@@ -1126,6 +1342,7 @@ class Store:
             winner_id=winner_id,
             result=result,
             termination="resignation",
+            clock=clock,
             undo_requested_by=None,
             updated_at=_from_ts(now),
             version=version,
@@ -1199,15 +1416,32 @@ class Store:
         turns = info.turns[:-1]
         game = info.kind.replay(turns, info.settings)
         changed = max(info.changed_stamp, stamp or 0)
+        # The turn taken back is to play again: that seat's time runs from now, with the time it had.
+        seat = game.seat_to_act
+        clock = info.clock
+        if clock is not None and seat is not None:
+            clock = replace(clock.stopped(now), running=seat, since=now)
         async with self._transaction() as db:
             cursor = await db.execute(
                 "UPDATE games SET ply = ?, turns = ?, undo_requested_by = NULL, updated_at = ?, version = ?, "
-                "board_version = ?, changed_stamp = ? "
-                "WHERE id = ? AND version = ? AND status = 'active' AND undo_requested_by = ?",
-                (info.ply - 1, _join_turns(turns), now, version, version, changed, game_id, info.version, requester),
+                "board_version = ?, changed_stamp = ?, clock_first = ?, clock_second = ?, clock_running = ?, "
+                "clock_since = ? WHERE id = ? AND version = ? AND status = 'active' AND undo_requested_by = ?",
+                (
+                    info.ply - 1,
+                    _join_turns(turns),
+                    now,
+                    version,
+                    version,
+                    changed,
+                    *_clock_values(clock),
+                    game_id,
+                    info.version,
+                    requester,
+                ),
             )
             if cursor.rowcount != 1:
                 raise RaceLost(_RACE_MESSAGE)
+            await self._schedule(db, game_id, clock)
             await db.execute("DELETE FROM moves WHERE game_id = ? AND ply = ?", (game_id, info.ply))
         self._remember(game_id, game)
         log.info("game %d: turn %d taken back", game_id, info.ply)
@@ -1215,6 +1449,7 @@ class Store:
             info,
             ply=info.ply - 1,
             turns=turns,
+            clock=clock,
             undo_requested_by=None,
             updated_at=_from_ts(now),
             version=version,
@@ -1240,8 +1475,161 @@ class Store:
             )
             if not rows:
                 raise RaceLost(_RACE_MESSAGE)
+            await self._schedule(db, game_id, None)
         log.info("game %d: cancelled", game_id)
         return self._attach(_info_from_row(next(iter(rows))))
+
+    # --- clocks and the scheduler ---------------------------------------------------------------
+
+    async def _schedule(self, db: aiosqlite.Connection, game_id: int, clock: Clock | None) -> None:
+        """Replace a game's due rows with those of its clock now: the deadline, and reminders before it.
+
+        Runs inside the transaction that changed the clock, so a deadline is never out of step with it.
+        """
+        await db.execute("DELETE FROM due WHERE game_id = ? AND kind IN ('deadline', 'reminder')", (game_id,))
+        deadline = None if clock is None else clock.deadline()
+        if clock is None or deadline is None:
+            return
+        await db.execute(
+            "INSERT INTO due (kind, game_id, key, due_at) VALUES ('deadline', ?, '', ?)", (game_id, deadline)
+        )
+        if clock.control.family != "none" and not clock.control.is_live:
+            for left in REMINDERS_LEFT:
+                moment = clock.at_left(left)
+                if moment is not None:
+                    await db.execute(
+                        "INSERT INTO due (kind, game_id, key, due_at) VALUES ('reminder', ?, ?, ?)",
+                        (game_id, str(int(left)), moment),
+                    )
+        if self.on_scheduled is not None:
+            self.on_scheduled()
+
+    async def next_due_at(self) -> float | None:
+        """When the earliest due row falls due (the scheduler sleeps until then); one step down an index."""
+        rows = await self._fetchall("SELECT due_at FROM due ORDER BY due_at LIMIT 1")
+        return None if not rows else float(rows[0][0])
+
+    async def claim_due(self, now: float, *, lease: float, limit: int) -> list[DueRow]:
+        """Take up to ``limit`` rows due at ``now``, oldest first, for ``lease`` seconds.
+
+        A taken row moves to the end of its lease: if the process acting on it dies, it falls due again
+        then, for whichever process looks next. Acting on a row removes it in the same transaction as the
+        action (``flag``, ``take_reminder``), so a row is acted on once.
+        """
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "SELECT id, kind, game_id, key, due_at FROM due WHERE due_at <= ? ORDER BY due_at LIMIT ?",
+                (now, limit),
+            )
+            taken = [DueRow(int(r[0]), str(r[1]), int(r[2]), str(r[3]), float(r[4])) for r in rows]
+            if taken:
+                marks = ", ".join("?" for _ in taken)
+                await db.execute(
+                    f"UPDATE due SET due_at = ?, claimed_until = ? WHERE id IN ({marks})",
+                    (now + lease, now + lease, *(row.id for row in taken)),
+                )
+        return taken
+
+    async def flag(self, game_id: int, *, due_id: int | None = None) -> GameInfo | None:
+        """End the game on time if its running seat's time is up now; None, changing nothing else, if not.
+
+        The player whose time ran out loses (Termination "time forfeit"); a casual game idle past its
+        server's inactivity limit ends the same way. A move that landed first, or time given back,
+        leaves the game going: the stale row (``due_id``) is dropped and the newer deadline stands.
+        """
+        now = self._now()
+        info = await self.get_game(game_id)
+        clock = info.clock
+        loser = None if info.status != "active" or clock is None else clock.flagged(now)
+        if loser is None:
+            if due_id is not None:
+                async with self._transaction() as db:
+                    await db.execute("DELETE FROM due WHERE id = ? AND claimed_until IS NOT NULL", (due_id,))
+            return None
+        assert clock is not None
+        colour = info.colour_of_seat(loser)
+        who = colour.capitalize() if colour else f"The {loser} player"
+        result = f"{who} lost on time"
+        if info.time_control.family == "none":
+            result += f" (no move for {round(info.time_control.start / DAY)} days)"
+        loser_id = info.user_for_seat(loser)
+        winner_id = next((p for p in info.participants if p != loser_id), None)
+        stopped = clock.stopped(now)
+        version = info.version + 1
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE games SET status = 'finished', winner_id = ?, result = ?, termination = 'time forfeit', "
+                "undo_requested_by = NULL, updated_at = ?, version = ?, board_version = ?, "
+                "clock_first = ?, clock_second = ?, clock_running = ?, clock_since = ? "
+                "WHERE id = ? AND version = ? AND status = 'active'",
+                (winner_id, result, now, version, version, *_clock_values(stopped), game_id, info.version),
+            )
+            if cursor.rowcount != 1:
+                return None
+            await self._schedule(db, game_id, None)
+        log.info("game %d: %s", game_id, result)
+        return self._attach(
+            replace(
+                info,
+                status="finished",
+                winner_id=winner_id,
+                result=result,
+                termination="time forfeit",
+                clock=stopped,
+                undo_requested_by=None,
+                updated_at=_from_ts(now),
+                version=version,
+                board_version=version,
+            )
+        )
+
+    async def take_reminder(self, due_id: int) -> tuple[GameInfo, float] | None:
+        """Remove a reminder row and return its game and the seconds it said would be left; None if it is gone.
+
+        Removed before it is sent: a reminder is sent at most once, even if the process dies sending it.
+        """
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "DELETE FROM due WHERE id = ? AND kind = 'reminder' RETURNING game_id, key", (due_id,)
+            )
+            found = [(int(r[0]), str(r[1])) for r in rows]
+        if not found:
+            return None
+        game_id, key = found[0]
+        info = await self.get_game(game_id)
+        if info.status != "active":
+            return None
+        return info, float(key)
+
+    async def keep_alive(self, *, gap_allowed: float) -> float:
+        """Record that the scheduler is running; give back the time it was not, if that was more than ``gap_allowed``.
+
+        Called at start-up and then every little while. When the last call is more than ``gap_allowed``
+        ago (the bot was down), every running clock and every due row is moved on by the gap, in one
+        transaction: nobody loses on time, or is reminded early, because the bot was away. Returns the gap
+        given back (0 when none).
+        """
+        now = self._now()
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall("SELECT value FROM meta WHERE key = 'scheduler_alive_at'")
+            last = [float(r[0]) for r in rows]
+            gap = now - last[0] if last else 0.0
+            given = gap if gap > gap_allowed else 0.0
+            if given:
+                await db.execute(
+                    "UPDATE games SET clock_since = clock_since + ? "
+                    "WHERE status = 'active' AND clock_since IS NOT NULL",
+                    (given,),
+                )
+                await db.execute("UPDATE due SET due_at = due_at + ?", (given,))
+            await db.execute(
+                "INSERT INTO meta (key, value) VALUES ('scheduler_alive_at', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (repr(now),),
+            )
+        if given:
+            log.warning("The scheduler was away %.0f s: every running clock and due row was moved on by that", given)
+        return given
 
     # --- announcing -----------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ import discord
 
 from bot.rules.protocol import Colour
 from bot.store import GameInfo
+from cogs._clock_words import clock_text, names_with_time
 from cogs._names import colour_names, learn_names, name_of, record_names, seat_names
 from cogs._send import Outgoing, mention
 from cogs._tables import table_for
@@ -63,7 +64,10 @@ async def render_board(bot: VeletasBot, info: GameInfo, *, theme: str) -> bytes:
     """The game's public board, drawn off the event loop (rendering is CPU work)."""
     started = time.perf_counter()
     table = table_for(info)
-    seats, colours, result = seat_names(bot, info), colour_names(bot, info), ending_text(info)
+    now = bot.store.now()
+    seats = names_with_time(info, seat_names(bot, info), now)
+    colours = names_with_time(info, colour_names(bot, info), now)
+    result = ending_text(info)
     png = await asyncio.to_thread(table.board_png, info, seats=seats, colours=colours, theme=theme, result=result)
     log.debug("Rendered the board of game %d in %.1f ms", info.id, (time.perf_counter() - started) * 1e3)
     return png
@@ -178,15 +182,32 @@ async def board_message(
         embed.add_field(name="Last turn", value=f"`{state.turns[-1]}`", inline=True)
     for name, value, inline in table.fields(info):
         embed.add_field(name=name, value=value, inline=inline)
+    clock = clock_text(info, bot.store.now())
+    if clock is not None:
+        embed.add_field(name="Clock", value=clock, inline=False)
     embed.set_image(url=f"attachment://{BOARD_FILE}")
     embed.set_footer(text=f"Turn {len(state.turns) + 1}" if info.status == "active" else "Game over")
     files: list[tuple[str, bytes]] = [(BOARD_FILE, png)]
     if info.status == "finished":
         files.append(record_file(bot, info))
     content = note
+    dm: int | None = None
+    calls = ping
     if ping is not None:
         content = f"{mention(ping)}, your turn." if note is None else f"{note}\n{mention(ping)}, your turn."
-    return Outgoing(content=content, embed=embed, files=files, view=board_view(info), mention=ping, info=info)
+        prefs = await bot.store.get_notify(ping)
+        dm = ping if prefs.wants_dm else None
+        ping = ping if prefs.wants_ping else None
+    return Outgoing(
+        content=content,
+        embed=embed,
+        files=files,
+        view=board_view(info),
+        mention=ping,
+        info=info,
+        dm=dm,
+        calls=calls,
+    )
 
 
 __all__ = [

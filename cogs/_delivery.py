@@ -19,7 +19,7 @@ from bot.errors import GameFinished, RaceLost, UserError
 from bot.store import GameInfo
 from cogs._board import board_message
 from cogs._names import name_of
-from cogs._send import Outgoing, send_to_channel
+from cogs._send import Outgoing, direct_message, jump_link, send_to_channel
 from cogs._tables import table_for
 
 if TYPE_CHECKING:
@@ -72,6 +72,16 @@ async def after_board_posted(bot: VeletasBot, info: GameInfo, message_id: int | 
     hand_to_ai(bot, info)
 
 
+def tell_by_dm(bot: VeletasBot, out: Outgoing) -> None:
+    """After a board is out: tell the player to move by direct message, if that is how they chose to hear."""
+    info = out.info
+    if out.dm is None or info is None:
+        return
+    label = table_for(info).label(info)
+    text = f"Your turn in {label}: {jump_link(info)}"
+    bot.spawn(direct_message(bot, out.dm, text), name=f"turn-dm-{info.id}-{info.version}")
+
+
 def reply_failed(bot: VeletasBot, game_id: int, exc: discord.HTTPException) -> None:
     """Answering the interaction failed (it expired, Discord failed): whatever was stored is posted to the channel.
 
@@ -115,6 +125,7 @@ async def deliver(bot: VeletasBot, game_id: int, answer: Awaitable[tuple[int | N
         failed = None
         if out.info is not None:
             await after_board_posted(bot, out.info, message_id)
+        tell_by_dm(bot, out)
     finally:
         bot.replying[game_id] -= 1
         if bot.replying[game_id] <= 0:
@@ -173,6 +184,7 @@ async def post_unannounced(bot: VeletasBot, game_id: int, *, swept: bool = False
                 failures += 1
                 continue
             await bot.store.mark_posted(game_id, info.version, message_id)
+            tell_by_dm(bot, out)
             failures = 0
 
 

@@ -14,6 +14,8 @@ from bot.rules.veletas import VARIANTS
 
 # A move: "j10-a10/j10" is the longest canonical one (11); spaces and the long form d4/g2 fit too.
 MAX_MOVE: Final = 32
+# A time control: "48h+12h/96h" or "3 days per move", with spaces.
+MAX_TIME: Final = 32
 # A square: "j10", with spaces around it.
 MAX_SQUARE: Final = 8
 # A setup turn's shooters: at most four squares of three characters, any separators.

@@ -42,6 +42,8 @@ class Outgoing:
     view: discord.ui.View | None = None
     mention: int | None = None
     info: GameInfo | None = None  # the game state the message shows, for what follows the answer
+    dm: int | None = None  # the player to tell of their turn by direct message once this is posted
+    calls: int | None = None  # the player the "your turn" line names (pinged or not, as they chose)
 
     def allowed_mentions(self) -> discord.AllowedMentions:
         """Only the player to move may be pinged, never anyone named in user-typed text."""
@@ -53,12 +55,12 @@ class Outgoing:
         return [discord.File(io.BytesIO(data), filename=name) for name, data in self.files]
 
     def quiet(self) -> Outgoing:
-        """The same message pinging nobody, without the line that calls the player to move."""
-        if self.mention is None:
-            return self
-        call = mention(self.mention)
+        """The same message pinging and telling nobody, without the line that calls the player to move."""
+        if self.calls is None:
+            return replace(self, mention=None, dm=None)
+        call = mention(self.calls)
         content = "\n".join(line for line in (self.content or "").split("\n") if call not in line) or None
-        return replace(self, content=content, mention=None)
+        return replace(self, content=content, mention=None, dm=None, calls=None)
 
 
 async def send_response(interaction: discord.Interaction[Any], out: Outgoing, *, ephemeral: bool = False) -> int | None:
@@ -181,6 +183,33 @@ async def respond_update(interaction: discord.Interaction[Any], work: Awaitable[
         allowed_mentions=out.allowed_mentions(),
     )
     return out
+
+
+CANNOT_DM = 50007  # Discord's code when a user does not accept direct messages from the bot
+
+
+async def direct_message(bot: VeletasBot, user_id: int, text: str) -> bool:
+    """Send a direct message; True if it went. A refusal is remembered, so it is not tried again
+    until the player chooses direct messages anew (``/veletas notify``)."""
+    try:
+        user = bot.get_user(user_id) or await bot.fetch_user(user_id)
+        await user.send(text, allowed_mentions=discord.AllowedMentions.none())
+    except discord.Forbidden as exc:
+        if exc.code == CANNOT_DM:
+            log.info("User %d does not take direct messages; not trying again", user_id)
+            await bot.store.set_notify(user_id, dm_blocked=True)
+        return False
+    except discord.HTTPException:
+        log.warning("Could not send a direct message to user %d", user_id, exc_info=True)
+        return False
+    return True
+
+
+def jump_link(info: GameInfo) -> str:
+    """A link to a game's latest board (or its channel); links ping nobody."""
+    if info.board_message_id is not None:
+        return f"https://discord.com/channels/{info.guild_id}/{info.channel_id}/{info.board_message_id}"
+    return f"https://discord.com/channels/{info.guild_id}/{info.channel_id}"
 
 
 def mention(user_id: int | None) -> str:

@@ -34,6 +34,7 @@ from bot.errors import (
 )
 from bot.store import GameInfo, StoreBusy, check_can_answer
 from cogs._board import board_message
+from cogs._clock_words import parse_time
 from cogs._delivery import after_board_posted, hand_to_ai
 from cogs._names import name_of
 from cogs._permissions import THREAD_TYPES, board_refused, check_here, check_thread, thread_refused
@@ -82,7 +83,7 @@ def challenge_text(info: GameInfo) -> str:
     if info.expires_at is not None:
         stamp = int(info.expires_at.timestamp())
         expiry = f" The challenge expires <t:{stamp}:R> (at <t:{stamp}:t>) if nobody answers."
-    return f"{headline(info)}, played {where}.{anyone}{expiry}"
+    return f"{headline(info)}, played {where}. Clock: {info.time_control.describe()}.{anyone}{expiry}"
 
 
 class AcceptButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:accept:(?P<game>\d+)"):
@@ -370,6 +371,7 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         opponent: discord.Member | discord.User | None,
         where: Literal["thread", "here"],
         level: int | None,
+        time: str | None = None,
     ) -> None:
         """A challenge to a member, anyone, or the AI, for any game: each game's ``challenge`` command calls this."""
         assert interaction.guild_id is not None and interaction.channel_id is not None
@@ -393,6 +395,8 @@ class ChallengeCog(commands.Cog, name="Challenges"):
             check_here(interaction)
         elif against_ai:
             check_thread(interaction)
+        server = await self.bot.store.get_guild_settings(interaction.guild_id)
+        control = parse_time(time, server.default_control(), inactivity_days=server.inactivity_days)
         deadline = self.bot.clock() + dt.timedelta(minutes=self.bot.settings.challenge_minutes)
         opponent_id = opponent.id if opponent is not None else None
         try:
@@ -407,6 +411,7 @@ class ChallengeCog(commands.Cog, name="Challenges"):
                 expires_at=deadline,
                 ai_level=(level or DEFAULT_AI_LEVEL) if against_ai else None,
                 max_open=self.bot.settings.max_open_challenges,
+                time_control=control,
             )
         except (ChallengeExists, TooManyChallenges) as exc:
             raise limit_refusal(interaction.guild_id, interaction.user.id, opponent_id, exc) from exc

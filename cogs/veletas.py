@@ -25,8 +25,9 @@ from bot.rules.veletas import Position
 from bot.rules.veletas_suggest import move_suggestions, shooter_suggestions, stone_suggestions
 from bot.store import GameInfo
 from cogs._board import DEFAULT_THEME, colour_word
+from cogs._clock_words import time_suggestions
 from cogs._names import colour_names
-from cogs._options import MAX_MOVE, MAX_SHOOTERS, MAX_SQUARE
+from cogs._options import MAX_MOVE, MAX_SHOOTERS, MAX_SQUARE, MAX_TIME
 from cogs._send import Outgoing, bot_of, respond_update
 from cogs._tables import Table, register
 from cogs.challenge import challenges
@@ -495,6 +496,7 @@ class VeletasCog(GameCommands, name="Veletas"):
         rules="current (English rulebook, default) or classic (Spanish/Japanese rulebooks)",
         where="thread (default): the game gets its own thread; here: played in this channel",
         level="AI strength from 1 to 5 when you challenge me (default 3)",
+        time="the clock: none, 3d (days per move), 10+5 (minutes + seconds), 48h+12h/96h (default: the server's)",
     )
     async def challenge(
         self,
@@ -504,6 +506,7 @@ class VeletasCog(GameCommands, name="Veletas"):
         rules: Literal["current", "classic"] = "current",
         where: Literal["thread", "here"] = "thread",
         level: app_commands.Range[int, 1, 5] | None = None,
+        time: app_commands.Range[str, 1, MAX_TIME] | None = None,
     ) -> None:
         """Challenge a member, anyone, or me to a game of Veletas."""
         await challenges(self.bot).issue(
@@ -513,7 +516,14 @@ class VeletasCog(GameCommands, name="Veletas"):
             opponent=opponent,
             where=where,
             level=level,
+            time=time,
         )
+
+    @challenge.autocomplete("time")
+    async def time_choices(
+        self, interaction: discord.Interaction[VeletasBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return time_suggestions(current)
 
     @app_commands.command(name="setup")
     @app_commands.describe(

@@ -25,8 +25,9 @@ from bot.rules.veloop import Game, Move
 from bot.rules.veloop_suggest import move_suggestions
 from bot.store import GameInfo
 from cogs._board import colour_word
+from cogs._clock_words import time_suggestions
 from cogs._names import colour_names
-from cogs._options import MAX_MOVE
+from cogs._options import MAX_MOVE, MAX_TIME
 from cogs._send import Outgoing, bot_of, respond_update
 from cogs._tables import Table, register
 from cogs.challenge import challenges
@@ -321,6 +322,7 @@ class VeloopCog(GameCommands, name="Veloop"):
         protocol="122 (default): one move for Black, then two each; alternating: one move each",
         where="thread (default): the game gets its own thread; here: played in this channel",
         level="AI strength from 1 to 5 when you challenge me (default 3)",
+        time="the clock: none, 3d (days per move), 10+5 (minutes + seconds), 48h+12h/96h (default: the server's)",
     )
     async def challenge(
         self,
@@ -330,6 +332,7 @@ class VeloopCog(GameCommands, name="Veloop"):
         protocol: Literal["122", "alternating"] = "122",
         where: Literal["thread", "here"] = "thread",
         level: app_commands.Range[int, 1, 5] | None = None,
+        time: app_commands.Range[str, 1, MAX_TIME] | None = None,
     ) -> None:
         """Challenge a member, anyone, or me to a game of Veloop (Square)."""
         await challenges(self.bot).issue(
@@ -339,7 +342,14 @@ class VeloopCog(GameCommands, name="Veloop"):
             opponent=opponent,
             where=where,
             level=level,
+            time=time,
         )
+
+    @challenge.autocomplete("time")
+    async def time_choices(
+        self, interaction: discord.Interaction[VeletasBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return time_suggestions(current)
 
     @app_commands.command()
     @app_commands.describe(move="e.g. f6<e4: a stone on f6, supported by your stone on e4 (f6 e4 works too)")

@@ -19,6 +19,7 @@ from bot.store import MIGRATIONS, GameInfo, Store, StoreError, settings_json
 
 # The schema before games became plug-ins (migration 5): every game a Veletas game, variant and rules columns.
 PREVIOUS = MIGRATIONS[:4]
+CLOCK_COLUMNS = ("time_control", "inactivity_days", "clock_first", "clock_second", "clock_running", "clock_since")
 """The schema the bot wrote before games were plug-ins (Veletas only, variant and rules columns)."""
 
 # Seeds whose random Veloop game on the 5×5 board ends drawn (two lone passes) and won (confinement).
@@ -190,7 +191,10 @@ async def test_games_written_by_the_previous_schema_read_back_identical(db_path:
         assert "variant" not in row and "rules" not in row
         if game_id != 1:  # every other column of every other game is byte for byte what it was
             old = {k: v for k, v in before[game_id].items() if k not in ("variant", "rules")}
-            assert {k: v for k, v in row.items() if k not in ("game", "settings", "termination")} == old
+            added = ("game", "settings", "termination", *CLOCK_COLUMNS)
+            assert {k: v for k, v in row.items() if k not in added} == old
+            # No clock for a game started before clocks: it gets one at its next turn.
+            assert (row["time_control"], row["inactivity_days"], row["clock_running"]) == ("none", 14, None)
     # How each game ended is filled from its old wording: only the resigned and the cancelled one ended.
     assert {game_id: after[game_id]["termination"] for game_id in written} == {
         1: None,

@@ -115,6 +115,7 @@ class Rest:
         add = self._add
         add("GET", "/users/@me", self.get_me)
         add("GET", "/users/{user_id}", self.get_user)
+        add("POST", "/users/@me/channels", self.create_dm)
         add("GET", "/oauth2/applications/@me", self.get_application)
         add("GET", "/applications/@me", self.get_application)
         add("GET", "/gateway", self.get_gateway, bot_auth=False)
@@ -517,11 +518,26 @@ class Rest:
         newest_first = sorted(messages, key=lambda m: m.id, reverse=True)[:limit]
         return [self.message_json(m) for m in newest_first]
 
+    async def create_dm(self, call: Call) -> Any:
+        """The direct-message channel with a user (the same one every time), as Discord opens it."""
+        body = call.body or {}
+        try:
+            recipient = self.state.members[int(body.get("recipient_id", 0))]
+        except (KeyError, TypeError, ValueError):
+            raise DiscordError(400, 50035, "Invalid Form Body") from None
+        return copy.deepcopy(self.state.open_dm(recipient))
+
     async def post_message(self, call: Call) -> Any:
-        self._channel(call)
+        channel = self._channel(call)
         body = call.body or {}
         limits.check_not_empty(body, len(call.uploads))
         channel_id = call.id("channel_id")
+        if channel["type"] == 1:
+            # A direct message: no guild permissions, but the user may have closed their DMs to the bot.
+            recipient = self.state.members[int(channel["recipients"][0]["id"])]
+            if not recipient.accepts_dms:
+                raise DiscordError(403, 50007, "Cannot send messages to this user")
+            return self.message_json(await self.create_message(channel_id, body, call.uploads))
         needed = self._sending(channel_id) | self._content_needs(body, call.uploads)
         if isinstance(body.get("message_reference"), dict):
             needed |= READ_MESSAGE_HISTORY  # replying shows the message replied to
@@ -651,7 +667,7 @@ class Rest:
     async def get_guild_channels(self, call: Call) -> Any:
         if call.id("guild_id") != self.state.guild_id:
             raise unknown("Guild", 10004)
-        return [copy.deepcopy(c) for c in self.state.channels.values() if c["type"] not in (10, 11, 12)]
+        return [copy.deepcopy(c) for c in self.state.channels.values() if c["type"] not in (1, 10, 11, 12)]
 
     async def get_member(self, call: Call) -> Any:
         if call.id("guild_id") != self.state.guild_id:
@@ -813,7 +829,8 @@ class Rest:
             visible_to=interaction.user.id if interaction is not None and ephemeral else None,
         )
         self.state.messages[message_id] = message
-        if not message.ephemeral:
+        # A direct message reaches a bot's gateway only with the direct-messages intent, which this bot lacks.
+        if not message.ephemeral and channel["type"] != 1:
             await self.gateway.dispatch("MESSAGE_CREATE", self.message_json(message, gateway=True))
         self._changed()
         return message

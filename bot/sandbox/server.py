@@ -354,6 +354,14 @@ class FakeDiscord:
         """Act as ``member``: ``async with sandbox.user(alice) as u: await u.slash(...)``."""
         return SandboxUser(self, member, channel_id or self.channel_id)
 
+    def direct_messages(self, member: Member) -> list[Message]:
+        """What the bot sent ``member`` by direct message, oldest first."""
+        channel = next(
+            (c for c in self.state.channels.values() if c["type"] == 1 and c["recipients"][0]["id"] == str(member.id)),
+            None,
+        )
+        return [] if channel is None else self.messages(int(channel["id"]))
+
     def messages(self, channel_id: int | None = None, *, include_ephemeral: bool = True) -> list[Message]:
         """Messages in posting order (all channels when ``channel_id`` is None)."""
         found = [m for m in self.state.messages.values() if not m.deleted]

@@ -59,6 +59,7 @@ class Member:
     bot: bool = False
     roles: list[int] = field(default_factory=list)
     joined_at: str = field(default_factory=iso_timestamp)
+    accepts_dms: bool = True  # False: the member closed direct messages from server members (Discord's 50007)
 
     @property
     def mention(self) -> str:
@@ -284,6 +285,21 @@ class SandboxState:
                 return member
         raise KeyError(name)
 
+    def open_dm(self, member: Member) -> dict[str, Any]:
+        """The direct-message channel between the bot and ``member``, made on first use (kept with the channels)."""
+        for channel in self.channels.values():
+            if channel["type"] == 1 and channel["recipients"][0]["id"] == str(member.id):
+                return channel
+        channel_id = self.snowflakes.next()
+        self.channels[channel_id] = {
+            "id": str(channel_id),
+            "type": 1,
+            "last_message_id": None,
+            "flags": 0,
+            "recipients": [member.user_json()],
+        }
+        return self.channels[channel_id]
+
     def add_text_channel(self, name: str) -> int:
         channel_id = self.snowflakes.next()
         self.channels[channel_id] = {
@@ -360,7 +376,7 @@ class SandboxState:
         )
 
     def guild_json(self) -> dict[str, Any]:
-        channels = [c for c in self.channels.values() if c["type"] not in (10, 11, 12)]
+        channels = [c for c in self.channels.values() if c["type"] not in (1, 10, 11, 12)]
         threads = [c for c in self.channels.values() if c["type"] in (10, 11, 12)]
         return {
             "id": str(self.guild_id),

@@ -1,0 +1,121 @@
+"""One scheduler for everything that falls due: deadlines (time forfeits) and reminders, for every game.
+
+Discord-free: what to do with a row is a handler per kind, given by the bot. The rows live in the
+store's ``due`` table, written in the same transaction as the change that makes them due; the loop
+sleeps until the earliest one (one step down an index, never a scan), takes the rows due in small
+batches under a lease, and hands each to its handler, which removes it in the same transaction as
+its action. So a row is acted on once, a restart loses none, and a second process on the same
+database (later, PostgreSQL) can share the work. The clock is injectable: tests run it simulated.
+
+At start-up and every ``heartbeat`` seconds it tells the store it is alive; a gap longer than
+``gap_allowed`` since the last time (the bot was down) is given back to every running clock first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+
+from bot.store import DueRow, Store
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[DueRow], Awaitable[None]]
+
+TICK = 30.0
+"""The longest sleep: the loop looks again at least this often, even with nothing due."""
+LEASE = 60.0
+"""How long a taken row is left to its taker before it falls due again for anyone."""
+BATCH = 50
+HEARTBEAT = 30.0
+GAP_ALLOWED = 90.0
+"""A pause longer than this since the last heartbeat is downtime, given back to every clock."""
+
+
+class Scheduler:
+    def __init__(
+        self,
+        store: Store,
+        handlers: Mapping[str, Handler],
+        *,
+        now: Callable[[], float] | None = None,
+        tick: float = TICK,
+        lease: float = LEASE,
+        batch: int = BATCH,
+        heartbeat: float = HEARTBEAT,
+        gap_allowed: float = GAP_ALLOWED,
+    ) -> None:
+        self.store = store
+        self.handlers = dict(handlers)
+        self.now = now or store.now
+        self.tick = tick
+        self.lease = lease
+        self.batch = batch
+        self.heartbeat = heartbeat
+        self.gap_allowed = gap_allowed
+        self.acted = 0
+        self.failed = 0
+        self._wake = asyncio.Event()
+        self._last_alive = 0.0
+        store.on_scheduled = self.wake
+
+    def wake(self) -> None:
+        """Look again now (something was scheduled, or a test moved the clock)."""
+        self._wake.set()
+
+    async def start(self) -> float:
+        """Give back downtime before anything is acted on; returns the seconds given back."""
+        given = await self.store.keep_alive(gap_allowed=self.gap_allowed)
+        self._last_alive = time.monotonic()
+        return given
+
+    async def run(self) -> None:
+        """Act on due rows until cancelled."""
+        await self.start()
+        while True:
+            # Cleared before looking, so a row scheduled while this round runs wakes the next sleep at once.
+            self._wake.clear()
+            try:
+                # Alive first: after a stall (the machine slept), time is given back before anything is acted on.
+                if time.monotonic() - self._last_alive >= self.heartbeat:
+                    await self.store.keep_alive(gap_allowed=self.gap_allowed)
+                    self._last_alive = time.monotonic()
+                await self.run_due()
+                delay = await self._sleep_for()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("The scheduler failed a round; trying again shortly")
+                delay = min(self.tick, 5.0)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=delay)
+
+    async def _sleep_for(self) -> float:
+        next_at = await self.store.next_due_at()
+        if next_at is None:
+            return self.tick
+        return max(0.0, min(self.tick, next_at - self.now()))
+
+    async def run_due(self) -> int:
+        """Act on everything due now, batch by batch; returns how many rows were handled."""
+        handled = 0
+        while True:
+            rows = await self.store.claim_due(self.now(), lease=self.lease, limit=self.batch)
+            if not rows:
+                return handled
+            for row in rows:
+                handler = self.handlers.get(row.kind)
+                if handler is None:
+                    log.error("No handler for due rows of kind %r (row %d)", row.kind, row.id)
+                    continue
+                try:
+                    await handler(row)
+                    self.acted += 1
+                except Exception:
+                    # The row stays leased: it falls due again when the lease ends.
+                    self.failed += 1
+                    log.exception("Acting on due row %d (%s, game %d) failed", row.id, row.kind, row.game_id)
+                handled += 1

@@ -1,0 +1,99 @@
+"""Clocks in Discord: the scheduler's handlers (time forfeits, reminders), ``/veletas notify`` and the clock's words.
+
+The scheduler (``bot.scheduler``) runs in the bot for as long as it is connected. A deadline that
+passes ends the game on time in the store, and the final board goes out like any stored change. A
+reminder is sent once, as a ping in the game's channel or as a direct message, as the player chose;
+a direct message Discord refuses (the player closed them) is remembered and not tried again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import VeletasBot
+from bot.clocks import format_left
+from bot.scheduler import Scheduler
+from bot.store import DueRow
+from cogs._delivery import announce
+from cogs._send import Outgoing, direct_message, jump_link, send_to_channel
+from cogs._tables import table_for
+
+log = logging.getLogger(__name__)
+
+
+class ClocksCog(commands.Cog, name="Clocks"):
+    def __init__(self, bot: VeletasBot) -> None:
+        self.bot = bot
+        self.scheduler = Scheduler(bot.store, {"deadline": self.on_deadline, "reminder": self.on_reminder})
+        bot.scheduler = self.scheduler
+        self._task: asyncio.Task[None] | None = None
+
+    async def cog_load(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="scheduler")
+
+    async def cog_unload(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _run(self) -> None:
+        await self.bot.wait_until_ready()
+        await self.scheduler.run()
+
+    async def on_deadline(self, row: DueRow) -> None:
+        ended = await self.bot.store.flag(row.game_id, due_id=row.id)
+        if ended is not None:
+            await announce(self.bot, row.game_id)
+
+    async def on_reminder(self, row: DueRow) -> None:
+        taken = await self.bot.store.take_reminder(row.id)
+        if taken is None:
+            return
+        info, left = taken
+        user = info.user_to_act
+        if user is None or (self.bot.user is not None and user == self.bot.user.id):
+            return
+        prefs = await self.bot.store.get_notify(user)
+        if not prefs.reminders:
+            return
+        label = table_for(info).label(info)
+        deadline = info.clock.deadline() if info.clock is not None else None
+        when = f" (<t:{int(deadline)}:R>)" if deadline is not None else ""
+        text = f"{format_left(left)} left on your clock in {label}{when}."
+        sent_dm = prefs.wants_dm and await direct_message(self.bot, user, f"{text} {jump_link(info)}")
+        if prefs.wants_ping or not sent_dm:
+            await send_to_channel(
+                self.bot, info.channel_id, Outgoing(content=f"<@{user}>, {text[0].lower()}{text[1:]}", mention=user)
+            )
+
+    @app_commands.command()
+    @app_commands.describe(
+        how="ping: on the board (default); dm: a direct message; both",
+        reminders="on: remind me when my correspondence clock runs short (24 h and 1 h left); off",
+    )
+    async def notify(
+        self,
+        interaction: discord.Interaction[VeletasBot],
+        how: Literal["ping", "dm", "both"] | None = None,
+        reminders: Literal["on", "off"] | None = None,
+    ) -> None:
+        """How you are told it is your turn, and whether your clock reminds you."""
+        prefs = await self.bot.store.set_notify(
+            interaction.user.id, mode=how, reminders=None if reminders is None else reminders == "on"
+        )
+        ways = {"ping": "a ping on the board", "dm": "a direct message", "both": "a ping and a direct message"}
+        text = (
+            f"Your turn is announced with {ways[prefs.mode]}; clock reminders are {'on' if prefs.reminders else 'off'}."
+        )
+        if prefs.dm_blocked:
+            text += " Direct messages to you were refused, so you are pinged instead; allow them, then choose dm again."
+        await interaction.response.send_message(text, ephemeral=True)
+
+
+async def setup(bot: VeletasBot) -> None:
+    await bot.add_feature(ClocksCog(bot))

@@ -1,0 +1,184 @@
+"""Clocks end to end, on a simulated clock: time controls chosen in the challenge, shown on boards,
+enforced by the scheduler across restarts, reminders sent once, downtime given back."""
+
+from __future__ import annotations
+
+from bot.client import VeletasBot
+from bot.rules.common import read_record
+from bot.rules.veloop import Game
+from bot.sandbox.runner import BotRunner
+from bot.sandbox.server import FakeDiscord
+from bot.sandbox.state import Member, Message
+from e2e.conftest import Factory, ManualClock
+from e2e.table import pinged
+
+
+async def start(
+    sandbox: FakeDiscord, first: Member, second: Member, time: str, *, board: str = "5"
+) -> tuple[Message, int]:
+    challenge = await sandbox.user(first).slash(
+        "veloop", "challenge", opponent=second, board=board, protocol="alternating", where="here", time=time
+    )
+    assert not challenge.ephemeral, challenge.content
+    cursor = sandbox.cursor()
+    await sandbox.user(second).click(challenge, "Accept")
+    board_message = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "Veloop #" in m.text(), after=cursor
+    )
+    game_id = int(board_message.embeds[0]["title"].split("#")[1].split(" ")[0])
+    return board_message, game_id
+
+
+def field(message: Message, name: str) -> str:
+    return next(f["value"] for f in message.embeds[0]["fields"] if f["name"] == name)
+
+
+def first_move(board: str = "5") -> str:
+    game = Game.new(int(board), "alternating")
+    return str(game.position.legal_moves()[0])
+
+
+async def minutes_pass(sandbox: FakeDiscord, bot: VeletasBot, clock: ManualClock, minutes: float) -> None:
+    clock.advance(minutes)
+    assert bot.scheduler is not None
+    bot.scheduler.wake()
+
+
+async def test_a_live_game_with_increments_is_lost_on_time(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    board, game_id = await start(sandbox, alice, bob, "1+3")
+    assert "1 min + 3 s" in field(board, "Clock") and "Black 1:00 · White 1:00" in field(board, "Clock")
+    assert "<t:" in field(board, "Clock"), "the deadline is a Discord timestamp, in each reader's own zone"
+    clock.advance(10 / 60)
+    moved = await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    assert "Black 0:53 · White 1:00" in field(moved, "Clock"), "10 s spent, 3 s added"
+    cursor = sandbox.cursor()
+    await minutes_pass(sandbox, bot, clock, 1.05)
+    final = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "lost on time" in m.text(), after=cursor
+    )
+    description = final.embeds[0]["description"]
+    assert description.startswith(f"**{alice.mention} wins.**") and "White lost on time" in description
+    record = read_record(final.files[f"veloop-{game_id}.txt"].decode()).headers
+    assert record["Termination"] == "time forfeit" and record["Result"] == "1-0"
+    assert final.buttons == [] and pinged(sandbox, final) == []
+    info = await bot.store.get_game(game_id)
+    assert info.status == "finished" and info.termination == "time forfeit" and info.winner_id == alice.id
+
+
+async def test_a_move_after_the_flag_fell_is_refused(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    _, game_id = await start(sandbox, alice, bob, "1+0")
+    clock.advance(2)  # not woken: the scheduler has not acted yet, the move arrives first
+    late = await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    assert late.ephemeral and "time ran out" in late.content
+    assert (await bot.store.get_game(game_id)).ply == 0
+
+
+async def test_downtime_is_given_back_then_the_correspondence_game_is_lost_on_time_after_the_restart(
+    sandbox: FakeDiscord,
+    sandbox_runner: BotRunner,
+    factory: Factory,
+    alice: Member,
+    bob: Member,
+    clock: ManualClock,
+) -> None:
+    bot = await sandbox_runner.start(factory, sync=False)
+    assert isinstance(bot, VeletasBot)
+    board, game_id = await start(sandbox, alice, bob, "1d")
+    assert "1 day per move" in field(board, "Clock")
+    await sandbox_runner.stop()
+    clock.advance(3 * 24 * 60)  # the bot is down for three days, past Black's deadline
+    bot = await sandbox_runner.start(factory, sync=False)
+    assert isinstance(bot, VeletasBot)
+    assert bot.scheduler is not None
+    await sandbox.wait_until(lambda: bot.scheduler is not None and bot.scheduler._last_alive > 0)
+    bot.scheduler.wake()
+    info = await bot.store.get_game(game_id)
+    assert info.status == "active", "nobody loses on time because the bot was down"
+    assert info.clock is not None and info.clock.deadline() is not None
+    cursor = sandbox.cursor()
+    await minutes_pass(sandbox, bot, clock, 24 * 60 + 1)
+    final = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "lost on time" in m.text(), after=cursor
+    )
+    assert f"**{bob.mention} wins.**" in final.embeds[0]["description"]
+
+
+async def test_a_reminder_is_sent_once_even_across_a_restart(
+    sandbox: FakeDiscord,
+    sandbox_runner: BotRunner,
+    factory: Factory,
+    alice: Member,
+    bob: Member,
+    clock: ManualClock,
+) -> None:
+    bot = await sandbox_runner.start(factory, sync=False)
+    assert isinstance(bot, VeletasBot)
+    _, game_id = await start(sandbox, alice, bob, "2d")
+    cursor = sandbox.cursor()
+    await minutes_pass(sandbox, bot, clock, 24 * 60 + 1)
+    reminder = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: "left on your clock" in m.content, after=cursor
+    )
+    assert reminder.content.startswith(f"{alice.mention}, 24 h 00 left on your clock in Veloop #{game_id}")
+    assert pinged(sandbox, reminder) == [str(alice.id)]
+    bot = await sandbox_runner.restart(factory)
+    assert isinstance(bot, VeletasBot) and bot.scheduler is not None
+    await sandbox.wait_until(lambda: bot.scheduler is not None and bot.scheduler._last_alive > 0)
+    bot.scheduler.wake()
+    await bot.scheduler.run_due()
+    reminders = [m for m in sandbox.messages(sandbox.channel_id) if "left on your clock" in m.content]
+    assert len(reminders) == 1, "the 24-hour reminder is not sent again"
+
+
+async def test_a_player_who_chose_direct_messages_gets_turns_and_reminders_there(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    chosen = await sandbox.user(bob).slash("veletas", "notify", how="dm")
+    assert chosen.ephemeral and "a direct message" in chosen.content
+    _, game_id = await start(sandbox, alice, bob, "2d")
+    moved = await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    assert pinged(sandbox, moved) == [], "Bob chose direct messages: the board does not ping him"
+    dm = await sandbox.wait_until(lambda: sandbox.direct_messages(bob))
+    assert f"Your turn in Veloop #{game_id}" in dm[0].content
+    cursor = sandbox.cursor()
+    await minutes_pass(sandbox, bot, clock, 24 * 60 + 1)
+    await sandbox.wait_until(lambda: len(sandbox.direct_messages(bob)) == 2)
+    assert "left on your clock" in sandbox.direct_messages(bob)[1].content
+    assert not [m for m in sandbox.messages(sandbox.channel_id) if m.id > cursor and "left on your clock" in m.content]
+
+
+async def test_closed_direct_messages_fall_back_to_a_ping_and_are_not_tried_again(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    bob.accepts_dms = False
+    await sandbox.user(bob).slash("veletas", "notify", how="dm")
+    await start(sandbox, alice, bob, "2d")
+    await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    refused = await sandbox.wait_until(lambda: sandbox.take_errors())
+    assert [e.error_code for e in refused] == [50007]
+    await sandbox.wait_until(lambda: bot.store._notify.get(bob.id) is not None and bot.store._notify[bob.id].dm_blocked)
+    prefs = await bot.store.get_notify(bob.id)
+    assert prefs.dm_blocked and prefs.wants_ping, "the refusal is remembered; Bob is pinged instead"
+    again = await sandbox.user(alice).slash("veloop", "undo")
+    assert not again.ephemeral
+    shown = await sandbox.user(bob).slash("veletas", "notify")
+    assert "refused" in shown.content
+    assert sandbox.take_errors() == [], "a closed inbox is not tried again"
+
+
+async def test_the_server_default_clock_and_a_bad_time_option(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    owner = sandbox.user(sandbox.state.owner)
+    saved = await owner.slash("veletas", "settings", time="3d", inactivity=21)
+    assert saved.ephemeral and "3 days per move" in saved.content and "21 days" in saved.content
+    challenge = await sandbox.user(alice).slash("veloop", "challenge", opponent=bob, where="here")
+    assert "Clock: 3 days per move." in challenge.content
+    bad = await sandbox.user(bob).slash("veletas", "challenge", opponent=alice, time="soon")
+    assert bad.ephemeral and "is not a time control" in bad.content
+    choices = await sandbox.user(bob).autocomplete("veletas", "challenge", time="10+")
+    assert "10+5" in [c["value"] for c in choices] and all(c["value"].startswith("10+") for c in choices)

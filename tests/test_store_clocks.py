@@ -1,0 +1,253 @@
+"""Clocks in the store and the one scheduler, on real SQLite files and a clock moved by hand."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from test_store import ALICE, BOB, CHANNEL, GUILD, Clock, snapshot
+
+from bot.clocks import DAY, HOUR, MINUTE, TimeControl
+from bot.errors import TimeIsUp
+from bot.rules import veloop
+from bot.scheduler import Scheduler
+from bot.store import DueRow, GameInfo, Store
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "veletas.sqlite3"
+
+
+@pytest.fixture
+async def store(db_path: Path, clock: Clock) -> AsyncIterator[Store]:
+    s = await Store.open(db_path, clock=clock)
+    try:
+        yield s
+    finally:
+        await s.close()
+
+
+async def veloop_game(store: Store, control: TimeControl, *, channel: int = CHANNEL) -> GameInfo:
+    """A Veloop game (no setup: moves from the first turn) between Alice (Black) and Bob, with ``control``."""
+    info = await store.create_challenge(
+        guild_id=GUILD,
+        channel_id=channel,
+        challenger_id=ALICE,
+        opponent_id=BOB,
+        where="here",
+        expires_at=None,
+        game="veloop",
+        settings={"board": "8", "protocol": "alternating"},
+        time_control=control,
+    )
+    return await store.accept_challenge(info.id, BOB, channel_id=channel)
+
+
+def move(info: GameInfo, index: int = 0) -> str:
+    state = info.state
+    assert isinstance(state, veloop.Game)
+    return str([m for m in state.position.legal_moves() if not m.is_pass][index])
+
+
+def due_rows(path: Path) -> list[tuple[str, int, str, float]]:
+    with sqlite3.connect(path) as db:
+        return [
+            (str(r[0]), int(r[1]), str(r[2]), float(r[3]))
+            for r in db.execute("SELECT kind, game_id, key, due_at FROM due ORDER BY due_at")
+        ]
+
+
+async def test_accepting_starts_the_clock_and_schedules_the_deadline_and_reminders(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    info = await veloop_game(store, TimeControl.days(2))
+    start = clock.now.timestamp()
+    assert info.clock is not None and info.clock.running == "first" and info.clock.since == start
+    assert info.time_control == TimeControl.days(2)
+    # Black has two days; reminders at 24 h and at 1 h left, then the deadline itself.
+    assert due_rows(db_path) == [
+        ("reminder", info.id, str(int(24 * HOUR)), start + DAY),
+        ("reminder", info.id, str(int(HOUR)), start + 2 * DAY - HOUR),
+        ("deadline", info.id, "", start + 2 * DAY),
+    ]
+
+
+async def test_a_move_charges_the_mover_and_hands_the_clock_over(store: Store, db_path: Path, clock: Clock) -> None:
+    info = await veloop_game(store, TimeControl.parse("5+3"))
+    clock.advance(seconds=10)
+    moved = await store.play(info.id, ALICE, move(info))
+    assert moved.clock is not None
+    assert moved.clock.first == pytest.approx(5 * MINUTE - 10 + 3), "10 s spent, 3 s increment"
+    assert moved.clock.running == "second" and moved.clock.second == 5 * MINUTE
+    now = clock.now.timestamp()
+    # A live game gets no reminders; one deadline, White's, replaces Black's.
+    assert due_rows(db_path) == [("deadline", info.id, "", now + 5 * MINUTE)]
+    again = await store.get_game(info.id)
+    assert again.clock == moved.clock, "the clock read back is the clock written"
+
+
+async def test_time_running_out_loses_the_game_and_a_late_move_is_refused(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    info = await veloop_game(store, TimeControl.parse("1+0"))
+    clock.advance(seconds=59)
+    assert await store.flag(info.id) is None, "a second is left"
+    assert (await store.get_game(info.id)).status == "active"
+    clock.advance(seconds=2)
+    before = snapshot(db_path)
+    with pytest.raises(TimeIsUp):
+        await store.play(info.id, ALICE, move(info))
+    assert snapshot(db_path) == before, "a late move changes nothing"
+    ended = await store.flag(info.id)
+    assert ended is not None and ended.status == "finished" and ended.termination == "time forfeit"
+    assert ended.winner_id == BOB and ended.result == "Black lost on time"
+    outcome = ended.outcome
+    assert outcome is not None and outcome.winner == "white" and outcome.result_token == "0-1"
+    assert due_rows(db_path) == [], "nothing is left to fall due"
+    stored = await store.get_game(info.id)
+    assert stored.version == info.version + 1 and stored.unannounced, "the final board is owed"
+    assert await store.flag(info.id) is None, "flagging twice ends nothing twice"
+
+
+async def test_a_casual_game_ends_after_the_inactivity_limit(store: Store, clock: Clock) -> None:
+    info = await veloop_game(store, TimeControl.none(3))
+    clock.advance(days=2, hours=23)
+    assert await store.flag(info.id) is None
+    clock.advance(hours=2)
+    ended = await store.flag(info.id)
+    assert ended is not None and ended.result == "Black lost on time (no move for 3 days)"
+
+
+async def test_a_stale_deadline_row_is_dropped_and_the_newer_one_stands(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    info = await veloop_game(store, TimeControl.parse("1+0"))
+    clock.advance(seconds=61)
+    [row] = await store.claim_due(clock.now.timestamp(), lease=30, limit=10)
+    # White's time was given back meanwhile (a move could have landed): the row no longer tells the truth.
+    await store.keep_alive(gap_allowed=1e9)
+    with sqlite3.connect(db_path) as db:
+        db.execute("UPDATE games SET clock_since = clock_since + 120 WHERE id = ?", (info.id,))
+    assert await store.flag(info.id, due_id=row.id) is None
+    assert all(r[0] != "deadline" or r[3] != row.due_at for r in due_rows(db_path))
+
+
+async def test_undo_gives_the_turn_back_with_its_time(store: Store, clock: Clock) -> None:
+    info = await veloop_game(store, TimeControl.parse("10+0"))
+    clock.advance(seconds=30)
+    moved = await store.play(info.id, ALICE, move(info))
+    asked = await store.request_undo(moved.id, ALICE)
+    clock.advance(seconds=5)
+    undone = await store.answer_undo(asked.id, BOB, True)
+    assert undone.clock is not None and undone.clock.running == "first"
+    assert undone.clock.since == clock.now.timestamp()
+    assert undone.clock.second == pytest.approx(10 * MINUTE - 5), "White's 5 s waiting for the answer count"
+
+
+async def test_resigning_stops_the_clock_and_clears_what_was_due(store: Store, db_path: Path) -> None:
+    info = await veloop_game(store, TimeControl.days(1))
+    assert due_rows(db_path)
+    resigned = await store.resign(info.id, ALICE)
+    assert resigned.clock is not None and resigned.clock.running is None
+    assert due_rows(db_path) == []
+
+
+async def test_downtime_is_given_back_to_every_clock(store: Store, db_path: Path, clock: Clock) -> None:
+    assert await store.keep_alive(gap_allowed=90) == 0
+    info = await veloop_game(store, TimeControl.days(1))
+    deadline = info.clock.deadline() if info.clock else None
+    assert deadline is not None
+    clock.advance(seconds=60)
+    assert await store.keep_alive(gap_allowed=90) == 0, "a minute between heartbeats is not downtime"
+    clock.advance(days=2)  # the bot was down past the deadline
+    given = await store.keep_alive(gap_allowed=90)
+    assert given == pytest.approx(2 * DAY)
+    assert await store.flag(info.id) is None, "nobody loses on time because the bot was away"
+    moved = await store.get_game(info.id)
+    assert moved.clock is not None and moved.clock.deadline() == pytest.approx(deadline + 2 * DAY)
+    assert [r[3] for r in due_rows(db_path) if r[0] == "deadline"] == [pytest.approx(deadline + 2 * DAY)]
+
+
+async def test_claimed_rows_wait_for_their_lease_and_the_plan_uses_the_index(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    info = await veloop_game(store, TimeControl.parse("1+0"))
+    clock.advance(seconds=61)
+    now = clock.now.timestamp()
+    [row] = await store.claim_due(now, lease=30, limit=10)
+    assert row.kind == "deadline" and row.game_id == info.id
+    assert await store.claim_due(now + 29, lease=30, limit=10) == [], "leased to its taker"
+    [again] = await store.claim_due(now + 31, lease=30, limit=10)
+    assert again.id == row.id, "a taker that died leaves the row to the next one"
+    with sqlite3.connect(db_path) as db:
+        for sql in (
+            "SELECT due_at FROM due ORDER BY due_at LIMIT 1",
+            "SELECT id, kind, game_id, key, due_at FROM due WHERE due_at <= 1 ORDER BY due_at LIMIT 5",
+        ):
+            plan = " ".join(str(r[-1]) for r in db.execute(f"EXPLAIN QUERY PLAN {sql}"))
+            # Down the index in due order (a search, or a scan that LIMIT stops at once), never a sort of the table.
+            assert "INDEX due_by_time" in plan and "TEMP B-TREE" not in plan, plan
+
+
+async def test_a_reminder_is_taken_once(store: Store, clock: Clock) -> None:
+    info = await veloop_game(store, TimeControl.days(2))
+    clock.advance(days=1, seconds=1)
+    rows = await store.claim_due(clock.now.timestamp(), lease=30, limit=10)
+    [reminder] = [r for r in rows if r.kind == "reminder"]
+    taken = await store.take_reminder(reminder.id)
+    assert taken is not None and taken[0].id == info.id and taken[1] == 24 * HOUR
+    assert await store.take_reminder(reminder.id) is None
+
+
+async def test_the_scheduler_acts_once_on_each_row_even_with_two_of_them(store: Store, clock: Clock) -> None:
+    games = [await veloop_game(store, TimeControl.parse("1+0"), channel=CHANNEL + i) for i in range(6)]
+    acted: list[int] = []
+
+    async def on_deadline(row: DueRow) -> None:
+        ended = await store.flag(row.game_id, due_id=row.id)
+        if ended is not None:
+            acted.append(ended.id)
+
+    async def on_reminder(row: DueRow) -> None:
+        raise AssertionError("live games have no reminders")
+
+    handlers = {"deadline": on_deadline, "reminder": on_reminder}
+    first, second = Scheduler(store, handlers, batch=2), Scheduler(store, handlers, batch=2)
+    assert await first.run_due() == 0, "nothing is due yet"
+    clock.advance(seconds=61)
+    await asyncio.gather(first.run_due(), second.run_due())
+    assert sorted(acted) == sorted(g.id for g in games), "every game flagged exactly once"
+    assert [(await store.get_game(g.id)).termination for g in games] == ["time forfeit"] * len(games)
+    assert await store.next_due_at() is None
+
+
+async def test_the_scheduler_loop_wakes_for_what_falls_due(store: Store, clock: Clock) -> None:
+    woke = asyncio.Event()
+    acted: list[int] = []
+
+    async def on_deadline(row: DueRow) -> None:
+        acted.append(row.game_id)
+        await store.flag(row.game_id, due_id=row.id)
+        woke.set()
+
+    scheduler = Scheduler(store, {"deadline": on_deadline}, tick=0.05)
+    task = asyncio.create_task(scheduler.run())
+    try:
+        info = await veloop_game(store, TimeControl.parse("1+0"))
+        await asyncio.sleep(0.2)
+        assert acted == [], "not due yet"
+        clock.advance(seconds=61)
+        scheduler.wake()
+        await asyncio.wait_for(woke.wait(), timeout=5)
+        assert acted == [info.id]
+    finally:
+        task.cancel()
