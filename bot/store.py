@@ -259,6 +259,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT
         """,
     ),
+    (
+        # Who proposed a challenge, when it is not its challenger: a rematch seats the players the other way
+        # round (the challenger sits first), and the one who asked for it is not the one to accept it.
+        "ALTER TABLE games ADD COLUMN proposed_by INTEGER",
+    ),
 )
 
 REMINDERS_LEFT: tuple[float, ...] = (24 * HOUR, HOUR)
@@ -283,7 +288,7 @@ _COLUMNS = (
     "id, guild_id, channel_id, origin_channel_id, status, game, settings, place, challenger_id, opponent_id, "
     "ai_level, ply, turns, winner_id, result, created_at, updated_at, expires_at, challenge_message_id, "
     "board_message_id, undo_requested_by, version, board_version, posted_version, changed_stamp, termination, "
-    "time_control, inactivity_days, clock_first, clock_second, clock_running, clock_since"
+    "time_control, inactivity_days, clock_first, clock_second, clock_running, clock_since, proposed_by"
 )
 
 _OPEN_STATUSES: tuple[Status, ...] = ("challenge", "active")
@@ -414,6 +419,8 @@ class GameInfo:
     # The time control (``TimeControl.none(inactivity_days)`` for a casual game) and, once started, the clock.
     time_control: TimeControl = field(default_factory=TimeControl.none)
     clock: Clock | None = None
+    # Who asked for this challenge when it was not the challenger (a rematch with the seats swapped).
+    proposed_by: int | None = None
     _replayed: _Replayed = field(default_factory=_Replayed, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -467,6 +474,18 @@ class GameInfo:
     def is_open(self) -> bool:
         """Whether anything can still happen to it (a pending challenge or a game in play)."""
         return self.status in _OPEN_STATUSES
+
+    @property
+    def proposer(self) -> int:
+        """Who made the challenge: its challenger, or for a rematch with the seats swapped, the one who asked."""
+        return self.challenger_id if self.proposed_by is None else self.proposed_by
+
+    @property
+    def answerer(self) -> int | None:
+        """Who answers the challenge: the participant who did not propose it (None: anyone, an open challenge)."""
+        if self.opponent_id is None:
+            return None
+        return self.opponent_id if self.proposer == self.challenger_id else self.challenger_id
 
     @property
     def is_ai_game(self) -> bool:
@@ -578,6 +597,7 @@ def _info_from_row(row: sqlite3.Row) -> GameInfo:
         termination=cast("Termination | None", row["termination"]),
         time_control=(control := _control(row["time_control"], row["inactivity_days"])),
         clock=_clock(control, row),
+        proposed_by=row["proposed_by"],
     )
 
 
@@ -659,13 +679,11 @@ def check_can_answer(info: GameInfo, user_id: int, now: dt.datetime) -> None:
     """Whether ``user_id`` may accept or decline this challenge at ``now``; the refusal says why."""
     if info.status != "challenge":
         raise ChallengeClosed(_closed_message(info))
-    if info.opponent_id is None:
-        if user_id == info.challenger_id:
-            raise NotAParticipant("This is your own challenge: someone else has to answer it.")
-    elif user_id != info.opponent_id:
-        raise NotAParticipant(
-            "This challenge is for another member; only they can answer it.", meant_for=info.opponent_id
-        )
+    if user_id == info.proposer:
+        raise NotAParticipant("This is your own challenge: someone else has to answer it.")
+    answerer = info.answerer
+    if answerer is not None and user_id != answerer:
+        raise NotAParticipant("This challenge is for another member; only they can answer it.", meant_for=answerer)
     if info.expires_at is not None and info.expires_at <= now:
         raise ChallengeClosed("This challenge has expired.")
 
@@ -1027,6 +1045,7 @@ class Store:
         ai_level: int | None = None,
         max_open: int | None = None,
         time_control: TimeControl | None = None,
+        proposed_by: int | None = None,
     ) -> GameInfo:
         """A new challenge. A ``here`` challenge claims the channel at once; a ``thread`` one only when accepted.
 
@@ -1040,6 +1059,8 @@ class Store:
         kind = find_game(game)
         chosen = kind.check_settings(settings or {})
         control = time_control or TimeControl.none()
+        if proposed_by is not None and (opponent_id is None or proposed_by not in (challenger_id, opponent_id)):
+            raise ValueError("a challenge is proposed by one of its two players")
         if where not in ("thread", "here"):
             raise ValueError(f"unknown place {where!r}")
         if opponent_id == challenger_id:
@@ -1061,8 +1082,8 @@ class Store:
                 rows = await db.execute_fetchall(
                     "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, game, settings, place, "
                     "challenger_id, opponent_id, ai_level, created_at, updated_at, expires_at, time_control, "
-                    "inactivity_days) "
-                    f"VALUES (?, ?, ?, 'challenge', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {_COLUMNS}",
+                    "inactivity_days, proposed_by) "
+                    f"VALUES (?, ?, ?, 'challenge', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {_COLUMNS}",
                     (
                         guild_id,
                         channel_id,
@@ -1078,6 +1099,7 @@ class Store:
                         expires,
                         control.text,
                         round(control.start / DAY) if control.family == "none" else DEFAULT_INACTIVITY_DAYS,
+                        None if proposed_by == challenger_id else proposed_by,
                     ),
                 )
         except sqlite3.IntegrityError as exc:
@@ -1110,7 +1132,8 @@ class Store:
                 rows = await db.execute_fetchall(
                     # The first board is owed from here on: a start cut short before it was posted is
                     # announced by the next sweep, as any other change nobody was told of.
-                    "UPDATE games SET status = 'active', opponent_id = ?, channel_id = ?, updated_at = ?, "
+                    "UPDATE games SET status = 'active', opponent_id = COALESCE(opponent_id, ?), channel_id = ?, "
+                    "updated_at = ?, "
                     "version = version + 1, board_version = version + 1, "
                     "clock_first = ?, clock_second = ?, clock_running = ?, clock_since = ? "
                     f"WHERE id = ? AND status = 'challenge' AND (expires_at IS NULL OR expires_at > ?) "
@@ -1147,7 +1170,7 @@ class Store:
         info = await self.get_game(game_id)
         if info.status != "challenge":
             raise ChallengeClosed(_closed_message(info))
-        if user_id != info.challenger_id:
+        if user_id != info.proposer:
             raise NotAParticipant("Only the member who made this challenge can withdraw it.")
         withdrawn = await self._close_challenge(game_id, "cancelled", "Withdrawn")
         log.info("game %d: challenge withdrawn by %d", game_id, user_id)
@@ -1448,6 +1471,71 @@ class Store:
         undone = replace(
             info,
             ply=info.ply - 1,
+            turns=turns,
+            clock=clock,
+            undo_requested_by=None,
+            updated_at=_from_ts(now),
+            version=version,
+            board_version=version,
+            changed_stamp=changed,
+        )
+        return _with_state(undone, game)
+
+    async def take_back_against_ai(
+        self, game_id: int, user_id: int, ai_id: int, *, stamp: int | None = None
+    ) -> GameInfo:
+        """Take back the player's last move and every reply the AI made since, in one change.
+
+        The AI never minds a take-back, so nobody is asked; what is taken back is exactly the tail of the
+        log from the player's own last move, which must be followed only by the AI's turns.
+        """
+        info = await self.get_game(game_id)
+        check_in_play(info)
+        check_participant(info, user_id)
+        if ai_id not in info.participants or not info.is_ai_game:
+            raise UndoRefused("Only a game against me takes back moves without asking.")
+        log_rows = await self.move_log(game_id)
+        mine = [ply for ply, _, user in log_rows if user == user_id]
+        if not mine:
+            raise UndoRefused("You have no move to take back yet.")
+        first = mine[-1]
+        if any(user not in (user_id, ai_id) for ply, _, user in log_rows if ply > first):
+            raise UndoRefused("Only your own last move and my replies to it can be taken back.")
+        turns = info.turns[: first - 1]
+        game = info.kind.replay(turns, info.settings)
+        now = self._now()
+        version = info.version + 1
+        changed = max(info.changed_stamp, stamp or 0)
+        seat = game.seat_to_act
+        clock = info.clock
+        if clock is not None and seat is not None:
+            clock = replace(clock.stopped(now), running=seat, since=now)
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE games SET ply = ?, turns = ?, undo_requested_by = NULL, updated_at = ?, version = ?, "
+                "board_version = ?, changed_stamp = ?, clock_first = ?, clock_second = ?, clock_running = ?, "
+                "clock_since = ? WHERE id = ? AND version = ? AND status = 'active'",
+                (
+                    len(turns),
+                    _join_turns(turns),
+                    now,
+                    version,
+                    version,
+                    changed,
+                    *_clock_values(clock),
+                    game_id,
+                    info.version,
+                ),
+            )
+            if cursor.rowcount != 1:
+                raise RaceLost(_RACE_MESSAGE)
+            await db.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, first))
+            await self._schedule(db, game_id, clock)
+        self._remember(game_id, game)
+        log.info("game %d: plies %d to %d taken back against the AI", game_id, first, info.ply)
+        undone = replace(
+            info,
+            ply=len(turns),
             turns=turns,
             clock=clock,
             undo_requested_by=None,

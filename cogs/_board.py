@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import discord
 
@@ -18,7 +19,7 @@ from bot.rules.protocol import Colour
 from bot.store import GameInfo
 from cogs._clock_words import clock_text, names_with_time
 from cogs._names import colour_names, learn_names, name_of, record_names, seat_names
-from cogs._send import Outgoing, mention
+from cogs._send import Outgoing, bot_of, mention
 from cogs._tables import table_for
 
 if TYPE_CHECKING:
@@ -50,14 +51,15 @@ async def theme_of(bot: VeletasBot, user_id: int | None) -> str:
 
 
 def board_viewer(bot: VeletasBot, info: GameInfo) -> int | None:
-    """Whose theme the public board is drawn in: the player to act, who studies it most.
+    """Whose theme the public board is drawn in: the challenger's, for the whole game.
 
-    When the AI is to act, or nobody is (the game is over), the human who looks at it next: the
-    winner if human, else the first human participant.
+    A public board is read by everyone in the channel, so it keeps one look from the first move to
+    the last instead of changing with whoever is to move; each player's own theme is for the private
+    images drawn for them (the guided move, a board asked for privately). Against the AI (which has
+    no theme) that is the human's.
     """
     me = bot.user.id if bot.user is not None else None
-    candidates = [info.user_to_act if info.status == "active" else info.winner_id, *info.participants]
-    return next((user for user in candidates if user is not None and user != me), None)
+    return next((user for user in info.participants if user != me), None)
 
 
 async def render_board(bot: VeletasBot, info: GameInfo, *, theme: str) -> bytes:
@@ -91,8 +93,10 @@ def turn_text(bot: VeletasBot, info: GameInfo) -> tuple[str, int | None]:
     if info.status != "active":
         return f"This game is {info.status}.", None
     user = info.user_to_act
-    ping = None if bot.user is not None and user == bot.user.id else user
-    return table_for(info).turn_line(info, mention(user)), ping
+    if bot.user is not None and user == bot.user.id:
+        # The AI answers by itself: nobody is asked to press anything, and its board follows.
+        return f"{mention(user)} is thinking about its move…", None
+    return table_for(info).turn_line(info, mention(user)), user
 
 
 def record_ending(info: GameInfo) -> dict[str, str]:
@@ -137,8 +141,43 @@ def record_file(bot: VeletasBot, info: GameInfo) -> tuple[str, bytes]:
     return f"{info.kind.name}-{info.id}.txt", info.state.to_record(record_headers(bot, info)).encode()
 
 
+class Rematcher(Protocol):
+    async def rematch(self, interaction: discord.Interaction[Any], game_id: int) -> None: ...
+
+
+class RematchButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"(?P<prefix>[a-z]{2,12}):rematch:(?P<game>\d+)"
+):
+    """Under a finished game's board: the same game again, same settings and clock, the seats swapped."""
+
+    def __init__(self, game: GameInfo | str, game_id: int) -> None:
+        prefix = game if isinstance(game, str) else game.kind.name
+        super().__init__(
+            discord.ui.Button(
+                label="Rematch", style=discord.ButtonStyle.primary, custom_id=f"{prefix}:rematch:{game_id}"
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> RematchButton:
+        return cls(match["prefix"], int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        challenges = cast("Rematcher | None", bot.get_cog("Challenges"))
+        if challenges is not None:
+            await bot.guard(interaction, challenges.rematch(interaction, self.game_id))
+
+
 def board_view(info: GameInfo) -> discord.ui.View | None:
     """The buttons a board offers in its phase; all are dynamic items, so old boards work after a restart."""
+    if info.status == "finished":
+        view = discord.ui.View(timeout=None)
+        view.add_item(RematchButton(info, info.id))
+        return view
     if info.status != "active":
         return None
     items = table_for(info).board_items(info)
@@ -186,7 +225,8 @@ async def board_message(
     if clock is not None:
         embed.add_field(name="Clock", value=clock, inline=False)
     embed.set_image(url=f"attachment://{BOARD_FILE}")
-    embed.set_footer(text=f"Turn {len(state.turns) + 1}" if info.status == "active" else "Game over")
+    moves = table.moves_played(info)
+    embed.set_footer(text=f"Move {moves + 1}" if info.status == "active" else f"Game over after {moves} moves")
     files: list[tuple[str, bytes]] = [(BOARD_FILE, png)]
     if info.status == "finished":
         files.append(record_file(bot, info))

@@ -69,7 +69,28 @@ async def after_board_posted(bot: VeletasBot, info: GameInfo, message_id: int | 
     """Remember the newest board (and which version of the game it shows), then let the AI act if it is its turn."""
     if message_id is not None:
         await bot.store.mark_posted(info.id, info.version, message_id)
+        retire_board(bot, info, message_id)
     hand_to_ai(bot, info)
+
+
+def retire_board(bot: VeletasBot, info: GameInfo, newest: int) -> None:
+    """Take the buttons off the board a newer one replaces, so a thread does not fill with dead controls.
+
+    In the background and best effort: the old buttons would refuse politely anyway (they carry the
+    version they were made for), and a board Discord no longer has is simply left alone.
+    """
+    previous = info.board_message_id
+    if previous is None or previous == newest:
+        return
+
+    async def strip() -> None:
+        message = bot.get_partial_messageable(info.channel_id).get_partial_message(previous)
+        try:
+            await message.edit(view=None)
+        except (discord.HTTPException, RuntimeError):  # RuntimeError: the bot is shutting down
+            log.debug("Could not take the buttons off board %d of game %d", previous, info.id)
+
+    bot.spawn(strip(), name=f"retire-board-{info.id}-{previous}")
 
 
 def tell_by_dm(bot: VeletasBot, out: Outgoing) -> None:
@@ -184,6 +205,7 @@ async def post_unannounced(bot: VeletasBot, game_id: int, *, swept: bool = False
                 failures += 1
                 continue
             await bot.store.mark_posted(game_id, info.version, message_id)
+            retire_board(bot, info, message_id)
             tell_by_dm(bot, out)
             failures = 0
 

@@ -44,6 +44,10 @@ class Table(ABC):
     def settings_text(self, settings: Mapping[str, str]) -> str:
         """The settings in a few words: ``standard board, current rules``."""
 
+    def moves_played(self, info: GameInfo) -> int:
+        """Moves made so far, as the counter under the board shows them (a game's setup turns are not moves)."""
+        return len(info.turns)
+
     @abstractmethod
     def turn_line(self, info: GameInfo, who: str) -> str:
         """What the player to act (``who``, a mention) does now, in the phase the game is in."""

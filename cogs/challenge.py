@@ -71,6 +71,11 @@ def describe(info: GameInfo) -> str:
 
 
 def headline(info: GameInfo) -> str:
+    if info.proposed_by is not None and info.proposed_by != info.challenger_id:
+        return (
+            f"{mention(info.proposed_by)} asks {mention(info.challenger_id)} for a rematch of {describe(info)}, "
+            f"seats swapped: {mention(info.challenger_id)} plays first"
+        )
     if info.opponent_id is None:
         return f"{mention(info.challenger_id)} is looking for an opponent for {describe(info)}"
     return f"{mention(info.challenger_id)} challenges {mention(info.opponent_id)} to {describe(info)}"
@@ -162,7 +167,7 @@ def limit_refusal(guild_id: int, user_id: int, opponent_id: int | None, error: U
 def challenge_view(info: GameInfo) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(AcceptButton(info, info.id))
-    view.add_item(DeclineButton(info, info.id, "Decline" if info.opponent_id is not None else "Withdraw"))
+    view.add_item(DeclineButton(info, info.id, "Decline" if info.answerer is not None else "Withdraw"))
     return view
 
 
@@ -331,7 +336,7 @@ async def decline(interaction: discord.Interaction[Any], game_id: int) -> None:
     bot = bot_of(interaction)
     user = interaction.user.id
     info = await bot.store.get_game(game_id)
-    if info.status == "challenge" and user == info.challenger_id:
+    if info.status == "challenge" and user == info.proposer:
         info = await bot.store.withdraw_challenge(game_id, user)
         verdict = f"Withdrawn by {interaction.user.mention}."
     elif info.status == "challenge" and info.opponent_id is None:
@@ -430,6 +435,58 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         message_id = await send_response(interaction, out)
         if message_id is not None:
             await self._remember_message(info, message_id)
+
+    async def rematch(self, interaction: discord.Interaction[VeletasBot], game_id: int) -> None:
+        """The Rematch button of a finished game: the same game, settings and clock, the seats swapped.
+
+        Between members it is a challenge the other player accepts, played where the finished game was;
+        against the AI it starts at once (the AI takes the same seat again: it is never the challenger).
+        """
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        info = await self.bot.store.get_game(game_id)
+        user = interaction.user.id
+        if info.status != "finished":
+            raise UserError("Only a finished game can be played again.")
+        if user not in info.participants:
+            raise NotAParticipant("Only its two players can ask for a rematch of this game.")
+        me = self.bot.user.id if self.bot.user is not None else None
+        if me is not None and me in info.participants:
+            if interaction.guild is None:
+                raise UserError("A rematch against me is asked for in the server.")
+            await self.issue(
+                interaction,
+                game=info.kind.name,
+                settings=dict(info.settings),
+                opponent=interaction.guild.me,
+                where="here",
+                level=info.ai_level,
+                time=info.time_control.text,
+            )
+            return
+        check_here(interaction)
+        assert info.opponent_id is not None
+        deadline = self.bot.clock() + dt.timedelta(minutes=self.bot.settings.challenge_minutes)
+        try:
+            new = await self.bot.store.create_challenge(
+                guild_id=interaction.guild_id,
+                channel_id=interaction.channel_id,
+                challenger_id=info.opponent_id,
+                opponent_id=info.challenger_id,
+                where="here",
+                expires_at=deadline,
+                game=info.kind.name,
+                settings=dict(info.settings),
+                max_open=self.bot.settings.max_open_challenges,
+                time_control=info.time_control,
+                proposed_by=user,
+            )
+        except (ChallengeExists, TooManyChallenges) as exc:
+            other = next(p for p in info.participants if p != user)
+            raise limit_refusal(interaction.guild_id, user, other, exc) from exc
+        out = Outgoing(content=challenge_text(new), view=challenge_view(new), mention=new.answerer)
+        message_id = await send_response(interaction, out)
+        if message_id is not None:
+            await self._remember_message(new, message_id)
 
     async def _remember_message(self, info: GameInfo, message_id: int) -> None:
         """Keep the challenge message's id, for expiry to edit it and for a cut-short accept to find its thread.

@@ -157,7 +157,7 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PR
 
 
 # A move as any game writes it: squares, and the marks between them (- / < for now).
-MOVE_TEXT = r"[a-z0-9/<-]{2,12}"
+MOVE_TEXT = r"[a-z0-9/<,-]{2,24}"
 
 
 class ConfirmButton(

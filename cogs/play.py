@@ -23,8 +23,8 @@ from discord.ext import commands, tasks
 
 from bot.client import VeletasBot
 from bot.errors import NoGameHere, RaceLost, UserError
-from bot.store import GameInfo
-from cogs._board import board_message, record_file, theme_of
+from bot.store import GameInfo, check_in_play, check_participant
+from cogs._board import RematchButton, board_message, record_file, theme_of
 from cogs._delivery import deliver, play_forced, sweep
 from cogs._names import colour_names, learn_names, seat_names
 from cogs._send import Outgoing, bot_of, mention, respond, send_response
@@ -71,6 +71,43 @@ async def play_turn(
         return await board_message(bot, after, note=note)
 
     await deliver(bot, game_id, respond(interaction, work()))
+
+
+class ResignButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:resign:(?P<game>\d+):(?P<answer>yes|no)"
+):
+    """The private confirmation of ``resign``: a resignation is final, so it takes a second, deliberate press."""
+
+    def __init__(self, game: GameInfo | str, game_id: int, answer: str) -> None:
+        label = "Resign" if answer == "yes" else "Keep playing"
+        style = discord.ButtonStyle.danger if answer == "yes" else discord.ButtonStyle.secondary
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=custom_id(game, "resign", game_id, answer))
+        )
+        self.game_id, self.answer = game_id, answer
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ResignButton:
+        return cls(match["prefix"], int(match["game"]), match["answer"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await bot_of(interaction).guard(interaction, self.answered(interaction))
+
+    async def answered(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        if self.answer == "no":
+            await interaction.response.edit_message(content="Not resigned: the game goes on.", view=None)
+            return
+        resigned = await bot.store.resign(self.game_id, interaction.user.id, stamp=interaction.id)
+
+        async def answer() -> tuple[int | None, Outgoing]:
+            await interaction.response.edit_message(content="You resigned.", view=None)
+            out = await board_message(bot, resigned)
+            return await send_response(interaction, out), out
+
+        await deliver(bot, self.game_id, answer())
 
 
 class UndoAnswerButton(
@@ -161,8 +198,13 @@ class GameCommands(commands.Cog):
     @app_commands.command()
     @app_commands.describe(private="True: only you see it, drawn in your own theme (default: posted for everyone)")
     async def board(self, interaction: discord.Interaction[VeletasBot], private: bool = False) -> None:
-        """Post this channel's board again."""
+        """Post this channel's board again (and claim the game if your opponent's time has run out)."""
         info = await channel_game(interaction)
+        # Asking for the board claims a win on time at once, whatever the scheduler has not yet done.
+        flagged = await self.bot.store.flag(info.id)
+        if flagged is not None:
+            await deliver(self.bot, info.id, respond(interaction, board_message(self.bot, flagged)))
+            return
 
         async def quiet(viewer: int | None = None) -> Outgoing:
             # Anyone may ask for the board, as often as they like: only a new turn calls the player to move,
@@ -177,27 +219,32 @@ class GameCommands(commands.Cog):
 
     @app_commands.command()
     async def resign(self, interaction: discord.Interaction[VeletasBot]) -> None:
-        """Give up this channel's game."""
+        """Give up this channel's game (you are asked to confirm, privately)."""
         info = await channel_game(interaction)
-
-        async def work() -> Outgoing:
-            resigned = await self.bot.store.resign(info.id, interaction.user.id, stamp=interaction.id)
-            return await board_message(self.bot, resigned)
-
-        await deliver(self.bot, info.id, respond(interaction, work()))
+        check_in_play(info)
+        check_participant(info, interaction.user.id)
+        view = discord.ui.View(timeout=None)
+        view.add_item(ResignButton(info, info.id, "yes"))
+        view.add_item(ResignButton(info, info.id, "no"))
+        label = table_for(info).label(info)
+        await interaction.response.send_message(
+            f"Resign {label}? Your opponent wins, and it cannot be taken back.", view=view, ephemeral=True
+        )
 
     @app_commands.command()
     async def undo(self, interaction: discord.Interaction[VeletasBot]) -> None:
         """Ask your opponent to let you take back your last move."""
         info = await channel_game(interaction)
-        asked = await self.bot.store.request_undo(info.id, interaction.user.id)
-        opponent = next(p for p in asked.participants if p != interaction.user.id)
-        if self.bot.user is not None and opponent == self.bot.user.id:
-            # The AI never minds: it lets the player take the move back at once.
-            undone = await self.bot.store.answer_undo(asked.id, opponent, True, stamp=interaction.id)
-            note = f"`{asked.turns[-1]}` was taken back."
+        me = self.bot.user.id if self.bot.user is not None else None
+        if me is not None and me in info.participants:
+            # The AI never minds: your last move and its reply are taken back at once, and it is your move again.
+            undone = await self.bot.store.take_back_against_ai(info.id, interaction.user.id, me, stamp=interaction.id)
+            taken = " ".join(f"`{turn}`" for turn in info.turns[undone.ply :])
+            note = f"Taken back: {taken}. Your move again."
             await deliver(self.bot, undone.id, respond(interaction, board_message(self.bot, undone, note=note)))
             return
+        asked = await self.bot.store.request_undo(info.id, interaction.user.id)
+        opponent = next(p for p in asked.participants if p != interaction.user.id)
         view = discord.ui.View(timeout=None)
         view.add_item(UndoAnswerButton(asked, asked.id, asked.version, "yes"))
         view.add_item(UndoAnswerButton(asked, asked.id, asked.version, "no"))
@@ -301,5 +348,5 @@ class DeliveryCog(commands.Cog, name="Delivery"):
 
 
 async def setup(bot: VeletasBot) -> None:
-    bot.add_dynamic_items(UndoAnswerButton)
+    bot.add_dynamic_items(UndoAnswerButton, ResignButton, RematchButton)
     await bot.add_cog(DeliveryCog(bot))

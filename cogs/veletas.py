@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import discord
@@ -19,19 +19,20 @@ from discord import app_commands
 
 from bot import render
 from bot.client import VeletasBot
-from bot.errors import RaceLost, UserError
+from bot.errors import NotYourTurn, RaceLost, UserError
 from bot.rules import VARIANTS, Game, Move, veletas
 from bot.rules.veletas import Position
 from bot.rules.veletas_suggest import move_suggestions, shooter_suggestions, stone_suggestions
-from bot.store import GameInfo
+from bot.store import GameInfo, check_to_act
 from cogs._board import DEFAULT_THEME, colour_word
 from cogs._clock_words import time_suggestions
-from cogs._names import colour_names
+from cogs._names import colour_names, seat_names
 from cogs._options import MAX_MOVE, MAX_SHOOTERS, MAX_SQUARE, MAX_TIME
-from cogs._send import Outgoing, bot_of, respond_update
+from cogs._send import Outgoing, bot_of, respond, respond_update
 from cogs._tables import Table, register
 from cogs.challenge import challenges
 from cogs.guided import (
+    OUT_OF_DATE,
     PREFIX,
     STATE,
     ConfirmButton,
@@ -151,6 +152,10 @@ class VeletasTable(Table):
     def label(self, info: GameInfo) -> str:
         return f"Veletas #{info.id}"
 
+    def moves_played(self, info: GameInfo) -> int:
+        game = veletas_game(info)
+        return len(game.turns) - game.setup_turns
+
     def turn_line(self, info: GameInfo, who: str) -> str:
         game = veletas_game(info)
         if game.phase == "setup":
@@ -159,12 +164,16 @@ class VeletasTable(Table):
             if game.stone_to_place:
                 pieces += " and one stone"
             colour = f" ({colour_word(game.colour_to_act)})" if game.colour_to_act else ""
-            return f"{who}{colour}: place {pieces} with `/veletas setup`. Shooters may not go on the hatched squares."
+            return (
+                f"{who}{colour}: place {pieces} with **Set up** or `/veletas setup`. Shooters may not go on the "
+                "hatched squares. Where shooters start decides which of them each side can hope to claim."
+            )
         if game.phase == "pie":
             first = f"<@{info.user_for_seat('first')}>"
             return (
                 f"{who}: choose colours. **Keep**: {first} stays Black and you play White. "
-                f"**Swap**: you play Black and {first} plays White. Use the buttons or `/veletas pie`."
+                f"**Swap**: you play Black and {first} plays White. Use the buttons or `/veletas pie`. "
+                "This choice keeps the setup fair: whoever placed first cannot know which side they will play."
             )
         return f"{who} to move as {colour_word(game.colour_to_act)}: press **Move**, or type `/veletas move`."
 
@@ -201,6 +210,8 @@ class VeletasTable(Table):
 
     def board_items(self, info: GameInfo) -> list[discord.ui.Item[Any]]:
         phase = veletas_game(info).phase
+        if phase == "setup":
+            return [SetupButton(info.id)]
         if phase == "pie":
             return [PieButton(info, info.id, info.version, "keep"), PieButton(info, info.id, info.version, "swap")]
         if phase == "play":
@@ -468,6 +479,183 @@ class TargetSelect(
         await respond_update(interaction, work())
 
 
+# --- the guided setup: each shooter, then the stone, then confirm; no square has to be typed
+
+
+def _joined(squares: Sequence[str]) -> str:
+    return ".".join(squares) or "-"
+
+
+def _split(text: str) -> list[str]:
+    return [] if text == "-" else text.split(".")
+
+
+async def load_setup(interaction: discord.Interaction[Any], game_id: int, seen: Seen | None) -> GameInfo:
+    """The game, if ``interaction``'s member is the one to set up now (the same checks the store makes)."""
+    info = await bot_of(interaction).store.get_game(game_id)
+    if seen is not None and info.status == "active" and not seen.matches(info):
+        raise RaceLost(OUT_OF_DATE)
+    check_to_act(info, interaction.user.id)
+    if info.state.phase != "setup":
+        raise NotYourTurn(None, "The setup is over: moves are played with the Move button.")
+    return info
+
+
+async def setup_step(bot: VeletasBot, info: GameInfo, chosen: list[str], stone: str | None = None) -> Outgoing:
+    """The next private step of a setup turn: a shooter, the stone, or the whole turn to confirm."""
+    game = veletas_game(info)
+    count = game.shooters_to_place
+    theme = await step_theme(bot, info)
+    names = seat_names(bot, info)
+    view = discord.ui.View(timeout=None)
+    seen = Seen.of(info)
+    placed = f" Placed so far: **{', '.join(chosen)}**." if chosen else ""
+    if len(chosen) < count:
+        options = game.setup_choices(chosen)
+        for page, chunk in enumerate(chunks([discord.SelectOption(label=sq, value=sq) for sq in options])):
+            view.add_item(SetupShooterSelect(info.id, seen, chosen, page, chunk))
+        hints = render.Hints(selected=chosen[-1] if chosen else None, targets=tuple(options))
+        text = (
+            f"**Shooter {len(chosen) + 1} of {count}:** choose its square; the marked squares are allowed, the "
+            f"hatched ones are not.{placed}"
+        )
+    elif game.stone_to_place and stone is None:
+        options = game.stone_choices(chosen)
+        for page, chunk in enumerate(chunks([discord.SelectOption(label=sq, value=sq) for sq in options])):
+            view.add_item(SetupStoneSelect(info.id, seen, chosen, page, chunk))
+        hints = render.Hints(targets=tuple(options[:100]))
+        text = f"**Your stone:** any empty square, the edge included.{placed}"
+    else:
+        turn = ",".join(chosen) + (f"/{stone}" if stone else "")
+        view.add_item(ConfirmButton(info, info.id, seen, turn))
+        hints = render.Hints(targets=tuple(chosen))
+        stone_words = f" and {stone} your stone" if stone else ""
+        text = f"**Set up `{turn}`?** The marked squares get your shooters{stone_words}."
+    if len(chosen) or stone:
+        view.add_item(SetupStartOver(info.id, seen))
+    nav_buttons(view, info, back=False)
+    png = await asyncio.to_thread(render.game_png, game, players=names, theme=theme, hints=hints)
+    return await step_message(bot, info, text, view, png)
+
+
+class SetupButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:setup:(?P<game>\d+)"):
+    """Under a board in setup: place the shooters (and the stone) by clicking, privately, with images."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(label="Set up", style=discord.ButtonStyle.primary, custom_id=f"veletas:setup:{game_id}")
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> SetupButton:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+
+        async def work() -> Outgoing:
+            return await setup_step(bot, await load_setup(interaction, self.game_id, None), [])
+
+        await bot.guard(interaction, respond(interaction, work(), ephemeral=True))
+
+
+class SetupStartOver(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"veletas:sx:(?P<game>\d+):{STATE}"):
+    def __init__(self, game_id: int, seen: Seen) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Start over", style=discord.ButtonStyle.secondary, custom_id=f"veletas:sx:{game_id}:{seen}"
+            )
+        )
+        self.game_id, self.seen = game_id, seen
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> SetupStartOver:
+        return cls(int(match["game"]), Seen.parse(match))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+
+        async def work() -> Outgoing:
+            return await setup_step(bot, await load_setup(interaction, self.game_id, self.seen), [])
+
+        await bot.guard(interaction, respond_update(interaction, work()))
+
+
+class SetupShooterSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=rf"veletas:sp:(?P<game>\d+):{STATE}:(?P<chosen>[a-z0-9.-]{{1,20}}):(?P<page>\d)",
+):
+    def __init__(
+        self, game_id: int, seen: Seen, chosen: list[str], page: int, options: list[discord.SelectOption] | None = None
+    ) -> None:
+        super().__init__(
+            discord.ui.Select(
+                placeholder="Choose a square" if page == 0 else "More squares",
+                options=options or [],
+                custom_id=f"veletas:sp:{game_id}:{seen}:{_joined(chosen)}:{page}",
+            )
+        )
+        self.game_id, self.seen, self.chosen = game_id, seen, chosen
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> SetupShooterSelect:
+        return cls(int(match["game"]), Seen.parse(match), _split(match["chosen"]), int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        square = self.item.values[0]
+
+        async def work() -> Outgoing:
+            info = await load_setup(interaction, self.game_id, self.seen)
+            if square not in veletas_game(info).setup_choices(self.chosen):
+                raise RaceLost(OUT_OF_DATE)
+            return await setup_step(bot, info, [*self.chosen, square])
+
+        await bot.guard(interaction, respond_update(interaction, work()))
+
+
+class SetupStoneSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=rf"veletas:sk:(?P<game>\d+):{STATE}:(?P<chosen>[a-z0-9.-]{{1,20}}):(?P<page>\d)",
+):
+    def __init__(
+        self, game_id: int, seen: Seen, chosen: list[str], page: int, options: list[discord.SelectOption] | None = None
+    ) -> None:
+        super().__init__(
+            discord.ui.Select(
+                placeholder="Choose your stone's square" if page == 0 else "More squares",
+                options=options or [],
+                custom_id=f"veletas:sk:{game_id}:{seen}:{_joined(chosen)}:{page}",
+            )
+        )
+        self.game_id, self.seen, self.chosen = game_id, seen, chosen
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> SetupStoneSelect:
+        return cls(int(match["game"]), Seen.parse(match), _split(match["chosen"]), int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        square = self.item.values[0]
+
+        async def work() -> Outgoing:
+            info = await load_setup(interaction, self.game_id, self.seen)
+            if square not in veletas_game(info).stone_choices(self.chosen):
+                raise RaceLost(OUT_OF_DATE)
+            return await setup_step(bot, info, self.chosen, square)
+
+        await bot.guard(interaction, respond_update(interaction, work()))
+
+
 # --- /veletas
 
 
@@ -620,7 +808,16 @@ class VeletasCog(GameCommands, name="Veletas"):
 
 
 async def setup(bot: VeletasBot) -> None:
-    bot.add_dynamic_items(PieButton, ShooterSelect, DestinationSelect, TargetSelect)
+    bot.add_dynamic_items(
+        PieButton,
+        ShooterSelect,
+        DestinationSelect,
+        TargetSelect,
+        SetupButton,
+        SetupStartOver,
+        SetupShooterSelect,
+        SetupStoneSelect,
+    )
     await bot.add_feature(
         VeletasCog(bot), group="veletas", description="Play Veletas, the territory game of shooters and stones"
     )

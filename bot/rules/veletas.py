@@ -689,6 +689,11 @@ class Game:
         return self._position
 
     @property
+    def setup_turns(self) -> int:
+        """How many of ``turns`` were setup turns and the pie choice; the rest are moves."""
+        return min(self._stage, len(self._stages()))
+
+    @property
     def last_move(self) -> Move | None:
         return self._moves[-1] if self._moves else None
 
@@ -749,6 +754,38 @@ class Game:
         geo = self._position._geo
         cells = self._position._cells
         ok = [sq for sq in range(geo.n2) if cells[sq] == EMPTY and self._setup_square_ok(sq, cells) is None]
+        ok.sort(key=lambda sq: _sort_key(geo, sq))
+        return [geo.names[sq] for sq in ok]
+
+    def setup_choices(self, chosen: Sequence[str] = ()) -> list[str]:
+        """Squares the next shooter of this setup turn may take once ``chosen`` ones are placed, in square order.
+
+        The guided setup offers these one shooter at a time, so every choice it shows can complete a
+        legal turn: occupied and already chosen squares are out, and so is what the setup rules forbid
+        next to the chosen shooters (the classic edition's spacing). [] outside setup or when full.
+        """
+        stage = self._current_stage()
+        if stage is None or stage.kind != "setup" or len(chosen) >= stage.shooters:
+            return []
+        geo = self._position._geo
+        cells = bytearray(self._position._cells)
+        for name in chosen:
+            sq = geo.index.get(name)
+            if sq is None or cells[sq] != EMPTY or self._setup_square_ok(sq, cells) is not None:
+                return []
+            cells[sq] = SHOOTER
+        ok = [sq for sq in range(geo.n2) if cells[sq] == EMPTY and self._setup_square_ok(sq, cells) is None]
+        ok.sort(key=lambda sq: _sort_key(geo, sq))
+        return [geo.names[sq] for sq in ok]
+
+    def stone_choices(self, shooters: Sequence[str]) -> list[str]:
+        """Empty squares the setup stone may take once ``shooters`` are placed (any empty square, edges too)."""
+        if not self.stone_to_place:
+            return []
+        geo = self._position._geo
+        cells = self._position._cells
+        taken = {geo.index[name] for name in shooters if name in geo.index}
+        ok = [sq for sq in range(geo.n2) if cells[sq] == EMPTY and sq not in taken]
         ok.sort(key=lambda sq: _sort_key(geo, sq))
         return [geo.names[sq] for sq in ok]
 

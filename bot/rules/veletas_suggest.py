@@ -110,7 +110,7 @@ def move_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -
             form, label = chosen
             groups.setdefault(_next_step(_tokens(form), typed_tokens), []).append((label, value))
     suggestions: list[tuple[str, str]] = []
-    ordered = [groups[key] for key in sorted(groups, key=_square_order)]
+    ordered = [_alternate(groups[key]) for key in sorted(groups, key=_square_order)]
     index = 0
     while len(suggestions) < limit and any(index < len(group) for group in ordered):
         for group in ordered:
@@ -121,6 +121,17 @@ def move_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -
     while len(_suggestion_cache) > _SUGGESTION_CACHE_SIZE:
         _suggestion_cache.popitem(last=False)
     return list(suggestions)
+
+
+def _alternate(group: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A shooter's moves and its shots without moving, taken in turn, so the first suggestions show both kinds."""
+    moving = [entry for entry in group if "-" in entry[1]]
+    staying = [entry for entry in group if "-" not in entry[1]]
+    mixed: list[tuple[str, str]] = []
+    for pair in zip(moving, staying, strict=False):
+        mixed.extend(pair)
+    shorter = min(len(moving), len(staying))
+    return mixed + moving[shorter:] + staying[shorter:]
 
 
 def _square_order(key: Iterable[str]) -> tuple[tuple[int, str, int], ...]:

@@ -112,6 +112,18 @@ async def start_game(
     )
 
 
+async def resign(fake: FakeDiscord, user: SandboxUser, group: str = "veletas") -> Message:
+    """Resign as a player does: the command, then the private confirmation; returns the public final board."""
+    asked = await user.slash(group, "resign")
+    assert asked.ephemeral and [b["label"] for b in asked.buttons] == ["Resign", "Keep playing"], asked.content
+    cursor = fake.cursor()
+    confirmed = await user.click(asked, "Resign")
+    assert confirmed.content == "You resigned." and confirmed.buttons == []
+    return await fake.wait_for_message(
+        predicate=lambda m: not m.ephemeral and bool(m.embeds) and "resigned" in m.text(), after=cursor
+    )
+
+
 def stored_games(db_path: Path) -> list[tuple[int, str]]:
     """Every row of the games table, challenges included, as (id, status): what a refusal must leave alone."""
     with sqlite3.connect(db_path) as db:

@@ -186,7 +186,7 @@ async def test_an_undo_while_the_ai_thinks_drops_its_stale_answer(
     await table.turn(move)
     await sandbox.wait_until(lambda: game_id in bot.ai_thinking, what="the AI to start thinking")
     taken_back = await human.slash("veletas", "undo")
-    assert f"`{move}` was taken back" in taken_back.text()
+    assert f"Taken back: `{move}`" in taken_back.text()
     ai.gate.set()
     await sandbox.wait_until(lambda: game_id not in bot.ai_thinking, what="the AI to finish")
     after = await bot.store.get_game(game_id)

@@ -16,7 +16,7 @@ from bot.sandbox.state import Member, Message
 from cogs._ai_pool import PooledAi
 from cogs.analyze import LIVE_GAME, LIVE_POSITION, NO_ANALYST
 from e2e.conftest import ManualClock, make_factory
-from e2e.table import start_game
+from e2e.table import resign, start_game
 
 SAMPLE = "7/1S5/2b4/3S3/4w2/5S1/7 b"
 
@@ -70,7 +70,7 @@ async def test_analysis_of_a_position_and_of_a_finished_game(
     assert by_number.ephemeral and f"Veletas #{table.game_id} is still being played" in by_number.content
 
     # Once it is over, the end and any turn of it can be looked at.
-    await table.first.slash("veletas", "resign")
+    await resign(sandbox, table.first)
     end = await table.second.slash("veletas", "analyze")
     assert end.embeds[0]["title"] == f"Analysis · Veletas #{table.game_id}, at the end"
     assert best_move(end) in {str(m) for m in table.game.position.legal_moves()}

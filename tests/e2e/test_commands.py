@@ -10,7 +10,7 @@ from bot.client import VeletasBot
 from bot.rules import Game
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
-from e2e.table import pinged, start_game
+from e2e.table import pinged, resign, start_game
 
 
 async def test_pie_choice_by_button(sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member) -> None:
@@ -81,7 +81,7 @@ async def test_board_rules_export_and_games(sandbox: FakeDiscord, bot: VeletasBo
     assert f"/{table.channel_id}/" in games.content
     assert pinged(sandbox, games) == []
 
-    await table.first.slash("veletas", "resign")
+    await resign(sandbox, table.first)
     final = await table.second.slash("veletas", "export")
     assert final.files[f"veletas-{table.game_id}.gif"].startswith(b"GIF8")
     assert "resigned" in final.content

@@ -23,7 +23,7 @@ from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from bot.sandbox.users import BOOLEAN, INTEGER, NUMBER, STRING, SUB_COMMAND, SUB_COMMAND_GROUP, USER
 from cogs._board import ending_text, render_board
-from e2e.table import Table, random_setup_turn, start_game
+from e2e.table import Table, random_setup_turn, resign, start_game
 
 DISCORD_MAX_CONTENT = 2000
 LONG = "x" * 6000
@@ -225,7 +225,7 @@ async def test_a_resigned_game_with_hostile_names_writes_a_record_that_reads_bac
     await play_to(table, "play", random.Random(6), db_path)
     loser = table.user_to_act()
     loser_colour = table.game.colour_to_act
-    resigned = await loser.slash("veletas", "resign")
+    resigned = await resign(sandbox, loser)
 
     record = resigned.files[f"veletas-{table.game_id}.txt"].decode()
     headers = read_record(record).headers

@@ -16,7 +16,7 @@ from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from e2e.conftest import Factory
-from e2e.table import Table, start_game
+from e2e.table import Table, resign, start_game
 
 
 def snapshot(db_path: Path) -> list[Any]:
@@ -154,12 +154,15 @@ async def test_bad_input_is_refused_privately_and_changes_nothing(
 
     # A finished game refuses everything too, and says it is over.
     last_board = table.boards[-1]
-    resigned = await mover.slash("veletas", "resign")
-    assert "resigned" in resigned.text() and resigned.buttons == []
+    menu = await mover.click(last_board, "Move")  # a private move menu, opened before the game ends
+    resigned = await resign(sandbox, mover)
+    assert "resigned" in resigned.text() and [b["label"] for b in resigned.buttons] == ["Rematch"]
     table.boards.append(resigned)
     await board_recorded(sandbox, db_path, table)
+    await sandbox.wait_until(lambda: sandbox.message(last_board.id).buttons == [], what="the old board's buttons gone")
     before = snapshot(db_path)
-    late = await waiting.click(last_board, "Move")
+    first_choice = menu.selects[0]["options"][0]["value"]
+    late = await mover.select(menu, first_choice)
     assert late.ephemeral and "This game is over" in late.content
     again = await waiting.slash("veletas", "move", move=legal)
     assert again.ephemeral and "No game is being played here" in again.content
@@ -198,7 +201,7 @@ async def test_names_survive_a_restart_in_boards_and_records(
     restarted = await sandbox_runner.restart(factory, sync=False)
     assert isinstance(restarted, VeletasBot) and restarted.names == {}
     # Only the resigning player acts after the restart; the other one is still named in the record.
-    resigned = await table.user_to_act().slash("veletas", "resign")
+    resigned = await resign(sandbox, table.user_to_act())
     record = resigned.files[f"veletas-{table.game_id}.txt"].decode()
     headers = dict(line[1:-1].split(" ", 1) for line in record.splitlines() if line.startswith("["))
     assert {headers["Black"], headers["White"]} == {'"Alice"', '"Bob"'}, headers

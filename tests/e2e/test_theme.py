@@ -34,12 +34,12 @@ async def test_a_player_chooses_a_theme_and_their_boards_use_it(
     await sandbox.user(bob).slash("veletas", "theme", choice="contrast")
 
     table = await start_game(sandbox, alice, bob, variant="small")
-    # The public board is drawn for the player to act: alice places first.
+    # The public board keeps one look for the whole game, the challenger's, whoever is to act.
     assert theme_of_image(table.boards[-1]) == "dark"
     await table.play_setup(random.Random(5))
     mover = table.user_to_act()
     mover_theme = "dark" if mover.member.id == alice.id else "contrast"
-    assert theme_of_image(table.boards[-1]) == mover_theme
+    assert [theme_of_image(board) for board in table.boards] == ["dark"] * len(table.boards)
     # The private guided steps use the mover's theme, and so does a board asked for privately.
     step = await mover.click(table.boards[-1], "Move")
     assert step.ephemeral and theme_of_image(step) == mover_theme
@@ -49,4 +49,4 @@ async def test_a_player_chooses_a_theme_and_their_boards_use_it(
     # A private board is not the game's board: the buttons of the public one stay the ones in use.
     assert (await bot.store.get_game(table.game_id)).board_message_id != private.id
     public = await other.slash("veletas", "board")
-    assert not public.ephemeral and theme_of_image(public) == mover_theme
+    assert not public.ephemeral and theme_of_image(public) == "dark", "the game's own look, asked by anyone"

@@ -26,7 +26,7 @@ from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from bot.sandbox.users import SandboxUser
 from e2e.conftest import Factory, ManualClock, make_factory
-from e2e.table import pinged
+from e2e.table import pinged, resign
 
 
 @dataclass
@@ -155,7 +155,7 @@ async def test_a_whole_game_on_every_board_and_protocol(
     else:
         winner = alice if outcome.winner == "black" else bob
         assert description.startswith(f"**{winner.mention} wins.**"), description
-    assert last.buttons == [], "a finished game's board has no Move button"
+    assert [b["label"] for b in last.buttons] == ["Rematch"], "a finished game's board offers a rematch, no Move"
     record = last.files[f"veloop-{table.game_id}.txt"].decode()
     headers = read_record(record).headers
     assert headers["Game"].lower().startswith("veloop") and headers["Board"] == f"{board}x{board}"
@@ -271,12 +271,12 @@ async def test_resign_and_undo(sandbox: FakeDiscord, bot: VeletasBot, alice: Mem
     back = await sandbox.wait_for_message(
         table.channel_id, lambda m: bool(m.embeds) and "was taken back" in m.content, after=cursor
     )
-    assert back.embeds[0]["footer"]["text"] == "Turn 1"
+    assert back.embeds[0]["footer"]["text"] == "Move 1"
     table.game = Game.new(8, "alternating")
     assert (await bot.store.get_game(table.game_id)).turns == ()
     await table.move(first_move)
     loser = table.user_to_act()
-    resigned = await loser.slash("veloop", "resign")
+    resigned = await resign(sandbox, loser, "veloop")
     description = resigned.embeds[0]["description"]
     assert description.startswith(f"**{table.first.member.mention} wins.**") and "White resigned" in description
     record = read_record(resigned.files[f"veloop-{table.game_id}.txt"].decode()).headers
