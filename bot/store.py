@@ -1017,6 +1017,14 @@ class Store:
             (guild_id,),
         )
 
+    async def finished_games_of(self, guild_id: int, user_id: int, *, limit: int = 25) -> list[GameInfo]:
+        """A member's finished games in a server, the most recent first (to play one of them again)."""
+        return await self._fetch_info(
+            f"SELECT {_COLUMNS} FROM games WHERE guild_id = ? AND status = 'finished' "
+            "AND (challenger_id = ? OR opponent_id = ?) ORDER BY updated_at DESC, id DESC LIMIT ?",
+            (guild_id, user_id, user_id, limit),
+        )
+
     async def live_games_between_people(self, guild_id: int) -> list[GameInfo]:
         """Games in play in a server with no AI seat: the ones analysis must never give hints in."""
         return await self._fetch_info(

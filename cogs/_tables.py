@@ -81,6 +81,10 @@ class Table(ABC):
         """The first private step of the guided move (the Move button, and Start over)."""
 
     @abstractmethod
+    def rules_example(self, theme: str) -> tuple[bytes, str]:
+        """A picture that shows the heart of the game (a claim, a confinement) and one sentence on it (in a thread)."""
+
+    @abstractmethod
     def rules_text(self, settings: Mapping[str, str] | None, option: str | None) -> str:
         """A short summary of the rules: of a game's settings, or of ``option`` (an edition) or of the game."""
 

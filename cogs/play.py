@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import discord
 from discord import app_commands
@@ -24,9 +24,9 @@ from discord.ext import commands, tasks
 from bot.client import VeletasBot
 from bot.errors import NoGameHere, RaceLost, UserError
 from bot.store import GameInfo, check_in_play, check_participant
-from cogs._board import RematchButton, board_message, record_file, theme_of
+from cogs._board import RematchButton, Rematcher, board_message, record_file, theme_of
 from cogs._delivery import deliver, play_forced, sweep
-from cogs._names import colour_names, learn_names, seat_names
+from cogs._names import colour_names, learn_names, name_of, seat_names
 from cogs._send import Outgoing, bot_of, mention, respond, send_response
 from cogs._tables import TABLES, Table, table_for
 from cogs.guided import PREFIX, STATE, custom_id, seen_state
@@ -186,6 +186,31 @@ def expect_game(info: GameInfo, table: Table, command: str) -> None:
         )
 
 
+async def send_rules(interaction: discord.Interaction[VeletasBot], table: Table, option: str | None) -> None:
+    """A game's rules in short, privately, with a picture of its heart; those of the channel's game when it is one."""
+    settings: dict[str, str] | None = None
+    if option is None and interaction.channel_id is not None:
+        try:
+            info = await interaction.client.store.game_in_channel(interaction.channel_id)
+        except UserError:
+            pass
+        else:
+            if info.kind.name == table.kind.name:
+                settings = dict(info.settings)
+    text = table.rules_text(settings, option)
+    bot = interaction.client
+
+    async def work() -> Outgoing:
+        theme = await theme_of(bot, interaction.user.id)
+        png, caption = await asyncio.to_thread(table.rules_example, theme)
+        return Outgoing(content=f"{text}\n*{caption}*", files=[(RULES_FILE, png)])
+
+    await respond(interaction, work(), ephemeral=True)
+
+
+RULES_FILE = "example.png"
+
+
 @app_commands.guild_only()
 class GameCommands(commands.Cog):
     """The commands every game has, the same for each; a game's cog subclasses it and sets ``table``."""
@@ -291,13 +316,17 @@ class GameCommands(commands.Cog):
 
     @app_commands.command()
     async def games(self, interaction: discord.Interaction[VeletasBot]) -> None:
-        """The games being played in this server, of every game."""
+        """The games being played in this server, of every game; and yours that ended, to play again."""
         assert interaction.guild_id is not None
         live = await self.bot.store.live_games(interaction.guild_id)
+        mine = await self.bot.store.finished_games_of(interaction.guild_id, interaction.user.id)
+        view = again_view(self.bot, mine) if mine else discord.utils.MISSING
         if not live:
             starts = " or ".join(f"`/{table.command} challenge`" for table in TABLES.values())
             await interaction.response.send_message(
-                f"No game is being played in this server right now. Start one with {starts}.", ephemeral=True
+                f"No game is being played in this server right now. Start one with {starts}.",
+                ephemeral=True,
+                view=view,
             )
             return
         lines: list[str] = []
@@ -319,7 +348,46 @@ class GameCommands(commands.Cog):
             f"{len(live)} game(s) in progress:\n" + "\n".join(lines) + more,
             ephemeral=True,
             allowed_mentions=discord.AllowedMentions.none(),
+            view=view,
         )
+
+
+def again_view(bot: VeletasBot, finished: list[GameInfo]) -> discord.ui.View:
+    """A menu of the member's finished games: choosing one offers its rematch here (as its board's button does)."""
+    options = []
+    for info in finished[:25]:
+        table = table_for(info)
+        others = [name_of(bot, p) for p in info.participants]
+        label = f"{table.label(info)} · {' vs '.join(others)}"[:100]
+        options.append(
+            discord.SelectOption(label=label, value=str(info.id), description=table.settings_text(info.settings)[:100])
+        )
+    view = discord.ui.View(timeout=None)
+    view.add_item(PlayAgainSelect(options))
+    return view
+
+
+class PlayAgainSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"(?P<prefix>[a-z]{2,12}):again"):
+    """Under ``games``: one of your finished games, played again (a rematch, offered in this channel)."""
+
+    def __init__(self, options: list[discord.SelectOption] | None = None) -> None:
+        super().__init__(
+            discord.ui.Select(placeholder="Play one of your games again", options=options or [], custom_id="game:again")
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> PlayAgainSelect:
+        return cls()
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        challenges = cast("Rematcher | None", bot.get_cog("Challenges"))
+        value = self.item.values[0]
+        if challenges is None or not value.isdigit():
+            return
+        await bot.guard(interaction, challenges.rematch(interaction, int(value)))
 
 
 class DeliveryCog(commands.Cog, name="Delivery"):
@@ -348,5 +416,5 @@ class DeliveryCog(commands.Cog, name="Delivery"):
 
 
 async def setup(bot: VeletasBot) -> None:
-    bot.add_dynamic_items(UndoAnswerButton, ResignButton, RematchButton)
+    bot.add_dynamic_items(UndoAnswerButton, ResignButton, RematchButton, PlayAgainSelect)
     await bot.add_cog(DeliveryCog(bot))

@@ -46,7 +46,7 @@ from cogs.guided import (
     step_message,
     step_theme,
 )
-from cogs.play import GameCommands, expect_game, play_turn
+from cogs.play import GameCommands, expect_game, play_turn, send_rules
 
 STAY = "stay"
 
@@ -72,6 +72,14 @@ Shooters move and shoot over other shooters, never over stones. Black moves firs
 and no colour choice. A setup shooter may not touch another shooter, even diagonally. \
 Every piece blocks: shooters move and shoot over nothing. Black moves first.""",
 }
+
+# A claim on the small board: Black's shot leaves the shooter on g1 with nowhere to go.
+EXAMPLE_POSITION = "3S3/1bw4/5S1/7/5w1/5Sb/2b2w1 b"
+EXAMPLE_MOVE = "f2-g1/f2"
+EXAMPLE_CAPTION = (
+    "The picture: Black moves the shooter f2 to g1 and shoots f2. The shooter on g1 can no longer move, and "
+    "Black's stones beside it make the bigger group, so Black claims it."
+)
 
 PHASE_HELP = {
     "setup": "The game is in its setup: place shooters with `/veletas setup`.",
@@ -220,6 +228,13 @@ class VeletasTable(Table):
 
     async def guided_start(self, bot: VeletasBot, info: GameInfo) -> Outgoing:
         return await shooter_step(bot, info)
+
+    def rules_example(self, theme: str) -> tuple[bytes, str]:
+        position = Position.from_string(EXAMPLE_POSITION)
+        move = position.parse_move(EXAMPLE_MOVE)
+        after = position.play(move)
+        png = render.board_png(after, last_move=move, theme=theme, players={"black": "Black", "white": "White"})
+        return png, EXAMPLE_CAPTION
 
     def rules_text(self, settings: Mapping[str, str] | None, option: str | None) -> str:
         if settings is not None:
@@ -794,17 +809,8 @@ class VeletasCog(GameCommands, name="Veletas"):
     async def rules_command(
         self, interaction: discord.Interaction[VeletasBot], edition: Literal["current", "classic"] | None = None
     ) -> None:
-        """A short summary of the rules."""
-        settings: dict[str, str] | None = None
-        if edition is None and interaction.channel_id is not None:
-            try:
-                info = await self.bot.store.game_in_channel(interaction.channel_id)
-            except UserError:
-                pass
-            else:
-                if info.kind.name == TABLE.kind.name:
-                    settings = dict(info.settings)
-        await interaction.response.send_message(TABLE.rules_text(settings, edition), ephemeral=True)
+        """A short summary of the rules, with a picture of a claim."""
+        await send_rules(interaction, TABLE, edition)
 
 
 async def setup(bot: VeletasBot) -> None:

@@ -43,7 +43,7 @@ from cogs.guided import (
     step_message,
     step_theme,
 )
-from cogs.play import GameCommands, expect_game, play_turn
+from cogs.play import GameCommands, expect_game, play_turn, send_rules
 
 SQUARE = r"[a-z]\d{1,2}"
 
@@ -60,6 +60,17 @@ fewer confined stones wins, the same number draws. Two passes in a row, one each
 **Turns:** Black starts. Protocol `122` (default): Black plays one move, then each side plays two moves a \
 turn; `alternating`: one move each. A player with no legal move passes (the bot plays it).
 **Notation:** `f6<e4` puts a stone on f6 from the support e4 (`f6 e4` and `f6-e4` are read too)."""
+
+
+# A short 5×5 game (protocol alternating) that White wins with a confinement.
+EXAMPLE_TURNS = (
+    "d4<c2", "e5<d3", "c3<e4", "b3<d4", "a3<c2", "b5<d4", "a4<c5", "d3<b2",
+    "d5<c3", "e3<c4", "c2<a3", "e2<d4", "d1<c3", "b2<c4", "e3<d1", "c2<b4",
+)  # fmt: skip
+EXAMPLE_CAPTION = (
+    "The picture: White's last move leaves a black stone with no path of empty or black cells to the edge. "
+    "It is confined, Black has more confined stones than White, and White wins."
+)
 
 
 def veloop_game(info: GameInfo) -> Game:
@@ -130,6 +141,13 @@ class VeloopTable(Table):
 
     async def guided_start(self, bot: VeletasBot, info: GameInfo) -> Outgoing:
         return await target_step(bot, info)
+
+    def rules_example(self, theme: str) -> tuple[bytes, str]:
+        game = Game.replay(EXAMPLE_TURNS, 5, "alternating")
+        png = render.veloop_board_png(
+            game.position, last_move=game.last_move, theme=theme, players={"black": "Black", "white": "White"}
+        )
+        return png, EXAMPLE_CAPTION
 
     def rules_text(self, settings: Mapping[str, str] | None, option: str | None) -> str:
         if settings is None:
@@ -376,17 +394,8 @@ class VeloopCog(GameCommands, name="Veloop"):
 
     @app_commands.command(name="rules")
     async def rules_command(self, interaction: discord.Interaction[VeletasBot]) -> None:
-        """A short summary of the rules of Veloop (Square)."""
-        settings: dict[str, str] | None = None
-        if interaction.channel_id is not None:
-            try:
-                info = await self.bot.store.game_in_channel(interaction.channel_id)
-            except UserError:
-                pass
-            else:
-                if info.kind.name == TABLE.kind.name:
-                    settings = dict(info.settings)
-        await interaction.response.send_message(TABLE.rules_text(settings, None), ephemeral=True)
+        """A short summary of the rules of Veloop (Square), with a picture of a confinement."""
+        await send_rules(interaction, TABLE, None)
 
 
 async def setup(bot: VeletasBot) -> None:

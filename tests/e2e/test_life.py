@@ -190,3 +190,31 @@ async def test_classic_setup_never_offers_a_square_next_to_a_chosen_shooter(
     step = await table.user_to_act().select(step, first, menu=menu["custom_id"])
     touching = {f"{chr(ord(first[0]) + df)}{int(first[1:]) + dr}" for df in (-1, 0, 1) for dr in (-1, 0, 1)}
     assert not touching & set(options_of(step)), "no square touching the chosen shooter is offered"
+
+
+async def test_the_rules_come_with_a_picture_of_the_heart_of_each_game(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member
+) -> None:
+    veletas = await sandbox.user(alice).slash("veletas", "rules")
+    assert veletas.ephemeral and "claims it" in veletas.content and veletas.files["example.png"].startswith(b"\x89PNG")
+    veloop = await sandbox.user(alice).slash("veloop", "rules")
+    assert veloop.ephemeral and "confined" in veloop.content and veloop.files["example.png"].startswith(b"\x89PNG")
+    assert veletas.files["example.png"] != veloop.files["example.png"]
+    assert len(veletas.content) <= 2000 and len(veloop.content) <= 2000
+
+
+async def test_a_finished_game_is_played_again_from_the_games_list(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    empty = await sandbox.user(alice).slash("veletas", "games")
+    assert empty.ephemeral and empty.selects == [], "no finished game yet, nothing to play again"
+    _, game_id = await veloop_here(sandbox, alice, bob)
+    await resign(sandbox, sandbox.user(alice), "veloop")
+    listed = await sandbox.user(bob).slash("veloop", "games")
+    [menu] = listed.selects
+    assert [o["value"] for o in menu["options"]] == [str(game_id)]
+    assert menu["options"][0]["label"].startswith(f"Veloop #{game_id}")
+    offer = await sandbox.user(bob).select(listed, str(game_id))
+    # Bob sat second, so with the seats swapped he is the challenger of the new game, and Alice answers.
+    assert not offer.ephemeral and offer.content.startswith(f"{bob.mention} challenges {alice.mention} to Veloop")
+    assert pinged(sandbox, offer) == [str(alice.id)]
