@@ -133,8 +133,9 @@ class VeletasBot(commands.Bot):
         self.board_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         # Games with an interaction answer on its way (cogs._board.deliver), which a sweep leaves alone.
         self.replying: collections.Counter[int] = collections.Counter()
-        # The scheduler of deadlines and reminders, once the clocks feature started it (``cogs.clocks``).
-        self.scheduler: Scheduler | None = None
+        # The one scheduler of everything that falls due (deadlines, reminders, challenge expiry); features
+        # register a handler per kind of row, and it runs while the bot is connected.
+        self.scheduler = Scheduler(store, {})
         # How late the event loop runs (seconds), so answers are deferred at once when the bot is busy.
         self.loop_lag = 0.0
         self._background: set[asyncio.Task[Any]] = set()
@@ -146,7 +147,12 @@ class VeletasBot(commands.Bot):
             self.tree.add_command(group)
         self.synced = await self.sync_if_changed()
         self.spawn(self._heartbeat(), name="heartbeat")
+        self.spawn(self._run_scheduler(), name="scheduler")
         self.spawn(self._watch_lag(), name="loop-lag")
+
+    async def _run_scheduler(self) -> None:
+        await self.wait_until_ready()
+        await self.scheduler.run()
 
     async def _watch_lag(self) -> None:
         """Measure how late a short sleep wakes up: under load every timer, the deferral's included, is that late."""

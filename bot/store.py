@@ -264,6 +264,28 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # round (the challenger sits first), and the one who asked for it is not the one to accept it.
         "ALTER TABLE games ADD COLUMN proposed_by INTEGER",
     ),
+    (
+        # Challenge expiry joins the one scheduler: a row per open challenge with a deadline. SQLite cannot
+        # change a CHECK in place, so the table is rebuilt (rows and index kept) in this one transaction.
+        """
+        CREATE TABLE due_next (
+            id            INTEGER PRIMARY KEY,
+            kind          TEXT NOT NULL CHECK (kind IN ('deadline', 'reminder', 'expiry')),
+            game_id       INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            key           TEXT NOT NULL DEFAULT '',
+            due_at        REAL NOT NULL,
+            claimed_until REAL,
+            UNIQUE (kind, game_id, key)
+        ) STRICT
+        """,
+        "INSERT INTO due_next (id, kind, game_id, key, due_at, claimed_until) "
+        "SELECT id, kind, game_id, key, due_at, claimed_until FROM due",
+        "DROP TABLE due",
+        "ALTER TABLE due_next RENAME TO due",
+        "CREATE INDEX due_by_time ON due (due_at)",
+        "INSERT INTO due (kind, game_id, key, due_at) "
+        "SELECT 'expiry', id, '', expires_at FROM games WHERE status = 'challenge' AND expires_at IS NOT NULL",
+    ),
 )
 
 REMINDERS_LEFT: tuple[float, ...] = (24 * HOUR, HOUR)
@@ -1110,6 +1132,13 @@ class Store:
                         None if proposed_by == challenger_id else proposed_by,
                     ),
                 )
+                if expires is not None:
+                    created = next(iter(rows))["id"]
+                    await db.execute(
+                        "INSERT INTO due (kind, game_id, key, due_at) VALUES ('expiry', ?, '', ?)", (created, expires)
+                    )
+                    if self.on_scheduled is not None:
+                        self.on_scheduled()
         except sqlite3.IntegrityError as exc:
             # The unique index is the last word when another writer claimed the channel first.
             if not _is_channel_clash(exc):
@@ -1194,7 +1223,26 @@ class Store:
             )
             if not rows:
                 raise ChallengeClosed(_closed_message(await self._peek(db, game_id)))
+            await self._schedule(db, game_id, None)
         return _info_from_row(next(iter(rows)))
+
+    async def expire_challenge(self, game_id: int) -> GameInfo | None:
+        """Close one challenge whose deadline has passed (the scheduler's ``expiry`` row); None if it is not due."""
+        now = self._now()
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "UPDATE games SET status = 'expired', result = 'Expired', updated_at = ? "
+                f"WHERE id = ? AND status = 'challenge' AND expires_at <= ? RETURNING {_COLUMNS}",
+                (now, game_id, now),
+            )
+            found = [_info_from_row(row) for row in rows]
+            if found or not await db.execute_fetchall(
+                "SELECT 1 FROM games WHERE id = ? AND status = 'challenge'", (game_id,)
+            ):
+                await self._schedule(db, game_id, None)
+        if found:
+            log.info("game %d: challenge expired", game_id)
+        return found[0] if found else None
 
     async def expire_challenges(self, now: dt.datetime | None = None) -> list[GameInfo]:
         """Close every challenge whose deadline has passed; returns them so their messages can say so."""
@@ -1205,6 +1253,8 @@ class Store:
                 f"WHERE status = 'challenge' AND expires_at <= ? RETURNING {_COLUMNS}",
                 (moment, moment),
             )
+            for row in rows:
+                await db.execute("DELETE FROM due WHERE game_id = ?", (row["id"],))
         expired = sorted((_info_from_row(row) for row in rows), key=lambda info: info.id)
         if expired:
             log.info("expired %d challenge(s): %s", len(expired), ", ".join(str(i.id) for i in expired))
@@ -1580,9 +1630,11 @@ class Store:
     async def _schedule(self, db: aiosqlite.Connection, game_id: int, clock: Clock | None) -> None:
         """Replace a game's due rows with those of its clock now: the deadline, and reminders before it.
 
+        Whatever else was due for it goes too (an accepted or closed challenge's expiry).
+
         Runs inside the transaction that changed the clock, so a deadline is never out of step with it.
         """
-        await db.execute("DELETE FROM due WHERE game_id = ? AND kind IN ('deadline', 'reminder')", (game_id,))
+        await db.execute("DELETE FROM due WHERE game_id = ?", (game_id,))
         deadline = None if clock is None else clock.deadline()
         if clock is None or deadline is None:
             return

@@ -20,7 +20,7 @@ import re
 from typing import Any, Literal
 
 import discord
-from discord.ext import commands, tasks
+from discord.ext import commands
 
 from bot.client import VeletasBot
 from bot.crashpoints import crash_point
@@ -32,7 +32,7 @@ from bot.errors import (
     TooManyChallenges,
     UserError,
 )
-from bot.store import GameInfo, StoreBusy, check_can_answer
+from bot.store import DueRow, GameInfo, StoreBusy, check_can_answer
 from cogs._board import board_message
 from cogs._clock_words import parse_time
 from cogs._delivery import after_board_posted, hand_to_ai
@@ -44,7 +44,6 @@ from cogs.guided import PREFIX, custom_id
 
 log = logging.getLogger(__name__)
 
-EXPIRY_CHECK_SECONDS = 20.0
 THREAD_ALREADY_CREATED = 160004  # Discord's error code when a message already has a thread
 DEFAULT_AI_LEVEL = 3
 LEVEL_WITHOUT_AI = (
@@ -362,10 +361,7 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         self.starting: set[int] = set()
 
     async def cog_load(self) -> None:
-        self.expiry_loop.start()
-
-    async def cog_unload(self) -> None:
-        self.expiry_loop.cancel()
+        self.bot.scheduler.handlers["expiry"] = self.on_expiry
 
     async def issue(
         self,
@@ -638,24 +634,22 @@ class ChallengeCog(commands.Cog, name="Challenges"):
             if info.ai_level is not None:
                 hand_to_ai(self.bot, info)
 
-    @tasks.loop(seconds=EXPIRY_CHECK_SECONDS)
-    async def expiry_loop(self) -> None:
-        try:
-            await self.expire_due()
-        except Exception:
-            log.exception("Expiring challenges failed; retrying on the next round")
+    async def on_expiry(self, row: DueRow) -> None:
+        """The scheduler's ``expiry`` row: the challenge closes, and its message says so."""
+        expired = await self.bot.store.expire_challenge(row.game_id)
+        if expired is not None:
+            await self.closed_unanswered(expired)
 
-    @expiry_loop.before_loop
-    async def before_expiry(self) -> None:
-        await self.bot.wait_until_ready()
+    async def closed_unanswered(self, info: GameInfo) -> None:
+        await drop_challenge_thread(self.bot, info)
+        if info.challenge_message_id is not None:
+            await self._strike(info, "This challenge expired unanswered.")
 
     async def expire_due(self, now: dt.datetime | None = None) -> list[GameInfo]:
-        """Close overdue challenges and say so on their messages, removing the dead buttons."""
+        """Close every overdue challenge at once (the scheduler does it one by one as they fall due)."""
         expired = await self.bot.store.expire_challenges(now)
         for info in expired:
-            await drop_challenge_thread(self.bot, info)
-            if info.challenge_message_id is not None:
-                await self._strike(info, "This challenge expired unanswered.")
+            await self.closed_unanswered(info)
         return expired
 
 

@@ -8,7 +8,6 @@ a direct message Discord refuses (the player closed them) is remembered and not 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Literal
 
@@ -18,7 +17,6 @@ from discord.ext import commands
 
 from bot.client import VeletasBot
 from bot.clocks import format_left
-from bot.scheduler import Scheduler
 from bot.store import DueRow
 from cogs._delivery import announce
 from cogs._send import Outgoing, direct_message, jump_link, send_to_channel
@@ -30,20 +28,8 @@ log = logging.getLogger(__name__)
 class ClocksCog(commands.Cog, name="Clocks"):
     def __init__(self, bot: VeletasBot) -> None:
         self.bot = bot
-        self.scheduler = Scheduler(bot.store, {"deadline": self.on_deadline, "reminder": self.on_reminder})
-        bot.scheduler = self.scheduler
-        self._task: asyncio.Task[None] | None = None
-
-    async def cog_load(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="scheduler")
-
-    async def cog_unload(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-
-    async def _run(self) -> None:
-        await self.bot.wait_until_ready()
-        await self.scheduler.run()
+        bot.scheduler.handlers["deadline"] = self.on_deadline
+        bot.scheduler.handlers["reminder"] = self.on_reminder
 
     async def on_deadline(self, row: DueRow) -> None:
         ended = await self.bot.store.flag(row.game_id, due_id=row.id)

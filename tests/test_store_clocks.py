@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from test_store import ALICE, BOB, CHANNEL, GUILD, Clock, snapshot
+from test_store import ALICE, BOB, CAROL, CHANNEL, GUILD, Clock, snapshot
 
 from bot.clocks import DAY, HOUR, MINUTE, TimeControl
 from bot.errors import TimeIsUp
@@ -251,3 +252,27 @@ async def test_the_scheduler_loop_wakes_for_what_falls_due(store: Store, clock: 
         assert acted == [info.id]
     finally:
         task.cancel()
+
+
+async def test_challenge_expiry_is_a_due_row_of_the_one_scheduler(store: Store, db_path: Path, clock: Clock) -> None:
+    deadline = clock.now + dt.timedelta(minutes=15)
+    made = [
+        await store.create_challenge(
+            guild_id=GUILD,
+            channel_id=CHANNEL + i,
+            challenger_id=ALICE,
+            opponent_id=(None, BOB, CAROL)[i],
+            where="here",
+            expires_at=deadline,
+        )
+        for i in range(3)
+    ]
+    assert due_rows(db_path) == [("expiry", info.id, "", deadline.timestamp()) for info in made]
+    await store.accept_challenge(made[1].id, BOB, channel_id=CHANNEL + 1)
+    await store.decline_challenge(made[2].id, CAROL)
+    assert [r[:2] for r in due_rows(db_path) if r[0] == "expiry"] == [("expiry", made[0].id)]
+    assert await store.expire_challenge(made[0].id) is None, "not due yet"
+    clock.advance(minutes=16)
+    expired = await store.expire_challenge(made[0].id)
+    assert expired is not None and expired.status == "expired"
+    assert [r for r in due_rows(db_path) if r[0] == "expiry"] == []
