@@ -177,7 +177,7 @@ class Player:
     def messages(self) -> Locator:
         return self.page.locator("#messages .msg")
 
-    def last_message(self, text: str) -> Locator:
+    def last_message(self, text: str | re.Pattern[str]) -> Locator:
         found = self.page.locator("#messages .msg", has_text=text).last
         found.wait_for()
         return found
