@@ -191,10 +191,15 @@ async def test_games_written_by_the_previous_schema_read_back_identical(db_path:
         assert "variant" not in row and "rules" not in row
         if game_id != 1:  # every other column of every other game is byte for byte what it was
             old = {k: v for k, v in before[game_id].items() if k not in ("variant", "rules")}
-            added = ("game", "settings", "termination", *CLOCK_COLUMNS)
+            added = ("game", "settings", "termination", "proposed_by", *CLOCK_COLUMNS)
             assert {k: v for k, v in row.items() if k not in added} == old
+            assert row["proposed_by"] is None, "every old challenge was made by its challenger"
             # No clock for a game started before clocks: it gets one at its next turn.
             assert (row["time_control"], row["inactivity_days"], row["clock_running"]) == ("none", 14, None)
+    # The open challenge's deadline is a row of the one scheduler now.
+    # (Game 1 was played on after the migration: it has a clock, and so a deadline, now.)
+    due = _rows(db_path, "SELECT kind, game_id, due_at FROM due WHERE game_id <> 1")
+    assert due == [{"kind": "expiry", "game_id": 3, "due_at": 3000.0}]
     # How each game ended is filled from its old wording: only the resigned and the cancelled one ended.
     assert {game_id: after[game_id]["termination"] for game_id in written} == {
         1: None,
