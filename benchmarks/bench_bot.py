@@ -372,9 +372,13 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-async def speed(games: int, rate: float, seconds: float, validate: bool, veloop_share: float) -> dict[str, float]:
+async def speed(
+    games: int, rate: float, seconds: float, validate: bool, veloop_share: float, profile: Path | None = None
+) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        fake, bot, seats = await start_world(Path(tmp) / "bench.sqlite3", games, validate, veloop_share=veloop_share)
+        fake, bot, seats = await start_world(
+            Path(tmp) / "bench.sqlite3", games, validate, veloop_share=veloop_share, profile=profile
+        )
         try:
             offered = await offered_load(seats, rate, seconds)
             closed, throughput = await closed_loop(seats, seconds)
@@ -730,7 +734,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deadline-games", type=int, default=200, help="games for --deadline (default 200)")
     parser.add_argument("--deadline-rate", type=float, default=50.0, help="interactions/s for --deadline (default 50)")
     parser.add_argument("--bot-cpus", type=str, default="", help="pin the bot process to these cores, e.g. 0")
-    parser.add_argument("--profile", type=Path, help="with --deadline: run the bot under cProfile into this file")
+    parser.add_argument(
+        "--profile", type=Path, help="run the bot under cProfile into this file (the load phases, or with --deadline)"
+    )
     parser.add_argument("--phase", choices=["speed", "populate", "memory"], help=argparse.SUPPRESS)
     parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -746,6 +752,14 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(asyncio.run(memory(args.db, args.stored, args.active, args.probe, args.validate))))
         return 0
 
+    if args.profile is not None and not args.deadline:
+        # The sustained-rate phase with the bot under cProfile, to see where a move's time goes.
+        figures = asyncio.run(
+            speed(args.games, args.rate, args.seconds, args.validate, args.veloop_share, profile=args.profile)
+        )
+        print(json.dumps(figures))
+        print_profile(args.profile)
+        return 0
     if args.deadline:
         cpus = {int(c) for c in args.bot_cpus.split(",") if c.strip()} or None
         figures = asyncio.run(
