@@ -61,6 +61,7 @@ from bot.errors import (
     UndoRefused,
     UserError,
 )
+from bot.ratings import PROVISIONAL_DEVIATION, PoolKey, RatedGame, Rating, apply_game, pools_for
 from bot.rules import Game, RecordError
 from bot.rules.protocol import Colour, GameKind, GameState, IllegalMove, Outcome, Seat, Termination, other_colour
 from bot.rules.registry import find_game
@@ -286,6 +287,46 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "INSERT INTO due (kind, game_id, key, due_at) "
         "SELECT 'expiry', id, '', expires_at FROM games WHERE status = 'challenge' AND expires_at IS NOT NULL",
     ),
+    (
+        # Ratings. A game is rated or casual from its challenge on (games against the AI never are); its end
+        # time orders the rebuild. ``ratings`` holds each player's current Glicko-2 rating per pool (a server,
+        # or scope 0 for all servers; a game; its rated settings), ``rating_changes`` what each rated game did,
+        # both written in the same transaction as the game's end.
+        "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0 CHECK (rated IN (0, 1))",
+        "ALTER TABLE games ADD COLUMN ended_at REAL",
+        "UPDATE games SET ended_at = updated_at WHERE status = 'finished'",
+        """
+        CREATE TABLE ratings (
+            scope       INTEGER NOT NULL,
+            game        TEXT NOT NULL,
+            settings    TEXT NOT NULL,
+            user_id     INTEGER NOT NULL,
+            value       REAL NOT NULL,
+            deviation   REAL NOT NULL,
+            volatility  REAL NOT NULL,
+            games       INTEGER NOT NULL,
+            last_played REAL,
+            wins        INTEGER NOT NULL DEFAULT 0,
+            losses      INTEGER NOT NULL DEFAULT 0,
+            draws       INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (scope, game, settings, user_id)
+        ) STRICT, WITHOUT ROWID
+        """,
+        "CREATE INDEX ratings_by_value ON ratings (scope, game, settings, value DESC, user_id)",
+        """
+        CREATE TABLE rating_changes (
+            game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            scope      INTEGER NOT NULL,
+            user_id    INTEGER NOT NULL,
+            before     REAL NOT NULL,
+            before_dev REAL NOT NULL,
+            after      REAL NOT NULL,
+            after_dev  REAL NOT NULL,
+            PRIMARY KEY (game_id, scope, user_id)
+        ) STRICT, WITHOUT ROWID
+        """,
+        "CREATE INDEX rating_changes_by_player ON rating_changes (user_id, scope, game_id)",
+    ),
 )
 
 REMINDERS_LEFT: tuple[float, ...] = (24 * HOUR, HOUR)
@@ -310,7 +351,7 @@ _COLUMNS = (
     "id, guild_id, channel_id, origin_channel_id, status, game, settings, place, challenger_id, opponent_id, "
     "ai_level, ply, turns, winner_id, result, created_at, updated_at, expires_at, challenge_message_id, "
     "board_message_id, undo_requested_by, version, board_version, posted_version, changed_stamp, termination, "
-    "time_control, inactivity_days, clock_first, clock_second, clock_running, clock_since, proposed_by"
+    "time_control, inactivity_days, clock_first, clock_second, clock_running, clock_since, proposed_by, rated, ended_at"
 )
 
 _OPEN_STATUSES: tuple[Status, ...] = ("challenge", "active")
@@ -443,6 +484,9 @@ class GameInfo:
     clock: Clock | None = None
     # Who asked for this challenge when it was not the challenger (a rematch with the seats swapped).
     proposed_by: int | None = None
+    # Whether the game counts for ratings (never against the AI), and when it ended.
+    rated: bool = False
+    ended_at: float | None = None
     _replayed: _Replayed = field(default_factory=_Replayed, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -620,6 +664,8 @@ def _info_from_row(row: sqlite3.Row) -> GameInfo:
         time_control=(control := _control(row["time_control"], row["inactivity_days"])),
         clock=_clock(control, row),
         proposed_by=row["proposed_by"],
+        rated=bool(row["rated"]),
+        ended_at=row["ended_at"],
     )
 
 
@@ -1076,6 +1122,7 @@ class Store:
         max_open: int | None = None,
         time_control: TimeControl | None = None,
         proposed_by: int | None = None,
+        rated: bool = False,
     ) -> GameInfo:
         """A new challenge. A ``here`` challenge claims the channel at once; a ``thread`` one only when accepted.
 
@@ -1112,8 +1159,8 @@ class Store:
                 rows = await db.execute_fetchall(
                     "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, game, settings, place, "
                     "challenger_id, opponent_id, ai_level, created_at, updated_at, expires_at, time_control, "
-                    "inactivity_days, proposed_by) "
-                    f"VALUES (?, ?, ?, 'challenge', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {_COLUMNS}",
+                    "inactivity_days, proposed_by, rated) "
+                    f"VALUES (?, ?, ?, 'challenge', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {_COLUMNS}",
                     (
                         guild_id,
                         channel_id,
@@ -1130,6 +1177,7 @@ class Store:
                         control.text,
                         round(control.start / DAY) if control.family == "none" else DEFAULT_INACTIVITY_DAYS,
                         None if proposed_by == challenger_id else proposed_by,
+                        int(rated and ai_level is None),  # games against the AI are never rated
                     ),
                 )
                 if expires is not None:
@@ -1370,6 +1418,8 @@ class Store:
                 "INSERT INTO moves (game_id, ply, turn, user_id, played_at) VALUES (?, ?, ?, ?, ?)",
                 (game_id, info.ply + 1, game.turns[-1], user_id, now),
             )
+            if status == "finished":
+                await self._on_game_end(db, info, winner_id, now)
         self._remember(game_id, game)
         played = replace(
             info,
@@ -1380,6 +1430,7 @@ class Store:
             result=result,
             termination=termination,
             clock=clock,
+            ended_at=now if status == "finished" else None,
             undo_requested_by=None,
             updated_at=_from_ts(now),
             version=version,
@@ -1416,6 +1467,7 @@ class Store:
             if cursor.rowcount != 1:
                 raise RaceLost(_RACE_MESSAGE)
             await self._schedule(db, game_id, None)
+            await self._on_game_end(db, info, winner_id, now)
         log.info("game %d: %s", game_id, result)
         resigned = replace(
             info,
@@ -1424,6 +1476,7 @@ class Store:
             result=result,
             termination="resignation",
             clock=clock,
+            ended_at=now,
             undo_requested_by=None,
             updated_at=_from_ts(now),
             version=version,
@@ -1715,6 +1768,7 @@ class Store:
             if cursor.rowcount != 1:
                 return None
             await self._schedule(db, game_id, None)
+            await self._on_game_end(db, info, winner_id, now)
         log.info("game %d: %s", game_id, result)
         return self._attach(
             replace(
@@ -1724,6 +1778,7 @@ class Store:
                 result=result,
                 termination="time forfeit",
                 clock=stopped,
+                ended_at=now,
                 undo_requested_by=None,
                 updated_at=_from_ts(now),
                 version=version,
@@ -1778,6 +1833,92 @@ class Store:
         if given:
             log.warning("The scheduler was away %.0f s: every running clock and due row was moved on by that", given)
         return given
+
+    # --- ratings ---------------------------------------------------------------------------------
+
+    async def _on_game_end(self, db: aiosqlite.Connection, before: GameInfo, winner_id: int | None, now: float) -> None:
+        """Every path that ends a game calls this inside its transaction: the end time, and a rated game's ratings.
+
+        Casual games and games against the AI change no rating; a draw counts half for each player. The
+        changes land in the same transaction as the result, so a game never ends without them, nor they
+        without it.
+        """
+        await db.execute("UPDATE games SET ended_at = ? WHERE id = ?", (now, before.id))
+        if not before.rated or before.is_ai_game or before.opponent_id is None:
+            return
+        first_score = 0.5 if winner_id is None else 1.0 if winner_id == before.challenger_id else 0.0
+        game = RatedGame(
+            before.id,
+            pools_for(before.guild_id, before.kind.name, before.settings),
+            before.challenger_id,
+            before.opponent_id,
+            first_score,
+            now,
+        )
+        await _rate_into(db, game)
+
+    async def rating_changes(self, game_id: int) -> list[RatingChange]:
+        """What a finished game did to its players' ratings, in its server's pool then the global one."""
+        rows = await self._fetchall(
+            "SELECT scope, user_id, before, before_dev, after, after_dev FROM rating_changes WHERE game_id = ? "
+            "ORDER BY scope DESC, user_id",
+            (game_id,),
+        )
+        return [RatingChange(int(r[0]), int(r[1]), float(r[2]), float(r[3]), float(r[4]), float(r[5])) for r in rows]
+
+    async def leaderboard(
+        self, scope: int, game: str, settings: Mapping[str, str], *, offset: int, limit: int, established: bool
+    ) -> tuple[list[tuple[int, Rating, tuple[int, int, int]]], int]:
+        """One page of a pool's players by rating (highest first) and how many there are in all.
+
+        ``established``: leave out provisional players. The page is read down the pool's index.
+        """
+        pool = PoolKey.of(scope, game, settings)
+        where = "scope = ? AND game = ? AND settings = ?"
+        params: list[Any] = [pool.scope, pool.game, pool.settings]
+        if established:
+            where += " AND deviation <= ?"
+            params.append(PROVISIONAL_DEVIATION)
+        rows = await self._fetchall(
+            "SELECT user_id, value, deviation, volatility, games, last_played, wins, losses, draws FROM ratings "
+            f"WHERE {where} ORDER BY value DESC, user_id LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        )
+        total = await self._fetchall(f"SELECT COUNT(*) FROM ratings WHERE {where}", params)
+        page = [
+            (
+                int(r[0]),
+                Rating(float(r[1]), float(r[2]), float(r[3]), int(r[4]), r[5]),
+                (int(r[6]), int(r[7]), int(r[8])),
+            )
+            for r in rows
+        ]
+        return page, int(total[0][0])
+
+    async def rebuild_ratings(self) -> int:
+        """Recompute every rating from the stored rated games, in the order they ended; returns how many games.
+
+        One transaction: readers see the old ratings or the new ones, never a half-rebuilt table.
+        """
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "SELECT id, guild_id, game, settings, challenger_id, opponent_id, winner_id, ended_at FROM games "
+                "WHERE rated = 1 AND status = 'finished' AND ai_level IS NULL AND opponent_id IS NOT NULL "
+                "ORDER BY ended_at, id"
+            )
+            await db.execute("DELETE FROM ratings")
+            await db.execute("DELETE FROM rating_changes")
+            count = 0
+            for r in rows:
+                first, second, winner = int(r[4]), int(r[5]), r[6]
+                score = 0.5 if winner is None else 1.0 if winner == first else 0.0
+                settings = cast(dict[str, str], json.loads(r[3]))
+                game = RatedGame(
+                    int(r[0]), pools_for(int(r[1]), str(r[2]), settings), first, second, score, float(r[7])
+                )
+                await _rate_into(db, game)
+                count += 1
+        return count
 
     # --- announcing -----------------------------------------------------------------------------
 
@@ -1853,6 +1994,81 @@ class Store:
             )
         self._remember(game_id, game)
         return _with_state(_info_from_row(next(iter(updated))), game)
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """One player's rating before and after one game, in one pool (scope: the server, or 0 for all servers)."""
+
+    scope: int
+    user_id: int
+    before: float
+    before_deviation: float
+    after: float
+    after_deviation: float
+
+    @property
+    def text(self) -> str:
+        """``1523 → 1538 (+15)``, the sign always written."""
+        delta = round(self.after) - round(self.before)
+        return f"{round(self.before)} → {round(self.after)} ({delta:+d})"
+
+
+async def _rate_into(db: aiosqlite.Connection, game: RatedGame) -> None:
+    """Rate one game into the tables, pool by pool: read both players, apply Glicko-2, write ratings and changes."""
+    for pool in game.pools:
+        table: dict[tuple[PoolKey, int], Rating] = {}
+        records: dict[int, tuple[int, int, int]] = {}
+        for player in (game.first, game.second):
+            rows = await db.execute_fetchall(
+                "SELECT value, deviation, volatility, games, last_played, wins, losses, draws FROM ratings "
+                "WHERE scope = ? AND game = ? AND settings = ? AND user_id = ?",
+                (pool.scope, pool.game, pool.settings, player),
+            )
+            for r in rows:
+                table[(pool, player)] = Rating(float(r[0]), float(r[1]), float(r[2]), int(r[3]), r[4])
+                records[player] = (int(r[5]), int(r[6]), int(r[7]))
+        single = RatedGame(game.game_id, (pool,), game.first, game.second, game.first_score, game.ended_at)
+        for change in apply_game(table, single):
+            score = game.first_score if change.player == game.first else 1.0 - game.first_score
+            wins, losses, draws = records.get(change.player, (0, 0, 0))
+            wins, losses, draws = wins + (score == 1.0), losses + (score == 0.0), draws + (score == 0.5)
+            after = change.after
+            await db.execute(
+                "INSERT INTO ratings (scope, game, settings, user_id, value, deviation, volatility, games, "
+                "last_played, wins, losses, draws) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (scope, game, settings, user_id) DO UPDATE SET value = excluded.value, "
+                "deviation = excluded.deviation, volatility = excluded.volatility, games = excluded.games, "
+                "last_played = excluded.last_played, wins = excluded.wins, losses = excluded.losses, "
+                "draws = excluded.draws",
+                (
+                    pool.scope,
+                    pool.game,
+                    pool.settings,
+                    change.player,
+                    after.value,
+                    after.deviation,
+                    after.volatility,
+                    after.games,
+                    after.last_played,
+                    wins,
+                    losses,
+                    draws,
+                ),
+            )
+            await db.execute(
+                "INSERT INTO rating_changes (game_id, scope, user_id, before, before_dev, after, after_dev) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game.game_id,
+                    pool.scope,
+                    change.player,
+                    change.before.value,
+                    change.before.deviation,
+                    after.value,
+                    after.deviation,
+                ),
+            )
 
 
 async def _check_challenge_limits(

@@ -249,7 +249,7 @@ async def test_a_later_migration_applies_on_top_of_existing_data(db_path: Path, 
     s = await Store.open(db_path, clock=clock)
     info = await challenge(s)
     await s.close()
-    extended = (*MIGRATIONS, ("CREATE TABLE ratings (user_id INTEGER PRIMARY KEY, elo REAL NOT NULL) STRICT",))
+    extended = (*MIGRATIONS, ("CREATE TABLE later_feature (user_id INTEGER PRIMARY KEY, elo REAL NOT NULL) STRICT",))
     s = await Store.open(db_path, clock=clock, migrations=extended)
     try:
         assert (await s.get_game(info.id)) == info

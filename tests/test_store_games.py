@@ -191,9 +191,11 @@ async def test_games_written_by_the_previous_schema_read_back_identical(db_path:
         assert "variant" not in row and "rules" not in row
         if game_id != 1:  # every other column of every other game is byte for byte what it was
             old = {k: v for k, v in before[game_id].items() if k not in ("variant", "rules")}
-            added = ("game", "settings", "termination", "proposed_by", *CLOCK_COLUMNS)
+            added = ("game", "settings", "termination", "proposed_by", "rated", "ended_at", *CLOCK_COLUMNS)
             assert {k: v for k, v in row.items() if k not in added} == old
             assert row["proposed_by"] is None, "every old challenge was made by its challenger"
+            assert row["rated"] == 0, "games from before ratings stay casual"
+            assert row["ended_at"] == (old["updated_at"] if old["status"] == "finished" else None)
             # No clock for a game started before clocks: it gets one at its next turn.
             assert (row["time_control"], row["inactivity_days"], row["clock_running"]) == ("none", 14, None)
     # The open challenge's deadline is a row of the one scheduler now.

@@ -1,0 +1,174 @@
+"""Ratings in the store, on real SQLite files: written with the game's end, exactly what Glicko-2 says, rebuildable."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from test_store import ALICE, BOB, CAROL, CHANNEL, GUILD, Clock
+
+from bot.ratings import GLOBAL_SCOPE, PoolKey, Rating, rate_game
+from bot.rules import veloop
+from bot.store import GameInfo, Store
+
+SETTINGS = {"board": "5", "protocol": "alternating"}
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "veletas.sqlite3"
+
+
+@pytest.fixture
+async def store(db_path: Path, clock: Clock) -> AsyncIterator[Store]:
+    s = await Store.open(db_path, clock=clock)
+    try:
+        yield s
+    finally:
+        await s.close()
+
+
+async def game(
+    store: Store, first: int, second: int, *, rated: bool = True, ai_level: int | None = None, channel: int = CHANNEL
+) -> GameInfo:
+    info = await store.create_challenge(
+        guild_id=GUILD,
+        channel_id=channel,
+        challenger_id=first,
+        opponent_id=second,
+        where="here",
+        expires_at=None,
+        game="veloop",
+        settings=SETTINGS,
+        rated=rated,
+        ai_level=ai_level,
+    )
+    return await store.accept_challenge(info.id, second, channel_id=channel)
+
+
+def drawn_moves() -> tuple[str, ...]:
+    """A 5×5 alternating game that ends drawn by passes (the players' moves only; passes are forced)."""
+    for seed in range(200):
+        rng = random.Random(seed)
+        state = veloop.Game.new(5, "alternating")
+        while state.phase == "play":
+            state = state.play(rng.choice(state.position.legal_moves()))
+        outcome = state.outcome
+        if outcome is not None and outcome.winner is None:
+            return state.turns
+    raise AssertionError("no drawn game found")
+
+
+async def play_out(store: Store, info: GameInfo, turns: tuple[str, ...]) -> GameInfo:
+    for turn in turns:
+        actor = info.user_to_act
+        assert actor is not None
+        info = await store.play(info.id, actor, turn)
+    return info
+
+
+def ratings_rows(path: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(path) as db:
+        return list(db.execute("SELECT * FROM ratings ORDER BY scope, user_id"))
+
+
+async def test_rated_games_change_ratings_exactly_as_glicko2_says_and_rebuild_gives_them_back(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    expected: dict[int, Rating] = {}
+    results = [(ALICE, BOB, "resign-second"), (BOB, CAROL, "resign-first"), (CAROL, ALICE, "draw")]
+    draw = drawn_moves()
+    for number, (first, second, how) in enumerate(results):
+        clock.advance(hours=1)
+        info = await game(store, first, second, channel=CHANNEL + number)
+        if how == "draw":
+            ended = await play_out(store, info, draw)
+            assert ended.status == "finished" and ended.winner_id is None
+            score = 0.5
+        else:
+            loser = second if how == "resign-second" else first
+            ended = await store.resign(info.id, loser)
+            score = 1.0 if loser == second else 0.0
+        when = clock.now.timestamp()
+        a, b = rate_game(expected.get(first, Rating()), expected.get(second, Rating()), score, when)
+        expected[first], expected[second] = a, b
+        changes = await store.rating_changes(info.id)
+        assert {(c.scope, c.user_id) for c in changes} == {
+            (GUILD, first),
+            (GUILD, second),
+            (GLOBAL_SCOPE, first),
+            (GLOBAL_SCOPE, second),
+        }
+        mine = next(c for c in changes if c.scope == GUILD and c.user_id == first)
+        assert mine.after == pytest.approx(a.value) and mine.text.startswith(f"{round(mine.before)} → ")
+    page, total = await store.leaderboard(GUILD, "veloop", SETTINGS, offset=0, limit=10, established=False)
+    assert total == 3
+    assert [(user, round(r.value, 6), round(r.deviation, 6)) for user, r, _ in page] == sorted(
+        ((user, round(r.value, 6), round(r.deviation, 6)) for user, r in expected.items()),
+        key=lambda t: (-t[1], t[0]),
+    )
+    records = {user: record for user, _, record in page}
+    assert records == {ALICE: (1, 0, 1), BOB: (0, 2, 0), CAROL: (1, 0, 1)}
+    before = ratings_rows(db_path)
+    assert await store.rebuild_ratings() == 3
+    assert ratings_rows(db_path) == before, "recomputing from the stored games gives the stored values"
+
+
+async def test_casual_and_ai_games_change_no_rating(store: Store, db_path: Path) -> None:
+    casual = await game(store, ALICE, BOB, rated=False)
+    await store.resign(casual.id, BOB)
+    against_ai = await game(store, ALICE, CAROL, rated=True, ai_level=2, channel=CHANNEL + 1)
+    assert not against_ai.rated, "a game against the AI is never rated"
+    await store.resign(against_ai.id, ALICE)
+    assert ratings_rows(db_path) == []
+    assert await store.rating_changes(casual.id) == []
+    assert await store.rebuild_ratings() == 0
+
+
+async def test_a_time_forfeit_counts_as_a_loss(store: Store, clock: Clock) -> None:
+    from bot.clocks import TimeControl
+
+    info = await store.create_challenge(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        challenger_id=ALICE,
+        opponent_id=BOB,
+        where="here",
+        expires_at=None,
+        game="veloop",
+        settings=SETTINGS,
+        rated=True,
+        time_control=TimeControl.parse("1+0"),
+    )
+    await store.accept_challenge(info.id, BOB, channel_id=CHANNEL)
+    clock.advance(minutes=2)
+    ended = await store.flag(info.id)
+    assert ended is not None and ended.winner_id == BOB
+    changes = {c.user_id: c for c in await store.rating_changes(info.id) if c.scope == GUILD}
+    assert changes[BOB].after > changes[BOB].before and changes[ALICE].after < changes[ALICE].before
+
+
+async def test_leaderboard_pages_and_hides_provisional_players(store: Store, clock: Clock) -> None:
+    players = [100 + i for i in range(6)]
+    for i, player in enumerate(players[1:]):
+        clock.advance(hours=1)
+        info = await game(store, players[0], player, channel=CHANNEL + i)
+        await store.resign(info.id, player)
+    first, total = await store.leaderboard(GUILD, "veloop", SETTINGS, offset=0, limit=4, established=False)
+    second, _ = await store.leaderboard(GUILD, "veloop", SETTINGS, offset=4, limit=4, established=False)
+    assert total == 6 and len(first) == 4 and len(second) == 2
+    values = [r.value for _, r, _ in first + second]
+    assert values == sorted(values, reverse=True) and first[0][0] == players[0]
+    established, count = await store.leaderboard(GUILD, "veloop", SETTINGS, offset=0, limit=10, established=True)
+    assert established == [] and count == 0, "everybody is still provisional after a few games"
+    other = await store.leaderboard(GUILD + 1, "veloop", SETTINGS, offset=0, limit=10, established=False)
+    assert other == ([], 0), "nothing of another server"
+    assert PoolKey.of(GUILD, "veloop", SETTINGS).settings == "board=5,protocol=alternating"
