@@ -73,9 +73,38 @@ def token_configured() -> bool:
     return bool(os.environ.get("DISCORD_TOKEN", "").strip())
 
 
+def ratings(args: list[str]) -> int:
+    """``python -m bot ratings rebuild``: recompute every rating from the stored rated games, in one transaction."""
+    if args != ["rebuild"]:
+        print("veletas-bot: usage: python -m bot ratings rebuild", file=sys.stderr)
+        return 2
+    load_dotenv(find_dotenv(usecwd=True), override=False)
+    path = Path(os.environ.get("DATABASE_PATH") or DEFAULT_DATABASE_PATH)
+    if not path.exists():
+        print(f"veletas-bot: no database at {path} (check DATABASE_PATH)", file=sys.stderr)
+        return 1
+
+    async def rebuild() -> int:
+        store = await Store.open(path)
+        try:
+            return await store.rebuild_ratings()
+        finally:
+            await store.close()
+
+    try:
+        count = asyncio.run(rebuild())
+    except StoreError as exc:
+        print(f"veletas-bot: {exc} (check DATABASE_PATH)", file=sys.stderr)
+        return 1
+    print(f"Ratings rebuilt from {count} rated game{'s' if count != 1 else ''} in {path}.")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv[1:] == ["health"]:
         return health()
+    if argv[1:2] == ["ratings"]:
+        return ratings(argv[2:])
     if argv[1:2] == ["local"] or (argv[1:] == ["auto"] and not token_configured()):
         # No token: the local table, a fake Discord on this machine with a page to play on.
         from bot.local import main as local
@@ -92,7 +121,8 @@ def main(argv: list[str]) -> int:
         return 2
     if argv[1:]:
         print(
-            f"veletas-bot: unknown arguments {' '.join(argv[1:])!r} (expected nothing, 'local', 'auto' or 'health')",
+            f"veletas-bot: unknown arguments {' '.join(argv[1:])!r} "
+            "(expected nothing, 'local', 'auto', 'health' or 'ratings rebuild')",
             file=sys.stderr,
         )
         return 2

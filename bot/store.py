@@ -326,6 +326,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT, WITHOUT ROWID
         """,
         "CREATE INDEX rating_changes_by_player ON rating_changes (user_id, scope, game_id)",
+        # Whether a challenge that does not say is rated: the server's choice, rated unless its managers say not.
+        "ALTER TABLE guild_settings ADD COLUMN rated INTEGER NOT NULL DEFAULT 1 CHECK (rated IN (0, 1))",
     ),
 )
 
@@ -364,6 +366,7 @@ class GuildSettings:
     analysis: bool = True  # whether members may ask for analyses (off during a tournament, say)
     time_control: str | None = None  # the default time control of challenges (canonical text); None: no clock
     inactivity_days: int = DEFAULT_INACTIVITY_DAYS  # a game without a clock ends after this long without a move
+    rated: bool = True  # whether challenges between members are rated unless they say otherwise
 
     def default_control(self) -> TimeControl:
         """The time control a challenge gets when its maker names none."""
@@ -372,8 +375,11 @@ class GuildSettings:
         return TimeControl.parse(self.time_control, inactivity_days=self.inactivity_days)
 
 
+_GUILD_SETTINGS_SQL = "SELECT analysis, time_control, inactivity_days, rated FROM guild_settings WHERE guild_id = ?"
+
+
 def _guild_settings(row: sqlite3.Row) -> GuildSettings:
-    return GuildSettings(bool(row[0]), None if row[1] is None else str(row[1]), int(row[2]))
+    return GuildSettings(bool(row[0]), None if row[1] is None else str(row[1]), int(row[2]), bool(row[3]))
 
 
 NOTIFY_MODES: tuple[str, ...] = ("ping", "dm", "both")
@@ -1005,9 +1011,7 @@ class Store:
     # --- server settings ------------------------------------------------------------------------
 
     async def get_guild_settings(self, guild_id: int) -> GuildSettings:
-        rows = await self._fetchall(
-            "SELECT analysis, time_control, inactivity_days FROM guild_settings WHERE guild_id = ?", (guild_id,)
-        )
+        rows = await self._fetchall(_GUILD_SETTINGS_SQL, (guild_id,))
         return GuildSettings() if not rows else _guild_settings(rows[0])
 
     async def set_guild_settings(
@@ -1017,14 +1021,13 @@ class Store:
         analysis: bool | None = None,
         time_control: TimeControl | None = None,
         inactivity_days: int | None = None,
+        rated: bool | None = None,
     ) -> GuildSettings:
         """Change the settings given (None leaves one as it is) and return them all, in one transaction."""
         if inactivity_days is not None and not 1 <= inactivity_days <= MAX_INACTIVITY_DAYS:
             raise UserError(f"The inactivity limit goes from 1 to {MAX_INACTIVITY_DAYS} days.")
         async with self._transaction() as db:
-            rows = await db.execute_fetchall(
-                "SELECT analysis, time_control, inactivity_days FROM guild_settings WHERE guild_id = ?", (guild_id,)
-            )
+            rows = await db.execute_fetchall(_GUILD_SETTINGS_SQL, (guild_id,))
             found = list(rows)
             current = GuildSettings() if not found else _guild_settings(found[0])
             chosen = replace(
@@ -1032,13 +1035,21 @@ class Store:
                 analysis=current.analysis if analysis is None else analysis,
                 time_control=current.time_control if time_control is None else time_control.text,
                 inactivity_days=current.inactivity_days if inactivity_days is None else inactivity_days,
+                rated=current.rated if rated is None else rated,
             )
             await db.execute(
-                "INSERT INTO guild_settings (guild_id, analysis, time_control, inactivity_days, updated_at) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET analysis = excluded.analysis, "
+                "INSERT INTO guild_settings (guild_id, analysis, time_control, inactivity_days, rated, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET analysis = excluded.analysis, "
                 "time_control = excluded.time_control, inactivity_days = excluded.inactivity_days, "
-                "updated_at = excluded.updated_at",
-                (guild_id, int(chosen.analysis), chosen.time_control, chosen.inactivity_days, self._now()),
+                "rated = excluded.rated, updated_at = excluded.updated_at",
+                (
+                    guild_id,
+                    int(chosen.analysis),
+                    chosen.time_control,
+                    chosen.inactivity_days,
+                    int(chosen.rated),
+                    self._now(),
+                ),
             )
         return chosen
 

@@ -224,6 +224,12 @@ async def board_message(
     clock = clock_text(info, bot.store.now())
     if clock is not None:
         embed.add_field(name="Clock", value=clock, inline=False)
+    if info.status == "finished" and info.rated:
+        changes = [c for c in await bot.store.rating_changes(info.id) if c.scope == info.guild_id]
+        if changes:
+            embed.add_field(
+                name="Ratings (this server)", value=" · ".join(f"{mention(c.user_id)} {c.text}" for c in changes)
+            )
     embed.set_image(url=f"attachment://{BOARD_FILE}")
     moves = table.moves_played(info)
     embed.set_footer(text=f"Move {moves + 1}" if info.status == "active" else f"Game over after {moves} moves")

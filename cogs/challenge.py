@@ -87,7 +87,8 @@ def challenge_text(info: GameInfo) -> str:
     if info.expires_at is not None:
         stamp = int(info.expires_at.timestamp())
         expiry = f" The challenge expires <t:{stamp}:R> (at <t:{stamp}:t>) if nobody answers."
-    return f"{headline(info)}, played {where}. Clock: {info.time_control.describe()}.{anyone}{expiry}"
+    kind = "Rated" if info.rated else "Casual (no rating changes)"
+    return f"{headline(info)}, played {where}. {kind}. Clock: {info.time_control.describe()}.{anyone}{expiry}"
 
 
 class AcceptButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:accept:(?P<game>\d+)"):
@@ -373,6 +374,7 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         where: Literal["thread", "here"],
         level: int | None,
         time: str | None = None,
+        rated: bool | None = None,
     ) -> None:
         """A challenge to a member, anyone, or the AI, for any game: each game's ``challenge`` command calls this."""
         assert interaction.guild_id is not None and interaction.channel_id is not None
@@ -413,6 +415,7 @@ class ChallengeCog(commands.Cog, name="Challenges"):
                 ai_level=(level or DEFAULT_AI_LEVEL) if against_ai else None,
                 max_open=self.bot.settings.max_open_challenges,
                 time_control=control,
+                rated=server.rated if rated is None else rated,
             )
         except (ChallengeExists, TooManyChallenges) as exc:
             raise limit_refusal(interaction.guild_id, interaction.user.id, opponent_id, exc) from exc
@@ -475,6 +478,7 @@ class ChallengeCog(commands.Cog, name="Challenges"):
                 max_open=self.bot.settings.max_open_challenges,
                 time_control=info.time_control,
                 proposed_by=user,
+                rated=info.rated,
             )
         except (ChallengeExists, TooManyChallenges) as exc:
             other = next(p for p in info.participants if p != user)

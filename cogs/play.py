@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Mapping
 from typing import Any, ClassVar, cast
 
 import discord
@@ -27,7 +28,7 @@ from bot.store import GameInfo, check_in_play, check_participant
 from cogs._board import RematchButton, Rematcher, board_message, record_file, theme_of
 from cogs._delivery import deliver, play_forced, sweep
 from cogs._names import colour_names, learn_names, name_of, seat_names
-from cogs._send import Outgoing, bot_of, mention, respond, send_response
+from cogs._send import Outgoing, bot_of, mention, respond, respond_update, send_response
 from cogs._tables import TABLES, Table, table_for
 from cogs.guided import PREFIX, STATE, custom_id, seen_state
 
@@ -209,6 +210,106 @@ async def send_rules(interaction: discord.Interaction[VeletasBot], table: Table,
 
 
 RULES_FILE = "example.png"
+PAGE = 10
+
+
+def settings_code(table: Table, settings: Mapping[str, str]) -> str:
+    """A pool's settings in a custom id: their values in the game's order (``standard.current``, ``8.122``)."""
+    return ".".join(settings[name] for name in table.kind.setting_choices)
+
+
+def settings_from_code(table: Table, code: str) -> dict[str, str]:
+    """The settings a custom id names; UserError for a forged or stale one (a value the game does not have)."""
+    names = list(table.kind.setting_choices)
+    values = code.split(".")
+    if len(values) != len(names):
+        raise UserError("This leaderboard button is out of date: ask for the leaderboard again.")
+    try:
+        return table.kind.check_settings(dict(zip(names, values, strict=True)))
+    except ValueError as exc:
+        raise UserError("This leaderboard button is out of date: ask for the leaderboard again.") from exc
+
+
+async def leaderboard_page(
+    bot: VeletasBot, guild_id: int, table: Table, settings: Mapping[str, str], page: int, established: bool
+) -> Outgoing:
+    """One page of a server's leaderboard for a game and its rated settings, with buttons to turn pages."""
+    rows, total = await bot.store.leaderboard(
+        guild_id, table.kind.name, settings, offset=page * PAGE, limit=PAGE, established=established
+    )
+    pages = max(1, -(-total // PAGE))
+    title = f"{table.title} leaderboard · {table.settings_text(settings)}"
+    if not rows:
+        description = "Nobody is rated here yet." if page == 0 else "No more players."
+    else:
+        lines = []
+        for rank, (user, rating, (wins, losses, draws)) in enumerate(rows, start=page * PAGE + 1):
+            lines.append(
+                f"**{rank}.** {mention(user)} **{rating.shown}** ±{round(rating.deviation)} · "
+                f"{wins} won, {losses} lost, {draws} drawn"
+            )
+        description = "\n".join(lines)
+    note = "established players only" if established else "“?” marks a provisional rating"
+    embed = discord.Embed(title=title[:256], description=description)
+    embed.set_footer(text=f"Page {min(page + 1, pages)} of {pages} · {total} player(s) · {note}")
+    view = discord.ui.View(timeout=None)
+    code = settings_code(table, settings)
+    view.add_item(LeaderboardButton(table.kind.name, code, page - 1, established, "p", disabled=page <= 0))
+    view.add_item(LeaderboardButton(table.kind.name, code, page + 1, established, "n", disabled=page + 1 >= pages))
+    return Outgoing(embed=embed, view=view)
+
+
+class LeaderboardButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=(r"(?P<prefix>[a-z]{2,12}):lb:(?P<code>[a-z0-9.]{1,40}):(?P<page>-?\d{1,6}):(?P<est>[01]):(?P<dir>[pn])"),
+):
+    """Turns a leaderboard's page; everything it needs is in its custom id, checked before use."""
+
+    def __init__(
+        self, game: str, code: str, page: int, established: bool, direction: str, *, disabled: bool = False
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Previous" if direction == "p" else "Next",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"{game}:lb:{code}:{page}:{int(established)}:{direction}",
+                disabled=disabled,
+            )
+        )
+        self.game, self.code, self.page, self.established = game, code, page, established
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> LeaderboardButton:
+        return cls(match["prefix"], match["code"], int(match["page"]), match["est"] == "1", match["dir"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+
+        async def work() -> Outgoing:
+            table = table_for(self.game) if self.game in TABLES else None
+            if table is None or interaction.guild_id is None:
+                raise UserError("This leaderboard button is out of date: ask for the leaderboard again.")
+            settings = settings_from_code(table, self.code)
+            return await leaderboard_page(
+                bot, interaction.guild_id, table, settings, max(0, self.page), self.established
+            )
+
+        await bot.guard(interaction, respond_update(interaction, work()))
+
+
+async def send_leaderboard(
+    interaction: discord.Interaction[VeletasBot], table: Table, settings: Mapping[str, str], established: bool
+) -> None:
+    """A game's leaderboard in this server (its members' ratings only), privately, from the first page."""
+    assert interaction.guild_id is not None
+    filled = table.kind.check_settings(settings)
+    await respond(
+        interaction,
+        leaderboard_page(interaction.client, interaction.guild_id, table, filled, 0, established),
+        ephemeral=True,
+    )
 
 
 @app_commands.guild_only()
@@ -416,5 +517,5 @@ class DeliveryCog(commands.Cog, name="Delivery"):
 
 
 async def setup(bot: VeletasBot) -> None:
-    bot.add_dynamic_items(UndoAnswerButton, ResignButton, RematchButton, PlayAgainSelect)
+    bot.add_dynamic_items(UndoAnswerButton, ResignButton, RematchButton, PlayAgainSelect, LeaderboardButton)
     await bot.add_cog(DeliveryCog(bot))

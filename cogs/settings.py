@@ -33,7 +33,9 @@ def describe(settings: GuildSettings) -> str:
         f"**Clock of new challenges** when their maker names none: **{settings.default_control().describe()}**. "
         "Change it with `/veletas settings time:3d` (or `10+5`, `48h+12h/96h`, `none`).\n"
         f"**Inactivity limit** of games without a clock: **{settings.inactivity_days} days**. "
-        "Change it with `/veletas settings inactivity:21`."
+        "Change it with `/veletas settings inactivity:21`.\n"
+        f"**Challenges between members** that do not say: **{'rated' if settings.rated else 'casual'}**. "
+        "Change it with `/veletas settings rated:no` (or `yes`)."
     )
 
 
@@ -48,6 +50,7 @@ class SettingsCog(commands.Cog, name="Settings"):
         analysis="whether members may use /veletas analyze in this server",
         time="the clock of challenges that name none: none, 3d, 10+5, 48h+12h/96h …",
         inactivity="days without a move after which a game with no clock ends (1 to 90, default 14)",
+        rated="whether challenges that do not say are rated (default yes)",
     )
     async def settings_command(
         self,
@@ -55,10 +58,11 @@ class SettingsCog(commands.Cog, name="Settings"):
         analysis: Literal["on", "off"] | None = None,
         time: app_commands.Range[str, 1, MAX_TIME] | None = None,
         inactivity: app_commands.Range[int, 1, MAX_INACTIVITY_DAYS] | None = None,
+        rated: Literal["yes", "no"] | None = None,
     ) -> None:
         """This server's settings for the bot (server managers only); with no option, shows them."""
         assert interaction.guild_id is not None
-        if analysis is None and time is None and inactivity is None:
+        if analysis is None and time is None and inactivity is None and rated is None:
             current = await self.bot.store.get_guild_settings(interaction.guild_id)
             text = f"This server's settings:\n{describe(current)}"
         else:
@@ -70,6 +74,7 @@ class SettingsCog(commands.Cog, name="Settings"):
                 analysis=None if analysis is None else analysis == "on",
                 time_control=control,
                 inactivity_days=inactivity,
+                rated=None if rated is None else rated == "yes",
             )
             log.info(
                 "Settings of guild %s changed by %s: analysis %s, time %s, inactivity %s",

@@ -46,7 +46,7 @@ from cogs.guided import (
     step_message,
     step_theme,
 )
-from cogs.play import GameCommands, expect_game, play_turn, send_rules
+from cogs.play import GameCommands, expect_game, play_turn, send_leaderboard, send_rules
 
 STAY = "stay"
 
@@ -700,6 +700,7 @@ class VeletasCog(GameCommands, name="Veletas"):
         where="thread (default): the game gets its own thread; here: played in this channel",
         level="AI strength from 1 to 5 when you challenge me (default 3)",
         time="the clock: none, 3d (days per move), 10+5 (minutes + seconds), 48h+12h/96h (default: the server's)",
+        rated="yes: the result changes both ratings; no: a casual game (default: the server's choice)",
     )
     async def challenge(
         self,
@@ -710,6 +711,7 @@ class VeletasCog(GameCommands, name="Veletas"):
         where: Literal["thread", "here"] = "thread",
         level: app_commands.Range[int, 1, 5] | None = None,
         time: app_commands.Range[str, 1, MAX_TIME] | None = None,
+        rated: Literal["yes", "no"] | None = None,
     ) -> None:
         """Challenge a member, anyone, or me to a game of Veletas."""
         await challenges(self.bot).issue(
@@ -720,6 +722,7 @@ class VeletasCog(GameCommands, name="Veletas"):
             where=where,
             level=level,
             time=time,
+            rated=None if rated is None else rated == "yes",
         )
 
     @challenge.autocomplete("time")
@@ -803,6 +806,22 @@ class VeletasCog(GameCommands, name="Veletas"):
             app_commands.Choice(name=label[:100], value=value)
             for label, value in move_suggestions(game.position, current)
         ]
+
+    @app_commands.command()
+    @app_commands.describe(
+        variant="board size (default standard)",
+        rules="rules edition (default current)",
+        established="yes: leave out players whose rating is still provisional",
+    )
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction[VeletasBot],
+        variant: Literal["standard", "medium", "small"] = "standard",
+        rules: Literal["current", "classic"] = "current",
+        established: Literal["yes", "no"] = "no",
+    ) -> None:
+        """This server's best Veletas players by rating, page by page."""
+        await send_leaderboard(interaction, TABLE, {"variant": variant, "rules": rules}, established == "yes")
 
     @app_commands.command(name="rules")
     @app_commands.describe(edition="which rules to summarise (default: those of this channel's game, else current)")

@@ -43,7 +43,7 @@ from cogs.guided import (
     step_message,
     step_theme,
 )
-from cogs.play import GameCommands, expect_game, play_turn, send_rules
+from cogs.play import GameCommands, expect_game, play_turn, send_leaderboard, send_rules
 
 SQUARE = r"[a-z]\d{1,2}"
 
@@ -341,6 +341,7 @@ class VeloopCog(GameCommands, name="Veloop"):
         where="thread (default): the game gets its own thread; here: played in this channel",
         level="AI strength from 1 to 5 when you challenge me (default 3)",
         time="the clock: none, 3d (days per move), 10+5 (minutes + seconds), 48h+12h/96h (default: the server's)",
+        rated="yes: the result changes both ratings; no: a casual game (default: the server's choice)",
     )
     async def challenge(
         self,
@@ -351,6 +352,7 @@ class VeloopCog(GameCommands, name="Veloop"):
         where: Literal["thread", "here"] = "thread",
         level: app_commands.Range[int, 1, 5] | None = None,
         time: app_commands.Range[str, 1, MAX_TIME] | None = None,
+        rated: Literal["yes", "no"] | None = None,
     ) -> None:
         """Challenge a member, anyone, or me to a game of Veloop (Square)."""
         await challenges(self.bot).issue(
@@ -361,6 +363,7 @@ class VeloopCog(GameCommands, name="Veloop"):
             where=where,
             level=level,
             time=time,
+            rated=None if rated is None else rated == "yes",
         )
 
     @challenge.autocomplete("time")
@@ -391,6 +394,22 @@ class VeloopCog(GameCommands, name="Veloop"):
             app_commands.Choice(name=label[:100], value=value)
             for label, value in move_suggestions(game.position, current)
         ]
+
+    @app_commands.command()
+    @app_commands.describe(
+        board="board size (default 8)",
+        protocol="turn protocol (default 122)",
+        established="yes: leave out players whose rating is still provisional",
+    )
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction[VeletasBot],
+        board: Literal["8", "5", "6", "12"] = "8",
+        protocol: Literal["122", "alternating"] = "122",
+        established: Literal["yes", "no"] = "no",
+    ) -> None:
+        """This server's best Veloop players by rating, page by page."""
+        await send_leaderboard(interaction, TABLE, {"board": board, "protocol": protocol}, established == "yes")
 
     @app_commands.command(name="rules")
     async def rules_command(self, interaction: discord.Interaction[VeletasBot]) -> None:

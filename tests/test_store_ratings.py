@@ -172,3 +172,25 @@ async def test_leaderboard_pages_and_hides_provisional_players(store: Store, clo
     other = await store.leaderboard(GUILD + 1, "veloop", SETTINGS, offset=0, limit=10, established=False)
     assert other == ([], 0), "nothing of another server"
     assert PoolKey.of(GUILD, "veloop", SETTINGS).settings == "board=5,protocol=alternating"
+
+
+async def test_the_rebuild_command_recomputes_the_stored_ratings(store: Store, db_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    for number, loser in enumerate((BOB, ALICE, BOB)):
+        info = await game(store, ALICE, BOB, channel=CHANNEL + number)
+        await store.resign(info.id, loser)
+    before = ratings_rows(db_path)
+    with sqlite3.connect(db_path) as db:
+        db.execute("UPDATE ratings SET value = 0")  # damaged by hand: the rebuild must restore it
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_PATH"} | {"DATABASE_PATH": str(db_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "ratings", "rebuild"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Ratings rebuilt from 3 rated games" in done.stdout
+    assert ratings_rows(db_path) == before
+    bad = subprocess.run([sys.executable, "-m", "bot", "ratings"], env=env, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "usage" in bad.stderr

@@ -51,10 +51,11 @@ async def test_dev_guild_gets_the_commands_and_global_scope_stays_empty(
         "analyze",
         "settings",
         "notify",
+        "leaderboard",
     }
     # Veloop has its own challenge and move; the rest is the same code as Veletas's, under /veloop.
     veloop = {o["name"] for o in sandbox.commands(guild=True)[1]["options"]}
-    assert veloop == {"challenge", "move", "board", "resign", "undo", "rules", "export", "games"}
+    assert veloop == {"challenge", "move", "board", "resign", "undo", "rules", "export", "games", "leaderboard"}
 
 
 async def test_changed_commands_are_synced_again(

@@ -1,0 +1,110 @@
+"""Ratings end to end: rated games between three members move the leaderboard exactly as Glicko-2 says;
+casual games and games against the AI move nothing; a restart changes nothing; the last board shows the change."""
+
+from __future__ import annotations
+
+from bot.client import VeletasBot
+from bot.ratings import Rating, rate_game
+from bot.sandbox.runner import BotRunner
+from bot.sandbox.server import FakeDiscord
+from bot.sandbox.state import Member, Message
+from e2e.conftest import Factory, ManualClock
+from e2e.table import resign
+
+
+async def veloop_game(sandbox: FakeDiscord, first: Member, second: Member, *, rated: str | None = None) -> int:
+    options = {"opponent": second, "board": "5", "protocol": "alternating", "where": "here"}
+    if rated is not None:
+        options["rated"] = rated
+    challenge = await sandbox.user(first).slash("veloop", "challenge", **options)
+    assert not challenge.ephemeral, challenge.content
+    cursor = sandbox.cursor()
+    await sandbox.user(second).click(challenge, "Accept")
+    board = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "Veloop #" in m.text(), after=cursor
+    )
+    return int(board.embeds[0]["title"].split("#")[1].split(" ")[0])
+
+
+def leaderboard_lines(message: Message) -> list[str]:
+    return str(message.embeds[0]["description"]).split("\n")
+
+
+async def test_rated_games_between_three_members_move_the_leaderboard_as_glicko2_says(
+    sandbox: FakeDiscord,
+    sandbox_runner: BotRunner,
+    factory: Factory,
+    alice: Member,
+    bob: Member,
+    clock: ManualClock,
+) -> None:
+    carol = sandbox.add_member("carol")
+    bot = await sandbox_runner.start(factory, sync=False)
+    assert isinstance(bot, VeletasBot)
+    expected: dict[int, Rating] = {}
+    for first, second, loser in ((alice, bob, bob), (bob, carol, bob), (carol, alice, carol)):
+        clock.advance(5)
+        game_id = await veloop_game(sandbox, first, second)
+        final = await resign(sandbox, sandbox.user(loser).in_channel(sandbox.channel_id), "veloop")
+        info = await bot.store.get_game(game_id)
+        assert info.ended_at is not None
+        score = 0.0 if loser is first else 1.0
+        a, b = rate_game(expected.get(first.id, Rating()), expected.get(second.id, Rating()), score, info.ended_at)
+        expected[first.id], expected[second.id] = a, b
+        shown = next(f["value"] for f in final.embeds[0]["fields"] if f["name"] == "Ratings (this server)")
+        assert f"{first.mention} 1" in shown and f"→ {round(a.value)} (" in shown, shown
+        assert f"{second.mention} 1" in shown and f"→ {round(b.value)} (" in shown, shown
+        if first is alice and second is bob:
+            bot = await sandbox_runner.restart(factory)  # a restart in the middle changes nothing
+            assert isinstance(bot, VeletasBot)
+    # A casual game changes nothing.
+    await veloop_game(sandbox, alice, carol, rated="no")
+    await resign(sandbox, sandbox.user(carol), "veloop")
+    board = await sandbox.user(bob).slash("veloop", "leaderboard", board="5", protocol="alternating")
+    assert board.ephemeral
+    ranked = sorted(expected.items(), key=lambda item: (-item[1].value, item[0]))
+    lines = leaderboard_lines(board)
+    assert len(lines) == 3
+    for line, (user, rating) in zip(lines, ranked, strict=True):
+        assert f"<@{user}> **{rating.shown}** ±{round(rating.deviation)}" in line, line
+    established = await sandbox.user(bob).slash(
+        "veloop", "leaderboard", board="5", protocol="alternating", established="yes"
+    )
+    assert "Nobody is rated here yet." in established.text(), "everybody is provisional after two games"
+    other_pool = await sandbox.user(bob).slash("veloop", "leaderboard")
+    assert "Nobody is rated here yet." in other_pool.text(), "8×8 protocol 122 is another pool"
+
+
+async def test_a_leaderboard_turns_its_pages_and_refuses_forged_buttons(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    members = [sandbox.add_member(f"player{i}") for i in range(11)]
+    for member in members:
+        clock.advance(1)
+        await veloop_game(sandbox, alice, member)
+        await resign(sandbox, sandbox.user(member), "veloop")
+    first = await sandbox.user(bob).slash("veloop", "leaderboard", board="5", protocol="alternating")
+    assert len(leaderboard_lines(first)) == 10 and "Page 1 of 2 · 12 player(s)" in first.embeds[0]["footer"]["text"]
+    assert leaderboard_lines(first)[0].startswith(f"**1.** {alice.mention}")
+    assert [b["label"] for b in first.buttons] == ["Previous", "Next"] and first.buttons[0]["disabled"]
+    second = await sandbox.user(bob).click(first, "Next")
+    assert leaderboard_lines(second)[0].startswith("**11.**") and "Page 2 of 2" in second.embeds[0]["footer"]["text"]
+    forged = next(b for b in second.buttons if b["label"] == "Previous")
+    forged["custom_id"] = "veloop:lb:99.nonsense:0:0:p"
+    refused = await sandbox.user(bob).click(second, "Previous")
+    assert refused.ephemeral and "out of date" in refused.content
+
+
+async def test_the_server_default_makes_challenges_casual_and_a_challenge_may_say_otherwise(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    default = await sandbox.user(alice).slash("veloop", "challenge", opponent=bob, where="here")
+    assert "Rated." in default.content, "rated unless the server says otherwise"
+    await sandbox.user(alice).click(default, "Decline")
+    settings = await sandbox.user(sandbox.state.owner).slash("veletas", "settings", rated="no")
+    assert settings.ephemeral and "**casual**" in settings.content
+    casual = await sandbox.user(alice).slash("veloop", "challenge", opponent=bob, where="here")
+    assert "Casual (no rating changes)." in casual.content
+    await sandbox.user(alice).click(casual, "Decline")
+    rated = await sandbox.user(alice).slash("veloop", "challenge", opponent=bob, where="here", rated="yes")
+    assert "Rated." in rated.content
