@@ -1906,6 +1906,48 @@ class Store:
         ]
         return page, int(total[0][0])
 
+    async def player_ratings(
+        self, scope: int, user_id: int, game: str
+    ) -> list[tuple[str, Rating, tuple[int, int, int]]]:
+        """A player's ratings in every pool of one game in a scope (a server, or 0): pool settings, rating, record."""
+        rows = await self._fetchall(
+            "SELECT settings, value, deviation, volatility, games, last_played, wins, losses, draws FROM ratings "
+            "WHERE scope = ? AND game = ? AND user_id = ? ORDER BY games DESC, settings",
+            (scope, game, user_id),
+        )
+        return [
+            (str(r[0]), Rating(float(r[1]), float(r[2]), float(r[3]), int(r[4]), r[5]), (r[6], r[7], r[8]))
+            for r in rows
+        ]
+
+    async def rating_history(
+        self, scope: int, user_id: int, game: str, settings: Mapping[str, str]
+    ) -> list[tuple[float, float]]:
+        """A player's rating (and deviation) after each of their rated games in one pool, oldest first."""
+        rows = await self._fetchall(
+            "SELECT rc.after, rc.after_dev FROM rating_changes rc JOIN games g ON g.id = rc.game_id "
+            "WHERE rc.user_id = ? AND rc.scope = ? AND g.game = ? AND g.settings = ? ORDER BY g.ended_at, g.id",
+            (user_id, scope, game, settings_json(settings)),
+        )
+        return [(float(r[0]), float(r[1])) for r in rows]
+
+    async def past_games(
+        self, guild_id: int, user_id: int, *, game: str | None = None, against: int | None = None, limit: int = 25
+    ) -> list[GameInfo]:
+        """A member's finished (or cancelled) games in a server, latest first; of one game or rival if asked."""
+        where = "guild_id = ? AND status IN ('finished', 'cancelled') AND (challenger_id = ? OR opponent_id = ?)"
+        params: list[Any] = [guild_id, user_id, user_id]
+        if game is not None:
+            where += " AND game = ?"
+            params.append(game)
+        if against is not None:
+            where += " AND (challenger_id = ? OR opponent_id = ?)"
+            params += [against, against]
+        return await self._fetch_info(
+            f"SELECT {_COLUMNS} FROM games WHERE {where} ORDER BY COALESCE(ended_at, updated_at) DESC, id DESC LIMIT ?",
+            (*params, limit),
+        )
+
     async def rebuild_ratings(self) -> int:
         """Recompute every rating from the stored rated games, in the order they ended; returns how many games.
 

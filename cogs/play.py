@@ -24,6 +24,7 @@ from discord.ext import commands, tasks
 
 from bot.client import VeletasBot
 from bot.errors import NoGameHere, RaceLost, UserError
+from bot.render.chart import rating_chart_png
 from bot.store import GameInfo, check_in_play, check_participant
 from cogs._board import RematchButton, Rematcher, board_message, record_file, theme_of
 from cogs._delivery import deliver, play_forced, sweep
@@ -400,20 +401,33 @@ class GameCommands(commands.Cog):
             if info.status not in ("active", "finished", "cancelled"):
                 label = table_for(info).label(info)
                 raise UserError(f"{label} was never played: its challenge was {info.status}.")
-        await respond(interaction, self._export(info, interaction.user.id), ephemeral=True)
+        await respond(interaction, export_message(self.bot, info, interaction.user.id), ephemeral=True)
 
-    async def _export(self, info: GameInfo, viewer: int) -> Outgoing:
-        table = table_for(info)
-        await learn_names(self.bot, info)
-        files = [record_file(self.bot, info)]
-        note = f"The record of {table.label(info)} so far."
-        if info.status != "active":
-            theme = await theme_of(self.bot, viewer)
-            seats, colours = seat_names(self.bot, info), colour_names(self.bot, info)
-            gif = await asyncio.to_thread(table.replay_gif, info, seats=seats, colours=colours, theme=theme)
-            files.append((f"{info.kind.name}-{info.id}.gif", gif))
-            note = f"The record and replay of {table.label(info)} ({info.result or info.status})."
-        return Outgoing(content=note, files=files)
+    @app_commands.command()
+    @app_commands.describe(member="whose profile (default: yours)")
+    async def profile(
+        self, interaction: discord.Interaction[VeletasBot], member: discord.Member | discord.User | None = None
+    ) -> None:
+        """A member's ratings, record, streak and recent games in this server, with a chart (yours by default)."""
+        assert interaction.guild_id is not None
+        target = (member or interaction.user).id
+        work = profile_message(self.bot, interaction.guild_id, self.table, target, interaction.user.id)
+        await respond(interaction, work, ephemeral=True)
+
+    @app_commands.command()
+    @app_commands.describe(member="whose games (default: yours)", against="only the games against this member")
+    async def history(
+        self,
+        interaction: discord.Interaction[VeletasBot],
+        member: discord.Member | discord.User | None = None,
+        against: discord.Member | discord.User | None = None,
+    ) -> None:
+        """A member's past games in this server, and the record of any of them (yours by default)."""
+        assert interaction.guild_id is not None
+        target = (member or interaction.user).id
+        rival = None if against is None else against.id
+        work = history_message(self.bot, interaction.guild_id, self.table, target, rival)
+        await respond(interaction, work, ephemeral=True)
 
     @app_commands.command()
     async def games(self, interaction: discord.Interaction[VeletasBot]) -> None:
@@ -451,6 +465,144 @@ class GameCommands(commands.Cog):
             allowed_mentions=discord.AllowedMentions.none(),
             view=view,
         )
+
+
+async def export_message(bot: VeletasBot, info: GameInfo, viewer: int) -> Outgoing:
+    """A game's record, and once it is over its replay, drawn in the viewer's theme."""
+    table = table_for(info)
+    await learn_names(bot, info)
+    files = [record_file(bot, info)]
+    note = f"The record of {table.label(info)} so far."
+    if info.status != "active":
+        theme = await theme_of(bot, viewer)
+        seats, colours = seat_names(bot, info), colour_names(bot, info)
+        gif = await asyncio.to_thread(table.replay_gif, info, seats=seats, colours=colours, theme=theme)
+        files.append((f"{info.kind.name}-{info.id}.gif", gif))
+        note = f"The record and replay of {table.label(info)} ({info.result or info.status})."
+    return Outgoing(content=note, files=files)
+
+
+def pool_settings(text: str) -> dict[str, str]:
+    """A pool's settings text (``board=5,protocol=alternating``) as a mapping."""
+    return dict(part.split("=", 1) for part in text.split(",") if "=" in part)
+
+
+def outcome_for(info: GameInfo, user: int) -> str:
+    """``won``, ``lost``, ``drawn`` or ``cancelled``: how a finished game went for one of its players."""
+    if info.status == "cancelled":
+        return "cancelled"
+    if info.winner_id is None:
+        return "drawn"
+    return "won" if info.winner_id == user else "lost"
+
+
+def streak_text(games: list[GameInfo], user: int) -> str:
+    """The current run of results (``3 wins in a row``), from the latest game back."""
+    results = [outcome_for(info, user) for info in games if info.status == "finished"]
+    if not results:
+        return "no finished game yet"
+    run = 0
+    for result in results:
+        if result != results[0]:
+            break
+        run += 1
+    word = {"won": "win", "lost": "loss", "drawn": "draw"}[results[0]]
+    plural = {"win": "wins", "loss": "losses", "draw": "draws"}[word]
+    return f"{run} {word if run == 1 else plural}{' in a row' if run > 1 else ''}"
+
+
+def game_line(bot: VeletasBot, info: GameInfo, user: int) -> str:
+    table = table_for(info)
+    rival = next((p for p in info.participants if p != user), None)
+    ended = info.ended_at if info.ended_at is not None else info.updated_at.timestamp()
+    return (
+        f"[{table.label(info)}]({game_link(info)}) · {table.settings_text(info.settings)} · vs {mention(rival)} · "
+        f"**{outcome_for(info, user)}** · <t:{int(ended)}:d>"
+    )
+
+
+async def profile_message(bot: VeletasBot, guild_id: int, table: Table, user: int, viewer: int) -> Outgoing:
+    """A member's ratings per pool of one game in this server, record, streak, recent games and a rating chart."""
+    pools = await bot.store.player_ratings(guild_id, user, table.kind.name)
+    games = await bot.store.past_games(guild_id, user, game=table.kind.name, limit=50)
+    embed = discord.Embed(title=f"{table.title} profile", description=f"{mention(user)} in this server")
+    for settings, rating, (wins, losses, draws) in pools[:6]:
+        embed.add_field(
+            name=table.settings_text(pool_settings(settings)),
+            value=f"**{rating.shown}** ±{round(rating.deviation)} · {rating.games} rated: "
+            f"{wins} won, {losses} lost, {draws} drawn",
+            inline=False,
+        )
+    if not pools:
+        embed.add_field(name="Ratings", value="No rated game yet.", inline=False)
+    embed.add_field(name="Streak", value=streak_text(games, user), inline=False)
+    recent = "\n".join(game_line(bot, info, user) for info in games[:5]) or "No finished game yet."
+    embed.add_field(name="Recent games", value=recent[:1024], inline=False)
+    files: list[tuple[str, bytes]] = []
+    if pools:
+        charted = pool_settings(pools[0][0])
+        points = await bot.store.rating_history(guild_id, user, table.kind.name, charted)
+        title = f"{name_of(bot, user)} · {table.title} {table.settings_text(charted)}"
+        theme = await theme_of(bot, viewer)
+        png = await asyncio.to_thread(rating_chart_png, points, title=title, theme=theme)
+        files.append((CHART_FILE, png))
+        embed.set_image(url=f"attachment://{CHART_FILE}")
+    return Outgoing(embed=embed, files=files)
+
+
+CHART_FILE = "rating.png"
+HISTORY_LINES = 15
+
+
+async def history_message(bot: VeletasBot, guild_id: int, table: Table, user: int, rival: int | None) -> Outgoing:
+    """A member's past games of one game in this server (against one rival if asked), and a menu to export any."""
+    games = await bot.store.past_games(guild_id, user, game=table.kind.name, against=rival, limit=25)
+    against = f" against {mention(rival)}" if rival is not None else ""
+    if not games:
+        return Outgoing(content=f"No finished {table.title} game of {mention(user)}{against} in this server yet.")
+    lines = [game_line(bot, info, user) for info in games[:HISTORY_LINES]]
+    more = f"\n… and {len(games) - len(lines)} more below." if len(games) > len(lines) else ""
+    embed = discord.Embed(
+        title=f"{table.title} games", description=f"{mention(user)}{against}:\n" + "\n".join(lines) + more
+    )
+    options = [
+        discord.SelectOption(
+            label=f"{table.label(info)} · {outcome_for(info, user)}"[:100],
+            value=str(info.id),
+            description=table.settings_text(info.settings)[:100],
+        )
+        for info in games
+    ]
+    view = discord.ui.View(timeout=None)
+    view.add_item(ExportSelect(table.kind.name, options))
+    return Outgoing(embed=embed, view=view)
+
+
+class ExportSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"(?P<prefix>[a-z]{2,12}):hx"):
+    """Under ``history``: the record (and replay) of the game chosen, privately."""
+
+    def __init__(self, game: str, options: list[discord.SelectOption] | None = None) -> None:
+        super().__init__(
+            discord.ui.Select(placeholder="Export one of these games", options=options or [], custom_id=f"{game}:hx")
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ExportSelect:
+        return cls(match["prefix"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+
+        async def work() -> Outgoing:
+            value = self.item.values[0]
+            info = await bot.store.get_game(int(value)) if value.isdigit() else None
+            if info is None or info.guild_id != interaction.guild_id:
+                raise NoGameHere("That game does not exist (any more).")
+            return await export_message(bot, info, interaction.user.id)
+
+        await bot.guard(interaction, respond(interaction, work(), ephemeral=True))
 
 
 def again_view(bot: VeletasBot, finished: list[GameInfo]) -> discord.ui.View:
@@ -517,5 +669,7 @@ class DeliveryCog(commands.Cog, name="Delivery"):
 
 
 async def setup(bot: VeletasBot) -> None:
-    bot.add_dynamic_items(UndoAnswerButton, ResignButton, RematchButton, PlayAgainSelect, LeaderboardButton)
+    bot.add_dynamic_items(
+        UndoAnswerButton, ResignButton, RematchButton, PlayAgainSelect, LeaderboardButton, ExportSelect
+    )
     await bot.add_cog(DeliveryCog(bot))

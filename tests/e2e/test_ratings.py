@@ -108,3 +108,33 @@ async def test_the_server_default_makes_challenges_casual_and_a_challenge_may_sa
     await sandbox.user(alice).click(casual, "Decline")
     rated = await sandbox.user(alice).slash("veloop", "challenge", opponent=bob, where="here", rated="yes")
     assert "Rated." in rated.content
+
+
+async def test_profile_and_history_show_ratings_record_streak_and_export_any_game(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    carol = sandbox.add_member("carol")
+    ids = []
+    for rival, loser in ((bob, bob), (carol, carol), (bob, alice)):
+        clock.advance(3)
+        ids.append(await veloop_game(sandbox, alice, rival))
+        await resign(sandbox, sandbox.user(loser), "veloop")
+    profile = await sandbox.user(bob).slash("veloop", "profile", member=alice)
+    assert profile.ephemeral and profile.files["rating.png"].startswith(b"\x89PNG")
+    fields = {f["name"]: f["value"] for f in profile.embeds[0]["fields"]}
+    rating = (await bot.store.player_ratings(sandbox.guild_id, alice.id, "veloop"))[0][1]
+    assert fields["5×5 board, protocol alternating"].startswith(f"**{rating.shown}** ±{round(rating.deviation)}")
+    assert "3 rated: 2 won, 1 lost, 0 drawn" in fields["5×5 board, protocol alternating"]
+    assert fields["Streak"] == "1 loss"
+    assert fields["Recent games"].split("\n")[0].startswith(f"[Veloop #{ids[-1]}]")
+    mine = await sandbox.user(carol).slash("veloop", "profile")
+    assert "0 won, 1 lost" in str(mine.embeds[0]["fields"][0]["value"])
+
+    history = await sandbox.user(alice).slash("veloop", "history", against=bob)
+    lines = str(history.embeds[0]["description"]).split("\n")[1:]
+    assert [line.split("]")[0] for line in lines] == [f"[Veloop #{ids[2]}", f"[Veloop #{ids[0]}"]
+    assert "**lost**" in lines[0] and "**won**" in lines[1]
+    exported = await sandbox.user(alice).select(history, str(ids[0]))
+    assert exported.ephemeral and f"veloop-{ids[0]}.txt" in exported.files and f"veloop-{ids[0]}.gif" in exported.files
+    nobody = await sandbox.user(carol).slash("veloop", "history", against=bob)
+    assert "No finished Veloop game" in nobody.content

@@ -52,10 +52,24 @@ async def test_dev_guild_gets_the_commands_and_global_scope_stays_empty(
         "settings",
         "notify",
         "leaderboard",
+        "profile",
+        "history",
     }
     # Veloop has its own challenge and move; the rest is the same code as Veletas's, under /veloop.
     veloop = {o["name"] for o in sandbox.commands(guild=True)[1]["options"]}
-    assert veloop == {"challenge", "move", "board", "resign", "undo", "rules", "export", "games", "leaderboard"}
+    assert veloop == {
+        "challenge",
+        "move",
+        "board",
+        "resign",
+        "undo",
+        "rules",
+        "export",
+        "games",
+        "leaderboard",
+        "profile",
+        "history",
+    }
 
 
 async def test_changed_commands_are_synced_again(
