@@ -1951,27 +1951,67 @@ class Store:
     async def rebuild_ratings(self) -> int:
         """Recompute every rating from the stored rated games, in the order they ended; returns how many games.
 
-        One transaction: readers see the old ratings or the new ones, never a half-rebuilt table.
+        The games are read in one query and rated in memory by the same arithmetic as at a game's end
+        (``bot.ratings.apply_game``); both tables are then rewritten in one transaction, so readers see
+        the old ratings or the new ones, never a half-rebuilt table.
         """
+        rows = await self._fetchall(
+            "SELECT id, guild_id, game, settings, challenger_id, opponent_id, winner_id, ended_at FROM games "
+            "WHERE rated = 1 AND status = 'finished' AND ai_level IS NULL AND opponent_id IS NOT NULL "
+            "ORDER BY ended_at, id"
+        )
+        table: dict[tuple[PoolKey, int], Rating] = {}
+        records: dict[tuple[PoolKey, int], list[int]] = {}
+        changes: list[tuple[int, int, int, float, float, float, float]] = []
+        for r in rows:
+            first, second, winner = int(r[4]), int(r[5]), r[6]
+            score = 0.5 if winner is None else 1.0 if winner == first else 0.0
+            settings = cast(dict[str, str], json.loads(r[3]))
+            game = RatedGame(int(r[0]), pools_for(int(r[1]), str(r[2]), settings), first, second, score, float(r[7]))
+            for change in apply_game(table, game):
+                won = score if change.player == first else 1.0 - score
+                record = records.setdefault((change.pool, change.player), [0, 0, 0])
+                record[0 if won == 1.0 else 1 if won == 0.0 else 2] += 1
+                before, after = change.before, change.after
+                changes.append(
+                    (
+                        game.game_id,
+                        change.pool.scope,
+                        change.player,
+                        before.value,
+                        before.deviation,
+                        after.value,
+                        after.deviation,
+                    )
+                )
         async with self._transaction() as db:
-            rows = await db.execute_fetchall(
-                "SELECT id, guild_id, game, settings, challenger_id, opponent_id, winner_id, ended_at FROM games "
-                "WHERE rated = 1 AND status = 'finished' AND ai_level IS NULL AND opponent_id IS NOT NULL "
-                "ORDER BY ended_at, id"
-            )
             await db.execute("DELETE FROM ratings")
             await db.execute("DELETE FROM rating_changes")
-            count = 0
-            for r in rows:
-                first, second, winner = int(r[4]), int(r[5]), r[6]
-                score = 0.5 if winner is None else 1.0 if winner == first else 0.0
-                settings = cast(dict[str, str], json.loads(r[3]))
-                game = RatedGame(
-                    int(r[0]), pools_for(int(r[1]), str(r[2]), settings), first, second, score, float(r[7])
-                )
-                await _rate_into(db, game)
-                count += 1
-        return count
+            await db.executemany(
+                "INSERT INTO ratings (scope, game, settings, user_id, value, deviation, volatility, games, "
+                "last_played, wins, losses, draws) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        pool.scope,
+                        pool.game,
+                        pool.settings,
+                        player,
+                        rating.value,
+                        rating.deviation,
+                        rating.volatility,
+                        rating.games,
+                        rating.last_played,
+                        *records[(pool, player)],
+                    )
+                    for (pool, player), rating in table.items()
+                ],
+            )
+            await db.executemany(
+                "INSERT INTO rating_changes (game_id, scope, user_id, before, before_dev, after, after_dev) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                changes,
+            )
+        return len(rows)
 
     # --- announcing -----------------------------------------------------------------------------
 
