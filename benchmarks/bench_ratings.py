@@ -101,7 +101,8 @@ def store_figures(games: list[RatedGame], players: int = 10_000) -> dict[str, fl
                     [(100_000 + i, rng.gauss(1500, 250), rng.uniform(45, 350)) for i in range(players)],
                 )
             db.close()
-            bot = cast(VeletasBot, SimpleNamespace(store=store))
+            # No server in the cache: membership is not asked of Discord here (it is cached for an hour in the bot).
+            bot = cast(VeletasBot, SimpleNamespace(store=store, get_guild=lambda _id: None))
             settings = {"board": "8", "protocol": "122"}
             pages = []
             rng = random.Random(4)

@@ -136,6 +136,8 @@ class VeletasBot(commands.Bot):
         # The one scheduler of everything that falls due (deadlines, reminders, challenge expiry); features
         # register a handler per kind of row, and it runs while the bot is connected.
         self.scheduler = Scheduler(store, {})
+        # When each (server, member) was last seen a member, for leaderboards (no members intent: Discord is asked).
+        self.members_seen: dict[tuple[int, int], float] = {}
         # How late the event loop runs (seconds), so answers are deferred at once when the bot is busy.
         self.loop_lag = 0.0
         self._background: set[asyncio.Task[Any]] = set()

@@ -328,6 +328,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX rating_changes_by_player ON rating_changes (user_id, scope, game_id)",
         # Whether a challenge that does not say is rated: the server's choice, rated unless its managers say not.
         "ALTER TABLE guild_settings ADD COLUMN rated INTEGER NOT NULL DEFAULT 1 CHECK (rated IN (0, 1))",
+        # Members known to have left a server: its leaderboard leaves them out (their ratings stay, and
+        # count again if they come back and play).
+        """
+        CREATE TABLE departed (
+            guild_id INTEGER NOT NULL,
+            user_id  INTEGER NOT NULL,
+            PRIMARY KEY (guild_id, user_id)
+        ) STRICT, WITHOUT ROWID
+        """,
     ),
 )
 
@@ -1855,6 +1864,11 @@ class Store:
         without it.
         """
         await db.execute("UPDATE games SET ended_at = ? WHERE id = ?", (now, before.id))
+        # Whoever just played here is a member of the server (again).
+        await db.execute(
+            "DELETE FROM departed WHERE guild_id = ? AND user_id IN (?, ?)",
+            (before.guild_id, before.challenger_id, before.opponent_id or 0),
+        )
         if not before.rated or before.is_ai_game or before.opponent_id is None:
             return
         first_score = 0.5 if winner_id is None else 1.0 if winner_id == before.challenger_id else 0.0
@@ -1885,7 +1899,10 @@ class Store:
         ``established``: leave out provisional players. The page is read down the pool's index.
         """
         pool = PoolKey.of(scope, game, settings)
-        where = "scope = ? AND game = ? AND settings = ?"
+        where = (
+            "scope = ? AND game = ? AND settings = ? "
+            "AND NOT EXISTS (SELECT 1 FROM departed d WHERE d.guild_id = ratings.scope AND d.user_id = ratings.user_id)"
+        )
         params: list[Any] = [pool.scope, pool.game, pool.settings]
         if established:
             where += " AND deviation <= ?"
@@ -1947,6 +1964,14 @@ class Store:
             f"SELECT {_COLUMNS} FROM games WHERE {where} ORDER BY COALESCE(ended_at, updated_at) DESC, id DESC LIMIT ?",
             (*params, limit),
         )
+
+    async def mark_departed(self, guild_id: int, user_ids: Sequence[int]) -> None:
+        """These members have left the server: its leaderboard no longer shows them."""
+        async with self._transaction() as db:
+            await db.executemany(
+                "INSERT INTO departed (guild_id, user_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                [(guild_id, user) for user in user_ids],
+            )
 
     async def rebuild_ratings(self) -> int:
         """Recompute every rating from the stored rated games, in the order they ended; returns how many games.

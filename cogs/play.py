@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from collections.abc import Mapping
 from typing import Any, ClassVar, cast
 
@@ -231,13 +232,53 @@ def settings_from_code(table: Table, code: str) -> dict[str, str]:
         raise UserError("This leaderboard button is out of date: ask for the leaderboard again.") from exc
 
 
+MEMBER_CHECK_SECONDS = 3600.0
+"""How long a member seen in a server is taken to still be there before a leaderboard asks Discord again."""
+
+
+async def left_the_server(bot: VeletasBot, guild_id: int, users: list[int]) -> list[int]:
+    """Which of ``users`` are no longer members of the server, asking Discord about those not seen lately.
+
+    The bot runs without the members intent, so nobody tells it when a member leaves; a leaderboard
+    asks about the players it is about to show instead (at most one request each per hour).
+    """
+    guild = bot.get_guild(guild_id)
+    if guild is None:
+        return []
+    now = time.monotonic()
+    gone = []
+    for user in users:
+        seen = bot.members_seen.get((guild_id, user))
+        if seen is not None and now - seen < MEMBER_CHECK_SECONDS:
+            continue
+        try:
+            await guild.fetch_member(user)
+        except discord.NotFound:
+            gone.append(user)
+            continue
+        except discord.HTTPException:
+            continue  # Discord failing now: show them, and ask again next time
+        if len(bot.members_seen) > 100_000:
+            bot.members_seen.clear()
+        bot.members_seen[(guild_id, user)] = now
+    return gone
+
+
 async def leaderboard_page(
     bot: VeletasBot, guild_id: int, table: Table, settings: Mapping[str, str], page: int, established: bool
 ) -> Outgoing:
-    """One page of a server's leaderboard for a game and its rated settings, with buttons to turn pages."""
-    rows, total = await bot.store.leaderboard(
-        guild_id, table.kind.name, settings, offset=page * PAGE, limit=PAGE, established=established
-    )
+    """One page of a server's leaderboard for a game and its rated settings, with buttons to turn pages.
+
+    Members who left the server are found as their page is shown, remembered, and left out.
+    """
+    for _ in range(3):
+        rows, total = await bot.store.leaderboard(
+            guild_id, table.kind.name, settings, offset=page * PAGE, limit=PAGE, established=established
+        )
+        gone = await left_the_server(bot, guild_id, [user for user, _, _ in rows])
+        if not gone:
+            break
+        await bot.store.mark_departed(guild_id, gone)
     pages = max(1, -(-total // PAGE))
     title = f"{table.title} leaderboard · {table.settings_text(settings)}"
     if not rows:

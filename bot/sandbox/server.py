@@ -276,6 +276,13 @@ class FakeDiscord:
         self.changed()
         return member
 
+    async def remove_member(self, member: Member) -> None:
+        """The member leaves the server: Discord answers 404 Unknown Member for them from now on. The gateway
+        tells only bots with the (privileged) members intent, as Discord does."""
+        self.state.members.pop(member.id, None)
+        await self.gateway.dispatch("GUILD_MEMBER_REMOVE", {"guild_id": str(self.guild_id), "user": member.user_json()})
+        self.changed()
+
     def member(self, name: str) -> Member:
         return self.state.member_named(name)
 

@@ -138,3 +138,22 @@ async def test_profile_and_history_show_ratings_record_streak_and_export_any_gam
     assert exported.ephemeral and f"veloop-{ids[0]}.txt" in exported.files and f"veloop-{ids[0]}.gif" in exported.files
     nobody = await sandbox.user(carol).slash("veloop", "history", against=bob)
     assert "No finished Veloop game" in nobody.content
+
+
+async def test_a_member_who_left_disappears_from_the_leaderboard(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    carol = sandbox.add_member("carol")
+    for rival in (bob, carol):
+        clock.advance(3)
+        await veloop_game(sandbox, alice, rival)
+        await resign(sandbox, sandbox.user(rival), "veloop")
+    before = await sandbox.user(alice).slash("veloop", "leaderboard", board="5", protocol="alternating")
+    assert len(leaderboard_lines(before)) == 3
+    await sandbox.remove_member(carol)
+    bot.members_seen.clear()  # an hour later, as far as the bot's memory of who is here goes
+    after = await sandbox.user(alice).slash("veloop", "leaderboard", board="5", protocol="alternating")
+    lines = leaderboard_lines(after)
+    assert len(lines) == 2 and all(carol.mention not in line for line in lines)
+    assert "2 player(s)" in after.embeds[0]["footer"]["text"]
+    assert [e.error_code for e in sandbox.take_errors()] == [10007], "Discord said carol is not a member"
