@@ -1567,21 +1567,34 @@ class Store:
                     raise RaceLost(_RACE_MESSAGE)
             log.info("game %d: undo declined by %d", game_id, user_id)
             return self._attach(replace(info, undo_requested_by=None, updated_at=_from_ts(now), version=version))
-        turns = info.turns[:-1]
+        undone = await self._rewind(info, info.ply - 1, stamp=stamp, requester=requester)
+        log.info("game %d: turn %d taken back", game_id, info.ply)
+        return undone
+
+    async def _rewind(self, info: GameInfo, keep: int, *, stamp: int | None, requester: int | None) -> GameInfo:
+        """Take a game back to its first ``keep`` turns in one change: the row, the move log, the clock, what is due.
+
+        The turn taken back is to play again: that seat's time runs from now, with the time it had. With a
+        ``requester`` the change lands only while that player's undo request still stands.
+        """
+        game_id = info.id
+        turns = info.turns[:keep]
         game = info.kind.replay(turns, info.settings)
+        now = self._now()
+        version = info.version + 1
         changed = max(info.changed_stamp, stamp or 0)
-        # The turn taken back is to play again: that seat's time runs from now, with the time it had.
         seat = game.seat_to_act
         clock = info.clock
         if clock is not None and seat is not None:
             clock = replace(clock.stopped(now), running=seat, since=now)
+        guard = "" if requester is None else " AND undo_requested_by = ?"
         async with self._transaction() as db:
             cursor = await db.execute(
                 "UPDATE games SET ply = ?, turns = ?, undo_requested_by = NULL, updated_at = ?, version = ?, "
                 "board_version = ?, changed_stamp = ?, clock_first = ?, clock_second = ?, clock_running = ?, "
-                "clock_since = ? WHERE id = ? AND version = ? AND status = 'active' AND undo_requested_by = ?",
+                f"clock_since = ? WHERE id = ? AND version = ? AND status = 'active'{guard}",
                 (
-                    info.ply - 1,
+                    keep,
                     _join_turns(turns),
                     now,
                     version,
@@ -1590,18 +1603,17 @@ class Store:
                     *_clock_values(clock),
                     game_id,
                     info.version,
-                    requester,
+                    *(() if requester is None else (requester,)),
                 ),
             )
             if cursor.rowcount != 1:
                 raise RaceLost(_RACE_MESSAGE)
             await self._schedule(db, game_id, clock)
-            await db.execute("DELETE FROM moves WHERE game_id = ? AND ply = ?", (game_id, info.ply))
+            await db.execute("DELETE FROM moves WHERE game_id = ? AND ply > ?", (game_id, keep))
         self._remember(game_id, game)
-        log.info("game %d: turn %d taken back", game_id, info.ply)
         undone = replace(
             info,
-            ply=info.ply - 1,
+            ply=keep,
             turns=turns,
             clock=clock,
             undo_requested_by=None,
@@ -1632,50 +1644,9 @@ class Store:
         first = mine[-1]
         if any(user not in (user_id, ai_id) for ply, _, user in log_rows if ply > first):
             raise UndoRefused("Only your own last move and my replies to it can be taken back.")
-        turns = info.turns[: first - 1]
-        game = info.kind.replay(turns, info.settings)
-        now = self._now()
-        version = info.version + 1
-        changed = max(info.changed_stamp, stamp or 0)
-        seat = game.seat_to_act
-        clock = info.clock
-        if clock is not None and seat is not None:
-            clock = replace(clock.stopped(now), running=seat, since=now)
-        async with self._transaction() as db:
-            cursor = await db.execute(
-                "UPDATE games SET ply = ?, turns = ?, undo_requested_by = NULL, updated_at = ?, version = ?, "
-                "board_version = ?, changed_stamp = ?, clock_first = ?, clock_second = ?, clock_running = ?, "
-                "clock_since = ? WHERE id = ? AND version = ? AND status = 'active'",
-                (
-                    len(turns),
-                    _join_turns(turns),
-                    now,
-                    version,
-                    version,
-                    changed,
-                    *_clock_values(clock),
-                    game_id,
-                    info.version,
-                ),
-            )
-            if cursor.rowcount != 1:
-                raise RaceLost(_RACE_MESSAGE)
-            await db.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, first))
-            await self._schedule(db, game_id, clock)
-        self._remember(game_id, game)
+        undone = await self._rewind(info, first - 1, stamp=stamp, requester=None)
         log.info("game %d: plies %d to %d taken back against the AI", game_id, first, info.ply)
-        undone = replace(
-            info,
-            ply=len(turns),
-            turns=turns,
-            clock=clock,
-            undo_requested_by=None,
-            updated_at=_from_ts(now),
-            version=version,
-            board_version=version,
-            changed_stamp=changed,
-        )
-        return _with_state(undone, game)
+        return undone
 
     async def cancel_game(self, game_id: int, *, stamp: int | None = None) -> GameInfo:
         """End a challenge or a game without a winner (a server manager's decision)."""

@@ -26,6 +26,7 @@ from discord.ext import commands, tasks
 from bot.client import VeletasBot
 from bot.errors import NoGameHere, RaceLost, UserError
 from bot.render.chart import rating_chart_png
+from bot.rules.protocol import GameState
 from bot.store import GameInfo, check_in_play, check_participant
 from cogs._board import RematchButton, Rematcher, board_message, record_file, theme_of
 from cogs._delivery import deliver, play_forced, sweep
@@ -362,6 +363,16 @@ class GameCommands(commands.Cog):
 
     def __init__(self, bot: VeletasBot) -> None:
         self.bot = bot
+
+    async def state_here(self, interaction: discord.Interaction[VeletasBot]) -> GameState | None:
+        """This game's state in the channel, for autocomplete: None when there is none (autocomplete never refuses)."""
+        if interaction.channel_id is None:
+            return None
+        try:
+            info = await self.bot.store.game_in_channel(interaction.channel_id)
+        except UserError:
+            return None
+        return info.state if info.kind.name == self.table.kind.name else None
 
     @app_commands.command()
     @app_commands.describe(private="True: only you see it, drawn in your own theme (default: posted for everyone)")

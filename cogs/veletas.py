@@ -528,7 +528,7 @@ async def setup_step(bot: VeletasBot, info: GameInfo, chosen: list[str], stone: 
     if len(chosen) < count:
         options = game.setup_choices(chosen)
         for page, chunk in enumerate(chunks([discord.SelectOption(label=sq, value=sq) for sq in options])):
-            view.add_item(SetupShooterSelect(info.id, seen, chosen, page, chunk))
+            view.add_item(SetupSelect(info.id, seen, chosen, page, chunk))
         hints = render.Hints(selected=chosen[-1] if chosen else None, targets=tuple(options))
         text = (
             f"**Shooter {len(chosen) + 1} of {count}:** choose its square; the marked squares are allowed, the "
@@ -537,7 +537,7 @@ async def setup_step(bot: VeletasBot, info: GameInfo, chosen: list[str], stone: 
     elif game.stone_to_place and stone is None:
         options = game.stone_choices(chosen)
         for page, chunk in enumerate(chunks([discord.SelectOption(label=sq, value=sq) for sq in options])):
-            view.add_item(SetupStoneSelect(info.id, seen, chosen, page, chunk))
+            view.add_item(SetupSelect(info.id, seen, chosen, page, chunk, stone=True))
         hints = render.Hints(targets=tuple(options[:100]))
         text = f"**Your stone:** any empty square, the edge included.{placed}"
     else:
@@ -601,27 +601,39 @@ class SetupStartOver(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf
         await bot.guard(interaction, respond_update(interaction, work()))
 
 
-class SetupShooterSelect(
+class SetupSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"veletas:sp:(?P<game>\d+):{STATE}:(?P<chosen>[a-z0-9.-]{{1,20}}):(?P<page>\d)",
+    template=rf"veletas:s(?P<what>[pk]):(?P<game>\d+):{STATE}:(?P<chosen>[a-z0-9.-]{{1,20}}):(?P<page>\d)",
 ):
+    """A square of the guided setup: the next shooter's (``p``) or the stone's (``k``), after the chosen shooters."""
+
     def __init__(
-        self, game_id: int, seen: Seen, chosen: list[str], page: int, options: list[discord.SelectOption] | None = None
+        self,
+        game_id: int,
+        seen: Seen,
+        chosen: list[str],
+        page: int,
+        options: list[discord.SelectOption] | None = None,
+        *,
+        stone: bool = False,
     ) -> None:
+        what = "k" if stone else "p"
+        placeholder = "Choose your stone's square" if stone else "Choose a square"
         super().__init__(
             discord.ui.Select(
-                placeholder="Choose a square" if page == 0 else "More squares",
+                placeholder=placeholder if page == 0 else "More squares",
                 options=options or [],
-                custom_id=f"veletas:sp:{game_id}:{seen}:{_joined(chosen)}:{page}",
+                custom_id=f"veletas:s{what}:{game_id}:{seen}:{_joined(chosen)}:{page}",
             )
         )
-        self.game_id, self.seen, self.chosen = game_id, seen, chosen
+        self.game_id, self.seen, self.chosen, self.stone = game_id, seen, chosen, stone
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> SetupShooterSelect:
-        return cls(int(match["game"]), Seen.parse(match), _split(match["chosen"]), int(match["page"]))
+    ) -> SetupSelect:
+        chosen = _split(match["chosen"])
+        return cls(int(match["game"]), Seen.parse(match), chosen, int(match["page"]), stone=match["what"] == "k")
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
@@ -629,44 +641,13 @@ class SetupShooterSelect(
 
         async def work() -> Outgoing:
             info = await load_setup(interaction, self.game_id, self.seen)
-            if square not in veletas_game(info).setup_choices(self.chosen):
+            game = veletas_game(info)
+            allowed = game.stone_choices(self.chosen) if self.stone else game.setup_choices(self.chosen)
+            if square not in allowed:
                 raise RaceLost(OUT_OF_DATE)
+            if self.stone:
+                return await setup_step(bot, info, self.chosen, square)
             return await setup_step(bot, info, [*self.chosen, square])
-
-        await bot.guard(interaction, respond_update(interaction, work()))
-
-
-class SetupStoneSelect(
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"veletas:sk:(?P<game>\d+):{STATE}:(?P<chosen>[a-z0-9.-]{{1,20}}):(?P<page>\d)",
-):
-    def __init__(
-        self, game_id: int, seen: Seen, chosen: list[str], page: int, options: list[discord.SelectOption] | None = None
-    ) -> None:
-        super().__init__(
-            discord.ui.Select(
-                placeholder="Choose your stone's square" if page == 0 else "More squares",
-                options=options or [],
-                custom_id=f"veletas:sk:{game_id}:{seen}:{_joined(chosen)}:{page}",
-            )
-        )
-        self.game_id, self.seen, self.chosen = game_id, seen, chosen
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> SetupStoneSelect:
-        return cls(int(match["game"]), Seen.parse(match), _split(match["chosen"]), int(match["page"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        bot = bot_of(interaction)
-        square = self.item.values[0]
-
-        async def work() -> Outgoing:
-            info = await load_setup(interaction, self.game_id, self.seen)
-            if square not in veletas_game(info).stone_choices(self.chosen):
-                raise RaceLost(OUT_OF_DATE)
-            return await setup_step(bot, info, self.chosen, square)
 
         await bot.guard(interaction, respond_update(interaction, work()))
 
@@ -682,14 +663,7 @@ class VeletasCog(GameCommands, name="Veletas"):
         return await self.bot.store.game_in_channel(interaction.channel_id)
 
     async def _game_here(self, interaction: discord.Interaction[VeletasBot]) -> Game | None:
-        """The Veletas game of this channel for autocomplete, or None (autocomplete never refuses)."""
-        if interaction.channel_id is None:
-            return None
-        try:
-            info = await self.bot.store.game_in_channel(interaction.channel_id)
-        except UserError:
-            return None
-        state = info.state
+        state = await self.state_here(interaction)
         return state if isinstance(state, Game) else None
 
     @app_commands.command()
@@ -840,8 +814,7 @@ async def setup(bot: VeletasBot) -> None:
         TargetSelect,
         SetupButton,
         SetupStartOver,
-        SetupShooterSelect,
-        SetupStoneSelect,
+        SetupSelect,
     )
     await bot.add_feature(
         VeletasCog(bot), group="veletas", description="Play Veletas, the territory game of shooters and stones"

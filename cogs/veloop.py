@@ -19,7 +19,7 @@ from discord import app_commands
 
 from bot import render
 from bot.client import VeletasBot
-from bot.errors import RaceLost, UserError
+from bot.errors import RaceLost
 from bot.rules import veloop
 from bot.rules.veloop import Game, Move
 from bot.rules.veloop_suggest import move_suggestions
@@ -323,14 +323,7 @@ class VeloopCog(GameCommands, name="Veloop"):
     table = TABLE
 
     async def _game_here(self, interaction: discord.Interaction[VeletasBot]) -> Game | None:
-        """The Veloop game of this channel for autocomplete, or None (autocomplete never refuses)."""
-        if interaction.channel_id is None:
-            return None
-        try:
-            info = await self.bot.store.game_in_channel(interaction.channel_id)
-        except UserError:
-            return None
-        state = info.state
+        state = await self.state_here(interaction)
         return state if isinstance(state, Game) else None
 
     @app_commands.command()

@@ -6,10 +6,11 @@ import asyncio
 import datetime as dt
 import random
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from store_fixtures import START, Clock
 
 from bot.errors import (
     ChallengeClosed,
@@ -35,8 +36,6 @@ THREAD = 2001
 ALICE = 11  # challenger: the first player
 BOB = 22
 CAROL = 33
-
-START = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
 
 
 # --- helpers shared with test_store_crash.py --------------------------------------------------
@@ -97,38 +96,6 @@ def check_consistent(path: Path) -> None:
             assert " ".join(t for _, t in log_rows) == turns, f"game {game_id}: cached turns differ from the log"
     finally:
         con.close()
-
-
-class Clock:
-    """A clock the test moves by hand, so expiry is tested without waiting."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> dt.datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += dt.timedelta(**delta)
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "data" / "veletas.sqlite3"
-
-
-@pytest.fixture
-async def store(db_path: Path, clock: Clock) -> AsyncIterator[Store]:
-    s = await Store.open(db_path, clock=clock)
-    try:
-        yield s
-    finally:
-        await s.close()
 
 
 async def challenge(

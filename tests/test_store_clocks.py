@@ -5,36 +5,17 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from test_store import ALICE, BOB, CAROL, CHANNEL, GUILD, Clock, snapshot
+from store_fixtures import Clock
+from test_store import ALICE, BOB, CAROL, CHANNEL, GUILD, snapshot
 
 from bot.clocks import DAY, HOUR, MINUTE, TimeControl
 from bot.errors import TimeIsUp
 from bot.rules import veloop
 from bot.scheduler import Scheduler
 from bot.store import DueRow, GameInfo, Store
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "data" / "veletas.sqlite3"
-
-
-@pytest.fixture
-async def store(db_path: Path, clock: Clock) -> AsyncIterator[Store]:
-    s = await Store.open(db_path, clock=clock)
-    try:
-        yield s
-    finally:
-        await s.close()
 
 
 async def veloop_game(store: Store, control: TimeControl, *, channel: int = CHANNEL) -> GameInfo:

@@ -7,11 +7,11 @@ import datetime as dt
 import json
 import random
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from test_store import ALICE, BOB, CHANNEL, GUILD, Clock, check_consistent, some_turn
+from store_fixtures import Clock
+from test_store import ALICE, BOB, CHANNEL, GUILD, check_consistent, some_turn
 
 from bot.errors import RaceLost
 from bot.rules import veletas, veloop
@@ -25,25 +25,6 @@ CLOCK_COLUMNS = ("time_control", "inactivity_days", "clock_first", "clock_second
 # Seeds whose random Veloop game on the 5×5 board ends drawn (two lone passes) and won (confinement).
 DRAW_SEED = 0
 WIN_SEED = 1
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "data" / "veletas.sqlite3"
-
-
-@pytest.fixture
-async def store(db_path: Path, clock: Clock) -> AsyncIterator[Store]:
-    s = await Store.open(db_path, clock=clock)
-    try:
-        yield s
-    finally:
-        await s.close()
 
 
 async def veloop_game(store: Store, *, channel: int = CHANNEL, board: str = "5") -> GameInfo:

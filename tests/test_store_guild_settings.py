@@ -13,11 +13,6 @@ GUILD, OTHER = 1, 2
 ALICE, BOB, AI = 11, 22, 99
 
 
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "data" / "veletas.sqlite3"
-
-
 async def test_settings_default_to_on_and_are_kept_per_server(db_path: Path) -> None:
     async with await Store.open(db_path) as store:
         assert await store.get_guild_settings(GUILD) == GuildSettings(analysis=True)

@@ -15,11 +15,6 @@ ALICE = 11
 BOB = 22
 
 
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "data" / "veletas.sqlite3"
-
-
 def test_every_theme_a_player_may_choose_is_one_the_renderer_draws() -> None:
     assert set(THEMES) == set(render.THEMES)
 

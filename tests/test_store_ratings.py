@@ -4,36 +4,17 @@ from __future__ import annotations
 
 import random
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from test_store import ALICE, BOB, CAROL, CHANNEL, GUILD, Clock
+from store_fixtures import Clock
+from test_store import ALICE, BOB, CAROL, CHANNEL, GUILD
 
 from bot.ratings import GLOBAL_SCOPE, PoolKey, Rating, rate_game
 from bot.rules import veloop
 from bot.store import GameInfo, Store
 
 SETTINGS = {"board": "5", "protocol": "alternating"}
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "data" / "veletas.sqlite3"
-
-
-@pytest.fixture
-async def store(db_path: Path, clock: Clock) -> AsyncIterator[Store]:
-    s = await Store.open(db_path, clock=clock)
-    try:
-        yield s
-    finally:
-        await s.close()
 
 
 async def game(
