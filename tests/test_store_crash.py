@@ -151,3 +151,70 @@ async def test_a_transaction_cut_short_leaves_no_trace(tmp_path: Path) -> None:
         assert await store.get_game(info.id) == info
     finally:
         await store.close()
+
+
+# Plays rated 5×5 Veloop games among four members, one after another, printing each finished game's id.
+_RATED_WRITER = textwrap.dedent(
+    """
+    import asyncio, random
+    from bot.store import Store
+
+    async def main() -> None:
+        store = await Store.open({path!r})
+        rng = random.Random({seed!r})
+        channel = 1
+        while True:
+            channel += 1
+            first, second = rng.sample([11, 22, 33, 44], 2)
+            info = await store.create_challenge(
+                guild_id=1, channel_id=channel, challenger_id=first, opponent_id=second, where="here",
+                expires_at=None, game="veloop", settings={{"board": "5", "protocol": "alternating"}}, rated=True)
+            info = await store.accept_challenge(info.id, second, channel_id=channel)
+            while info.status == "active":
+                if rng.random() < 0.05:
+                    info = await store.resign(info.id, info.user_to_act)
+                    break
+                legal = [m for m in info.state.position.legal_moves()]
+                info = await store.play(info.id, info.user_to_act, str(rng.choice(legal)))
+            print(info.id, flush=True)
+
+    asyncio.run(main())
+    """
+)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+async def test_killed_while_rating_games_leaves_every_rating_whole(tmp_path: Path, seed: int) -> None:
+    """A game's end and its rating changes land together: after a kill at any moment, every finished rated
+    game has its changes, none is there without its game, and the ratings are exactly what a rebuild gives."""
+    import sqlite3
+
+    path = tmp_path / "veletas.sqlite3"
+    proc = _spawn(_RATED_WRITER.format(path=str(path), seed=seed))
+    finished: list[int] = []
+    assert proc.stdout is not None
+    try:
+        for _ in range(6 + seed):
+            line = proc.stdout.readline()
+            assert line, f"the writer died on its own: {proc.stderr.read() if proc.stderr else ''}"
+            finished.append(int(line))
+    finally:
+        _kill(proc)
+
+    check_consistent(path)
+    with sqlite3.connect(path) as db:
+        ended = {int(r[0]) for r in db.execute("SELECT id FROM games WHERE status = 'finished' AND rated = 1")}
+        changed = {
+            int(r[0]): int(r[1]) for r in db.execute("SELECT game_id, COUNT(*) FROM rating_changes GROUP BY game_id")
+        }
+        before = list(db.execute("SELECT * FROM ratings ORDER BY scope, game, settings, user_id"))
+    assert set(finished) <= ended, "every game confirmed finished is stored finished"
+    assert set(changed) == ended and set(changed.values()) == {4}, "two players, two pools, for every game"
+    store = await Store.open(path)
+    try:
+        assert await store.rebuild_ratings() == len(ended)
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as db:
+        after = list(db.execute("SELECT * FROM ratings ORDER BY scope, game, settings, user_id"))
+    assert after == before, "the stored ratings are exactly those the stored games give"
