@@ -276,5 +276,6 @@ def test_level_three_thinking_time_is_reported_per_decision(monkeypatch: pytest.
     assert lines[0] == "### Veloop level 3's thinking time (8×8, protocol 122)"
     cells = [cell.strip() for cell in lines[4].split("|")[1:-1]]
     assert int(cells[0]) > 10
-    assert all(cell.endswith(" s") for cell in cells[1:6])
-    assert 0 <= int(cells[6]) <= int(cells[0])
+    assert all(cell.endswith(" s") for cell in cells[1:5]) and cells[6].endswith(" s")
+    assert cells[5].endswith("×"), "the longest decision beside the house reference"
+    assert 0 <= int(cells[7]) <= int(cells[0])

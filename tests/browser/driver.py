@@ -239,15 +239,25 @@ class Player:
         )
         clicks = int(page.evaluate("window.__clicks.length"))
         confirm.last.click()
-        board = """([s, newest]) => [...document.querySelectorAll(s)]
-            .find(m => BigInt(m.dataset.id) > BigInt(newest) && m.querySelector('img[data-loaded-at]'))"""
-        page.wait_for_function(f"a => Boolean(({board})(a))", arg=[public, newest])
-        elapsed = page.evaluate(
-            f"""([s, newest, i]) => Number(({board})([s, newest]).querySelector('img').dataset.loadedAt)
-                - window.__clicks[i]""",
-            [public, newest, clicks],
+        # Read in the same evaluation that finds it: an older board losing its buttons re-renders the channel,
+        # so an element found in one evaluation may be gone by the next.
+        found = page.wait_for_function(
+            """([s, newest, i]) => {
+                const m = [...document.querySelectorAll(s)]
+                    .find(m => BigInt(m.dataset.id) > BigInt(newest) && m.querySelector('img[data-loaded-at]'));
+                return m ? Number(m.querySelector('img').dataset.loadedAt) - window.__clicks[i] : false;
+            }""",
+            arg=[public, newest, clicks],
         )
-        return label.removeprefix("Play ").strip(), float(elapsed)
+        return label.removeprefix("Play ").strip(), float(found.json_value())
+
+    def settled(self) -> None:
+        """Wait until only the newest board carries buttons: older ones lose theirs (a re-render) just after."""
+        self.page.wait_for_function(
+            """() => [...document.querySelectorAll('#messages .msg:not(.ephemeral)')]
+                .filter(m => m.querySelector('img')).slice(0, -1)
+                .every(m => !m.querySelector('button.component'))"""
+        )
 
     def tail(self, count: int = 4) -> list[str]:
         """The last messages' text, for a failure to show what the page showed."""

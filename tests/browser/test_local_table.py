@@ -165,6 +165,7 @@ def test_the_ai_answers_and_its_board_is_on_screen(player: Player) -> None:
     assert "@veletas-sandbox-bot" in page.locator("#messages").inner_text()
 
     # The board on screen is the image the bot sent, pixel for pixel (scaled), and not blank.
+    player.settled()
     board = player.boards().last
     src = board.get_attribute("src")
     assert src
