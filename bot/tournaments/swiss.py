@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 
-from py4swiss.engines import DutchEngine
 from py4swiss.engines.common import PairingError
 from py4swiss.trf import ParsedTrf, TrfLine
 from py4swiss.trf.codes import PlayerCode, TeamCode, TournamentCode, XCode
 from py4swiss.trf.sections import PlayerSection, TeamSection, TournamentSection, XSection
 
+from bot.tournaments import dutch
 from bot.tournaments.model import Bye, ByeKind, Game, Player, Round, Tournament, TournamentError
 from bot.tournaments.roundrobin import pair_round_robin
 
@@ -144,7 +144,7 @@ def pair_swiss(t: Tournament, byes: Mapping[int, ByeKind] | None = None) -> Roun
         return Round(number, (), (*granted, Bye(active[0].id, "pairing")))
     trf = parse_trf(to_trf(t, byes))
     try:
-        pairs = DutchEngine.generate_pairings(trf)
+        pairs = dutch.pair(trf)
     except PairingError as exc:
         raise TournamentError(f"round {number} cannot be paired") from exc
     by_number: dict[int, Player] = {i + 1: p for i, p in enumerate(t.seeded())}
