@@ -61,7 +61,7 @@ def profile(player: Player) -> Profile:
         player.points_with_acceleration,
         pref.side,
         pref.strength,
-        player.color_difference,
+        abs(player.color_difference) > 1,  # C8 asks only this of the colour difference
         player.color_double,
         player.float_1,
         player.float_2,
@@ -81,42 +81,118 @@ def _c3_tag(player: Player) -> object:
 
 
 class FastValidityMatcher(ValidityMatcher):  # type: ignore[misc]  # py4swiss ships no type information
-    """py4swiss's completion graph: the same vertices and 0/1 edges through the same calls, in a tighter loop."""
+    """py4swiss's completion check (C.04.3 A.9: can the round still be completed?), answered without its computer
+    whenever a perfect matching can be shown.
 
-    def _set_up_computer(self) -> None:
-        computer = self._computer
-        players = self._players
-        n = len(players)
-        for _ in range(self._len):
-            computer.add_vertex()
-        ids = [p.id for p in players]
-        opponents = [p.opponents for p in players]
-        tags = [_c3_tag(p) for p in players]
-        forbidden = self._forbidden_pairs
-        set_edge = computer.set_edge_weight
-        for i in range(n):
-            id1, tag1 = ids[i], tags[i]
-            for j in range(i + 1, n):
-                # is_allowed_pair: not a forbidden pair, C1 (not met before), C3.
-                allowed = not (
-                    (forbidden and ((id1, ids[j]) in forbidden or (ids[j], id1) in forbidden))
-                    or id1 in opponents[j]
-                    or (tag1 is not None and tag1 == tags[j])
-                )
-                set_edge(i, j, int(allowed))
-        if n % 2 == 1:
-            for i, player in enumerate(players):
-                set_edge(i, n, int(C2.evaluate(player, player)))
+    py4swiss keeps a graph with an edge for each pair that may meet (C1, C3, forbidden pairs) and, for an odd
+    field, one to a bye vertex for each player who may get the bye (C2); ``finalize_match`` leaves a paired
+    player only the edge to the partner, and ``is_valid_matching`` asks its C++ computer for a maximum matching of
+    that graph and says whether it covers every vertex. Nothing else of that computer is ever read, so the answer
+    is a fact about the graph -- *it has a perfect matching* -- and any exact method gives the same one. Here the
+    same graph is kept as a rule (``_edge``), and the matching found by the last check is repaired by augmenting
+    paths: a perfect matching found that way proves the answer is yes. When no path turns up (the search does not
+    shrink odd cycles, so it may miss one), the answer comes from py4swiss's own ``ValidityMatcher``, built afresh
+    with the same pairs finalized in the same order: a no, or a doubtful case, is always py4swiss's word.
+    """
+
+    def __init__(self, players: list[Player], forbidden_pairs: set[tuple[int, int]]) -> None:
+        self._players = players
+        self._forbidden_pairs = forbidden_pairs
+        self._len = len(players) + len(players) % 2
+        self._index_dict = {player: i for i, player in enumerate(players)}
+        self._ids = [p.id for p in players]
+        self._opponents = [p.opponents for p in players]
+        self._tags = [_c3_tag(p) for p in players]
+        # The bye vertex (odd fields) is number len(players): its edges are C2, one per player.
+        self._may_get_bye = [bool(C2.evaluate(p, p)) for p in players]
+        self._fixed: dict[int, int] = {}
+        self._finalized: list[tuple[Player, Player]] = []
+        self._mate: list[int | None] = [None] * self._len
+
+    def _edge(self, a: int, b: int) -> bool:
+        """Whether py4swiss's completion graph has the edge a-b (a != b) now."""
+        fixed = self._fixed
+        if a in fixed or b in fixed:
+            return fixed.get(a) == b and fixed.get(b) == a
+        return self._open_edge(a, b)
+
+    def _open_edge(self, a: int, b: int) -> bool:
+        """The edge a-b between two players not finalized yet (a != b): is_allowed_pair, or C2 for the bye vertex."""
+        n = len(self._players)
+        if a == n or b == n:
+            return self._may_get_bye[a if b == n else b]
+        if a > b:
+            a, b = b, a
+        ids, forbidden = self._ids, self._forbidden_pairs
+        tag = self._tags[a]
+        # is_allowed_pair(players[a], players[b]) for a < b, as py4swiss's set-up asks it.
+        return not (
+            (forbidden and ((ids[a], ids[b]) in forbidden or (ids[b], ids[a]) in forbidden))
+            or ids[a] in self._opponents[b]
+            or (tag is not None and tag == self._tags[b])
+        )
 
     def finalize_match(self, player_1: Player, player_2: Player) -> None:
-        """ValidityMatcher.finalize_match: the same calls, in the same order."""
-        i = self._index_dict[player_1]
-        j = self._index_dict[player_2]
-        set_edge = self._computer.set_edge_weight
-        for k in range(self._len):
-            set_edge(i, k, 0)
-            set_edge(j, k, 0)
-        set_edge(i, j, 1)
+        i, j = self._index_dict[player_1], self._index_dict[player_2]
+        self._finalized.append((player_1, player_2))
+        self._fixed[i] = j
+        self._fixed[j] = i
+
+    def _augment(self, u: int, open_: list[int], seen: set[int], depth: int) -> bool:
+        """Match the free, not finalized vertex ``u`` along an alternating path among the vertices not finalized
+        (Kuhn's search, a free neighbour first; odd cycles are not shrunk). ``seen`` holds every vertex already
+        on the path or tried, so the path is simple and the result a matching."""
+        mate, edge = self._mate, self._open_edge
+        for v in open_:
+            if mate[v] is None and v not in seen and edge(u, v):
+                mate[u], mate[v] = v, u
+                return True
+        if depth > 50:
+            return False
+        for v in open_:
+            if v in seen or not edge(u, v):
+                continue
+            seen.add(v)
+            w = mate[v]
+            if w is None or w in seen:
+                continue
+            seen.add(w)
+            if self._augment(w, open_, seen, depth + 1):
+                mate[u], mate[v] = v, u
+                return True
+        return False
+
+    def _perfect_matching_found(self) -> bool:
+        """Repair the last perfect matching into one of the graph as it is now; whether that worked."""
+        mate, fixed = self._mate, self._fixed
+        for i, j in fixed.items():
+            if fixed.get(j) != i or i == j:
+                return False  # a finalized vertex left without its partner: leave that graph to py4swiss
+        for v in range(self._len):  # drop the pairs that are no longer edges
+            w = mate[v]
+            if w is not None and not self._edge(v, w):
+                mate[v] = None
+                if mate[w] == v:
+                    mate[w] = None
+        for i, j in fixed.items():  # a finalized pair is matched to itself
+            mate[i] = j
+        open_ = [v for v in range(self._len) if v not in fixed]
+        free = [v for v in open_ if mate[v] is None]
+        if not all(mate[v] is not None or self._augment(v, open_, {v}, 0) for v in free):
+            return False
+        # The certificate, checked: every vertex matched, both ways, along an edge of the graph.
+        return all(
+            (w := mate[v]) is not None and w != v and mate[w] == v and self._edge(v, w) for v in range(self._len)
+        )
+
+    def is_valid_matching(self) -> bool:
+        if self._perfect_matching_found():
+            return True
+        self._mate = [None] * self._len  # start afresh next time
+        exact = ValidityMatcher(self._players, self._forbidden_pairs)
+        for player_1, player_2 in self._finalized:
+            exact.finalize_match(player_1, player_2)
+        return bool(exact.is_valid_matching())
 
 
 class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ships no type information
@@ -160,6 +236,50 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
                 row[j] = weight
                 weights[j][i] = weight
                 set_edge(i, j, weight)
+
+    def add_to_weights(self, player: Player, player_list: list[Player], value: int, increment: bool = False) -> None:
+        """BracketMatcher.add_to_weights (``add_to_weight`` for each listed player): the same sums, stores and calls."""
+        index = self._index_dict
+        i = index[player]
+        weights = self._weights
+        row = weights[i]
+        zero = self._zero_weight
+        set_edge = self._computer.set_edge_weight
+        for other in player_list:
+            j = index[other]
+            current = row[j]
+            if current:  # a zero weight is no edge, and stays none
+                step = zero | abs(value)
+                weight = current + step if value > 0 else current - step
+                row[j] = weight
+                weights[j][i] = weight
+                set_edge(i, j, weight)
+            value += int(increment)
+
+    def add_to_weight(self, player_1: Player, player_2: Player, value: int) -> None:
+        self.add_to_weights(player_1, [player_2], value)
+
+    def remove_weights(self, player: Player, player_list: list[Player]) -> None:
+        """BracketMatcher.remove_weights (``_remove_weight`` for each listed player), in a tighter loop."""
+        index = self._index_dict
+        i = index[player]
+        row = self._weights[i]
+        set_edge = self._computer.set_edge_weight
+        for other in player_list:
+            j = index[other]
+            weight = row[j]
+            if weight:
+                weight &= 0  # in place, as py4swiss does: the stored weight becomes zero too
+                set_edge(i, j, weight)
+
+    def remove_weight(self, player_1: Player, player_2: Player) -> None:
+        self.remove_weights(player_1, [player_2])
+
+    def update_matching(self) -> None:
+        """BracketMatcher.update_matching: the same two calls, the answer turned into players directly."""
+        self._computer.compute_matching()
+        players = self._player_list
+        self.matching = dict(zip(players, [players[j] for j in self._computer.get_matching()], strict=True))
 
     def finalize_match(self, player_1: Player, player_2: Player) -> None:
         """BracketMatcher.finalize_match: the same removals and calls, in the same order."""

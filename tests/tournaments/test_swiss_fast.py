@@ -1,5 +1,6 @@
-"""bot.tournaments.dutch against unmodified py4swiss 0.3.1: the same pairs, colours, board order and refusals,
-and, past round 1, the very same calls into py4swiss's C++ matching computers (every edge weight, in order)."""
+"""bot.tournaments.dutch against unmodified py4swiss 0.3.1: the same pairs, colours, board order and refusals;
+past round 1, the very same calls into py4swiss's C++ bracket matching computer (every edge weight, in order)
+and the same answer to every completion check; and the completion check itself on random graphs."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import py4swiss.engines.dutch.bracket.bracket_matcher as bracket_matcher_module
-import py4swiss.engines.dutch.validity_matcher as validity_matcher_module
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -62,18 +62,30 @@ class _Recording:
 
 @contextmanager
 def _recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[Any, ...]]]:
+    """Log every call into py4swiss's bracket matching computer, and every answer of the completion check."""
     log: list[tuple[Any, ...]] = []
-    for module, name in (
-        (bracket_matcher_module, "ComputerDutchOptimality"),
-        (validity_matcher_module, "ComputerDutchValidity"),
-    ):
-        real_cls = getattr(module, name)
+    real_cls = bracket_matcher_module.ComputerDutchOptimality
 
-        def make(size: int, weight: Any, real_cls: Any = real_cls, name: str = name) -> _Recording:
-            log.append(("new", name, size, str(weight)))
-            return _Recording(real_cls(size, weight), log)
+    def make(size: int, weight: Any) -> _Recording:
+        log.append(("new", size, str(weight)))
+        return _Recording(real_cls(size, weight), log)
 
-        monkeypatch.setattr(module, name, make)
+    monkeypatch.setattr(bracket_matcher_module, "ComputerDutchOptimality", make)
+    depth = [0]
+    for cls in (ValidityMatcher, dutch.FastValidityMatcher):
+        check = cls.__dict__["is_valid_matching"]
+
+        def logged(self: Any, check: Any = check) -> bool:
+            depth[0] += 1
+            try:
+                answer = bool(check(self))
+            finally:
+                depth[0] -= 1
+            if depth[0] == 0:  # the fast check may ask py4swiss's own: log the answer the engine gets, once
+                log.append(("completion possible", answer))
+            return answer
+
+        monkeypatch.setattr(cls, "is_valid_matching", logged)
     try:
         yield log
     finally:
@@ -91,7 +103,7 @@ def _compare(text: str, monkeypatch: pytest.MonkeyPatch, calls: bool) -> Outcome
     with _recorded(monkeypatch) as mine_log:
         mine = _outcome(dutch.pair, text)
     assert mine == theirs
-    assert any(entry[0] == "set" for entry in theirs_log)
+    assert theirs_log[0] == ("completion possible", not isinstance(theirs, str))  # checked before any bracket
     assert mine_log == theirs_log
     return mine
 
@@ -247,3 +259,75 @@ def test_swiss_rounds_carry_the_engine_s_pairs_in_board_order() -> None:
         (numbers[b.player], 0) for b in rnd.byes if b.kind == "pairing"
     ]
     assert got == expected and rnd == Round(1, rnd.games, (Bye(rnd.byes[0].player, "pairing"),))
+
+
+def _players_after(n: int, rounds: int, seed: int) -> list[Any]:
+    """py4swiss's player records of a random ``n``-player Swiss after ``rounds`` rounds, ranked."""
+    rng = random.Random(seed)
+    t = Tournament("swiss", seed_by_rating((i + 1, rng.randint(1000, 2400)) for i in range(n)), rounds + 1)
+    for _ in range(rounds):
+        try:
+            t = t.with_round(pair_swiss(t))
+        except TournamentError:
+            break
+        for g in t.rounds[-1].games:
+            t = t.record(g.white, _result(rng))  # type: ignore[arg-type]
+    return sorted(get_player_infos_from_trf(parse_trf(to_trf(t))), reverse=True)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    n=st.integers(min_value=2, max_value=24),
+    rounds=st.integers(min_value=0, max_value=6),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_the_completion_check_answers_as_py4swiss_s_after_any_finalized_pairs(n: int, rounds: int, seed: int) -> None:
+    # The fast check keeps the graph as a rule and proves "yes" by a perfect matching; it must agree with
+    # py4swiss's ValidityMatcher (same players, same pairs finalized in the same order) at every step,
+    # including pairs that may not meet and players finalized twice.
+    players = _players_after(n, rounds, seed)
+    rng = random.Random(seed ^ 0x5EED)
+    theirs = ValidityMatcher(players, set())
+    mine = dutch.FastValidityMatcher(players, set())
+    assert mine.is_valid_matching() == theirs.is_valid_matching()
+    for _ in range(rng.randint(0, n)):
+        a, b = rng.sample(players, 2) if len(players) > 1 else (players[0], players[0])
+        theirs.finalize_match(a, b)
+        mine.finalize_match(a, b)
+        for p, q in rng.sample([(p, q) for p in players for q in players if p != q], min(3, n * (n - 1))):
+            assert mine.is_allowed_pair(p, q) == theirs.is_allowed_pair(p, q)
+        assert mine.is_valid_matching() == theirs.is_valid_matching()
+
+
+def test_the_completion_check_says_yes_and_no_like_py4swiss_and_mostly_without_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked = [0]
+    real_init = ValidityMatcher.__init__
+
+    def counting(self: Any, *args: Any) -> None:
+        asked[0] += 1
+        real_init(self, *args)
+
+    answers: dict[bool, int] = {True: 0, False: 0}
+    for seed in range(40):
+        players = _players_after(6 + seed % 10, 4, seed)
+        rng = random.Random(seed)
+        theirs = ValidityMatcher(players, set())
+        monkeypatch.setattr(ValidityMatcher, "__init__", counting)
+        mine = dutch.FastValidityMatcher(players, set())
+        for _ in range(len(players) // 2):
+            open_ = [p for p in players if all(p not in pair for pair in mine._finalized)]
+            if len(open_) < 2:
+                break
+            a = open_[0]
+            b = rng.choice([q for q in open_[1:] if mine.is_allowed_pair(a, q)] or open_[1:])
+            theirs.finalize_match(a, b)
+            mine.finalize_match(a, b)
+            answer = mine.is_valid_matching()
+            assert answer == theirs.is_valid_matching()
+            answers[answer] += 1
+        monkeypatch.undo()
+    assert answers[True] > 50 and answers[False] > 5
+    # A "no" is always py4swiss's own answer; a "yes" mostly comes with a perfect matching found here.
+    assert answers[False] <= asked[0] < answers[False] + answers[True] // 4
