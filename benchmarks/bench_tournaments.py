@@ -1,33 +1,44 @@
-"""Speed of the tournament engine: pairing a Swiss round (FIDE Dutch, py4swiss) and standings with tie-breaks.
+"""Speed of the tournament engine: pairing a Swiss round (FIDE Dutch) and standings with tie-breaks.
 
 Run ``python -m benchmarks.bench_tournaments`` to print a markdown table, ``--write`` to publish it
 into the README through ``benchmarks._report.publish``. Every figure comes with a reference measured
 in the same run, a fixed piece of plain Python (sorting 500 tuples), and the ratio between the two: on
 a slow or busy day both grow, the ratio stays, so a regression shows as a ratio, not as a bad day.
 
+Swiss rounds are paired by ``pair_swiss`` (py4swiss's Dutch engine driven by ``bot/tournaments/dutch.py``);
+each is also paired by unmodified py4swiss (``DutchEngine.generate_pairings`` on the same TRF), timed for
+comparison and checked to give the very same pairs and colours (the run stops if not). Times are the best
+wall-clock time of a few runs, with the CPU time of that work beside it: the machine is shared, and CPU time
+reads the same on a busy day.
+
 The fields are built from fixed seeds. Earlier rounds are paired by a quick stand-in (neighbours
 by score, no rematch), since only the round being measured needs the real engine and the history
 only has to be a valid one; results follow the ratings.
 
-``--breakdown N`` prints where py4swiss spends the CPU time of pairing rounds 1, 2 and 5 of an
-N-player field, step by step (CPU time, so it reads the same on a busy machine). It times the library's
-own steps by wrapping them for the length of the measurement in this process only; the pairing is
-unchanged and the wrappers are removed afterwards.
+``--breakdown N`` prints where the CPU time of pairing rounds 1, 2 and 5 of an N-player field goes, step
+by step (CPU time, so it reads the same on a busy machine). It times the steps (py4swiss's and
+``bot/tournaments/dutch.py``'s) by wrapping them for the length of the measurement in this process only;
+the pairing is unchanged and the wrappers are removed afterwards.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import random
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+from py4swiss.engines import DutchEngine
+
 from bot.tournaments import Bye, Game, Round, Tournament, pair_swiss, seed_by_rating, standings
+from bot.tournaments.swiss import parse_trf, to_trf
 
 PAIR_TARGET_S = 2.0  # a 500-player Swiss round
 STANDINGS_TARGET_S = 0.2  # standings with tie-breaks, 500 players
@@ -37,13 +48,15 @@ STANDINGS_TARGET_S = 0.2  # standings with tie-breaks, 500 players
 class Row:
     measure: str
     seconds: float
+    cpu: float
     reference: float
     target: float | None = None
 
     def cells(self) -> list[str]:
         target = "" if self.target is None else f"≤ {_fmt(self.target)}"
         met = "" if self.target is None else ("yes" if self.seconds <= self.target else "**no**")
-        return [self.measure, _fmt(self.seconds), f"{self.seconds / self.reference:,.0f}×", target, met]
+        ratio = f"{self.seconds / self.reference:,.0f}×"
+        return [self.measure, _fmt(self.seconds), _fmt(self.cpu), ratio, target, met]
 
 
 def _fmt(seconds: float) -> str:
@@ -52,12 +65,18 @@ def _fmt(seconds: float) -> str:
 
 def best_of(work: Callable[[], object], repeats: int) -> float:
     """The fastest of ``repeats`` runs: other processes only ever slow a run down."""
-    best = float("inf")
+    return wall_and_cpu(work, repeats)[0]
+
+
+def wall_and_cpu(work: Callable[[], object], repeats: int) -> tuple[float, float]:
+    """(fastest wall-clock time, fastest CPU time) of ``repeats`` runs."""
+    wall = cpu = float("inf")
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         work()
-        best = min(best, time.perf_counter() - start)
-    return best
+        wall = min(wall, time.perf_counter() - start)
+        cpu = min(cpu, time.process_time() - start_cpu)
+    return wall, cpu
 
 
 def reference_seconds() -> float:
@@ -96,44 +115,77 @@ def field(n: int, rounds: int, total: int, seed: int = 500) -> Tournament:
     return t
 
 
+def _engine_pairs(t: Tournament) -> list[tuple[int, int]]:
+    """Unmodified py4swiss on the tournament's TRF: (white, black) starting numbers, black 0 for the bye."""
+    return [(p.white, p.black) for p in DutchEngine.generate_pairings(parse_trf(to_trf(t)))]
+
+
+def _as_numbers(t: Tournament, rnd: Round) -> list[tuple[int, int]]:
+    numbers = {p.id: i + 1 for i, p in enumerate(t.seeded())}
+    pairs = [(numbers[g.white], numbers[g.black]) for g in rnd.games]
+    return pairs + [(numbers[b.player], 0) for b in rnd.byes if b.kind == "pairing"]
+
+
+def _keep(into: list[Any], work: Callable[[], Any]) -> None:
+    into.append(work())
+
+
 def swiss_rows(reference: float, quick: bool) -> list[Row]:
     rows: list[Row] = []
     sizes = (100, 200, 500) if not quick else (100,)
     for n in sizes:
-        target = PAIR_TARGET_S if n == 500 else None
-        for done in (0, 4):
+        for done in (0, 1, 4):
             t = field(n, done, 9)
-            seconds = best_of(lambda t=t: pair_swiss(t), 1 if n >= 500 else 3)
-            what = f"pair round {done + 1} of a {n}-player Swiss (Dutch, py4swiss)"
-            rows.append(Row(what, seconds, reference, target))
+            rnd = pair_swiss(t)
+            seconds, cpu = wall_and_cpu(partial(pair_swiss, t), 3 if n >= 500 else 5)
+            what = f"pair round {done + 1} of a {n}-player Swiss (Dutch)"
+            rows.append(Row(what, seconds, cpu, reference, PAIR_TARGET_S if n == 500 else None))
+            theirs: list[list[tuple[int, int]]] = []
+            seconds, cpu = wall_and_cpu(partial(_keep, theirs, partial(_engine_pairs, t)), 1)
+            if theirs[0] != _as_numbers(t, rnd):
+                raise SystemExit(f"round {done + 1} of {n}: py4swiss pairs it differently")
+            what = f"the same round by unmodified py4swiss {py4swiss_version()} (same pairs and colours)"
+            rows.append(Row(what, seconds, cpu, reference))
     return rows
+
+
+def py4swiss_version() -> str:
+    from importlib.metadata import version
+
+    return version("py4swiss")
 
 
 def standings_rows(reference: float, quick: bool) -> list[Row]:
     rows: list[Row] = []
     for n in (100, 500):
         t = field(n, 7, 7)
-        seconds = best_of(lambda t=t: standings(t), 3 if quick else 7)
+        seconds, cpu = wall_and_cpu(partial(standings, t), 3 if quick else 7)
         what = f"standings with BH-C1, BH, SB, head-to-head, wins: {n} players, 7 rounds"
-        rows.append(Row(what, seconds, reference, STANDINGS_TARGET_S if n == 500 else None))
+        rows.append(Row(what, seconds, cpu, reference, STANDINGS_TARGET_S if n == 500 else None))
     return rows
 
 
 _DUTCH = "py4swiss.engines.dutch"
+_FAST = "bot.tournaments.dutch"
 _STEPS: tuple[tuple[str, str, str, str], ...] = (
-    # (module, class, method, what it does) -- the Dutch engine's steps, as py4swiss 0.3.1 names them.
-    (f"{_DUTCH}.bracket.bracket_matcher", "BracketMatcher", "_get_weight", "bracket graph: pair weights (Python)"),
-    (f"{_DUTCH}.bracket.bracket_matcher", "BracketMatcher", "_set_up_computer", "bracket graph: rest of set-up"),
-    (f"{_DUTCH}.bracket.bracket_matcher", "BracketMatcher", "update_matching", "bracket: blossom re-matching (C++)"),
-    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_heterogeneous_s1", "bracket: D.3 weight edits"),
-    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_heterogeneous_s2", "bracket: D.1 (MDPs) edits"),
-    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_homogeneous_exchanges", "bracket: D.2.a-b edits"),
-    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_moves_from_s1_to_s2", "bracket: D.2.c edits"),
-    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_moves_from_s2_to_s1", "bracket: D.2.d edits"),
-    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "transpose_homogeneous_s2", "bracket: D.1 (S1) edits"),
-    (f"{_DUTCH}.validity_matcher", "ValidityMatcher", "_set_up_computer", "completion graph: set-up (Python)"),
-    (f"{_DUTCH}.validity_matcher", "ValidityMatcher", "is_valid_matching", "completion checks (C++)"),
-    (f"{_DUTCH}.validity_matcher", "ValidityMatcher", "finalize_match", "completion graph: edits"),
+    # (module, class, method, what it does): the Dutch engine's steps as py4swiss 0.3.1 and dutch.py name them.
+    (_FAST, "", "get_player_infos_from_trf", "player records from the TRF (py4swiss)"),
+    (_FAST, "", "_first_round", "round 1: S1 against S2, directly"),
+    (_FAST, "FastBracketMatcher", "_set_up_computer", "bracket graph: set-up, one weight per profile pair"),
+    (f"{_DUTCH}.bracket.bracket_matcher", "BracketMatcher", "_get_weight", "bracket graph: weights (py4swiss)"),
+    (_FAST, "FastBracketMatcher", "update_matching", "bracket: blossom re-matching (py4swiss, C++)"),
+    (_FAST, "FastBracketMatcher", "add_to_weights", "bracket: weight edits"),
+    (_FAST, "FastBracketMatcher", "remove_weights", "bracket: edge removals"),
+    (_FAST, "FastBracketMatcher", "finalize_match", "bracket: pairs finalized"),
+    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_heterogeneous_s1", "bracket: D.3 (rest)"),
+    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_heterogeneous_s2", "bracket: D.1 MDPs (rest)"),
+    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_homogeneous_exchanges", "bracket: D.2.a-b (rest)"),
+    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_moves_from_s1_to_s2", "bracket: D.2.c (rest)"),
+    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "determine_moves_from_s2_to_s1", "bracket: D.2.d (rest)"),
+    (f"{_DUTCH}.bracket.bracket_pairer", "BracketPairer", "transpose_homogeneous_s2", "bracket: D.1 S1 (rest)"),
+    (_FAST, "FastValidityMatcher", "is_valid_matching", "completion checks: augmenting paths"),
+    (f"{_DUTCH}.validity_matcher", "ValidityMatcher", "_set_up_computer", "completion checks by py4swiss: set-up"),
+    (f"{_DUTCH}.validity_matcher", "ValidityMatcher", "is_valid_matching", "completion checks by py4swiss (C++)"),
     ("bot.tournaments.swiss", "", "parse_trf", "TRF read back (py4swiss parser)"),
 )
 
@@ -207,26 +259,33 @@ def breakdown_table(n: int, done: int) -> str:
 
 
 def table(rows: list[Row], reference: float) -> str:
-    lines = ["| measure | time | × reference | target | met |", "|---|---|---|---|---|"]
+    lines = ["| measure | time | CPU | × reference | target | met |", "|---|---|---|---|---|---|"]
     lines += ["| " + " | ".join(row.cells()) + " |" for row in rows]
-    lines.append(f"| reference: sort 500 (float, int) tuples | {reference * 1e6:,.1f} µs | 1× |  |  |")
+    lines.append(f"| reference: sort 500 (float, int) tuples | {reference * 1e6:,.1f} µs |  | 1× |  |  |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--quick", action="store_true", help="skip the 500-player pairings (they take minutes)")
+    parser.add_argument("--quick", action="store_true", help="only the 100-player pairings")
     parser.add_argument("--write", action="store_true", help="publish the table into the README")
     parser.add_argument("--breakdown", type=int, metavar="N", help="where the CPU time of pairing N players goes")
     args = parser.parse_args(argv)
     if args.breakdown:
         print("\n\n".join(breakdown_table(args.breakdown, done) for done in (0, 1, 4)))
         return 0
+    load_before = os.getloadavg()[0]
     before = reference_seconds()
     rows = standings_rows(before, args.quick) + swiss_rows(before, args.quick)
     reference = min(before, reference_seconds())
-    rows = [Row(r.measure, r.seconds, reference, r.target) for r in rows]
-    markdown = table(rows, reference)
+    rows = [Row(r.measure, r.seconds, r.cpu, reference, r.target) for r in rows]
+    note = (
+        "*time* is the best wall-clock time of a few runs (one for unmodified py4swiss), *CPU* the CPU time of"
+        " that work; *× reference* divides the time by the reference measured in the same run. The machine is"
+        f" shared: load average {load_before:.1f} when this run began and {os.getloadavg()[0]:.1f} when it ended,"
+        f" on {os.cpu_count()} cores."
+    )
+    markdown = table(rows, reference) + "\n\n" + note
     print(markdown)
     if args.write:
         from benchmarks._report import publish

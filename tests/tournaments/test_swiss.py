@@ -237,12 +237,13 @@ def test_no_shows_forfeit_and_withdraw_once() -> None:
         t.record(white, "2-0")  # type: ignore[arg-type]
 
 
-def test_the_benchmark_breakdown_times_py4swiss_steps_and_leaves_pairing_untouched(
+def test_the_benchmark_breakdown_times_the_engine_steps_and_leaves_pairing_untouched(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # `python -m benchmarks.bench_tournaments --breakdown N` reports where py4swiss spends its time by
-    # wrapping the library's steps for the length of one measurement: the round must be the one the
-    # unwrapped library gives, every wrapper must be gone afterwards, and the steps must add up.
+    # `python -m benchmarks.bench_tournaments --breakdown N` reports where pairing spends its time by
+    # wrapping the engine's steps (py4swiss's and bot/tournaments/dutch.py's) for the length of one
+    # measurement: the round must be the one the unwrapped engine gives, every wrapper must be gone
+    # afterwards, and the steps must add up.
     import importlib
     from pathlib import Path
 
@@ -262,8 +263,16 @@ def test_the_benchmark_breakdown_times_py4swiss_steps_and_leaves_pairing_untouch
     assert current() == before
     assert rnd == pair_swiss(t)
     by_what = {s.what: s for s in steps}
-    weights = by_what["bracket graph: pair weights (Python)"]
-    assert weights.calls > 0 and weights.seconds > 0
+    for what in (
+        "bracket graph: set-up, one weight per profile pair",
+        "bracket graph: weights (py4swiss)",
+        "bracket: blossom re-matching (py4swiss, C++)",
+        "completion checks: augmenting paths",
+    ):
+        assert by_what[what].calls > 0 and by_what[what].seconds > 0, what
+    assert by_what["round 1: S1 against S2, directly"].calls == 0  # round 3 is paired by the engine
     assert by_what["TRF read back (py4swiss parser)"].calls == 1
     assert 0 < sum(s.seconds for s in steps) <= total + 1e-3
     assert pair_swiss(t) == rnd  # and still after the wrappers are gone
+    _, _, first = bench.breakdown(40, 0)
+    assert {s.what: s.calls for s in first}["round 1: S1 against S2, directly"] == 1
