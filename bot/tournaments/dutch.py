@@ -210,20 +210,31 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
         kinds = [numbered.setdefault(profile(p), len(numbered)) for p in players]
         known: list[list[DynamicUint | None]] = [[None] * len(numbered) for _ in numbered]
         ids = [p.id for p in players]
-        opponents = [p.opponents for p in players]
         tags = [_c3_tag(p) for p in players]
+        # Who may not meet whom (is_allowed_pair(players[i], players[j]) for i < j, as py4swiss's set-up asks
+        # it): C1 asks whether players[i]'s id is among players[j]'s opponents; C3 whether both carry a tag
+        # and the same one; and the forbidden pairs.
+        met_by: dict[int, list[int]] = {}
+        for j, p in enumerate(players):
+            for opponent in p.opponents:
+                met_by.setdefault(opponent, []).append(j)
+        by_tag: dict[object, list[int]] = {}
+        for j, tag in enumerate(tags):
+            if tag is not None:
+                by_tag.setdefault(tag, []).append(j)
         forbidden = self._validity_matcher._forbidden_pairs
         weights = self._weights
         set_edge = computer.set_edge_weight
         get_weight = super()._get_weight
         for i in range(n):
-            id1, tag1, row, cached = ids[i], tags[i], weights[i], known[kinds[i]]
+            id1, row, cached = ids[i], weights[i], known[kinds[i]]
+            banned = {j for j in met_by.get(id1, ()) if j > i}
+            if tags[i] is not None:
+                banned.update(j for j in by_tag[tags[i]] if j > i)
+            if forbidden:
+                banned.update(j for j in range(i + 1, n) if (id1, ids[j]) in forbidden or (ids[j], id1) in forbidden)
             for j in range(i + 1, n):
-                if (
-                    (forbidden and ((id1, ids[j]) in forbidden or (ids[j], id1) in forbidden))
-                    or id1 in opponents[j]
-                    or (tag1 is not None and tag1 == tags[j])
-                ):
+                if j in banned:
                     # Not allowed to meet: py4swiss's zero weight. A zero weight is never edited in place
                     # (_remove_weight and add_to_weight leave zero weights alone), so one object serves all.
                     weight = zero
@@ -245,11 +256,12 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
         row = weights[i]
         zero = self._zero_weight
         set_edge = self._computer.set_edge_weight
+        fixed_step = None if increment else zero | abs(value)  # the same value every time: made once
         for other in player_list:
             j = index[other]
             current = row[j]
             if current:  # a zero weight is no edge, and stays none
-                step = zero | abs(value)
+                step = zero | abs(value) if fixed_step is None else fixed_step
                 weight = current + step if value > 0 else current - step
                 row[j] = weight
                 weights[j][i] = weight
