@@ -3,35 +3,43 @@
 ``pair(trf)`` returns exactly what ``py4swiss.engines.DutchEngine.generate_pairings(trf)`` returns (the same
 pairs, colours and board order, or the same ``PairingError``). It runs py4swiss 0.3.1's own engine: its
 player records, score brackets, bracket pairer (every D.1-D.3 step), colour rules (E.1-E.5), board order,
-and its C++ blossom matching computers, fed the same weights through the same calls in the same order.
-What it replaces, and why the result cannot change:
+and its C++ blossom matching computer for the brackets, fed the same weights through the same calls in the
+same order -- so no question of ties between equally good matchings arises: the computer that breaks them is
+py4swiss's, in the state py4swiss puts it in. What this module replaces, and why the result cannot change:
 
 1. **Building a bracket's graph** (``BracketMatcher._set_up_computer``, which calls ``_get_weight`` for every
    pair of the bracket: 124,750 pairs in a 500-player round, each building its weight out of fifteen criteria
-   in multi-word ``DynamicUint`` arithmetic; more than half of the CPU time). A pair's weight is a function of
-   the bracket and of a few fields of each player -- role, score, colour preference (side and strength),
-   colour difference, two same colours running, the floats of the last two rounds, bye received,
-   topscorer -- provided the two may meet at all (C1: not met before, C3, no forbidden pair). So the weight of
-   each ordered pair of such *profiles* is computed once, by py4swiss's own ``_get_weight`` on the first pair
-   of players that has them, and every pair with the same two profiles gets a copy of it. Each edge is still
-   handed to the C++ computer one by one, in py4swiss's order, so its state is the one py4swiss builds.
-   ``tests/tournaments/test_swiss.py`` checks every weight of every bracket against ``_get_weight``.
+   in multi-word ``DynamicUint`` arithmetic; more than half of py4swiss's time). A pair's weight is a function
+   of the bracket and of a few fields of each player -- role, score, colour preference (side and strength),
+   whether the colour difference is beyond ±1, two same colours running, the floats of the last two rounds,
+   bye received, topscorer -- provided the two may meet at all (C1: not met before, C3, no forbidden pair).
+   So the weight of each ordered pair of such *profiles* is computed once, by py4swiss's own ``_get_weight``
+   on the first two players that have them, and every pair with the same two profiles gets its own copy.
+   Each edge is still handed to the C++ computer one by one, in py4swiss's order.
 
-2. **Building the completion graph** (``ValidityMatcher._set_up_computer``): the same 0/1 edges through the
-   same calls, the C3 part of the check looked up per pair of profiles instead of recomputed.
+2. **The bracket graph's later edits** (``add_to_weights``, ``remove_weights``, ``finalize_match``,
+   ``update_matching``): py4swiss's steps, the same values and the same calls, in tighter loops.
 
-3. **Round 1** (no player to be paired has played, so nobody has a score, colour, float, opponent or bye;
-   no accelerations, no forbidden pairs): every pair weighs the same, no exchange can improve on the
-   original S1/S2 split (D.2), and the transpositions (D.1) give S1's i-th player S2's i-th player; in an
-   odd field the last player is left over for the pairing-allocated bye (C.2 allows anyone: nobody had one).
-   py4swiss reaches this after ~250 incremental blossom runs over the 500-vertex graph (about 5 s); here the
-   pairs are taken directly, and py4swiss's colour rules and board order finish the round as they do there.
-   The property tests in ``tests/tournaments/test_swiss.py`` compare this with the unmodified engine on
-   fields of every size from 2 to 120 and with byes, so a wrong claim shows as a failing test.
+3. **The completion check** (``ValidityMatcher``, C.04.3 A.9: can the rest of the round still be paired?).
+   py4swiss reads nothing of that computer but one yes or no -- whether its graph has a perfect matching --
+   so any exact method gives the same answer. A yes is proved here by a perfect matching, repaired from the
+   previous check's by augmenting paths; a no, or a case the search cannot settle, is left to py4swiss's own
+   ``ValidityMatcher``, built afresh with the same pairs finalized in the same order.
 
-Everything else -- the D.x weight edits and the incremental re-matchings of rounds 2 and later -- is
-py4swiss's code running unchanged. The module depends on py4swiss internals, which is why py4swiss is pinned
-(pyproject.toml); the tests fail if a new release changes what they rely on.
+4. **Round 1** (no player to be paired has played, so nobody has a score, colour, float, opponent or bye;
+   no accelerations, no forbidden pairs): every pair weighs the same, so no exchange improves on the original
+   S1/S2 split (D.2) and the transpositions (D.1) give S1's i-th player S2's i-th player; in an odd field the
+   last player is left over for the pairing-allocated bye (C2 allows anyone: nobody had one). py4swiss gets
+   there after ~250 incremental blossom runs over the 500-vertex graph (about 5 s of C++); here the pairs are
+   taken directly, and py4swiss's colour rules and board order finish the round as they do there.
+
+``tests/tournaments/test_swiss_fast.py`` holds the proof obligations to the letter: on random events (byes,
+withdrawals, late entries, no-shows, forfeits, fields that run out of pairings) the outcome is py4swiss's,
+every call into the bracket computer (each edge weight, in order) and every completion answer is the one
+py4swiss makes; the completion check agrees with py4swiss's after any sequence of finalized pairs; and
+round 1 is py4swiss's for every field from 2 to 40 players and for 61, 100 and 127, in both first colours,
+and with byes on request. ``python -m benchmarks.bench_tournaments`` checks it again on 100, 200 and 500
+players. The module relies on py4swiss internals, which is one more reason py4swiss is pinned.
 """
 
 from __future__ import annotations
