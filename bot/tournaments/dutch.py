@@ -44,6 +44,7 @@ players. The module relies on py4swiss internals, which is one more reason py4sw
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from py4swiss.dynamicuint import DynamicUint
@@ -203,6 +204,23 @@ class FastValidityMatcher(ValidityMatcher):  # type: ignore[misc]  # py4swiss sh
         return bool(exact.is_valid_matching())
 
 
+class _Matching(Mapping[Player, Player]):
+    """A bracket's matching as py4swiss's ``update_matching`` holds it -- each player's partner (itself if
+    unmatched), in vertex order -- read from the computer's answer when asked instead of built whole each time."""
+
+    def __init__(self, players: list[Player], mates: list[int], index_by_id: dict[int, int]) -> None:
+        self._players, self._mates, self._index_by_id = players, mates, index_by_id
+
+    def __getitem__(self, player: Player) -> Player:
+        return self._players[self._mates[self._index_by_id[player.id]]]
+
+    def __iter__(self) -> Iterator[Player]:
+        return iter(self._players)
+
+    def __len__(self) -> int:
+        return len(self._players)
+
+
 class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ships no type information
     """py4swiss's bracket graph, each pair's weight computed once per pair of player profiles."""
 
@@ -210,6 +228,9 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
         computer = self._computer
         players = self._player_list
         n = len(players)
+        # Vertex numbers by player id: the same as py4swiss's _index_dict (players are equal when their ids
+        # are), without a call to Player.__hash__ per look-up.
+        self._index_by_id = {p.id: i for i, p in enumerate(players)}
         for _ in range(n):
             computer.add_vertex()
         zero = self._zero_weight
@@ -258,15 +279,15 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
 
     def add_to_weights(self, player: Player, player_list: list[Player], value: int, increment: bool = False) -> None:
         """BracketMatcher.add_to_weights (``add_to_weight`` for each listed player): the same sums, stores and calls."""
-        index = self._index_dict
-        i = index[player]
+        index = self._index_by_id
+        i = index[player.id]
         weights = self._weights
         row = weights[i]
         zero = self._zero_weight
         set_edge = self._computer.set_edge_weight
         fixed_step = None if increment else zero | abs(value)  # the same value every time: made once
         for other in player_list:
-            j = index[other]
+            j = index[other.id]
             current = row[j]
             if current:  # a zero weight is no edge, and stays none
                 step = zero | abs(value) if fixed_step is None else fixed_step
@@ -281,12 +302,12 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
 
     def remove_weights(self, player: Player, player_list: list[Player]) -> None:
         """BracketMatcher.remove_weights (``_remove_weight`` for each listed player), in a tighter loop."""
-        index = self._index_dict
-        i = index[player]
+        index = self._index_by_id
+        i = index[player.id]
         row = self._weights[i]
         set_edge = self._computer.set_edge_weight
         for other in player_list:
-            j = index[other]
+            j = index[other.id]
             weight = row[j]
             if weight:
                 weight &= 0  # in place, as py4swiss does: the stored weight becomes zero too
@@ -298,24 +319,22 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
     def update_matching(self) -> None:
         """BracketMatcher.update_matching: the same two calls, the answer turned into players directly."""
         self._computer.compute_matching()
-        players = self._player_list
-        self.matching = dict(zip(players, [players[j] for j in self._computer.get_matching()], strict=True))
+        self.matching = _Matching(self._player_list, self._computer.get_matching(), self._index_by_id)
 
     def finalize_match(self, player_1: Player, player_2: Player) -> None:
         """BracketMatcher.finalize_match: the same removals and calls, in the same order."""
-        i, j = self._index_dict[player_1], self._index_dict[player_2]
+        i, j = self._index_by_id[player_1.id], self._index_by_id[player_2.id]
         weights = self._weights
-        row_i, row_j = weights[i], weights[j]
         set_edge = self._computer.set_edge_weight
-        for k in range(self._len):
-            weight = row_i[k]
-            if weight:
-                weight &= 0
-                set_edge(i, k, weight)
-            weight = row_j[k]
-            if weight:
-                weight &= 0
-                set_edge(j, k, weight)
+        # For each k, edge i-k then edge j-k, as py4swiss goes. The rows are read as the loop goes (zip is lazy)
+        # and weights are zeroed in place, so an edge seen from both ends is removed once, as there.
+        for k, (weight_i, weight_j) in enumerate(zip(weights[i], weights[j], strict=True)):
+            if weight_i:
+                weight_i &= 0
+                set_edge(i, k, weight_i)
+            if weight_j:
+                weight_j &= 0
+                set_edge(j, k, weight_j)
         self._set_weight(i, j, self._max_weight)
 
 
