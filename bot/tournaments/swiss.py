@@ -1,7 +1,8 @@
 """Swiss pairings by the FIDE Dutch system, through py4swiss (a port of the bbpPairings engine).
 
 The tournament is written as a TRF(x) report (the format FIDE pairing programs exchange, as
-javafo's manual defines it), py4swiss reads it and pairs the next round, and the pairs come back
+javafo's manual defines it), py4swiss reads it and its Dutch engine pairs the next round (driven by
+``bot.tournaments.dutch``, which gives exactly the engine's result, sooner), and the pairs come back
 as games with colours. Players who are not to be paired in the next round (a requested bye, not yet
 joined, withdrawn) already carry an entry for that round in the report, which is how TRF tells an
 engine to leave them out.
