@@ -402,7 +402,12 @@ class TextFace:
         return _runs(text, self.bold)
 
     def getlength(self, text: str) -> float:
-        return sum(_run_length(which, run, self.px, self.bold) for which, run in self.runs(text))
+        return _measure(text, self.px, self.bold)
+
+
+@lru_cache(maxsize=8192)
+def _measure(text: str, px: int, bold: bool) -> float:
+    return sum(_run_length(which, run, px, bold) for which, run in _runs(text, bold))
 
 
 @lru_cache(maxsize=4096)
@@ -434,6 +439,7 @@ def _emoji_scale(px: int) -> float:
     return max(6, px) / EMOJI_STRIKE
 
 
+@lru_cache(maxsize=8192)
 def _run_length(which: str, run: str, px: int, bold: bool) -> float:
     if which == "emoji":
         return round(EMOJI_BOX[0] * _emoji_scale(px))
@@ -453,43 +459,65 @@ def emoji_sprite(cluster: str, px: int) -> Image.Image:
     return big.resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.Resampling.LANCZOS)
 
 
+@lru_cache(maxsize=4096)
+def _stamp(which: str, run: str, px: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
+    """A run of text as a coverage mask, drawn once, with its offset from the anchor point."""
+    font = _font(which, px, bold)
+    x0, y0, x1, y1 = (round(v) for v in font.getbbox(run, anchor=anchor))
+    mask = Image.new("L", (max(1, x1 - x0), max(1, y1 - y0)), 0)
+    ImageDraw.Draw(mask).text((-x0, -y0), run, font=font, fill=255, anchor=anchor)
+    return mask, x0, y0
+
+
 def draw_text(
     im: Image.Image,
     xy: tuple[float, float],
     text: str,
     font: TextFace,
-    fill: RGB | RGBA,
+    fill: RGB,
     anchor: str = "la",
+    *,
+    stamped: bool = False,
 ) -> float:
     """Draw ``text`` at ``xy`` as Pillow's ``ImageDraw.text`` would with ``anchor`` (horizontal l/m/r,
-    vertical a/m/s/d), each run in the first font that has it; returns the width drawn."""
+    vertical a/m/s/d), each run in the first font that has it; returns the width drawn.
+
+    ``stamped`` draws each run from a cached mask at whole pixels: for images that repeat the same
+    names many times (a bracket), where drawing every glyph afresh would cost most of the time.
+    """
     runs = font.runs(text)
     d = ImageDraw.Draw(im)
+    total = font.getlength(text)
     if len(runs) == 1 and runs[0][0] == "text" and runs[0][1] == text:
-        # the usual case, drawn exactly as before fallbacks existed
-        d.text(xy, text, font=font.primary, fill=fill, anchor=anchor)
-        return font.primary.getlength(text)
-    widths = [_run_length(which, run, font.px, font.bold) for which, run in runs]
-    total = sum(widths)
+        # the usual case: one font, drawn exactly as before fallbacks existed
+        if stamped:
+            mask, dx, dy = _stamp("text", text, font.px, font.bold, anchor)
+            im.paste(fill, (round(xy[0]) + dx, round(xy[1]) + dy), mask)
+        else:
+            d.text(xy, text, font=font.primary, fill=fill, anchor=anchor)
+        return total
     x, y = xy
     h_anchor, v_anchor = anchor[0], anchor[1]
     x0 = x - (total / 2 if h_anchor == "m" else total if h_anchor == "r" else 0)
     ascent, descent = font.primary.getmetrics()
     baseline = {"a": y + ascent, "m": y + (ascent - descent) / 2, "s": y, "d": y - descent}.get(v_anchor, y + ascent)
-    for (which, run), width in zip(runs, widths, strict=True):
+    for which, run in runs:
         if which == "emoji":
             sprite = emoji_sprite(run, font.px)
             top = baseline - EMOJI_BOX[2] * _emoji_scale(font.px)
             im.paste(sprite, (round(x0), round(top)), sprite)
+        elif stamped:
+            mask, dx, dy = _stamp(which, run, font.px, font.bold, "ls")
+            im.paste(fill, (round(x0) + dx, round(baseline) + dy), mask)
         else:
             d.text((x0, baseline), run, font=_font(which, font.px, font.bold), fill=fill, anchor="ls")
-        x0 += width
+        x0 += _run_length(which, run, font.px, font.bold)
     return total
 
 
 def reset_fonts() -> None:
     """Forget which fonts were found and what they draw (after ``FONT_SEARCH`` changes; tests use it)."""
-    for cached in (_cjk, _emoji, _in_font, _runs, emoji_sprite, has_glyph):
+    for cached in (_cjk, _emoji, _in_font, _runs, _run_length, _measure, _stamp, emoji_sprite, has_glyph):
         cached.cache_clear()
 
 
@@ -689,9 +717,14 @@ def fit(text: str, font: ImageFont.FreeTypeFont | TextFace, width: float) -> str
     if font.getlength(text) <= width:
         return text
     parts = clusters(text)
-    while parts and font.getlength("".join(parts) + "…") > width:
-        parts.pop()
-    return "".join(parts).rstrip() + "…"
+    low, high = 0, len(parts) - 1  # the most clusters that fit with the ellipsis: at least low, fewer than high + 1
+    while low < high:
+        mid = (low + high + 1) // 2
+        if font.getlength("".join(parts[:mid]) + "…") <= width:
+            low = mid
+        else:
+            high = mid - 1
+    return "".join(parts[:low]).rstrip() + "…"
 
 
 def signed(value: int) -> str:
