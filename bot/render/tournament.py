@@ -17,7 +17,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
 from bot.render.canvas import (
     DRAWING,
@@ -132,8 +132,8 @@ def _palette(look: _Look) -> Image.Image:
     """A fixed 256-colour palette per theme: its flat colours exactly, four steps of anti-aliasing
     between every ink and every ground it is drawn on, and a 5×5×5 cube for the colours of emoji.
 
-    Mapping onto a known palette is several times cheaper than choosing one per image, and a palette
-    image encodes several times faster and smaller than RGB, which matters for a 7000-px bracket.
+    Every piece of text is mapped onto it once (see ``_Sheet``), and a palette image encodes several
+    times faster and smaller than RGB, which matters for a 6000-px bracket.
     """
     t = look.theme
     grounds = [t.background, look.band, look.stripe, look.card, look.mine, look.silver, look.bronze]
@@ -150,24 +150,82 @@ def _palette(look: _Look) -> Image.Image:
     return pal
 
 
-def _text(im: Image.Image, xy: tuple[float, float], text: str, font: TextFace, fill: RGB, anchor: str = "la") -> float:
-    return draw_text(im, xy, text, font, fill, anchor, stamped=True)
+class _Sheet:
+    """A palette image drawn on directly: shapes by palette index, text from sprites made over the
+    colour they sit on (their ground) and mapped onto the palette once, then cached.
+
+    The images repeat the same names and figures render after render, so after the first a sheet is
+    mostly pastes, and the tall image is never mapped onto the palette as a whole.
+    """
+
+    def __init__(self, look: _Look, size: tuple[int, int]) -> None:
+        self.look = look
+        self.index = _indices(look)
+        self.im = Image.new("P", size, self.index[look.theme.background])
+        self.im.putpalette(look.palette().getpalette() or [])
+        self.draw = ImageDraw.Draw(self.im)
+
+    def rect(self, box: tuple[float, float, float, float], colour: RGB) -> None:
+        self.draw.rectangle(box, fill=self.index[colour])
+
+    def rounded(self, box: tuple[float, float, float, float], radius: float, colour: RGB) -> None:
+        self.draw.rounded_rectangle(box, radius=radius, fill=self.index[colour])
+
+    def polygon(self, points: Sequence[tuple[float, float]], colour: RGB) -> None:
+        self.draw.polygon(list(points), fill=self.index[colour])
+
+    def text(
+        self, xy: tuple[float, float], text: str, font: TextFace, fill: RGB, ground: RGB, anchor: str = "la"
+    ) -> float:
+        """Draw ``text`` as ``canvas.draw_text`` would, on a spot of colour ``ground``; returns its width."""
+        sprite = _sprite(self.look, text, font, fill, ground, anchor)
+        if sprite is not None:
+            image, mask, dx, dy = sprite
+            self.im.paste(image, (round(xy[0]) + dx, round(xy[1]) + dy), mask)
+        return font.getlength(text)
+
+    def png(self) -> bytes:
+        out = io.BytesIO()
+        # zlib level 1: half the time of the boards' level 3 on a 6000-px bracket, for some 15% more bytes
+        self.im.save(out, "PNG", compress_level=TOURNAMENT_COMPRESS_LEVEL)
+        return out.getvalue()
 
 
-def _png(im: Image.Image, look: _Look) -> bytes:
-    quantised = im.quantize(palette=look.palette(), dither=Image.Dither.NONE)
-    out = io.BytesIO()
-    # zlib level 1: half the time of the boards' level 3 on a 6000-px bracket, for some 15% more bytes
-    quantised.save(out, "PNG", compress_level=TOURNAMENT_COMPRESS_LEVEL)
-    return out.getvalue()
+@lru_cache(maxsize=8)
+def _indices(look: _Look) -> dict[RGB, int]:
+    entries = look.palette().getpalette() or []
+    out: dict[RGB, int] = {}
+    for i in range(len(entries) // 3):
+        out.setdefault((entries[3 * i], entries[3 * i + 1], entries[3 * i + 2]), i)
+    return out
 
 
-def _title(im: Image.Image, look: _Look, title: str, height: int, width: int, scale: float = 1.0) -> None:
-    d = ImageDraw.Draw(im)
-    d.rectangle((0, 0, width, height), fill=look.band)
-    d.rectangle((0, height - round(4 * scale), width, height), fill=look.theme.accent)
+@lru_cache(maxsize=8192)
+def _sprite(
+    look: _Look, text: str, font: TextFace, fill: RGB, ground: RGB, anchor: str
+) -> tuple[Image.Image, Image.Image, int, int] | None:
+    """Text drawn over its ground and mapped onto the palette, cropped to its ink: (image, mask, dx, dy),
+    (dx, dy) leading from the anchor point to the top-left corner; None when nothing is drawn."""
+    margin = font.px
+    w, h = int(font.getlength(text)) + 2 * margin, 3 * font.px
+    ox = {"l": margin, "m": w // 2, "r": w - margin}[anchor[0]]
+    oy = h // 2
+    rgb = Image.new("RGB", (w, h), ground)
+    draw_text(rgb, (ox, oy), text, font, fill, anchor, stamped=True)
+    mask = ImageChops.difference(rgb, Image.new("RGB", (w, h), ground)).convert("L").point([0] + [255] * 255)
+    box = mask.getbbox()
+    if box is None:
+        return None
+    image = rgb.crop(box).quantize(palette=look.palette(), dither=Image.Dither.NONE)
+    return image, mask.crop(box), box[0] - ox, box[1] - oy
+
+
+def _title(sheet: _Sheet, title: str, height: int, width: int, scale: float = 1.0) -> None:
+    look = sheet.look
+    sheet.rect((0, 0, width, height), look.band)
+    sheet.rect((0, height - round(4 * scale), width, height), look.theme.accent)
     big, pad = TextFace(round(34 * scale)), round(PAD * scale)
-    _text(im, (pad, height / 2 - 2 * scale), fit(title, big, width - 2 * pad), big, look.theme.text, anchor="lm")
+    sheet.text((pad, height / 2 - 2 * scale), fit(title, big, width - 2 * pad), big, look.theme.text, look.band, "lm")
 
 
 def _name(names: Mapping[int, str], player: int) -> str:
@@ -235,9 +293,8 @@ def standings_png(
         width = max(WIDTH, round(fixed + 240))
         name_w = width - fixed - 12
         height = TITLE_H + HEAD_H + ROW_H * max(1, len(rows)) + PAD
-        im = Image.new("RGB", (width, height), t.background)
-        d = ImageDraw.Draw(im)
-        _title(im, look, title, TITLE_H, width)
+        sheet = _Sheet(look, (width, height))
+        _title(sheet, title, TITLE_H, width)
 
         # column edges, right-aligned numbers
         x_rank = PAD + rank_w  # right edge
@@ -249,15 +306,16 @@ def standings_png(
             x += w
             x_tb.append(x)
         head_y = TITLE_H + HEAD_H / 2
-        _text(im, (x_rank, head_y), words.rank, LABEL, t.muted, anchor="rm")
-        _text(im, (x_name, head_y), fit(words.player, LABEL, name_w), LABEL, t.muted, anchor="lm")
-        _text(im, (x_points, head_y), fit(words.points, LABEL, points_w), LABEL, t.muted, anchor="rm")
+        bg = t.background
+        sheet.text((x_rank, head_y), words.rank, LABEL, t.muted, bg, "rm")
+        sheet.text((x_name, head_y), fit(words.player, LABEL, name_w), LABEL, t.muted, bg, "lm")
+        sheet.text((x_points, head_y), fit(words.points, LABEL, points_w), LABEL, t.muted, bg, "rm")
         for label, right, w in zip(tiebreak_labels, x_tb, tb_w, strict=True):
             lines = _wrap(label, LABEL, w - 10)
             for i, line in enumerate(lines):
                 dy = (i - (len(lines) - 1) / 2) * 22
-                _text(im, (right, head_y + dy), line, LABEL, t.muted, anchor="rm")
-        d.rectangle((PAD, TITLE_H + HEAD_H - 2, width - PAD, TITLE_H + HEAD_H), fill=look.rule)
+                sheet.text((right, head_y + dy), line, LABEL, t.muted, bg, "rm")
+        sheet.rect((PAD, TITLE_H + HEAD_H - 2, width - PAD, TITLE_H + HEAD_H), look.rule)
 
         top = TITLE_H + HEAD_H
         group_start = 0
@@ -266,30 +324,30 @@ def standings_png(
             cy = y0 + ROW_H / 2
             mine = row.player in highlight
             out = row.player in withdrawn
+            ground = look.mine if mine else look.stripe if i % 2 else t.background
+            if ground != t.background:
+                sheet.rect((0, y0, width, y0 + ROW_H - 1), ground)
             if mine:
-                d.rectangle((0, y0, width, y0 + ROW_H - 1), fill=look.mine)
-                d.rectangle((0, y0, 7, y0 + ROW_H - 1), fill=t.accent)
-            elif i % 2:
-                d.rectangle((0, y0, width, y0 + ROW_H - 1), fill=look.stripe)
+                sheet.rect((0, y0, 7, y0 + ROW_H - 1), t.accent)
             shared_above = i > 0 and rows[i - 1].rank == row.rank
             if not shared_above:
                 group_start = i
-                _text(im, (x_rank, cy), str(row.rank), NUMBER, t.text, anchor="rm")
+                sheet.text((x_rank, cy), str(row.rank), NUMBER, t.text, ground, "rm")
             else:
                 # a shared rank: a line down from the number printed on the group's first row
                 lx = x_rank - 10
-                d.rectangle((lx, top + group_start * ROW_H + ROW_H - 8, lx + 2, y0 + ROW_H / 2), fill=t.muted)
+                sheet.rect((lx, top + group_start * ROW_H + ROW_H - 8, lx + 2, y0 + ROW_H / 2), t.muted)
             ink = t.muted if out else t.text
             tag = f"({words.withdrawn})" if out else ""
             tag_w = SMALL.getlength(tag) + 10 if tag else 0
             shown_name = fit(_name(names, row.player), NAME, name_w - tag_w)
-            drawn = _text(im, (x_name, cy), shown_name, NAME, ink, anchor="lm")
+            drawn = sheet.text((x_name, cy), shown_name, NAME, ink, ground, "lm")
             if tag:
-                _text(im, (x_name + drawn + 10, cy + 1), tag, SMALL, t.muted, anchor="lm")
-            _text(im, (x_points, cy), vals[0], NUMBER, ink, anchor="rm")
+                sheet.text((x_name + drawn + 10, cy + 1), tag, SMALL, t.muted, ground, "lm")
+            sheet.text((x_points, cy), vals[0], NUMBER, ink, ground, "rm")
             for value, right in zip(vals[1:], x_tb, strict=False):
-                _text(im, (right, cy), value, SMALL, t.muted if out else look.figures, anchor="rm")
-    return _png(im, look)
+                sheet.text((right, cy), value, SMALL, t.muted if out else look.figures, ground, "rm")
+    return sheet.png()
 
 
 # --- brackets -----------------------------------------------------------------------------------------------
@@ -307,10 +365,10 @@ def _b(value: float) -> int:
 
 B_PAD = _b(PAD)
 B_TITLE_H = _b(TITLE_H)
-CARD_H = _b(96)
+STRIP_H = _b(26)  # the match id, and "walkover" or "not needed"
+LINE_H = _b(36)  # one player
+CARD_H = STRIP_H + 2 * LINE_H + _b(8)
 CARD_GAP = _b(12)
-LINE_H = _b(40)
-STRIP_H = _b(28)
 SECTION_H = _b(58)
 CARD_NAME = TextFace(_b(25))
 CARD_LOSER = TextFace(_b(25), bold=False)
@@ -398,34 +456,32 @@ def bracket_png(
         height += SECTION_H + ((len(matches) + 1) // 2) * (CARD_H + CARD_GAP)
     height += pad
     with DRAWING:
-        im = Image.new("RGB", (width, height), t.background)
-        d = ImageDraw.Draw(im)
-        _title(im, look, title, B_TITLE_H, width, scale=_B)
+        sheet = _Sheet(look, (width, height))
+        _title(sheet, title, B_TITLE_H, width, scale=_B)
         y = B_TITLE_H
         if champion is not None:
             label = f"{words.champion}: "
-            lw = _text(im, (pad, y + banner / 2 + 3), label, CARD_NAME, t.accent, anchor="lm")
+            lw = sheet.text((pad, y + banner / 2 + 3), label, CARD_NAME, t.accent, t.background, "lm")
             name = fit(_name(names, champion), CARD_NAME, width - 2 * pad - lw)
-            _text(im, (pad + lw, y + banner / 2 + 3), name, CARD_NAME, t.text, anchor="lm")
+            sheet.text((pad + lw, y + banner / 2 + 3), name, CARD_NAME, t.text, t.background, "lm")
             y += banner
         y += pad // 2
         best_of = state.bracket.best_of
         for heading, matches in sections:
             text = heading if best_of == 1 else f"{heading} · {words.best_of.format(n=best_of)}"
-            _text(im, (pad, y + SECTION_H / 2 + 4), fit(text, HEADING, width - 2 * pad), HEADING, t.text, anchor="lm")
+            heading_at = (pad, y + SECTION_H / 2 + 4)
+            sheet.text(heading_at, fit(text, HEADING, width - 2 * pad), HEADING, t.text, t.background, "lm")
             y += SECTION_H
             for i, m in enumerate(matches):
                 x = pad + (i % 2) * (card_w + CARD_GAP)
                 cy = y + (i // 2) * (CARD_H + CARD_GAP)
-                _card(im, d, look, m, x, cy, card_w, names, seeds, scores, words)
+                _card(sheet, m, x, cy, card_w, names, seeds, scores, words)
             y += ((len(matches) + 1) // 2) * (CARD_H + CARD_GAP)
-    return _png(im, look)
+    return sheet.png()
 
 
 def _card(
-    im: Image.Image,
-    d: ImageDraw.ImageDraw,
-    look: _Look,
+    sheet: _Sheet,
     m: MatchState,
     x: int,
     y: int,
@@ -435,10 +491,11 @@ def _card(
     scores: Mapping[str, tuple[int, int]] | None,
     words: TournamentWords,
 ) -> None:
-    t = look.theme
+    look = sheet.look
+    t, card = look.theme, look.card
     not_needed = m.match.part == "reset" and m.winner is not None and not m.played
     walkover = m.winner is not None and not m.played and not not_needed and BYE in (m.a, m.b)
-    d.rounded_rectangle((x, y, x + w, y + CARD_H), radius=_b(10), fill=look.card)
+    sheet.rounded((x, y, x + w, y + CARD_H), _b(10), card)
     # the match id and how it ended, in the top strip
     tag = m.match.id
     if not_needed:
@@ -446,7 +503,7 @@ def _card(
     elif walkover and not (m.a == BYE and m.b == BYE):
         tag += f" · {words.walkover}"
     inset = _b(14)
-    _text(im, (x + inset, y + STRIP_H / 2 + 1), fit(tag, CARD_SMALL, w - 2 * inset), CARD_SMALL, t.muted, anchor="lm")
+    sheet.text((x + inset, y + STRIP_H / 2 + 1), fit(tag, CARD_SMALL, w - 2 * inset), CARD_SMALL, t.muted, card, "lm")
     got = scores.get(m.match.id) if scores else None
     seed_w, score_w = _b(26), (_b(40) if got else 0)
     for k, (source, occupant) in enumerate(((m.match.a, m.a), (m.match.b, m.b))):
@@ -456,16 +513,16 @@ def _card(
         won = known and m.winner == occupant and not not_needed
         lost = m.winner is not None and not won
         if won:
-            d.rectangle((x, ly + _b(4), x + _b(6), ly + LINE_H - _b(4)), fill=t.accent)
+            sheet.rect((x, ly + _b(4), x + _b(6), ly + LINE_H - _b(4)), t.accent)
         if isinstance(occupant, int):
-            _text(im, (x + inset + seed_w, cy), str(seeds.get(occupant, "")), CARD_SMALL, t.muted, anchor="rm")
+            sheet.text((x + inset + seed_w, cy), str(seeds.get(occupant, "")), CARD_SMALL, t.muted, card, "rm")
         font = (CARD_NAME if not lost else CARD_LOSER) if known else CARD_SMALL
         ink = t.text if known and not lost else t.muted
         name_x = x + inset + seed_w + _b(10)
         label = fit(_side(m, source, occupant, names, words), font, x + w - inset - score_w - name_x)
-        _text(im, (name_x, cy), label, font, ink, anchor="lm")
+        sheet.text((name_x, cy), label, font, ink, card, "lm")
         if got:
-            _text(im, (x + w - inset, cy), str(got[k]), CARD_SCORE, t.accent if won else t.muted, anchor="rm")
+            sheet.text((x + w - inset, cy), str(got[k]), CARD_SCORE, t.accent if won else t.muted, card, "rm")
 
 
 # --- podium -------------------------------------------------------------------------------------------------
@@ -505,19 +562,18 @@ def podium_png(
     ]
     fills = {1: look.gold, 2: look.silver, 3: look.bronze}
     with DRAWING:
-        im = Image.new("RGB", (width, height), t.background)
-        d = ImageDraw.Draw(im)
-        _title(im, look, title, TITLE_H, width)
-        d.rectangle((PAD, base, width - PAD, base + 4), fill=look.rule)
+        sheet = _Sheet(look, (width, height))
+        _title(sheet, title, TITLE_H, width)
+        sheet.rect((PAD, base, width - PAD, base + 4), look.rule)
         for (place, players), (cx, step_h) in zip(ordered, slots, strict=False):
             fill = fills[place]
             x0, x1 = cx - step_w / 2, cx + step_w / 2
             top = base - step_h
-            d.rounded_rectangle((x0, top, x1, base), radius=8, fill=fill)
+            sheet.rounded((x0, top, x1, base), 8, fill)
             ordinal = words.places[place - 1]
             ink_on = look.on_gold if fill == look.gold else t.text
             big = TextFace(44 if place == 1 else 36)
-            _text(im, (cx, top + 44), fit(ordinal, big, step_w - 16), big, ink_on, anchor="mm")
+            sheet.text((cx, top + 44), fit(ordinal, big, step_w - 16), big, ink_on, fill, "mm")
             champion = place == 1
             face_ = TextFace(34 if champion else 30)
             shown = players[:3] if len(players) <= 3 else players[:2]
@@ -527,22 +583,23 @@ def podium_png(
             line_h = face_.px + 12
             y = top - 16 - line_h * (len(lines) - 1)
             for line in lines:
-                _text(im, (cx, y), line, face_, t.text, anchor="ms")
+                sheet.text((cx, y), line, face_, t.text, t.background, "ms")
                 y += line_h
             if champion:
                 crown_y = top - 16 - line_h * len(lines) - 6
                 label = TextFace(24)
-                _text(im, (cx, crown_y), fit(words.champion, label, step_w + 30), label, t.accent, anchor="ms")
-                _crown(d, cx, crown_y - 36, 30, look.gold)
-    return _png(im, look)
+                champion_word = fit(words.champion, label, step_w + 30)
+                sheet.text((cx, crown_y), champion_word, label, t.accent, t.background, "ms")
+                _crown(sheet, cx, crown_y - 36, 30, look.gold)
+    return sheet.png()
 
 
-def _crown(d: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: RGB) -> None:
+def _crown(sheet: _Sheet, cx: float, cy: float, size: float, fill: RGB) -> None:
     """A small crown over the champion, drawn with a polygon (no emoji font needed)."""
     w, h = size * 1.4, size
     x0, x1 = cx - w / 2, cx + w / 2
     y0, y1 = cy - h / 2, cy + h / 2
-    d.polygon(
+    sheet.polygon(
         [
             (x0, y1),
             (x0, y0 + h * 0.15),
@@ -552,5 +609,5 @@ def _crown(d: ImageDraw.ImageDraw, cx: float, cy: float, size: float, fill: RGB)
             (x1, y0 + h * 0.15),
             (x1, y1),
         ],
-        fill=fill,
+        fill,
     )
