@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import pytest
 from PIL import Image
 
-from bot.render import THEMES
+from bot.render import THEMES, canvas
 from bot.render import tournament as tr
 from bot.render.tournament import TournamentWords, bracket_png, podium_png, score, standings_png
 from bot.tournaments import Player, double_elimination, resolve, single_elimination
@@ -322,3 +322,32 @@ def test_shared_places_stand_together() -> None:
 def test_podium_words_are_the_callers() -> None:
     places = [(1, 1), (2, 2), (3, 3)]
     assert podium(places).tobytes() != podium(places, words=TournamentWords(places=("1位", "2位", "3位"))).tobytes()
+
+
+# --- without the system fonts: still drawn, leaving out what DejaVu lacks ---------------------------------
+
+
+@pytest.fixture
+def without_system_fonts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(canvas, "FONT_SEARCH", ())
+    canvas.reset_fonts()
+    yield
+    monkeypatch.undo()
+    canvas.reset_fonts()
+
+
+def test_without_the_fonts_names_lose_only_what_dejavu_lacks(without_system_fonts: None) -> None:
+    rows = table(3)
+    labels = {"tiebreak_labels": LABELS, "title": "t"}
+    dropped = standings_png(rows, {1: "ネコ Ann 🎲", 2: "🎲", 3: "Cy"}, **labels)  # type: ignore[arg-type]
+    plain = standings_png(rows, {1: "Ann", 3: "Cy"}, **labels)  # type: ignore[arg-type]
+    assert dropped == plain  # the emoji-only name falls back to its id, as a missing one does
+    state = resolve(single_elimination(players(4)), {"W1-1": 1})
+    assert bracket_png(state, {1: "Ann 🍎", 2: "猫"}, title="t") == bracket_png(state, {1: "Ann"}, title="t")
+    assert podium_png([(1, 1)], {1: "🍎"}, title="t") == podium_png([(1, 1)], {}, title="t")
+
+
+def test_the_fonts_are_back_for_the_images_after_the_fixture() -> None:
+    rows = table(2)
+    with_cat = standings_png(rows, {1: "ネコ Ann", 2: "B"}, title="t", tiebreak_labels=LABELS)
+    assert with_cat != standings_png(rows, {1: "Ann", 2: "B"}, title="t", tiebreak_labels=LABELS)

@@ -515,9 +515,18 @@ def draw_text(
     return total
 
 
+_generation = [0]
+
+
+def font_generation() -> int:
+    """Bumped by every ``reset_fonts``: a cache of drawn text elsewhere keys on it."""
+    return _generation[0]
+
+
 def reset_fonts() -> None:
     """Forget which fonts were found and what they draw (after ``FONT_SEARCH`` changes; tests use it)."""
-    for cached in (_cjk, _emoji, _in_font, _runs, _run_length, _measure, _stamp, emoji_sprite, has_glyph):
+    _generation[0] += 1
+    for cached in (_cjk, _emoji, _in_font, _runs, _run_length, _measure, _stamp, emoji_sprite, has_glyph, visible):
         cached.cache_clear()
 
 
@@ -893,17 +902,23 @@ def has_glyph(char: str) -> bool:
     return char.isspace() or _font_for(char, True) is not None
 
 
-def drawable(players: Mapping[str, str] | None) -> dict[str, str]:
-    """Player names with what no available font draws left out; names left empty are dropped.
+@lru_cache(maxsize=4096)
+def visible(text: str) -> str:
+    """The text with what no available font draws left out, and its spaces tidied.
 
     With the system fonts installed that is almost nothing (emoji and CJK are drawn); without them
     emoji and CJK go, as a row of empty boxes reads worse than a shorter name.
     """
+    with DRAWING:
+        kept = "".join(c for c in clusters(text) if c.isspace() or _font_for(c, True) is not None)
+    return " ".join(kept.split())
+
+
+def drawable(players: Mapping[str, str] | None) -> dict[str, str]:
+    """Player names as ``visible`` leaves them; names left empty are dropped."""
     out: dict[str, str] = {}
     for key, name in (players or {}).items():
-        with DRAWING:
-            kept = "".join(c for c in clusters(name) if c.isspace() or _font_for(c, True) is not None)
-        kept = " ".join(kept.split())
+        kept = visible(name)
         if kept:
             out[key] = kept
     return out

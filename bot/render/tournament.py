@@ -26,8 +26,10 @@ from bot.render.canvas import (
     Theme,
     draw_text,
     fit,
+    font_generation,
     mix,
     theme_named,
+    visible,
 )
 from bot.tournaments.elimination import BYE, BracketState, MatchState, Occupant, Source
 from bot.tournaments.standings import Standing
@@ -178,7 +180,7 @@ class _Sheet:
         self, xy: tuple[float, float], text: str, font: TextFace, fill: RGB, ground: RGB, anchor: str = "la"
     ) -> float:
         """Draw ``text`` as ``canvas.draw_text`` would, on a spot of colour ``ground``; returns its width."""
-        sprite = _sprite(self.look, text, font, fill, ground, anchor)
+        sprite = _sprite(self.look, text, font, fill, ground, anchor, font_generation())
         if sprite is not None:
             image, mask, dx, dy = sprite
             self.im.paste(image, (round(xy[0]) + dx, round(xy[1]) + dy), mask)
@@ -202,7 +204,7 @@ def _indices(look: _Look) -> dict[RGB, int]:
 
 @lru_cache(maxsize=8192)
 def _sprite(
-    look: _Look, text: str, font: TextFace, fill: RGB, ground: RGB, anchor: str
+    look: _Look, text: str, font: TextFace, fill: RGB, ground: RGB, anchor: str, generation: int
 ) -> tuple[Image.Image, Image.Image, int, int] | None:
     """Text drawn over its ground and mapped onto the palette, cropped to its ink: (image, mask, dx, dy),
     (dx, dy) leading from the anchor point to the top-left corner; None when nothing is drawn."""
@@ -229,7 +231,8 @@ def _title(sheet: _Sheet, title: str, height: int, width: int, scale: float = 1.
 
 
 def _name(names: Mapping[int, str], player: int) -> str:
-    return names.get(player) or f"#{player}"
+    """A player's display name as it can be drawn here (``#id`` when none is left)."""
+    return visible(names.get(player, "")) or f"#{player}"
 
 
 # --- standings ----------------------------------------------------------------------------------------------
