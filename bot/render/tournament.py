@@ -13,6 +13,7 @@ another language's.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -242,18 +243,24 @@ HEAD_H = 58
 ROW_H = 50
 NAME = TextFace(28)
 NUMBER = TextFace(28)
-SMALL = TextFace(22, bold=False)
+SMALL = TextFace(24, bold=False)
 LABEL = TextFace(20, bold=False)
+NAME_MIN = 200  # the name column's least width; past it more tie-break columns widen the image
 
 
 def _wrap(label: str, font: TextFace, width: float) -> list[str]:
-    """A column label on at most two lines (cut at spaces), each shortened to the width."""
-    words = label.split()
-    if not words or font.getlength(label) <= width or len(words) == 1:
+    """A column label on at most two lines, cut after a space or a hyphen ("Sonneborn-" "Berger"), each
+    shortened to the width."""
+    pieces = re.findall(r"[^\s-]*-|\S+", label)  # words, a hyphenated word's parts keeping their hyphen
+    if font.getlength(label) <= width or len(pieces) < 2:
         return [fit(label, font, width)]
-    best = [label]
-    for cut in range(1, len(words)):
-        first, second = " ".join(words[:cut]), " ".join(words[cut:])
+
+    def joined(part: list[str]) -> str:
+        return "".join(p if p.endswith("-") else p + " " for p in part).strip()
+
+    best = [joined(pieces[:1]), joined(pieces[1:])]
+    for cut in range(2, len(pieces)):
+        first, second = joined(pieces[:cut]), joined(pieces[cut:])
         if font.getlength(first) <= width:
             best = [first, second]
     return [fit(line, font, width) for line in best[:2]]
@@ -278,8 +285,10 @@ def standings_png(
     show fewer than were computed. A rank shared by equal players is printed once, on the first of
     them, with a line down to the last; points and tie-breaks show halves as ½. ``highlight`` players
     (the reader, say) get a tinted row with a bar; ``withdrawn`` ones are greyed and marked. At most
-    ``MAX_STANDINGS_ROWS`` (100) rows per image: page longer fields. 800 px wide with up to three
-    tie-break columns; more widen it so names keep 240 px. Dark theme by default.
+    ``MAX_STANDINGS_ROWS`` (100) rows per image: page longer fields. 800 px wide with up to five
+    short labels ("BH-1", "BH", "SB", "H2H", "W") or three long ones (which wrap onto two lines);
+    past that the image widens so names keep 200 px, and a phone shows it smaller. Dark theme by
+    default.
     """
     if len(rows) > MAX_STANDINGS_ROWS:
         raise ValueError(f"{len(rows)} rows: one standings image holds at most {MAX_STANDINGS_ROWS}; page them")
@@ -291,9 +300,9 @@ def standings_png(
         rank_w = max([NUMBER.getlength(str(r.rank)) for r in rows] + [LABEL.getlength(words.rank), 30]) + 8
         points_w = max([NUMBER.getlength(v[0]) for v in values] + [LABEL.getlength(words.points), 50]) + 16
         tb_w = [max([SMALL.getlength(v[1 + i]) for v in values if len(v) > 1 + i] + [44]) + 28 for i in range(shown)]
-        tb_w = [max(w, min(LABEL.getlength(label) + 16, 112)) for w, label in zip(tb_w, tiebreak_labels, strict=True)]
+        tb_w = [max(w, min(LABEL.getlength(label) + 12, 104)) for w, label in zip(tb_w, tiebreak_labels, strict=True)]
         fixed = 2 * PAD + rank_w + 16 + points_w + sum(tb_w)
-        width = max(WIDTH, round(fixed + 240))
+        width = max(WIDTH, round(fixed + NAME_MIN))
         name_w = width - fixed - 12
         height = TITLE_H + HEAD_H + ROW_H * max(1, len(rows)) + PAD
         sheet = _Sheet(look, (width, height))
@@ -314,7 +323,7 @@ def standings_png(
         sheet.text((x_name, head_y), fit(words.player, LABEL, name_w), LABEL, t.muted, bg, "lm")
         sheet.text((x_points, head_y), fit(words.points, LABEL, points_w), LABEL, t.muted, bg, "rm")
         for label, right, w in zip(tiebreak_labels, x_tb, tb_w, strict=True):
-            lines = _wrap(label, LABEL, w - 10)
+            lines = _wrap(label, LABEL, w - 8)
             for i, line in enumerate(lines):
                 dy = (i - (len(lines) - 1) / 2) * 22
                 sheet.text((right, head_y + dy), line, LABEL, t.muted, bg, "rm")
