@@ -144,8 +144,8 @@ def test_tiebreak_columns_follow_the_labels_and_localised_headings() -> None:
     assert standings(rows, tiebreak_labels=["BH-1", "BH", "SB", "H2H", "W"]).width == tr.WIDTH
     # long labels wrap onto two lines, after a space or a hyphen
     assert tr._wrap("Sonneborn-Berger", tr.LABEL, 200) == ["Sonneborn-Berger"]
-    assert tr._wrap("Sonneborn-Berger", tr.LABEL, 110) == ["Sonneborn-", "Berger"]
-    assert tr._wrap("Buchholz cut 1", tr.LABEL, 110) == ["Buchholz", "cut 1"]
+    assert tr._wrap("Sonneborn-Berger", tr.LABEL, 120) == ["Sonneborn-", "Berger"]
+    assert tr._wrap("Buchholz cut 1", tr.LABEL, 120) == ["Buchholz", "cut 1"]
 
 
 def test_a_standings_page_holds_at_most_its_documented_rows() -> None:
