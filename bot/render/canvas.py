@@ -459,16 +459,6 @@ def emoji_sprite(cluster: str, px: int) -> Image.Image:
     return big.resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.Resampling.LANCZOS)
 
 
-@lru_cache(maxsize=4096)
-def _stamp(which: str, run: str, px: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
-    """A run of text as a coverage mask, drawn once, with its offset from the anchor point."""
-    font = _font(which, px, bold)
-    x0, y0, x1, y1 = (round(v) for v in font.getbbox(run, anchor=anchor))
-    mask = Image.new("L", (max(1, x1 - x0), max(1, y1 - y0)), 0)
-    ImageDraw.Draw(mask).text((-x0, -y0), run, font=font, fill=255, anchor=anchor)
-    return mask, x0, y0
-
-
 def draw_text(
     im: Image.Image,
     xy: tuple[float, float],
@@ -476,25 +466,15 @@ def draw_text(
     font: TextFace,
     fill: RGB,
     anchor: str = "la",
-    *,
-    stamped: bool = False,
 ) -> float:
     """Draw ``text`` at ``xy`` as Pillow's ``ImageDraw.text`` would with ``anchor`` (horizontal l/m/r,
-    vertical a/m/s/d), each run in the first font that has it; returns the width drawn.
-
-    ``stamped`` draws each run from a cached mask at whole pixels: for images that repeat the same
-    names many times (a bracket), where drawing every glyph afresh would cost most of the time.
-    """
+    vertical a/m/s/d), each run in the first font that has it; returns the width drawn."""
     runs = font.runs(text)
     d = ImageDraw.Draw(im)
     total = font.getlength(text)
     if len(runs) == 1 and runs[0][0] == "text" and runs[0][1] == text:
         # the usual case: one font, drawn exactly as before fallbacks existed
-        if stamped:
-            mask, dx, dy = _stamp("text", text, font.px, font.bold, anchor)
-            im.paste(fill, (round(xy[0]) + dx, round(xy[1]) + dy), mask)
-        else:
-            d.text(xy, text, font=font.primary, fill=fill, anchor=anchor)
+        d.text(xy, text, font=font.primary, fill=fill, anchor=anchor)
         return total
     x, y = xy
     h_anchor, v_anchor = anchor[0], anchor[1]
@@ -506,9 +486,6 @@ def draw_text(
             sprite = emoji_sprite(run, font.px)
             top = baseline - EMOJI_BOX[2] * _emoji_scale(font.px)
             im.paste(sprite, (round(x0), round(top)), sprite)
-        elif stamped:
-            mask, dx, dy = _stamp(which, run, font.px, font.bold, "ls")
-            im.paste(fill, (round(x0) + dx, round(baseline) + dy), mask)
         else:
             d.text((x0, baseline), run, font=_font(which, font.px, font.bold), fill=fill, anchor="ls")
         x0 += _run_length(which, run, font.px, font.bold)
@@ -526,7 +503,7 @@ def font_generation() -> int:
 def reset_fonts() -> None:
     """Forget which fonts were found and what they draw (after ``FONT_SEARCH`` changes; tests use it)."""
     _generation[0] += 1
-    for cached in (_cjk, _emoji, _in_font, _runs, _run_length, _measure, _stamp, emoji_sprite, has_glyph, visible):
+    for cached in (_cjk, _emoji, _in_font, _runs, _run_length, _measure, emoji_sprite, has_glyph, visible):
         cached.cache_clear()
 
 

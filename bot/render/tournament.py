@@ -203,7 +203,7 @@ def _indices(look: _Look) -> dict[RGB, int]:
     return out
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=2048)  # a 64-player bracket uses about 600; each is a name's size, a few KB
 def _sprite(
     look: _Look, text: str, font: TextFace, fill: RGB, ground: RGB, anchor: str, generation: int
 ) -> tuple[Image.Image, Image.Image, int, int] | None:
@@ -214,7 +214,7 @@ def _sprite(
     ox = {"l": margin, "m": w // 2, "r": w - margin}[anchor[0]]
     oy = h // 2
     rgb = Image.new("RGB", (w, h), ground)
-    draw_text(rgb, (ox, oy), text, font, fill, anchor, stamped=True)
+    draw_text(rgb, (ox, oy), text, font, fill, anchor)
     mask = ImageChops.difference(rgb, Image.new("RGB", (w, h), ground)).convert("L").point([0] + [255] * 255)
     box = mask.getbbox()
     if box is None:
