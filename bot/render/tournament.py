@@ -1,10 +1,11 @@
 """Tournament images in the board themes: standings, a bracket, the podium.
 
 Plain functions: engine values (``bot.tournaments``) and display names in, PNG bytes out, nothing of
-Discord. Every image is 800 px wide (a standings table with many tie-break columns a little wider),
-made to be read on a phone, where Discord shows it about 400 px wide: the smallest text is 20 px
-here, 10 px there, and names are 28 px. Long content makes an image taller, never wider, so Discord
-never shrinks it further. Names and words may be in any script, emoji included (see ``canvas``).
+Discord. They are made to be read on a phone, where Discord shows an image about 400 px wide:
+standings and the podium are 800 px wide (standings wider only past five short tie-break labels),
+a bracket 600 px with everything in proportion, so names read at 13 to 14 px there and the smallest
+words at 10 px. A bigger field makes an image taller, never wider, so Discord never shrinks it
+further. Names and words may be in any script, emoji included (see ``canvas``).
 
 The few fixed words come from ``TournamentWords`` (English by default), so a caller can pass
 another language's.
@@ -35,7 +36,16 @@ from bot.render.canvas import (
 from bot.tournaments.elimination import BYE, BracketState, MatchState, Occupant, Source
 from bot.tournaments.standings import Standing
 
-__all__ = ["MAX_STANDINGS_ROWS", "WIDTH", "TournamentWords", "bracket_png", "podium_png", "score", "standings_png"]
+__all__ = [
+    "BRACKET_WIDTH",
+    "MAX_STANDINGS_ROWS",
+    "WIDTH",
+    "TournamentWords",
+    "bracket_png",
+    "podium_png",
+    "score",
+    "standings_png",
+]
 
 WIDTH = 800
 PAD = 28
@@ -136,7 +146,7 @@ def _palette(look: _Look) -> Image.Image:
     between every ink and every ground it is drawn on, and a 5×5×5 cube for the colours of emoji.
 
     Every piece of text is mapped onto it once (see ``_Sheet``), and a palette image encodes several
-    times faster and smaller than RGB, which matters for a 6000-px bracket.
+    times faster and smaller than RGB, which matters for a 6800-px bracket.
     """
     t = look.theme
     grounds = [t.background, look.band, look.stripe, look.card, look.mine, look.silver, look.bronze]
@@ -189,7 +199,7 @@ class _Sheet:
 
     def png(self) -> bytes:
         out = io.BytesIO()
-        # zlib level 1: half the time of the boards' level 3 on a 6000-px bracket, for some 15% more bytes
+        # zlib level 1: half the time of the boards' level 3 on a 6800-px bracket, for some 15% more bytes
         self.im.save(out, "PNG", compress_level=TOURNAMENT_COMPRESS_LEVEL)
         return out.getvalue()
 
@@ -364,7 +374,7 @@ def standings_png(
 
 # --- brackets -----------------------------------------------------------------------------------------------
 
-# A bracket is the tallest image (7000 px for 64 players in double elimination), so it is drawn 600 px
+# A bracket is the tallest image (6800 px for 64 players in double elimination), so it is drawn 600 px
 # wide with everything in proportion: on a phone it reads exactly as an 800-px image would, for a
 # little over half the pixels to draw, map and encode.
 BRACKET_WIDTH = 600
@@ -444,7 +454,7 @@ def bracket_png(
     the winner bold with an accent bar and the loser greyed; a bye reads "bye" and its match
     "walkover". ``scores`` maps a match id to games won by its two sides (best-of-N), printed beside
     the names. The champion, once known, is named under the title. 600 px wide (see ``BRACKET_WIDTH``);
-    64 players in double elimination make an image about 6000 px tall.
+    64 players in double elimination make an image about 6800 px tall (some 250 KB).
     """
     look = _look(theme)
     t = look.theme
