@@ -157,6 +157,15 @@ def test_without_the_fonts_what_dejavu_lacks_is_left_out() -> None:
 
 
 @pytest.mark.usefixtures("without_system_fonts")
+def test_without_the_fonts_the_scripts_are_told_what_to_install() -> None:
+    assert canvas.missing_font_packages()[:2] == ["fonts-noto-cjk", "fonts-noto-color-emoji"]
+
+
+def test_with_the_fonts_nothing_is_missing() -> None:
+    assert canvas.missing_font_packages() == []
+
+
+@pytest.mark.usefixtures("without_system_fonts")
 def test_without_the_fonts_a_japanese_status_still_renders() -> None:
     data = board_png(BOARD, theme="contrast", result="黒の勝ち")
     assert decode(data).size == (layout(10).width, layout(10).height)
