@@ -10,7 +10,7 @@ import io
 from collections.abc import Iterator
 
 import pytest
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from bot.render import THEMES, Layout, board_png, canvas, layout, veloop_board_png
 from bot.render.canvas import TextFace, clusters, draw_text, drawable, fit
@@ -130,6 +130,21 @@ def test_long_names_are_cut_between_whole_emoji_and_fit_as_drawn() -> None:
     assert header_of("猫" * 40).crop(score).tobytes() == header_of("A").crop(score).tobytes()
 
 
+def test_other_scripts_fall_back_to_their_noto_font_and_are_shaped() -> None:
+    font = TextFace(30)
+    assert [which for which, _ in font.runs("สมชาย Ann")] == ["script:Thai", "text"]
+    assert [which for which, _ in font.runs("राहुल")] == ["script:Devanagari"]
+    assert alone("สมชาย", font) != alone("ชายสม", font)
+    # Devanagari joins क ् ष into one conjunct: drawn shaped, not letter by letter
+    script = canvas._script("Devanagari", 30, True)
+    assert script is not None
+    basic = ImageFont.truetype(script.path, 30, layout_engine=ImageFont.Layout.BASIC)
+    assert font.getlength("क्ष") != basic.getlength("क्ष")
+    # right to left: two Arabic words are one run, so the first word stands on the right
+    assert font.runs("محمد علي") == (("text+", "محمد علي"),)
+    assert alone("محمد علي", font) != alone("علي محمد", font)
+
+
 def test_names_keep_everything_some_font_draws() -> None:
     assert drawable({"black": "🎲 Dice ネコ", "white": "\U000f0000"}) == {"black": "🎲 Dice ネコ"}
 
@@ -153,12 +168,14 @@ def test_without_the_fonts_what_dejavu_lacks_is_left_out() -> None:
     assert with_emoji == board_png(BOARD, theme="dark", players={"black": "Dice", "white": "White"})
     font = TextFace(30)
     assert font.runs("Ann ネコ 🎲") == (("text", "Ann  "),)
+    assert font.runs("สมชาย Ann") == (("text", " Ann"),)
     assert alone("ネコ", font) == Image.new("RGB", (400, 60)).tobytes()
 
 
 @pytest.mark.usefixtures("without_system_fonts")
 def test_without_the_fonts_the_scripts_are_told_what_to_install() -> None:
-    assert canvas.missing_font_packages()[:2] == ["fonts-noto-cjk", "fonts-noto-color-emoji"]
+    missing = canvas.missing_font_packages()
+    assert missing[:3] == ["fonts-noto-cjk", "fonts-noto-color-emoji", "fonts-noto-core"]
 
 
 def test_with_the_fonts_nothing_is_missing() -> None:

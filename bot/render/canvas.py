@@ -279,6 +279,8 @@ def missing_font_packages() -> list[str]:
         missing.append("fonts-noto-cjk")
     if _find_font(EMOJI_FILE) is None:
         missing.append("fonts-noto-color-emoji")
+    if _find_font("NotoSansThai-Bold.ttf") is None or _find_font("NotoSansDevanagari-Regular.ttf") is None:
+        missing.append("fonts-noto-core")  # Noto Sans for Thai, the Indic scripts, Ethiopic, Khmer...
     if not features.check_feature("raqm"):
         missing.append("libfribidi0")  # Pillow's Raqm layout loads it; emoji sequences need it
     return missing
@@ -312,6 +314,44 @@ def _emoji() -> ImageFont.FreeTypeFont | None:
     except OSError:
         log.warning("could not load %s; emoji are left out of images", path)
         return None
+
+
+@lru_cache(maxsize=128)
+def _script(name: str, px: int, bold: bool) -> ImageFont.FreeTypeFont | None:
+    """Noto Sans for one script (Debian's fonts-noto-core: NotoSansThai-Bold.ttf and the like), laid
+    out with Raqm where there is one, as such scripts join and reorder their letters."""
+    path = _find_font(f"NotoSans{name}-{'Bold' if bold else 'Regular'}.ttf")
+    if path is None:
+        return None
+    try:
+        return ImageFont.truetype(str(path), max(6, px), layout_engine=_engine())
+    except OSError:
+        log.warning("could not load %s", path)
+        return None
+
+
+@lru_cache(maxsize=1024)
+def _script_of(char: str) -> tuple[str, ...]:
+    """Candidate script names for a character, from its Unicode name ("THAI CHARACTER KO KAI" → Thai)."""
+    words = unicodedata.name(char, "").split()
+    if not words:
+        return ()
+    return tuple(dict.fromkeys(("".join(w.title() for w in words[:2]), words[0].title())))
+
+
+@lru_cache(maxsize=128)
+def _shaped(which: str, px: int, bold: bool) -> ImageFont.FreeTypeFont | None:
+    """DejaVu (``text``) or Noto Sans CJK (``cjk``) laid out with Raqm, for runs that need shaping:
+    right-to-left scripts and letters with combining marks. Other runs keep the basic layout the
+    boards have always been drawn with."""
+    if which == "text":
+        path: Path | None = FONT_DIR / ("DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf")
+        index = 0
+    else:
+        path, index = _find_font(CJK_FILES[bold]), CJK_INDEX
+    if path is None:
+        return None
+    return ImageFont.truetype(str(path), max(6, px), index=index, layout_engine=_engine())
 
 
 def _is_extender(ch: str) -> bool:
@@ -352,11 +392,11 @@ def clusters(text: str) -> list[str]:
 
 @lru_cache(maxsize=8192)
 def _in_font(which: str, char: str, bold: bool) -> bool:
-    """Whether font ``which`` (``text``, ``cjk``, ``emoji``) draws ``char`` as a glyph of its own."""
+    """Whether font ``which`` (``text``, ``cjk``, ``emoji``, ``script:Thai``...) draws ``char`` as a glyph."""
     if which == "emoji":
         emoji = _emoji()
         return emoji is not None and emoji.getmask2(char, mode="RGBA")[0].getbbox() is not None
-    font = face(24, bold) if which == "text" else _cjk(24, bold)
+    font = face(24, bold) if which == "text" else _cjk(24, bold) if which == "cjk" else _script(which[7:], 24, bold)
     if font is None:
         return False
     mask = font.getmask(char)
@@ -373,11 +413,22 @@ def _font_for(cluster: str, bold: bool) -> str | None:
         return "text"
     # Pictographs from U+1F000 on are emoji to a Discord reader (DejaVu has some of them in black and white)
     emoji_like = ord(base) >= 0x1F000 or any(_emoji_mark(c) for c in cluster[1:])
-    order = ("emoji", "text", "cjk") if emoji_like and "\ufe0e" not in cluster else ("text", "cjk", "emoji")
+    scripts = tuple(f"script:{name}" for name in _script_of(base))
+    if emoji_like and "\ufe0e" not in cluster:
+        order = ("emoji", "text", "cjk", *scripts)
+    else:
+        order = ("text", "cjk", *scripts, "emoji")
     for which in order:
         if _in_font(which, base, bold):
+            if which in ("text", "cjk") and any(_needs_shaping(c) for c in cluster):
+                return which + "+"
             return which
     return None
+
+
+def _needs_shaping(char: str) -> bool:
+    """Right-to-left letters (Hebrew, Arabic) and combining marks are laid out by Raqm, not one by one."""
+    return unicodedata.bidirectional(char) in ("R", "AL") or unicodedata.category(char) == "Mn"
 
 
 @dataclass(frozen=True)
@@ -420,19 +471,36 @@ def _runs(text: str, bold: bool) -> tuple[tuple[str, str], ...]:
                 continue  # no font draws it: left out rather than a box
             if which == "emoji":
                 runs.append((which, cluster))  # one sprite per emoji
-            elif runs and runs[-1][0] == which:
-                runs[-1] = (which, runs[-1][1] + cluster)
+            elif runs and (runs[-1][0] == which or (cluster.isspace() and runs[-1][0] != "emoji")):
+                # a space stays in the run before it, so two right-to-left words are one run Raqm orders
+                runs[-1] = (runs[-1][0], runs[-1][1] + cluster)
             else:
                 runs.append((which, cluster))
-    return tuple(runs)
+    out: list[tuple[str, str]] = []
+    for which, run in runs:
+        kept = run.rstrip() if which != "text" else run
+        # trailing spaces go on their own, or Raqm would put them on the left of a right-to-left run
+        for kind, part in ((which, kept), ("text", run[len(kept) :])):
+            if out and kind == "text" and out[-1][0] == "text":
+                out[-1] = ("text", out[-1][1] + part)
+            elif part:
+                out.append((kind, part))
+    return tuple(out)
 
 
 def _font(which: str, px: int, bold: bool) -> ImageFont.FreeTypeFont:
+    """The font of a run kind (runs of a kind exist only when its font was found)."""
+    font: ImageFont.FreeTypeFont | None
+    if which == "text":
+        return face(px, bold)
     if which == "cjk":
         font = _cjk(px, bold)
-        assert font is not None  # a cjk run exists only when the font was found
-        return font
-    return face(px, bold)
+    elif which.endswith("+"):
+        font = _shaped(which[:-1], px, bold)
+    else:
+        font = _script(which[7:], px, bold)
+    assert font is not None
+    return font
 
 
 def _emoji_scale(px: int) -> float:
@@ -503,7 +571,19 @@ def font_generation() -> int:
 def reset_fonts() -> None:
     """Forget which fonts were found and what they draw (after ``FONT_SEARCH`` changes; tests use it)."""
     _generation[0] += 1
-    for cached in (_cjk, _emoji, _in_font, _runs, _run_length, _measure, emoji_sprite, has_glyph, visible):
+    for cached in (
+        _cjk,
+        _emoji,
+        _script,
+        _shaped,
+        _in_font,
+        _runs,
+        _run_length,
+        _measure,
+        emoji_sprite,
+        has_glyph,
+        visible,
+    ):
         cached.cache_clear()
 
 
