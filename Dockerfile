@@ -15,6 +15,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PATH=/opt/venv/bin:$PATH \
     DATABASE_PATH=/data/veletas.sqlite3
+# Fonts for names and words in every script: Noto Sans CJK (Japanese and the rest of CJK), Noto Color
+# Emoji, Noto Sans for Thai, the Indic scripts and others, and libfribidi for Pillow's Raqm layout, which
+# shapes them and joins emoji sequences (bot/render/canvas.py).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends fonts-noto-cjk fonts-noto-color-emoji fonts-noto-core libfribidi0 \
+    && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --uid 10001 --home-dir /nonexistent --shell /usr/sbin/nologin veletas \
     && mkdir /data && chown veletas /data
 COPY --from=build /opt/venv /opt/venv

@@ -1,4 +1,5 @@
-"""Speed and size of the board images of both games: one board per turn, and replay GIFs.
+"""Speed and size of the images the bot draws: boards of both games (one per turn), replay GIFs, and
+the tournament images (standings, brackets).
 
 Run ``python -m benchmarks.bench_render`` to print a markdown table, ``--write`` to publish it
 into the README through ``benchmarks._report.publish``. Inputs come from fixed seeds, so two
@@ -20,14 +21,20 @@ from collections.abc import Callable
 from PIL import Image
 
 from bot import render
+from bot.render import tournament as tournament_drawer
 from bot.render import veloop as veloop_drawer
 from bot.rules import Game, random_setup
 from bot.rules.veloop import SIZES, Move, Position, playout, write_record
+from bot.tournaments import BracketState, Player, double_elimination, resolve
+from bot.tournaments.standings import Standing
 
 BOARD_TARGET_RATIO = 0.7  # a board costs at most this share of a plain RGB PNG encode of the same size
 PNG_TARGET_KB = 150.0
 GIF_TARGET_S = 2.0  # per 100 plies: the target as it was set; the ratio beside it shows a loaded run as such
 GIF_TARGET_MB = 8.0  # per 100 plies
+TOURNAMENT_TARGET_MS = 100.0  # a 64-row standings page, a 64-player bracket
+# Names as Discord members write them: Latin with accents, Japanese, Korean, Cyrillic, emoji.
+NAMES = ("Ada", "Grace 🎲", "ネコ", "Bartholomew of Lincolnshire", "Zoë", "김민준", "Олег", "さくら🌸", "Luis", "Dale")
 
 
 def midgame(seed: int = 1, moves: int = 30) -> Game:
@@ -197,6 +204,82 @@ def veloop_board_rows(table: Table, runs: int) -> None:
             board_row(table, f"Veloop board_png, {size}×{size} midgame, {theme}", draw, runs)
 
 
+def named_board_rows(table: Table, runs: int) -> None:
+    """The header with names in scripts and emoji DejaVu lacks: the fallback fonts' cost on a board."""
+    game = midgame()
+    position, last = game.position, game.last_move
+    players = {"black": "ネコ 🎲 Dice", "white": "Zoë 👨‍👩‍👧 김민준"}
+
+    def draw() -> bytes:
+        return render.board_png(position, last_move=last, theme="dark", players=players)
+
+    board_row(table, "Veletas board_png, standard midgame, dark, Japanese, Korean and emoji names", draw, runs)
+
+
+def member_names(n: int) -> dict[int, str]:
+    return {i: f"{NAMES[(i - 1) % len(NAMES)]} {i}" for i in range(1, n + 1)}
+
+
+def standings_64() -> list[Standing]:
+    """64 rows of a Swiss after 7 rounds, with shared ranks: fixed values, as the engine gives them."""
+    rng = random.Random(64)
+    rows: list[Standing] = []
+    for i in range(64):
+        points = (13 - i // 5) / 2
+        tiebreaks = (rng.randrange(20, 60) / 2, rng.randrange(24, 70) / 2, rng.randrange(0, 160) / 4, 0.0, 3.0)
+        rank = rows[-1].rank if rows and i % 9 == 8 else i + 1
+        if rank != i + 1:
+            points, tiebreaks = rows[-1].points, rows[-1].tiebreaks
+        rows.append(Standing(rank, i + 1, points, tiebreaks))
+    return rows
+
+
+def bracket_64() -> BracketState:
+    """64 players in double elimination, best of 3, half its matches played."""
+    rng = random.Random(64)
+    bracket = double_elimination([Player(i, 2000 - i, i) for i in range(1, 65)], best_of=3)
+    winners: dict[str, int] = {}
+    while len(winners) < len(bracket.matches) // 2:
+        match = resolve(bracket, winners).ready()[0]
+        assert isinstance(match.a, int) and isinstance(match.b, int)
+        winners[match.match.id] = match.a if rng.random() < 0.7 else match.b
+    return resolve(bracket, winners)
+
+
+def tournament_row(table: Table, what: str, draw: Callable[[], bytes], runs: int) -> None:
+    start = time.perf_counter()
+    data = draw()
+    cold = (time.perf_counter() - start) * 1000
+    ms, ratio = table.time(draw, runs)
+    size = Image.open(io.BytesIO(data)).size
+    table.add(
+        f"{what} ({size[0]}×{size[1]} px)",
+        f"{ms:.1f} ms median ({cold:.0f} ms first call), {len(data) / 1024:.0f} KB",
+        ratio,
+        f"≤ {TOURNAMENT_TARGET_MS:.0f} ms",
+        verdict(ms <= TOURNAMENT_TARGET_MS),
+    )
+
+
+def tournament_rows(table: Table, runs: int) -> None:
+    rows, names = standings_64(), member_names(64)
+    labels = ["Buchholz cut 1", "Buchholz", "Sonneborn-Berger", "head-to-head", "wins"]
+
+    def standings() -> bytes:
+        return tournament_drawer.standings_png(
+            rows, names, title="Spring Swiss · after round 7", tiebreak_labels=labels, theme="dark", highlight={7}
+        )
+
+    state = bracket_64()
+    scores = {m.match.id: (2, 1) if m.winner == m.a else (0, 2) for m in state.matches if m.played}
+
+    def bracket() -> bytes:
+        return tournament_drawer.bracket_png(state, names, title="Veletas Cup", theme="dark", scores=scores)
+
+    tournament_row(table, "standings_png, 64 rows, 5 tie-breaks, dark", standings, runs)
+    tournament_row(table, "bracket_png, 64 players, double elimination half played, best of 3, dark", bracket, runs)
+
+
 def stage_rows(table: Table, runs: int) -> None:
     """Where the time of one board goes, so a regression points at its stage."""
     game = midgame()
@@ -291,9 +374,11 @@ def table(runs: int, rounds: int) -> str:
     out = Table(reference_encoder())
     veletas_board_rows(out, runs)
     veloop_board_rows(out, runs)
+    named_board_rows(out, runs)
     stage_rows(out, runs)
     level_rows(out, max(5, runs // 4))
     gif_rows(out, rounds)
+    tournament_rows(out, max(10, runs // 4))
     low, mid, high = min(out.refs), statistics.median(out.refs), max(out.refs)
     lines = [
         "| what | measured | × ref | target | met |",
@@ -311,7 +396,8 @@ def table(runs: int, rounds: int) -> str:
         "PNG encode (RGB, zlib level 6) of the "
         "8×8 Veloop midgame board, dark theme, 800 px wide. The machine is shared, so the milliseconds "
         f"move with its load and the ratios much less: load average {load_before} when this run began and "
-        f"{load()} when it ended, on {os.cpu_count()} cores."
+        f"{load()} when it ended, on {os.cpu_count()} cores. Tournament images: the lowest of five round "
+        f"medians over {max(10, runs // 4)} renders each, members' names in several scripts and emoji."
     )
     return "\n".join(lines)
 

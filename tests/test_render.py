@@ -335,11 +335,6 @@ def test_the_readme_images_are_what_the_renderer_draws_now() -> None:
     assert out.returncode == 0, out.stderr
 
 
-def test_characters_the_font_lacks_are_left_out_of_names(pieces_position: Position) -> None:
-    with_emoji = board_png(pieces_position, players={"black": "🎲 Dice ネコ", "white": "🎲🎲"})
-    assert with_emoji == board_png(pieces_position, players={"black": "Dice", "white": "White"})
-
-
 def test_a_record_brings_its_player_names_along() -> None:
     game = play_out("small", "current", random.Random(2))
     record = game.to_record({"Black": "Ada", "White": "Grace"})

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw
 
-from bot.render.canvas import DRAWING, PNG_COMPRESS_LEVEL, face, fit, mix, theme_named
+from bot.render.canvas import DRAWING, PNG_COMPRESS_LEVEL, TextFace, draw_text, face, fit, mix, theme_named
 
 WIDTH, HEIGHT = 800, 360
 MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 64, 90, 48, 36
@@ -39,16 +39,18 @@ def rating_chart_png(
         im = Image.new("RGB", (width, height), look.background)
         d = ImageDraw.Draw(im, "RGBA")
         title_font, small = face(round(20 * scale)), face(round(13 * scale), bold=False)
-        d.text(
+        title_face, words = TextFace(round(20 * scale)), TextFace(round(13 * scale), bold=False)
+        draw_text(
+            im,
             (MARGIN_LEFT * scale, 14 * scale),
-            fit(title, title_font, width - 2 * MARGIN_LEFT * scale),
-            font=title_font,
-            fill=look.text,
+            fit(title, title_face, width - 2 * MARGIN_LEFT * scale),
+            title_face,
+            look.text,
         )
         left, right = MARGIN_LEFT * scale, width - MARGIN_RIGHT * scale
         top, bottom = MARGIN_TOP * scale, height - MARGIN_BOTTOM * scale
         if not points:
-            d.text((left, (top + bottom) / 2), "No rated game yet.", font=small, fill=look.muted)
+            draw_text(im, (left, (top + bottom) / 2), "No rated game yet.", words, look.muted)
         else:
             lows = [value - deviation for value, deviation in points]
             highs = [value + deviation for value, deviation in points]
@@ -80,11 +82,12 @@ def rating_chart_png(
             d.text(
                 (last_x + 10 * scale, last_y), str(round(points[-1][0])), font=title_font, fill=look.text, anchor="lm"
             )
-            d.text(
+            draw_text(
+                im,
                 (left, bottom + 8 * scale),
                 f"{len(points)} rated game{'s' if len(points) != 1 else ''}, oldest on the left",
-                font=small,
-                fill=look.muted,
+                words,
+                look.muted,
             )
     out = io.BytesIO()
     im.save(out, "PNG", compress_level=PNG_COMPRESS_LEVEL)

@@ -1,0 +1,192 @@
+"""Text in any script on every image: DejaVu first, then Noto Sans CJK, then Noto Color Emoji, per character.
+
+The fonts are Debian packages that scripts/test installs; the second half of this file hides them
+and checks that images still render, leaving out what no font draws.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from bot.render import THEMES, Layout, board_png, canvas, layout, veloop_board_png
+from bot.render.canvas import TextFace, clusters, draw_text, drawable, fit
+from bot.rules import Position
+from bot.rules.veloop import Position as VeloopPosition
+
+RGB = tuple[int, int, int]
+BOARD = Position.from_string("10/10/10/2bw6/10/4S5/10/10/10/10 b")
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # man, woman, girl joined: one glyph
+FLAG_JP = "\U0001f1ef\U0001f1f5"
+
+
+def decode(data: bytes) -> Image.Image:
+    return Image.open(io.BytesIO(data)).convert("RGB")
+
+
+def black_name_area(im: Image.Image, lay: Layout) -> Image.Image:
+    """The left half of the header's name line, above the to-move bar."""
+    h = lay.header
+    return im.crop((0, round(h * 0.18), lay.width // 2 - 70, round(h * 0.56)))
+
+
+def ink(im: Image.Image, background: RGB, within: int = 40) -> int:
+    """How many pixels are not the background colour."""
+    found = im.getcolors(maxcolors=im.width * im.height) or []
+    return sum(n for n, c in found if max(abs(a - b) for a, b in zip(c, background, strict=False)) > within)
+
+
+def saturated(im: Image.Image) -> int:
+    """Pixels of a strong colour (no theme's text is): emoji ink."""
+    found = im.getcolors(maxcolors=im.width * im.height) or []
+    return sum(n for n, c in found if max(c[:3]) - min(c[:3]) > 90)
+
+
+def header_of(name: str, theme: str = "dark", result: str | None = None) -> Image.Image:
+    im = decode(board_png(BOARD, theme=theme, players={"black": name, "white": "Bo"}, result=result))
+    return im
+
+
+def alone(text: str, font: TextFace, size: tuple[int, int] = (400, 60)) -> bytes:
+    im = Image.new("RGB", size, (0, 0, 0))
+    with canvas.DRAWING:
+        draw_text(im, (4, size[1] / 2), text, font, (255, 255, 255), anchor="lm")
+    return im.tobytes()
+
+
+def test_a_japanese_name_is_drawn_in_its_own_glyphs_not_boxes() -> None:
+    lay = layout(10)
+    look = THEMES["dark"]
+    neko = black_name_area(header_of("ネコ"), lay)
+    koneko = black_name_area(header_of("コネ"), lay)
+    # boxes would look the same in either order; real glyphs do not
+    assert neko.tobytes() != koneko.tobytes()
+    assert ink(neko, look.background) > ink(black_name_area(header_of("A"), lay), look.background)
+    # and they are the CJK font's glyphs, not DejaVu's empty boxes
+    font = TextFace(30)
+    notdef = Image.new("RGB", (400, 60))
+    ImageDraw.Draw(notdef).text((4, 30), "ネコ", font=font.primary, fill=(255, 255, 255), anchor="lm")
+    assert alone("ネコ", font) != notdef.tobytes()
+    assert [which for which, _ in font.runs("Ann ネコ")] == ["text", "cjk"]
+
+
+def test_an_emoji_name_is_drawn_in_colour() -> None:
+    lay = layout(10)
+    orange = black_name_area(header_of("🍊 Ann"), lay)
+    apple = black_name_area(header_of("🍎 Ann"), lay)
+    plain = black_name_area(header_of("Ann"), lay)
+    assert orange.tobytes() != apple.tobytes()
+    assert saturated(orange) > 150 and saturated(apple) > 150
+    assert saturated(plain) == 0
+
+
+def test_emoji_sequences_are_one_glyph_each() -> None:
+    font = TextFace(30)
+    assert clusters(f"a{FAMILY}{FLAG_JP}👍🏽é") == ["a", FAMILY, FLAG_JP, "👍🏽", "é"]
+    assert [which for which, _ in font.runs(f"{FAMILY}{FLAG_JP}")] == ["emoji", "emoji"]
+    # a family is one emoji wide, as a single emoji is, and a flag is not two letters
+    assert font.getlength(FAMILY) == font.getlength("😀") == font.getlength(FLAG_JP)
+    assert alone(FLAG_JP, font) != alone("\U0001f1ef", font)
+
+
+def test_a_japanese_status_line_is_drawn() -> None:
+    lay = layout(10)
+    look = THEMES["dark"]
+    status = (0, round(lay.header * 0.72), lay.width, round(lay.header * 0.95))
+    black_won = header_of("Ann", result="黒の勝ち").crop(status)
+    white_won = header_of("Ann", result="白の勝ち").crop(status)
+    assert black_won.tobytes() != white_won.tobytes()
+    assert ink(black_won, look.background) > 100
+
+
+def test_veloop_headers_draw_japanese_and_emoji_names_too() -> None:
+    start = VeloopPosition.start(8)
+    lay = layout(8)
+    look = THEMES["light"]
+    named = decode(veloop_board_png(start, theme="light", players={"black": "黒猫🐈‍⬛", "white": "Bo"}))
+    renamed = decode(veloop_board_png(start, theme="light", players={"black": "白猫🐈‍⬛", "white": "Bo"}))
+    assert black_name_area(named, lay).tobytes() != black_name_area(renamed, lay).tobytes()
+    assert saturated(black_name_area(named, lay)) == 0  # a black cat is black
+    assert ink(black_name_area(named, lay), look.background) > ink(
+        black_name_area(decode(veloop_board_png(start, theme="light", players={"black": "Bo"})), lay), look.background
+    )
+
+
+def test_long_names_are_cut_between_whole_emoji_and_fit_as_drawn() -> None:
+    font = TextFace(28)
+    with canvas.DRAWING:
+        for name in (FAMILY * 12, "ネコ" * 20, "Ann🎲" * 15):
+            short = fit(name, font, 220)
+            assert short.endswith("…") and font.getlength(short) <= 220
+            kept = short[:-1]
+            assert name.startswith(kept)
+            assert clusters(kept) == clusters(name)[: len(clusters(kept))]
+    # a shortened name never runs into the score
+    lay = layout(10)
+    score = (lay.width // 2 - 60, 0, lay.width // 2 + 60, round(lay.header * 0.6))
+    assert header_of("猫" * 40).crop(score).tobytes() == header_of("A").crop(score).tobytes()
+
+
+def test_other_scripts_fall_back_to_their_noto_font_and_are_shaped() -> None:
+    font = TextFace(30)
+    assert [which for which, _ in font.runs("สมชาย Ann")] == ["script:Thai", "text"]
+    assert [which for which, _ in font.runs("राहुल")] == ["script:Devanagari"]
+    assert alone("สมชาย", font) != alone("ชายสม", font)
+    # Devanagari joins क ् ष into one conjunct: drawn shaped, not letter by letter
+    script = canvas._script("Devanagari", 30, True)
+    assert script is not None
+    basic = ImageFont.truetype(script.path, 30, layout_engine=ImageFont.Layout.BASIC)
+    assert font.getlength("क्ष") != basic.getlength("क्ष")
+    # right to left: two Arabic words are one run, so the first word stands on the right
+    assert font.runs("محمد علي") == (("text+", "محمد علي"),)
+    assert alone("محمد علي", font) != alone("علي محمد", font)
+
+
+def test_names_keep_everything_some_font_draws() -> None:
+    assert drawable({"black": "🎲 Dice ネコ", "white": "\U000f0000"}) == {"black": "🎲 Dice ネコ"}
+
+
+# --- without the system fonts: the bundled DejaVu alone, leaving out what it lacks --------------------------
+
+
+@pytest.fixture
+def without_system_fonts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(canvas, "FONT_SEARCH", ())
+    canvas.reset_fonts()
+    yield
+    monkeypatch.undo()
+    canvas.reset_fonts()
+
+
+@pytest.mark.usefixtures("without_system_fonts")
+def test_without_the_fonts_what_dejavu_lacks_is_left_out() -> None:
+    assert drawable({"black": "🎲 Dice ネコ", "white": "🎲🎲"}) == {"black": "Dice"}
+    with_emoji = board_png(BOARD, theme="dark", players={"black": "🎲 Dice ネコ", "white": "🎲🎲"})
+    assert with_emoji == board_png(BOARD, theme="dark", players={"black": "Dice", "white": "White"})
+    font = TextFace(30)
+    assert font.runs("Ann ネコ 🎲") == (("text", "Ann  "),)
+    assert font.runs("สมชาย Ann") == (("text", " Ann"),)
+    assert alone("ネコ", font) == Image.new("RGB", (400, 60)).tobytes()
+
+
+@pytest.mark.usefixtures("without_system_fonts")
+def test_without_the_fonts_the_scripts_are_told_what_to_install() -> None:
+    missing = canvas.missing_font_packages()
+    assert missing[:3] == ["fonts-noto-cjk", "fonts-noto-color-emoji", "fonts-noto-core"]
+
+
+def test_with_the_fonts_nothing_is_missing() -> None:
+    assert canvas.missing_font_packages() == []
+
+
+@pytest.mark.usefixtures("without_system_fonts")
+def test_without_the_fonts_a_japanese_status_still_renders() -> None:
+    data = board_png(BOARD, theme="contrast", result="黒の勝ち")
+    assert decode(data).size == (layout(10).width, layout(10).height)
+
+
+def test_the_fonts_come_back_after_the_fixture() -> None:
+    assert [which for which, _ in TextFace(20).runs("ネ🎲")] == ["cjk", "emoji"]
