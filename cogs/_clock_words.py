@@ -23,7 +23,7 @@ def parse_time(text: str | None, default: TimeControl, *, inactivity_days: int) 
     try:
         return TimeControl.parse(text, inactivity_days=inactivity_days)
     except TimeControlError as exc:
-        raise UserError(str(exc)) from exc
+        raise UserError(exc.key, **exc.data) from exc
 
 
 def time_suggestions(current: str) -> list[app_commands.Choice[str]]:

@@ -22,7 +22,7 @@ import discord
 from discord.ext import commands
 
 from bot.client import VeletasBot
-from bot.errors import NotYourTurn, RaceLost
+from bot.errors import RaceLost, UserError
 from bot.store import GameInfo, check_to_act
 from cogs._board import BOARD_FILE, board_message, embed_colour, theme_of
 from cogs._delivery import deliver, play_forced
@@ -81,7 +81,7 @@ def check_may_move(info: GameInfo, user_id: int, seen: Seen | None = None) -> No
         raise RaceLost(OUT_OF_DATE)
     check_to_act(info, user_id)
     if info.state.phase != "play":
-        raise NotYourTurn(None, "Moves start once setup (and the colour choice) is over.")
+        raise UserError("refusal.moves_after_setup")
 
 
 async def load_turn(interaction: discord.Interaction[Any], game_id: int, seen: Seen | None) -> GameInfo:

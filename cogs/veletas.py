@@ -19,7 +19,7 @@ from discord import app_commands
 
 from bot import render
 from bot.client import VeletasBot
-from bot.errors import NotYourTurn, RaceLost, UserError
+from bot.errors import RaceLost, UserError
 from bot.rules import VARIANTS, Game, Move, veletas
 from bot.rules.veletas import Position
 from bot.rules.veletas_suggest import move_suggestions, shooter_suggestions, stone_suggestions
@@ -512,7 +512,7 @@ async def load_setup(interaction: discord.Interaction[Any], game_id: int, seen: 
         raise RaceLost(OUT_OF_DATE)
     check_to_act(info, interaction.user.id)
     if info.state.phase != "setup":
-        raise NotYourTurn(None, "The setup is over: moves are played with the Move button.")
+        raise UserError("refusal.setup_over")
     return info
 
 

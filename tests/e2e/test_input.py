@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bot import render
+from bot import i18n, render
 from bot.client import APOLOGY, VeletasBot
 from bot.rules import Game
 from bot.rules.common import header_value, quote, read_record
@@ -63,7 +63,7 @@ def filler(option: dict[str, Any], member: Member) -> Any:
 def assert_private_refusal(answer: Message, *words: str) -> None:
     assert answer.ephemeral, answer.content
     assert len(answer.content) <= 200 < DISCORD_MAX_CONTENT, len(answer.content)
-    assert answer.content != APOLOGY and "x" * 50 not in answer.content
+    assert answer.content != i18n.words()(APOLOGY) and "x" * 50 not in answer.content
     for word in words:
         assert word in answer.content, (word, answer.content)
 
