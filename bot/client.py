@@ -144,6 +144,8 @@ class VeletasBot(commands.Bot):
         self.loop_lag = 0.0
         # Each server's chosen language for public posts ("" follows its Discord locale), read once.
         self.guild_languages: dict[int, str] = {}
+        # Each member's language as their last interaction said (Discord tells it nowhere else), for DMs.
+        self.user_languages: dict[int, str] = {}
         self._background: set[asyncio.Task[Any]] = set()
 
     async def setup_hook(self) -> None:
@@ -188,7 +190,21 @@ class VeletasBot(commands.Bot):
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         if len(self.names) >= MAX_REMEMBERED_NAMES:
             self.names.clear()
+            self.user_languages.clear()
         self.names[interaction.user.id] = interaction.user.display_name
+        self.user_languages[interaction.user.id] = language_of(interaction.locale)
+
+    def user_language(self, user_id: int, guild_id: int | None) -> str:
+        """A member's language for a message only they read outside an interaction (a DM): as last seen,
+        else their server's (``guild_languages``, else English)."""
+        known = self.user_languages.get(user_id)
+        if known is not None:
+            return known
+        chosen = self.guild_languages.get(guild_id or 0)
+        if chosen:
+            return chosen
+        guild = self.get_guild(guild_id) if guild_id else None
+        return language_of(guild.preferred_locale) if guild is not None else language_of(None)
 
     async def add_feature(self, cog: commands.Cog, *, group: str = GROUP_NAME, description: str | None = None) -> None:
         """Add a feature cog and move its slash commands under ``/<group>`` (``/veletas`` by default).

@@ -1136,7 +1136,18 @@ class Store:
                 last = await self.latest_game_in_channel(channel_id)
             except NoGameHere:
                 raise NoGameHere("refusal.no_game_here", channel_empty=True) from None
-            raise NoGameHere("refusal.no_game_here_over", channel_empty=True, title=last.kind.title, id=str(last.id))
+            ending = ending_phrase(last)
+            if ending is None:
+                raise NoGameHere(
+                    "refusal.no_game_here_over", channel_empty=True, title=last.kind.title, id=str(last.id)
+                )
+            raise NoGameHere(
+                "refusal.no_game_here_over_result",
+                channel_empty=True,
+                title=last.kind.title,
+                id=str(last.id),
+                result=ending,
+            )
         return found[0]
 
     async def latest_game_in_channel(self, channel_id: int) -> GameInfo:

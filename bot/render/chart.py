@@ -12,7 +12,9 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw
 
+from bot.i18n import Words
 from bot.render.canvas import DRAWING, PNG_COMPRESS_LEVEL, face, fit, mix, theme_named
+from bot.render.words import or_english
 
 WIDTH, HEIGHT = 800, 360
 MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 64, 90, 48, 36
@@ -29,10 +31,16 @@ def _ticks(low: float, high: float) -> list[int]:
 
 
 def rating_chart_png(
-    points: Sequence[tuple[float, float]], *, title: str, theme: str = "light", width: int = WIDTH
+    points: Sequence[tuple[float, float]],
+    *,
+    title: str,
+    theme: str = "light",
+    width: int = WIDTH,
+    words: Words | None = None,
 ) -> bytes:
     """A PNG of ``points`` (rating, deviation), oldest first; ``title`` names the player and the pool."""
     look = theme_named(theme)
+    w = or_english(words)
     height = round(HEIGHT * width / WIDTH)
     scale = width / WIDTH
     with DRAWING:
@@ -48,7 +56,7 @@ def rating_chart_png(
         left, right = MARGIN_LEFT * scale, width - MARGIN_RIGHT * scale
         top, bottom = MARGIN_TOP * scale, height - MARGIN_BOTTOM * scale
         if not points:
-            d.text((left, (top + bottom) / 2), "No rated game yet.", font=small, fill=look.muted)
+            d.text((left, (top + bottom) / 2), w("render.chart_empty"), font=small, fill=look.muted)
         else:
             lows = [value - deviation for value, deviation in points]
             highs = [value + deviation for value, deviation in points]
@@ -82,7 +90,7 @@ def rating_chart_png(
             )
             d.text(
                 (left, bottom + 8 * scale),
-                f"{len(points)} rated game{'s' if len(points) != 1 else ''}, oldest on the left",
+                w("render.chart_caption", count=len(points)),
                 font=small,
                 fill=look.muted,
             )
