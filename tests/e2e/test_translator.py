@@ -8,6 +8,7 @@ import aiohttp
 import pytest
 
 from bot.client import VeletasBot
+from bot.i18n import words
 from bot.sandbox.server import FakeDiscord
 
 SPANISH = ("es-ES", "es-419")
@@ -92,3 +93,20 @@ async def test_sibling_options_must_differ_in_every_locale(sandbox: FakeDiscord)
         assert r.status == 400
         assert "unique" in str(await r.json())
     sandbox.take_errors()
+
+
+async def test_the_english_catalogue_of_commands_is_the_codes_own(sandbox: FakeDiscord, bot: VeletasBot) -> None:
+    """The commands area's English is what the code declares, so Spanish and Japanese translate the real text."""
+    english = words("en")
+    checked = 0
+    for command in sandbox.commands():
+        for path, item in walk(command):
+            if "=" in path:
+                value = path.split("=", 1)[1]
+                assert english(f"commands.choice.{value}") == item["name"], path
+            else:
+                key = "commands." + path.replace(" ", ".")
+                assert english(f"{key}.name") == item["name"], path
+                assert english(f"{key}.description") == item["description"], path
+            checked += 1
+    assert checked > 120
