@@ -26,10 +26,12 @@ the worst case for the suggestion caches. The bot's CPU time per interaction and
 are printed too: on a shared machine the share answered in time mostly says how busy the
 machine was, not how much the bot costs.
 
-``--locales en,es,ja`` measures (a) once per language in the same run, each in a fresh process:
-the server's preferred locale and every member's locale are that language, so every board, its
-image and its buttons are worded from that language's catalogue. It publishes the p99 of each next
-to English's, under ``bench:bot-languages``.
+``--locales en,es,ja`` measures (a) for each language in the same run, each phase in a fresh
+process: the server's preferred locale and every member's locale are that language, so every board,
+its image and its buttons are worded from that language's catalogue. ``--rounds`` (default 2) runs
+the languages in turn, forwards then backwards, and pools each language's moves, so a machine whose
+load drifts during the run weighs on every language alike. It publishes the p99 of each next to
+English's, under ``bench:bot-languages``.
 
 Moves are chosen by seeded random generators among the legal ones, so two runs do the same work.
 """
@@ -406,7 +408,7 @@ async def speed(
             await fake.stop()
         if fake.errors:
             raise RuntimeError(f"the bot received error answers: {fake.errors[:3]}")
-    return {
+    figures: dict[str, Any] = {
         "p50": percentile(offered.latencies, 0.50) * 1000,
         "p99": percentile(offered.latencies, 0.99) * 1000,
         "offered_moves": len(offered.latencies),
@@ -417,6 +419,9 @@ async def speed(
         "closed_p99": percentile(closed.latencies, 0.99) * 1000,
         "closed_refused": closed.refused,
     }
+    if not closed_phase:
+        figures["latencies"] = [round(value * 1000, 3) for value in offered.latencies]
+    return figures
 
 
 # --- answering within Discord's 3 seconds -----------------------------------------------------
@@ -670,7 +675,7 @@ async def memory(db_path: Path, stored: int, active: int, probe: int, validate: 
     return {"rss_start": at_start, "rss": after}
 
 
-def run_child(*args: str) -> dict[str, float]:
+def run_child(*args: str) -> dict[str, Any]:
     """Run a measure in a fresh interpreter so earlier phases cannot inflate its memory."""
     done = subprocess.run(
         [sys.executable, "-m", "benchmarks.bench_bot", *args],
@@ -680,7 +685,7 @@ def run_child(*args: str) -> dict[str, float]:
         check=True,
         timeout=3600,
     )
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
@@ -750,12 +755,14 @@ def languages_table(
         met = "" if language == "en" else ("yes" if ratio <= 1.10 else "**no**")
         target = "" if language == "en" else "≤ 1.10"
         figures_text = f"{s['p50']:.0f} ms | {s['p99']:.0f} ms | {ratio:.2f}"
-        rows.append(f"| {language} ({LOCALES[language]}) | {figures_text} | {target} | {met} |")
+        language_text = f"{language} ({LOCALES[language]}), {s['moves']:.0f} moves"
+        rows.append(f"| {language_text} | {figures_text} | {target} | {met} |")
     rows.append(
         f"| reference: {REFERENCE}, median before / after | {reference[0]:.1f} ms / {reference[1]:.1f} ms | | | | |"
     )
     note = (
-        f"(a) of the table above, once per language in the same run, each in a fresh bot process: {args.rate:.0f} "
+        f"(a) of the table above for each language in the same run, {args.rounds} rounds (the languages in turn, "
+        f"forwards then backwards, each phase in a fresh bot process, each language's moves pooled): {args.rate:.0f} "
         f"moves/s offered over {args.games} games for {args.seconds:.0f} s, the move → answer with its board image "
         f"(drawn with that language's words). The server's preferred locale and every member's locale are the "
         f"language's, so boards, images, buttons and private answers are all worded from its catalogue. "
@@ -790,6 +797,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--locales", type=str, default="", help="measure (a) once per language, e.g. en,es,ja (English first)"
     )
+    parser.add_argument("--rounds", type=int, default=2, help="with --locales: rounds over the languages (default 2)")
     parser.add_argument("--locale", type=str, default="en-US", help=argparse.SUPPRESS)
     parser.add_argument("--open-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--phase", choices=["speed", "populate", "memory"], help=argparse.SUPPRESS)
@@ -844,16 +852,24 @@ def main(argv: list[str] | None = None) -> int:
         if not chosen or chosen[0] != "en" or any(language not in LOCALES for language in chosen):
             parser.error(f"--locales takes languages among {', '.join(LOCALES)}, English first")
         before = reference_ms()
+        pooled: dict[str, list[float]] = {language: [] for language in chosen}
+        for round_number in range(args.rounds):
+            for language in chosen if round_number % 2 == 0 else list(reversed(chosen)):
+                phase = run_child("--phase", "speed", "--open-only", "--locale", LOCALES[language], *common, *validate)
+                pooled[language].extend(float(value) for value in phase["latencies"])
         per_language = {
-            language: run_child("--phase", "speed", "--open-only", "--locale", LOCALES[language], *common, *validate)
-            for language in chosen
+            language: {"p50": percentile(values, 0.50), "p99": percentile(values, 0.99), "moves": float(len(values))}
+            for language, values in pooled.items()
         }
         markdown = languages_table(per_language, args, (before, reference_ms()))
         print(markdown)
         if args.write:
             from benchmarks._report import publish
 
-            command = f"python -m benchmarks.bench_bot --locales {','.join(chosen)} --seconds {args.seconds:g} --write"
+            command = (
+                f"python -m benchmarks.bench_bot --locales {','.join(chosen)} --games {args.games} "
+                f"--rate {args.rate:g} --seconds {args.seconds:g} --write"
+            )
             publish("bot-languages", markdown, command)
         return 0
     before = reference_ms()

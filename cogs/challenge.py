@@ -89,7 +89,10 @@ def challenge_text(w: Words, info: GameInfo) -> str:
     if info.expires_at is not None:
         stamp = int(info.expires_at.timestamp())
         parts.append(w("challenge.expires", when=f"<t:{stamp}:R>", at=f"<t:{stamp}:t>"))
-    return w("challenge.sentences", first=parts[0], rest=" ".join(parts[1:]))
+    text = parts[0]
+    for part in parts[1:]:
+        text = w("challenge.sentences", first=text, rest=part)
+    return text
 
 
 class AcceptButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:accept:(?P<game>\d+)"):

@@ -30,7 +30,7 @@ def english_fragments() -> set[str]:
     """The English catalogue's fixed text (between placeholders) of two words or more, lowercased, that no
     other language's catalogue shares (the games' names, notation and numbers are the same everywhere)."""
     others = " ".join(
-        form.lower()
+        PLACEHOLDER.sub(" ", form).lower()
         for language in LANGUAGES
         if language != "en"
         for entry in read_entries(language).values()
@@ -50,6 +50,29 @@ def english_fragments() -> set[str]:
 
 
 ENGLISH = english_fragments()
+
+
+def english_words() -> re.Pattern[str]:
+    """Single-word English messages (field names, button labels: "Players", "Rematch") no other language uses."""
+    others = {
+        word.lower()
+        for language in LANGUAGES
+        if language != "en"
+        for entry in read_entries(language).values()
+        for form in entry.forms
+        for word in re.findall(r"[A-Za-z]+", PLACEHOLDER.sub(" ", form))
+    }
+    single = {
+        form.strip().lower()
+        for entry in read_entries("en").values()
+        if entry.area != "commands"
+        for form in entry.forms
+        if re.fullmatch(r"[A-Za-z]{4,}", form.strip())
+    }
+    return re.compile(r"\b(" + "|".join(sorted(single - others)) + r")\b", re.I)
+
+
+SINGLE_WORDS = english_words()
 
 
 def seen_texts(message: Message) -> list[str]:
@@ -73,6 +96,7 @@ def english_in(texts: list[str]) -> list[str]:
     for text in texts:
         prose = NOT_PROSE.sub(" ", text)
         found += [match.group(0) for match in ENGLISH_WORDS.finditer(prose)]
+        found += [match.group(0) for match in SINGLE_WORDS.finditer(prose)]
     return found
 
 
@@ -103,6 +127,8 @@ def test_the_english_fragments_are_many_and_the_check_bites() -> None:
     assert not english_in([words("es")("refusal.not_your_turn_of", who="<@1>")])
     assert not english_in([words("ja")("refusal.not_your_turn_of", who="<@1>")])
     assert english_in(["Sorry, your move"]), "English outside the catalogue is caught too"
+    assert english_in(["Rematch"]) and english_in(["Players"]), "single words of the catalogue too"
+    assert not english_in(["Veloop #3 · 5×5"]), "names of games and notation are not English"
 
 
 async def refusal(user: SandboxUser, *path: str, **options: Any) -> Message:
