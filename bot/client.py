@@ -24,7 +24,7 @@ from discord.ext import commands
 
 from bot.config import Settings
 from bot.errors import NoGameHere, NotAParticipant, NotYourTurn, UserError
-from bot.i18n import Phrase, Words, language_of, words
+from bot.i18n import LANGUAGES, Phrase, Words, language_of, words
 from bot.rules.common import quote
 from bot.rules.protocol import GameState
 from bot.scheduler import Scheduler
@@ -151,6 +151,8 @@ class VeletasBot(commands.Bot):
     async def setup_hook(self) -> None:
         from cogs._words import CatalogueTranslator
 
+        for language in LANGUAGES:
+            words(language)  # read and compile every catalogue now, not in the first answer that needs it
         await self.tree.set_translator(CatalogueTranslator())
         for name in EXTENSIONS:
             await self.load_extension(name)
