@@ -228,6 +228,27 @@ async def test_spanish_members_play_a_whole_veletas_game_without_a_word_of_engli
     record = next(data for name, data in exported.files.items() if name.endswith(".txt")).decode()
     assert '[Game "veletas"]' in record and "[Result " in record, "record headers stay as NOTATION.md says"
 
+    # Everything else a member may ask for, after a game: lists, ratings, profile, history, theme, notices,
+    # analysis (refused here: this bot runs without its AI), and the rematch its board offers.
+    for path, options in [
+        (("veletas", "games"), {}),
+        (("veletas", "leaderboard"), {"variant": "small"}),
+        (("veletas", "profile"), {}),
+        (("veletas", "history"), {}),
+        (("veletas", "theme"), {"choice": "dark"}),
+        (("veletas", "theme"), {}),
+        (("veletas", "notify"), {"how": "both", "reminders": "off"}),
+        (("veletas", "analyze"), {}),
+        (("veloop", "rules"), {}),
+    ]:
+        answer = await refusal(ana, *path, **options)
+        assert in_language(answer.text(), "es"), (path, answer.text())
+    history = await ana.slash("veletas", "history")
+    assert any(select.get("placeholder") == "Exporta una de estas partidas" for select in history.selects)
+    rematch = await beto.click(final, "Revancha")
+    assert not rematch.ephemeral and "desafía" in rematch.text(), rematch.text()
+    assert [b["label"] for b in rematch.buttons] == ["Aceptar", "Rechazar"], rematch.text()
+
     read = assert_no_english(sandbox, [alice, bob, carol], [sandbox.channel_id, channel])
     assert read > 60
 
@@ -282,6 +303,9 @@ async def test_japanese_members_play_a_whole_veloop_game_and_the_server_setting_
     assert game.position.result is not None
     rules = await hanako.slash("veloop", "rules")
     assert "封じ込め" in rules.content
+    for path in (("veloop", "leaderboard"), ("veloop", "profile"), ("veloop", "history"), ("veloop", "export")):
+        answer = await refusal(hanako, *path)
+        assert in_language(answer.text(), "ja"), (path, answer.text())
 
     # A Spanish member in the same server reads their own answers in Spanish, the boards in Japanese.
     bob.locale = "es-419"
