@@ -119,7 +119,8 @@ def test_locales_map_to_languages() -> None:
 
 def test_phrases_are_worded_in_the_readers_language() -> None:
     colour = Phrase("rules.colour.white")
-    assert words("es")("rules.veloop_swap_same", first="e4", second="e5", colour=colour).endswith("el color blanca.")
+    said = words("es")("rules.veloop_swap_same", first="e4", second="e5", colour=colour)
+    assert said.endswith("una piedra blanca arriba."), said
     assert str(Phrase("rules.occupied", square="d4")) == "d4 is occupied."
 
 
