@@ -289,7 +289,8 @@ class VeletasBot(commands.Bot):
             message = w("refusal.missing_permission", permission=needed)
         elif isinstance(original, app_commands.TransformerError):
             # discord.py's own wording quotes the whole value, however long.
-            message = w("refusal.not_valid", value=quote(str(original.value)), type=original.type.name.lower())
+            kind = w.get(f"refusal.type_{original.type.name}", original.type.name)
+            message = w("refusal.not_valid", value=quote(str(original.value)), type=kind)
         elif isinstance(original, OptionRefused):
             message = w.phrase(original.phrase)
         elif isinstance(original, app_commands.CheckFailure):
