@@ -26,6 +26,13 @@ the worst case for the suggestion caches. The bot's CPU time per interaction and
 are printed too: on a shared machine the share answered in time mostly says how busy the
 machine was, not how much the bot costs.
 
+``--locales en,es,ja`` measures (a) for each language in the same run, each phase in a fresh
+process: the server's preferred locale and every member's locale are that language, so every board,
+its image and its buttons are worded from that language's catalogue. ``--rounds`` (default 2) runs
+the languages in turn, forwards then backwards, and pools each language's moves, so a machine whose
+load drifts during the run weighs on every language alike. It publishes the p99 of each next to
+English's, under ``bench:bot-languages``.
+
 Moves are chosen by seeded random generators among the legal ones, so two runs do the same work.
 """
 
@@ -239,6 +246,7 @@ async def start_world(
     cpus: set[int] | None = None,
     at_once: int | None = None,
     veloop_share: float = 0.0,
+    locale: str = "en-US",
 ) -> tuple[Any, BotProcess, list[Seat]]:
     """The fake, the bot and ``games`` games past their setup; ``at_once`` limits how many are set up together.
 
@@ -250,9 +258,15 @@ async def start_world(
 
     every = round(1 / veloop_share) if veloop_share > 0 else 0
 
+    from bot.i18n import language_of, words
+
+    accept = words(language_of(locale))("challenge.accept.label")
     fake = bench_fake(validate, 7200)
     await fake.start()
+    fake.state.preferred_locale = locale
     members = [fake.add_member(f"player{i}") for i in range(2 * games)]
+    for member in members:
+        member.locale = locale
     channels = [fake.add_text_channel(f"table-{i}") for i in range(games)]
     bot = await BotProcess.start(fake, db_path, profile=profile, cpus=cpus)
 
@@ -267,12 +281,12 @@ async def start_world(
         second = fake.user(members[2 * i + 1], channel_id=channels[i])
         if every and i % every == every - 1:
             challenge = await first.slash("veloop", "challenge", opponent=members[2 * i + 1], where="here")
-            await second.click(challenge, "Accept")
+            await second.click(challenge, accept)
             return Seat(first, second, veloop_rules.Game.new(), command="veloop")
         challenge = await first.slash(
             "veletas", "challenge", opponent=members[2 * i + 1], variant="standard", where="here"
         )
-        await second.click(challenge, "Accept")
+        await second.click(challenge, accept)
         return Seat(first, second, Game.new("standard"))
 
     seats = list(await asyncio.gather(*(open_table(i) for i in range(games))))
@@ -373,21 +387,28 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def speed(
-    games: int, rate: float, seconds: float, validate: bool, veloop_share: float, profile: Path | None = None
+    games: int,
+    rate: float,
+    seconds: float,
+    validate: bool,
+    veloop_share: float,
+    profile: Path | None = None,
+    locale: str = "en-US",
+    closed_phase: bool = True,
 ) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         fake, bot, seats = await start_world(
-            Path(tmp) / "bench.sqlite3", games, validate, veloop_share=veloop_share, profile=profile
+            Path(tmp) / "bench.sqlite3", games, validate, veloop_share=veloop_share, profile=profile, locale=locale
         )
         try:
             offered = await offered_load(seats, rate, seconds)
-            closed, throughput = await closed_loop(seats, seconds)
+            closed, throughput = await closed_loop(seats, seconds) if closed_phase else (Load(), 0.0)
         finally:
             await bot.stop()
             await fake.stop()
         if fake.errors:
             raise RuntimeError(f"the bot received error answers: {fake.errors[:3]}")
-    return {
+    figures: dict[str, Any] = {
         "p50": percentile(offered.latencies, 0.50) * 1000,
         "p99": percentile(offered.latencies, 0.99) * 1000,
         "offered_moves": len(offered.latencies),
@@ -398,6 +419,9 @@ async def speed(
         "closed_p99": percentile(closed.latencies, 0.99) * 1000,
         "closed_refused": closed.refused,
     }
+    if not closed_phase:
+        figures["latencies"] = [round(value * 1000, 3) for value in offered.latencies]
+    return figures
 
 
 # --- answering within Discord's 3 seconds -----------------------------------------------------
@@ -651,7 +675,7 @@ async def memory(db_path: Path, stored: int, active: int, probe: int, validate: 
     return {"rss_start": at_start, "rss": after}
 
 
-def run_child(*args: str) -> dict[str, float]:
+def run_child(*args: str) -> dict[str, Any]:
     """Run a measure in a fresh interpreter so earlier phases cannot inflate its memory."""
     done = subprocess.run(
         [sys.executable, "-m", "benchmarks.bench_bot", *args],
@@ -661,7 +685,7 @@ def run_child(*args: str) -> dict[str, float]:
         check=True,
         timeout=3600,
     )
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
@@ -714,6 +738,39 @@ def table(
     return "\n".join(rows) + "\n\n" + ratios + " " + note
 
 
+LOCALES = {"en": "en-US", "es": "es-ES", "ja": "ja"}
+
+
+def languages_table(
+    figures: dict[str, dict[str, float]], args: argparse.Namespace, reference: tuple[float, float]
+) -> str:
+    """(a)'s latency per language, each p99 against English's in the same run (the target: within 10%)."""
+    english = figures["en"]["p99"]
+    rows = [
+        "| language | p50 | p99 | p99 ÷ English's | target | met |",
+        "|---|---|---|---|---|---|",
+    ]
+    for language, s in figures.items():
+        ratio = s["p99"] / english
+        met = "" if language == "en" else ("yes" if ratio <= 1.10 else "**no**")
+        target = "" if language == "en" else "≤ 1.10"
+        figures_text = f"{s['p50']:.0f} ms | {s['p99']:.0f} ms | {ratio:.2f}"
+        language_text = f"{language} ({LOCALES[language]}), {s['moves']:.0f} moves"
+        rows.append(f"| {language_text} | {figures_text} | {target} | {met} |")
+    rows.append(
+        f"| reference: {REFERENCE}, median before / after | {reference[0]:.1f} ms / {reference[1]:.1f} ms | | | | |"
+    )
+    note = (
+        f"(a) of the table above for each language in the same run, {args.rounds} rounds (the languages in turn, "
+        f"forwards then backwards, each phase in a fresh bot process, each language's moves pooled): {args.rate:.0f} "
+        f"moves/s offered over {args.games} games for {args.seconds:.0f} s, the move → answer with its board image "
+        f"(drawn with that language's words). The server's preferred locale and every member's locale are the "
+        f"language's, so boards, images, buttons and private answers are all worded from its catalogue. "
+        f"{speed_mix(args.veloop_share)}"
+    )
+    return "\n".join(rows) + "\n\n" + note
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--games", type=int, default=100, help="concurrent games for (a) and (b) (default 100)")
@@ -737,13 +794,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--profile", type=Path, help="run the bot under cProfile into this file (the load phases, or with --deadline)"
     )
+    parser.add_argument(
+        "--locales", type=str, default="", help="measure (a) once per language, e.g. en,es,ja (English first)"
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="with --locales: rounds over the languages (default 2)")
+    parser.add_argument("--locale", type=str, default="en-US", help=argparse.SUPPRESS)
+    parser.add_argument("--open-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--phase", choices=["speed", "populate", "memory"], help=argparse.SUPPRESS)
     parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR, stream=sys.stderr)
 
     if args.phase == "speed":
-        print(json.dumps(asyncio.run(speed(args.games, args.rate, args.seconds, args.validate, args.veloop_share))))
+        figures = asyncio.run(
+            speed(
+                args.games,
+                args.rate,
+                args.seconds,
+                args.validate,
+                args.veloop_share,
+                locale=args.locale,
+                closed_phase=not args.open_only,
+            )
+        )
+        print(json.dumps(figures))
         return 0
     if args.phase == "populate":
         asyncio.run(populate(args.db, args.stored, args.active, args.db.with_suffix(".ids.json")))
@@ -773,6 +847,31 @@ def main(argv: list[str] | None = None) -> int:
     common = ["--games", str(args.games), "--rate", str(args.rate), "--seconds", str(args.seconds)]
     common += ["--veloop-share", str(args.veloop_share)]
     validate = ["--validate"] if args.validate else []
+    if args.locales:
+        chosen = [language.strip() for language in args.locales.split(",") if language.strip()]
+        if not chosen or chosen[0] != "en" or any(language not in LOCALES for language in chosen):
+            parser.error(f"--locales takes languages among {', '.join(LOCALES)}, English first")
+        before = reference_ms()
+        pooled: dict[str, list[float]] = {language: [] for language in chosen}
+        for round_number in range(args.rounds):
+            for language in chosen if round_number % 2 == 0 else list(reversed(chosen)):
+                phase = run_child("--phase", "speed", "--open-only", "--locale", LOCALES[language], *common, *validate)
+                pooled[language].extend(float(value) for value in phase["latencies"])
+        per_language = {
+            language: {"p50": percentile(values, 0.50), "p99": percentile(values, 0.99), "moves": float(len(values))}
+            for language, values in pooled.items()
+        }
+        markdown = languages_table(per_language, args, (before, reference_ms()))
+        print(markdown)
+        if args.write:
+            from benchmarks._report import publish
+
+            command = (
+                f"python -m benchmarks.bench_bot --locales {','.join(chosen)} --games {args.games} "
+                f"--rate {args.rate:g} --seconds {args.seconds:g} --write"
+            )
+            publish("bot-languages", markdown, command)
+        return 0
     before = reference_ms()
     speed_figures = run_child("--phase", "speed", *common, *validate)
     with tempfile.TemporaryDirectory() as tmp:

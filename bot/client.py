@@ -24,6 +24,7 @@ from discord.ext import commands
 
 from bot.config import Settings
 from bot.errors import NoGameHere, NotAParticipant, NotYourTurn, UserError
+from bot.i18n import LANGUAGES, Phrase, Words, language_of, words
 from bot.rules.common import quote
 from bot.rules.protocol import GameState
 from bot.scheduler import Scheduler
@@ -49,10 +50,7 @@ GROUP_NAME = "veletas"
 MAX_REMEMBERED_NAMES = 50_000
 LAG_PROBE_SECONDS = 0.1
 # Not "nothing was changed": a fault after a commit (posting the board, say) leaves the turn played.
-APOLOGY = (
-    "Sorry, something went wrong on my side. Please try again in a moment; "
-    "`/veletas board` shows the game as it stands now."
-)
+APOLOGY = "refusal.apology"
 
 
 class AiOpponent(Protocol):
@@ -67,6 +65,10 @@ class AiOpponent(Protocol):
 
 class OptionRefused(app_commands.CheckFailure):
     """An option value the command never offered: a stale client's (old choices, old limits) or a forged one."""
+
+    def __init__(self, key: str, /, **data: object) -> None:
+        self.phrase = Phrase(key, **data)
+        super().__init__(str(self.phrase))
 
 
 class VeletasTree(app_commands.CommandTree["VeletasBot"]):
@@ -140,9 +142,18 @@ class VeletasBot(commands.Bot):
         self.members_seen: dict[tuple[int, int], float] = {}
         # How late the event loop runs (seconds), so answers are deferred at once when the bot is busy.
         self.loop_lag = 0.0
+        # Each server's chosen language for public posts ("" follows its Discord locale), read once.
+        self.guild_languages: dict[int, str] = {}
+        # Each member's language as their last interaction said (Discord tells it nowhere else), for DMs.
+        self.user_languages: dict[int, str] = {}
         self._background: set[asyncio.Task[Any]] = set()
 
     async def setup_hook(self) -> None:
+        from cogs._words import CatalogueTranslator
+
+        for language in LANGUAGES:
+            words(language)  # read and compile every catalogue now, not in the first answer that needs it
+        await self.tree.set_translator(CatalogueTranslator())
         for name in EXTENSIONS:
             await self.load_extension(name)
         for group in self.groups.values():
@@ -181,7 +192,21 @@ class VeletasBot(commands.Bot):
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         if len(self.names) >= MAX_REMEMBERED_NAMES:
             self.names.clear()
+            self.user_languages.clear()
         self.names[interaction.user.id] = interaction.user.display_name
+        self.user_languages[interaction.user.id] = language_of(interaction.locale)
+
+    def user_language(self, user_id: int, guild_id: int | None) -> str:
+        """A member's language for a message only they read outside an interaction (a DM): as last seen,
+        else their server's (``guild_languages``, else English)."""
+        known = self.user_languages.get(user_id)
+        if known is not None:
+            return known
+        chosen = self.guild_languages.get(guild_id or 0)
+        if chosen:
+            return chosen
+        guild = self.get_guild(guild_id) if guild_id else None
+        return language_of(guild.preferred_locale) if guild is not None else language_of(None)
 
     async def add_feature(self, cog: commands.Cog, *, group: str = GROUP_NAME, description: str | None = None) -> None:
         """Add a feature cog and move its slash commands under ``/<group>`` (``/veletas`` by default).
@@ -200,11 +225,16 @@ class VeletasBot(commands.Bot):
             self.tree.remove_command(command.name)
             parent.add_command(command, override=True)
 
-    def command_hash(self) -> str:
-        """A digest of exactly what a sync would send, so an unchanged tree is never synced again."""
+    async def command_hash(self) -> str:
+        """A digest of what a sync would send (translations included): an unchanged tree is never synced again."""
         guild = self._sync_guild()
-        payload = [command.to_dict(self.tree) for command in self.tree.get_commands(guild=guild)]
-        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+        translator = self.tree.translator
+        commands_ = self.tree.get_commands(guild=guild)
+        if translator is None:
+            payload = [command.to_dict(self.tree) for command in commands_]
+        else:
+            payload = [await command.get_translated_payload(self.tree, translator) for command in commands_]
+        return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
     def _sync_guild(self) -> discord.Object | None:
         return discord.Object(id=self.settings.dev_guild_id) if self.settings.dev_guild_id else None
@@ -218,7 +248,7 @@ class VeletasBot(commands.Bot):
         guild = self._sync_guild()
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
-        digest = self.command_hash()
+        digest = await self.command_hash()
         scope = f"guild:{guild.id}" if guild is not None else "global"
         key = f"command_sync:{self.application_id}:{scope}"
         if await self.store.get_meta(key) == digest:
@@ -247,15 +277,22 @@ class VeletasBot(commands.Bot):
     async def answer_error(self, interaction: discord.Interaction[Any], error: BaseException) -> None:
         """Tell the user privately what went wrong: their mistake in words, ours as a short apology."""
         original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        w = words(language_of(interaction.locale))
         if isinstance(original, UserError):
-            message = self.word_refusal(original)
-            log.debug("Refused %s for user %s: %s", _describe(interaction), interaction.user.id, message)
+            message = self.word_refusal(original, w)
+            log.debug("Refused %s for user %s: %s", _describe(interaction), interaction.user.id, original)
         elif isinstance(original, app_commands.MissingPermissions):
-            needed = " and ".join(_permission_name(name) for name in original.missing_permissions)
-            message = f"Only members with the {needed} permission can do this; ask one of this server's managers."
+            names = [w(f"permission.{name}") for name in original.missing_permissions]
+            needed = names[0]
+            for name in names[1:]:
+                needed = w("refusal.permission_and", first=needed, second=name)
+            message = w("refusal.missing_permission", permission=needed)
         elif isinstance(original, app_commands.TransformerError):
             # discord.py's own wording quotes the whole value, however long.
-            message = f"{quote(str(original.value))} is not a valid {original.type.name} here."
+            kind = w.get(f"refusal.type_{original.type.name}", original.type.name)
+            message = w("refusal.not_valid", value=quote(str(original.value)), type=kind)
+        elif isinstance(original, OptionRefused):
+            message = w.phrase(original.phrase)
         elif isinstance(original, app_commands.CheckFailure):
             message = str(original)
         else:
@@ -265,7 +302,7 @@ class VeletasBot(commands.Bot):
                 interaction.user.id,
                 exc_info=(type(original), original, original.__traceback__),
             )
-            message = APOLOGY
+            message = w(APOLOGY)
         if interaction.type is discord.InteractionType.autocomplete:
             return
         try:
@@ -273,16 +310,22 @@ class VeletasBot(commands.Bot):
         except discord.HTTPException:
             log.warning("Could not deliver an error message for %s", _describe(interaction), exc_info=True)
 
-    def word_refusal(self, error: UserError) -> str:
-        """A refusal as the player reads it: the store's errors carry data (whose turn it is), worded here."""
+    def word_refusal(self, error: UserError, w: Words | None = None) -> str:
+        """A refusal as the player reads it, in ``w``'s language: errors carry a key and data, worded here."""
+        w = w or words()
+        text = error.worded(w)
+        # The store speaks no Discord: the member a refusal is about is named (mentioned) here.
         if isinstance(error, NotYourTurn) and error.waiting is not None:
-            return f"It is <@{error.waiting}>'s turn, not yours."
+            text = w("refusal.not_your_turn_of", who=f"<@{error.waiting}>")
         if isinstance(error, NotAParticipant) and error.meant_for is not None:
-            return f"This challenge is for <@{error.meant_for}>; only they can answer it."
+            text = w("refusal.challenge_for", who=f"<@{error.meant_for}>")
         if isinstance(error, NoGameHere) and error.channel_empty:
-            starts = " or ".join(f"`/{name} challenge`" for name in self.groups)
-            return f"{error} Start one with {starts}."
-        return str(error)
+            starts = [f"`/{name} {w.get(f'commands.{name}.challenge.name', 'challenge')}`" for name in self.groups]
+            joined = starts[0] if starts else ""
+            for start in starts[1:]:
+                joined = w("refusal.or", first=joined, second=start)
+            return w("refusal.start_one", refusal=text, commands=joined)
+        return text
 
     async def send_private(self, interaction: discord.Interaction[Any], message: str) -> None:
         """Send an ephemeral message, whatever has been answered on this interaction so far.
@@ -338,27 +381,22 @@ def check_options(interaction: discord.Interaction[Any]) -> None:
         if param.choices:
             if value not in [choice.value for choice in param.choices]:
                 offered = ", ".join(f"`{choice.value}`" for choice in param.choices)
-                raise OptionRefused(f"{quote(str(value))} is not one of the choices for `{name}`: {offered}.")
+                raise OptionRefused("refusal.not_a_choice", value=quote(str(value)), name=name, offered=offered)
             continue
         if isinstance(value, str):
             if param.max_value is not None and len(value) > param.max_value:
-                raise OptionRefused(f"`{name}` takes at most {param.max_value:g} characters; that was {len(value):,}.")
+                raise OptionRefused("refusal.too_long", name=name, count=int(param.max_value), given=len(value))
             if param.min_value is not None and len(value) < param.min_value:
-                raise OptionRefused(f"`{name}` needs at least {param.min_value:g} characters.")
+                raise OptionRefused("refusal.too_short", name=name, count=int(param.min_value))
         elif isinstance(value, int | float) and not isinstance(value, bool):
             low, high = param.min_value, param.max_value
             if (low is not None and value < low) or (high is not None and value > high):
-                bounds = (
-                    f"{low:g} to {high:g}"
-                    if low is not None and high is not None
-                    else (f"at least {low:g}" if low is not None else f"at most {high:g}")
-                )
-                raise OptionRefused(f"`{name}` must be {bounds}, not {quote(str(value))}.")
-
-
-def _permission_name(name: str) -> str:
-    """A permission as Discord's own settings spell it (``manage_guild`` is "Manage Server" there)."""
-    return name.replace("guild", "server").replace("_", " ").title()
+                shown = quote(str(value))
+                if low is not None and high is not None:
+                    raise OptionRefused("refusal.range", name=name, low=f"{low:g}", high=f"{high:g}", value=shown)
+                if low is not None:
+                    raise OptionRefused("refusal.range_low", name=name, low=f"{low:g}", value=shown)
+                raise OptionRefused("refusal.range_high", name=name, high=f"{high:g}", value=shown)
 
 
 def _describe(interaction: discord.Interaction[Any]) -> str:

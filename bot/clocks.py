@@ -39,7 +39,15 @@ LIVE_LIMIT: Final = 3 * HOUR
 
 
 class TimeControlError(ValueError):
-    """A time control that cannot be read or is out of range; the message says what is accepted."""
+    """A time control that cannot be read or is out of range; the message says what is accepted.
+
+    ``key`` and ``data`` name the same refusal for the bot's catalogue (``bot.i18n``), in any language.
+    """
+
+    def __init__(self, message: str, key: str, /, **data: str | int) -> None:
+        super().__init__(message)
+        self.key = key
+        self.data = data
 
 
 _DAYS_RE: Final = re.compile(r"(\d+)\s*(?:d|days?|days per move|d/move)")
@@ -67,17 +75,22 @@ class TimeControl:
     @classmethod
     def days(cls, days: int) -> TimeControl:
         if not 1 <= days <= MAX_DAYS_PER_MOVE:
-            raise TimeControlError(f"days per move go from 1 to {MAX_DAYS_PER_MOVE}, not {days}")
+            raise TimeControlError(
+                f"days per move go from 1 to {MAX_DAYS_PER_MOVE}, not {days}",
+                "clock.error_days",
+                count=MAX_DAYS_PER_MOVE,
+                given=days,
+            )
         return cls("days", days * DAY)
 
     @classmethod
     def fischer(cls, start: float, increment: float, cap: float | None = None) -> TimeControl:
         if not 0 < start <= MAX_FISCHER_START:
-            raise TimeControlError("a clock starts with more than nothing and at most 60 days")
+            raise TimeControlError("a clock starts with more than nothing and at most 60 days", "clock.error_start")
         if not 0 <= increment <= start:
-            raise TimeControlError("the increment is at least 0 and at most the starting time")
+            raise TimeControlError("the increment is at least 0 and at most the starting time", "clock.error_increment")
         if cap is not None and cap < start:
-            raise TimeControlError("the cap is at least the starting time")
+            raise TimeControlError("the cap is at least the starting time", "clock.error_cap")
         return cls("fischer", float(start), float(increment), None if cap is None else float(cap))
 
     @classmethod
@@ -95,11 +108,12 @@ class TimeControl:
             minutes, seconds = float(m.group(1)), int(m.group(2))
             if minutes * MINUTE > LIVE_LIMIT:
                 raise TimeControlError(
-                    "a live clock has at most 180 minutes; for longer games use hours, like 48h+12h/96h"
+                    "a live clock has at most 180 minutes; for longer games use hours, like 48h+12h/96h",
+                    "clock.error_live",
                 )
             return cls.fischer(minutes * MINUTE, seconds)
         shown = cleaned if len(cleaned) <= 24 else cleaned[:23] + "…"
-        raise TimeControlError(f"“{shown}” is not a time control: use {_FORMS}")
+        raise TimeControlError(f"“{shown}” is not a time control: use {_FORMS}", "clock.error_form", text=shown)
 
     @property
     def is_live(self) -> bool:

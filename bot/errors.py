@@ -1,7 +1,8 @@
 """Refusals a player reads.
 
 Anything raised as a ``UserError`` is answered to the person who acted, privately, with the
-exception's message and nothing else; every other exception is a fault of ours and is logged.
+exception's message and nothing else, worded in their language: a refusal carries a catalogue key
+and its data (``bot.i18n``), never words of its own; every other exception is a fault of ours and is logged.
 That split is why the store and the cogs raise these instead of returning flags: one handler
 in the command tree can answer them all, and a refusal can never be mistaken for a crash.
 
@@ -12,13 +13,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.i18n import Phrase, Words, words
+
 
 class UserError(Exception):
-    """A refusal whose message is written for the player who caused it."""
+    """A refusal for the player who caused it: a catalogue key and its data, worded in the reader's language."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, key: str, /, **data: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.data = data
+
+    @property
+    def phrase(self) -> Phrase:
+        return Phrase(self.key, **self.data)
+
+    def worded(self, w: Words) -> str:
+        return w(self.key, **self.data)
+
+    @property
+    def message(self) -> str:
+        """In English (logs, the command line)."""
+        return self.worded(words())
 
     def __str__(self) -> str:
         return self.message
@@ -30,18 +46,16 @@ class NoGameHere(UserError):
     ``channel_empty``: the channel has no game in play at all, so the answer may suggest starting one.
     """
 
-    def __init__(self, message: str, *, channel_empty: bool = False) -> None:
-        super().__init__(message)
+    def __init__(self, key: str, /, *, channel_empty: bool = False, **data: object) -> None:
+        super().__init__(key, **data)
         self.channel_empty = channel_empty
 
 
 class NotYourTurn(UserError):
     """A participant acted while it is the other player's turn (``waiting``: whose turn it is, if anyone's)."""
 
-    def __init__(self, waiting: int | None = None, message: str | None = None) -> None:
-        super().__init__(
-            message or ("It is the other player's turn, not yours." if waiting else "It is not your turn.")
-        )
+    def __init__(self, waiting: int | None = None) -> None:
+        super().__init__("refusal.other_players_turn" if waiting else "refusal.not_your_turn")
         self.waiting = waiting
 
 
@@ -51,8 +65,8 @@ class NotAParticipant(UserError):
     ``meant_for``: the member a challenge was made to, when someone else tried to answer it.
     """
 
-    def __init__(self, message: str, *, meant_for: int | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, key: str, /, *, meant_for: int | None = None, **data: object) -> None:
+        super().__init__(key, **data)
         self.meant_for = meant_for
 
 
@@ -73,7 +87,19 @@ class ChallengeClosed(UserError):
 
 
 class InvalidMove(UserError):
-    """The rules refused the text: the message is the rules' own explanation, word for word."""
+    """The rules refused the text: the rules' own reason (a key and data), worded for the player.
+
+    The rules name pieces and colours by value (``piece="stone"``); those become catalogue words.
+    """
+
+    def __init__(self, key: str, /, **data: object) -> None:
+        super().__init__(
+            key,
+            **{
+                name: Phrase(f"rules.{name}.{value}") if name in ("piece", "colour") else value
+                for name, value in data.items()
+            },
+        )
 
 
 class UndoRefused(UserError):
@@ -97,7 +123,7 @@ class ChallengeExists(UserError):
     """Two members already have an open challenge between them, whichever of them made it."""
 
     def __init__(self, existing: OpenChallenge, challenger_id: int) -> None:
-        super().__init__("These two players already have an open challenge between them.")
+        super().__init__("refusal.challenge_exists")
         self.existing = existing
         self.challenger_id = challenger_id
 
@@ -106,6 +132,6 @@ class TooManyChallenges(UserError):
     """A member has as many open challenges as one member may have at once."""
 
     def __init__(self, limit: int, open_challenges: tuple[OpenChallenge, ...]) -> None:
-        super().__init__(f"There are already {limit} open challenges by this player.")
+        super().__init__("refusal.too_many_challenges", count=limit)
         self.limit = limit
         self.open_challenges = open_challenges

@@ -61,6 +61,7 @@ from bot.errors import (
     UndoRefused,
     UserError,
 )
+from bot.i18n import LANGUAGES, Phrase
 from bot.ratings import PROVISIONAL_DEVIATION, PoolKey, RatedGame, Rating, apply_game, pools_for
 from bot.rules import Game, RecordError
 from bot.rules.protocol import Colour, GameKind, GameState, IllegalMove, Outcome, Seat, Termination, other_colour
@@ -338,6 +339,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT, WITHOUT ROWID
         """,
     ),
+    (
+        # The language of a server's public posts (boards, challenges) when its managers chose one;
+        # NULL follows the server's own preferred locale in Discord.
+        "ALTER TABLE guild_settings ADD COLUMN language TEXT "
+        "CHECK (language IS NULL OR length(language) BETWEEN 2 AND 8)",
+    ),
 )
 
 REMINDERS_LEFT: tuple[float, ...] = (24 * HOUR, HOUR)
@@ -376,6 +383,7 @@ class GuildSettings:
     time_control: str | None = None  # the default time control of challenges (canonical text); None: no clock
     inactivity_days: int = DEFAULT_INACTIVITY_DAYS  # a game without a clock ends after this long without a move
     rated: bool = True  # whether challenges between members are rated unless they say otherwise
+    language: str | None = None  # the language of public posts (bot.i18n.LANGUAGES); None: the server's locale
 
     def default_control(self) -> TimeControl:
         """The time control a challenge gets when its maker names none."""
@@ -384,11 +392,23 @@ class GuildSettings:
         return TimeControl.parse(self.time_control, inactivity_days=self.inactivity_days)
 
 
-_GUILD_SETTINGS_SQL = "SELECT analysis, time_control, inactivity_days, rated FROM guild_settings WHERE guild_id = ?"
+_GUILD_SETTINGS_SQL = (
+    "SELECT analysis, time_control, inactivity_days, rated, language FROM guild_settings WHERE guild_id = ?"
+)
 
 
 def _guild_settings(row: sqlite3.Row) -> GuildSettings:
-    return GuildSettings(bool(row[0]), None if row[1] is None else str(row[1]), int(row[2]), bool(row[3]))
+    return GuildSettings(
+        bool(row[0]),
+        None if row[1] is None else str(row[1]),
+        int(row[2]),
+        bool(row[3]),
+        None if row[4] is None else str(row[4]),
+    )
+
+
+FOLLOW_SERVER = "auto"
+"""``set_guild_settings(language=FOLLOW_SERVER)``: public posts follow the server's locale again."""
 
 
 NOTIFY_MODES: tuple[str, ...] = ("ping", "dm", "both")
@@ -738,21 +758,49 @@ def _join_turns(turns: Sequence[str]) -> str:
 
 
 def _closed_message(info: GameInfo) -> str:
-    return {
-        "active": "This challenge was already accepted.",
-        "finished": "This challenge was already accepted, and its game is over.",
-        "declined": "This challenge was declined.",
-        "expired": "This challenge has expired.",
-        "cancelled": "This challenge was cancelled.",
-    }.get(info.status, "This challenge is no longer open.")
+    """The key of the refusal for a challenge that is no longer open (worded by the cogs)."""
+    if info.status in ("active", "finished", "declined", "expired", "cancelled"):
+        return f"refusal.challenge_{info.status}"
+    return "refusal.challenge_closed"
 
 
-def _finished_message(info: GameInfo) -> str:
+def ending_phrase(info: GameInfo) -> Phrase | None:
+    """How a game ended, as data for the catalogue (``result`` area), so each reader sees it in their language.
+
+    The stored ``result`` text is the log's English; this is built from the facts (winner, termination,
+    clock), never from that text. None while the game goes on.
+    """
     if info.status == "cancelled":
-        return "This game was cancelled."
-    if info.result:
-        return f"This game is over: {info.result}."
-    return "This game is over."
+        return Phrase("result.cancelled")
+    if info.status == "expired":
+        return Phrase("result.expired")
+    outcome = info.outcome
+    if outcome is None:
+        return None
+    if outcome.termination in ("resignation", "time forfeit"):
+        loser = next((p for p in info.participants if p != info.winner_id), None)
+        colour = None if loser is None else info.colour_of_user(loser)
+        seat = None if loser is None else info.seat_of_user(loser)
+        who = Phrase(f"result.{colour}") if colour else Phrase(f"result.{seat or 'first'}_player")
+        if outcome.termination == "resignation":
+            return Phrase("result.resigned", who=who)
+        if info.time_control.family == "none":
+            return Phrase("result.idle", who=who, count=round(info.time_control.start / DAY))
+        return Phrase("result.time", who=who)
+    if outcome.termination == "passes":
+        return Phrase("result.passes")
+    if outcome.winner is None:
+        return Phrase("result.drawn")
+    return Phrase(f"result.by_{outcome.termination}", winner=Phrase(f"result.{outcome.winner}"))
+
+
+def _finished_message(info: GameInfo) -> GameFinished:
+    if info.status == "cancelled":
+        return GameFinished("refusal.game_cancelled")
+    ending = ending_phrase(info)
+    return (
+        GameFinished("refusal.game_over") if ending is None else GameFinished("refusal.game_over_result", result=ending)
+    )
 
 
 # --- who may do what: decided here once; the cogs ask before showing a private menu, the store again when writing
@@ -763,24 +811,24 @@ def check_can_answer(info: GameInfo, user_id: int, now: dt.datetime) -> None:
     if info.status != "challenge":
         raise ChallengeClosed(_closed_message(info))
     if user_id == info.proposer:
-        raise NotAParticipant("This is your own challenge: someone else has to answer it.")
+        raise NotAParticipant("refusal.own_challenge")
     answerer = info.answerer
     if answerer is not None and user_id != answerer:
-        raise NotAParticipant("This challenge is for another member; only they can answer it.", meant_for=answerer)
+        raise NotAParticipant("refusal.challenge_for_other", meant_for=answerer)
     if info.expires_at is not None and info.expires_at <= now:
-        raise ChallengeClosed("This challenge has expired.")
+        raise ChallengeClosed("refusal.challenge_expired")
 
 
 def check_in_play(info: GameInfo) -> None:
     if info.status == "challenge":
-        raise NoGameHere("This game has not started: the challenge is still waiting for an answer.")
+        raise NoGameHere("refusal.not_started")
     if info.status != "active":
-        raise GameFinished(_finished_message(info))
+        raise _finished_message(info)
 
 
 def check_participant(info: GameInfo, user_id: int) -> None:
     if user_id not in info.participants:
-        raise NotAParticipant("You are not playing in this game.")
+        raise NotAParticipant("refusal.not_playing")
 
 
 def check_to_act(info: GameInfo, user_id: int) -> None:
@@ -791,10 +839,8 @@ def check_to_act(info: GameInfo, user_id: int) -> None:
         raise NotYourTurn(info.user_to_act)
 
 
-_RACE_MESSAGE = "Someone else acted on this game a moment before you did. Look at the latest board and try again."
-_MOVED_ON_MESSAGE = (
-    "The game moved on after you sent this, so it was not played. Look at the new board, then choose again."
-)
+_RACE_MESSAGE = "refusal.race"
+_MOVED_ON_MESSAGE = "refusal.moved_on"
 
 
 # --- the store ----------------------------------------------------------------------------------
@@ -972,7 +1018,7 @@ class Store:
     async def set_theme(self, user_id: int, theme: str) -> None:
         """Remember the player's board theme for every image drawn for them from now on."""
         if theme not in THEMES:
-            raise UserError(f"There is no {theme!r} theme; choose one of {', '.join(THEMES)}.")
+            raise UserError("refusal.no_theme", theme=repr(theme), themes=", ".join(THEMES))
         async with self._transaction() as db:
             await db.execute(
                 "INSERT INTO player_prefs (user_id, theme, updated_at) VALUES (?, ?, ?) "
@@ -1000,7 +1046,7 @@ class Store:
     ) -> NotifyPrefs:
         """Change what is given (None leaves it) and return the whole choice. Choosing DMs again clears a refusal."""
         if mode is not None and mode not in NOTIFY_MODES:
-            raise UserError(f"Choose how to be told: {', '.join(NOTIFY_MODES)}.")
+            raise UserError("refusal.notify_modes", modes=", ".join(NOTIFY_MODES))
         current = await self.get_notify(user_id)
         chosen = NotifyPrefs(
             current.mode if mode is None else mode,
@@ -1031,10 +1077,16 @@ class Store:
         time_control: TimeControl | None = None,
         inactivity_days: int | None = None,
         rated: bool | None = None,
+        language: str | None = None,
     ) -> GuildSettings:
-        """Change the settings given (None leaves one as it is) and return them all, in one transaction."""
+        """Change the settings given (None leaves one as it is) and return them all, in one transaction.
+
+        ``language``: one of ``bot.i18n.LANGUAGES``, or ``FOLLOW_SERVER`` to follow the server's locale.
+        """
         if inactivity_days is not None and not 1 <= inactivity_days <= MAX_INACTIVITY_DAYS:
-            raise UserError(f"The inactivity limit goes from 1 to {MAX_INACTIVITY_DAYS} days.")
+            raise UserError("refusal.inactivity_range", count=MAX_INACTIVITY_DAYS)
+        if language is not None and language != FOLLOW_SERVER and language not in LANGUAGES:
+            raise UserError("refusal.no_language", language=repr(language), languages=", ".join(LANGUAGES))
         async with self._transaction() as db:
             rows = await db.execute_fetchall(_GUILD_SETTINGS_SQL, (guild_id,))
             found = list(rows)
@@ -1045,18 +1097,21 @@ class Store:
                 time_control=current.time_control if time_control is None else time_control.text,
                 inactivity_days=current.inactivity_days if inactivity_days is None else inactivity_days,
                 rated=current.rated if rated is None else rated,
+                language=current.language if language is None else None if language == FOLLOW_SERVER else language,
             )
             await db.execute(
-                "INSERT INTO guild_settings (guild_id, analysis, time_control, inactivity_days, rated, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET analysis = excluded.analysis, "
-                "time_control = excluded.time_control, inactivity_days = excluded.inactivity_days, "
-                "rated = excluded.rated, updated_at = excluded.updated_at",
+                "INSERT INTO guild_settings (guild_id, analysis, time_control, inactivity_days, rated, language, "
+                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
+                "analysis = excluded.analysis, time_control = excluded.time_control, "
+                "inactivity_days = excluded.inactivity_days, rated = excluded.rated, language = excluded.language, "
+                "updated_at = excluded.updated_at",
                 (
                     guild_id,
                     int(chosen.analysis),
                     chosen.time_control,
                     chosen.inactivity_days,
                     int(chosen.rated),
+                    chosen.language,
                     self._now(),
                 ),
             )
@@ -1067,7 +1122,7 @@ class Store:
     async def get_game(self, game_id: int) -> GameInfo:
         found = await self._fetch_info(f"SELECT {_COLUMNS} FROM games WHERE id = ?", (game_id,))
         if not found:
-            raise NoGameHere("That game does not exist (any more).")
+            raise NoGameHere("refusal.no_such_game")
         return found[0]
 
     async def game_in_channel(self, channel_id: int) -> GameInfo:
@@ -1080,10 +1135,18 @@ class Store:
             try:
                 last = await self.latest_game_in_channel(channel_id)
             except NoGameHere:
-                raise NoGameHere("No game is being played here.", channel_empty=True) from None
-            outcome = f" ({last.result})" if last.result else ""
+                raise NoGameHere("refusal.no_game_here", channel_empty=True) from None
+            ending = ending_phrase(last)
+            if ending is None:
+                raise NoGameHere(
+                    "refusal.no_game_here_over", channel_empty=True, title=last.kind.title, id=str(last.id)
+                )
             raise NoGameHere(
-                f"No game is being played here: {last.kind.title} #{last.id} is over{outcome}.", channel_empty=True
+                "refusal.no_game_here_over_result",
+                channel_empty=True,
+                title=last.kind.title,
+                id=str(last.id),
+                result=ending,
             )
         return found[0]
 
@@ -1095,7 +1158,7 @@ class Store:
             (channel_id,),
         )
         if not found:
-            raise NoGameHere("No game has been played here yet.")
+            raise NoGameHere("refusal.no_game_yet")
         return found[0]
 
     async def live_games(self, guild_id: int) -> list[GameInfo]:
@@ -1161,7 +1224,7 @@ class Store:
         if where not in ("thread", "here"):
             raise ValueError(f"unknown place {where!r}")
         if opponent_id == challenger_id:
-            raise UserError("You cannot challenge yourself.")
+            raise UserError("refusal.challenge_yourself")
         now = self._now()
         expires = None if expires_at is None else _to_ts(expires_at)
         try:
@@ -1248,7 +1311,7 @@ class Store:
                 if not rows:
                     current = await self._peek(db, game_id)
                     if current.status == "challenge":
-                        raise ChallengeClosed("This challenge has expired.")
+                        raise ChallengeClosed("refusal.challenge_expired")
                     raise ChallengeClosed(_closed_message(current))
                 await self._schedule(db, game_id, clock)
         except sqlite3.IntegrityError as exc:
@@ -1276,7 +1339,7 @@ class Store:
         if info.status != "challenge":
             raise ChallengeClosed(_closed_message(info))
         if user_id != info.proposer:
-            raise NotAParticipant("Only the member who made this challenge can withdraw it.")
+            raise NotAParticipant("refusal.withdraw_not_yours")
         withdrawn = await self._close_challenge(game_id, "cancelled", "Withdrawn")
         log.info("game %d: challenge withdrawn by %d", game_id, user_id)
         return withdrawn
@@ -1338,7 +1401,7 @@ class Store:
         async with self._transaction() as db:
             cursor = await db.execute(f"UPDATE games SET {column} = ? WHERE id = ?", (value, game_id))
             if cursor.rowcount != 1:
-                raise NoGameHere("That game does not exist (any more).")
+                raise NoGameHere("refusal.no_such_game")
 
     def _check_can_answer(self, info: GameInfo, user_id: int) -> None:
         check_can_answer(info, user_id, _from_ts(self._now()))
@@ -1348,7 +1411,7 @@ class Store:
         rows = await db.execute_fetchall(f"SELECT {_COLUMNS} FROM games WHERE id = ?", (game_id,))
         for row in rows:
             return _info_from_row(row)
-        raise NoGameHere("That game does not exist (any more).")
+        raise NoGameHere("refusal.no_such_game")
 
     # --- playing --------------------------------------------------------------------------------
 
@@ -1390,11 +1453,11 @@ class Store:
             raise RaceLost(_MOVED_ON_MESSAGE)
         now = self._now()
         if info.clock is not None and info.clock.flagged(now) is not None:
-            raise TimeIsUp("Your time ran out before this move arrived: the game is lost on time.")
+            raise TimeIsUp("refusal.time_is_up")
         try:
             game = info.state.play(text)
         except IllegalMove as exc:
-            raise InvalidMove(str(exc)) from exc
+            raise InvalidMove(exc.key, **exc.data) from exc
         if len(game.turns) != info.ply + 1:
             raise RuntimeError(f"game {game_id}: a turn added {len(game.turns) - info.ply} entries to the log")
         status: Status = "active"
@@ -1511,13 +1574,13 @@ class Store:
         self._check_in_play(info)
         self._check_participant(info, user_id)
         if info.undo_requested_by is not None:
-            raise UndoRefused("A request to take back a move is already waiting for an answer.")
+            raise UndoRefused("refusal.undo_pending")
         last = await self._fetchall(
             "SELECT user_id FROM moves WHERE game_id = ? AND ply = ?",
             (game_id, info.ply),
         )
         if not last or int(last[0][0]) != user_id:
-            raise UndoRefused("You can only take back your own last move, and only before your opponent has moved.")
+            raise UndoRefused("refusal.undo_own_last")
         now = self._now()
         version = info.version + 1
         async with self._transaction() as db:
@@ -1548,12 +1611,12 @@ class Store:
         self._check_in_play(info)
         self._check_participant(info, user_id)
         if expected_version is not None and expected_version != info.version:
-            raise RaceLost("This request is out of date: the game has moved on since it was made.")
+            raise RaceLost("refusal.undo_stale")
         requester = info.undo_requested_by
         if requester is None:
-            raise UndoRefused("Nobody has asked to take back a move.")
+            raise UndoRefused("refusal.undo_none")
         if requester == user_id:
-            raise UndoRefused("You asked to take back your move: your opponent has to answer.")
+            raise UndoRefused("refusal.undo_yours")
         now = self._now()
         version = info.version + 1
         if not accept:
@@ -1636,14 +1699,14 @@ class Store:
         check_in_play(info)
         check_participant(info, user_id)
         if ai_id not in info.participants or not info.is_ai_game:
-            raise UndoRefused("Only a game against me takes back moves without asking.")
+            raise UndoRefused("refusal.undo_not_ai")
         log_rows = await self.move_log(game_id)
         mine = [ply for ply, _, user in log_rows if user == user_id]
         if not mine:
-            raise UndoRefused("You have no move to take back yet.")
+            raise UndoRefused("refusal.undo_nothing")
         first = mine[-1]
         if any(user not in (user_id, ai_id) for ply, _, user in log_rows if ply > first):
-            raise UndoRefused("Only your own last move and my replies to it can be taken back.")
+            raise UndoRefused("refusal.undo_ai_own")
         undone = await self._rewind(info, first - 1, stamp=stamp, requester=None)
         log.info("game %d: plies %d to %d taken back against the AI", game_id, first, info.ply)
         return undone
@@ -1652,7 +1715,7 @@ class Store:
         """End a challenge or a game without a winner (a server manager's decision)."""
         info = await self.get_game(game_id)
         if not info.is_open:
-            raise GameFinished(_finished_message(info))
+            raise _finished_message(info)
         now = self._now()
         async with self._transaction() as db:
             rows = await db.execute_fetchall(
@@ -2203,9 +2266,7 @@ def _is_channel_clash(exc: sqlite3.IntegrityError) -> bool:
 
 
 def _busy_message(status: str) -> str:
-    if status == "challenge":
-        return "A challenge is already waiting in this channel. Answer it, or play somewhere else."
-    return "A game is already being played in this channel. Finish it, or play somewhere else."
+    return "refusal.busy_challenge" if status == "challenge" else "refusal.busy_game"
 
 
 # --- migrations ---------------------------------------------------------------------------------

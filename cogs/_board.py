@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import discord
 
+from bot.i18n import Words
 from bot.rules.protocol import Colour
-from bot.store import GameInfo
+from bot.store import GameInfo, ending_phrase
 from cogs._clock_words import clock_text, names_with_time
 from cogs._names import colour_names, learn_names, name_of, record_names, seat_names
 from cogs._send import Outgoing, bot_of, mention
 from cogs._tables import table_for
+from cogs._words import public_words
 
 if TYPE_CHECKING:
     from bot.client import VeletasBot
@@ -39,8 +41,8 @@ DEFAULT_THEME = "light"
 ON_THE_BOARD = ("claims", "confinement", "passes")
 
 
-def colour_word(colour: str | None) -> str:
-    return colour.capitalize() if colour else "?"
+def colour_word(w: Words, colour: str | None) -> str:
+    return w(f"result.{colour}") if colour else "?"
 
 
 async def theme_of(bot: VeletasBot, user_id: int | None) -> str:
@@ -62,41 +64,53 @@ def board_viewer(bot: VeletasBot, info: GameInfo) -> int | None:
     return next((user for user in info.participants if user != me), None)
 
 
-async def render_board(bot: VeletasBot, info: GameInfo, *, theme: str) -> bytes:
-    """The game's public board, drawn off the event loop (rendering is CPU work)."""
+async def render_board(bot: VeletasBot, info: GameInfo, *, theme: str, w: Words) -> bytes:
+    """The game's board in ``w``'s language, drawn off the event loop (rendering is CPU work)."""
     started = time.perf_counter()
     table = table_for(info)
     now = bot.store.now()
-    seats = names_with_time(info, seat_names(bot, info), now)
-    colours = names_with_time(info, colour_names(bot, info), now)
-    result = ending_text(info)
-    png = await asyncio.to_thread(table.board_png, info, seats=seats, colours=colours, theme=theme, result=result)
+    seats = names_with_time(w, info, seat_names(bot, info), now)
+    colours = names_with_time(w, info, colour_names(bot, info), now)
+    result = ending_text(w, info)
+    png = await asyncio.to_thread(table.board_png, info, seats=seats, colours=colours, theme=theme, result=result, w=w)
     log.debug("Rendered the board of game %d in %.1f ms", info.id, (time.perf_counter() - started) * 1e3)
     return png
 
 
-def players_line(info: GameInfo) -> str:
+def players_line(w: Words, info: GameInfo) -> str:
     if info.state.first_player_colour is None:
         first, second = info.user_for_seat("first"), info.user_for_seat("second")
-        return f"First player {mention(first)} · second player {mention(second)}"
-    return f"Black {mention(info.user_for_colour('black'))} · White {mention(info.user_for_colour('white'))}"
+        return w("board.players_seats", first=mention(first), second=mention(second))
+    return w(
+        "board.players_colours",
+        black=mention(info.user_for_colour("black")),
+        white=mention(info.user_for_colour("white")),
+    )
 
 
-def turn_text(bot: VeletasBot, info: GameInfo) -> tuple[str, int | None]:
+def result_text(w: Words, info: GameInfo) -> str:
+    """How the game ended, in ``w``'s language (empty while it goes on)."""
+    ending = ending_phrase(info)
+    return "" if ending is None else w.phrase(ending)
+
+
+def turn_text(bot: VeletasBot, info: GameInfo, w: Words) -> tuple[str, int | None]:
     """The sentence saying who acts and how (or how the game ended), and the one user it may ping."""
     if info.status == "finished":
         outcome = info.outcome
+        result = result_text(w, info)
         if outcome is not None and outcome.is_draw:
-            return f"**Drawn.** {info.result or ''}".strip(), None
-        winner = mention(info.winner_id) if info.winner_id is not None else "Nobody"
-        return f"**{winner} wins.** {info.result or ''}".strip(), None
+            return w("board.drawn", result=result).strip(), None
+        if info.winner_id is None:
+            return w("board.nobody_wins", result=result).strip(), None
+        return w("board.wins", winner=mention(info.winner_id), result=result).strip(), None
     if info.status != "active":
-        return f"This game is {info.status}.", None
+        return w(f"board.status_{info.status}"), None
     user = info.user_to_act
     if bot.user is not None and user == bot.user.id:
         # The AI answers by itself: nobody is asked to press anything, and its board follows.
-        return f"{mention(user)} is thinking about its move…", None
-    return table_for(info).turn_line(info, mention(user)), user
+        return w("board.ai_thinking", who=mention(user)), None
+    return table_for(info).turn_line(w, info, mention(user)), user
 
 
 def record_ending(info: GameInfo) -> dict[str, str]:
@@ -107,7 +121,7 @@ def record_ending(info: GameInfo) -> dict[str, str]:
     return {"Result": outcome.result_token, "Termination": outcome.termination}
 
 
-def ending_text(info: GameInfo) -> str | None:
+def ending_text(w: Words, info: GameInfo) -> str | None:
     """What the last board's header says instead of the turn when the game ended off the board.
 
     A game ended on the board needs nothing: the board itself shows how.
@@ -116,11 +130,12 @@ def ending_text(info: GameInfo) -> str | None:
     if outcome is None or outcome.termination in ON_THE_BOARD:
         return None
     if outcome.termination == "cancelled":
-        return "Game cancelled"
+        return w("board.header_cancelled")
+    result = result_text(w, info)
     if outcome.winner is None:
-        return f"Drawn · {info.result}" if info.result else "Drawn"
-    winner = colour_word(outcome.winner)
-    return f"{winner} wins · {info.result}" if info.result else f"{winner} wins"
+        return w("board.header_drawn", result=result) if result else w("result.drawn")
+    winner = colour_word(w, outcome.winner)
+    return w("board.header_wins", winner=winner, result=result) if result else w("board.header_winner", winner=winner)
 
 
 def record_headers(bot: VeletasBot, info: GameInfo) -> dict[str, str]:
@@ -138,6 +153,7 @@ def record_headers(bot: VeletasBot, info: GameInfo) -> dict[str, str]:
 
 
 def record_file(bot: VeletasBot, info: GameInfo) -> tuple[str, bytes]:
+    """The game record; its headers stay as NOTATION.md writes them, in every language."""
     return f"{info.kind.name}-{info.id}.txt", info.state.to_record(record_headers(bot, info)).encode()
 
 
@@ -150,12 +166,10 @@ class RematchButton(
 ):
     """Under a finished game's board: the same game again, same settings and clock, the seats swapped."""
 
-    def __init__(self, game: GameInfo | str, game_id: int) -> None:
+    def __init__(self, game: GameInfo | str, game_id: int, label: str = "Rematch") -> None:
         prefix = game if isinstance(game, str) else game.kind.name
         super().__init__(
-            discord.ui.Button(
-                label="Rematch", style=discord.ButtonStyle.primary, custom_id=f"{prefix}:rematch:{game_id}"
-            )
+            discord.ui.Button(label=label, style=discord.ButtonStyle.primary, custom_id=f"{prefix}:rematch:{game_id}")
         )
         self.game_id = game_id
 
@@ -172,15 +186,15 @@ class RematchButton(
             await bot.guard(interaction, challenges.rematch(interaction, self.game_id))
 
 
-def board_view(info: GameInfo) -> discord.ui.View | None:
+def board_view(w: Words, info: GameInfo) -> discord.ui.View | None:
     """The buttons a board offers in its phase; all are dynamic items, so old boards work after a restart."""
     if info.status == "finished":
         view = discord.ui.View(timeout=None)
-        view.add_item(RematchButton(info, info.id))
+        view.add_item(RematchButton(info, info.id, w("board.rematch.label")))
         return view
     if info.status != "active":
         return None
-    items = table_for(info).board_items(info)
+    items = table_for(info).board_items(w, info)
     if not items:
         return None
     view = discord.ui.View(timeout=None)
@@ -198,41 +212,46 @@ def embed_colour(colour: Colour | None) -> discord.Colour:
 
 
 async def board_message(
-    bot: VeletasBot, info: GameInfo, *, note: str | None = None, viewer: int | None = None
+    bot: VeletasBot, info: GameInfo, *, note: str | None = None, viewer: int | None = None, w: Words | None = None
 ) -> Outgoing:
     """The message after every turn: whose turn, the last turn, the game's own fields, image, buttons.
 
     The image is drawn in ``viewer``'s theme when given (a board asked for privately), else in
-    the theme of the player the public board is mostly for (``board_viewer``).
+    the theme of the player the public board is mostly for (``board_viewer``). Words are ``w``'s
+    (a private board: the member's language), else the server's (a public board).
     """
     table = table_for(info)
     state = info.state
+    w = w or await public_words(bot, info.guild_id)
     await learn_names(bot, info)
     theme = await theme_of(bot, viewer if viewer is not None else board_viewer(bot, info))
-    png = await render_board(bot, info, theme=theme)
-    line, ping = turn_text(bot, info)
+    png = await render_board(bot, info, theme=theme, w=w)
+    line, ping = turn_text(bot, info, w)
     embed = discord.Embed(
-        title=f"{table.label(info)} · {table.settings_text(info.settings)}",
+        title=f"{table.label(info)} · {table.settings_text(w, info.settings)}",
         description=line,
         colour=embed_colour(state.colour_to_act),
     )
-    embed.add_field(name="Players", value=players_line(info), inline=False)
+    embed.add_field(name=w("board.players.field"), value=players_line(w, info), inline=False)
     if state.turns:
-        embed.add_field(name="Last turn", value=f"`{state.turns[-1]}`", inline=True)
-    for name, value, inline in table.fields(info):
+        embed.add_field(name=w("board.last_turn.field"), value=f"`{state.turns[-1]}`", inline=True)
+    for name, value, inline in table.fields(w, info):
         embed.add_field(name=name, value=value, inline=inline)
-    clock = clock_text(info, bot.store.now())
+    clock = clock_text(w, info, bot.store.now())
     if clock is not None:
-        embed.add_field(name="Clock", value=clock, inline=False)
+        embed.add_field(name=w("board.clock.field"), value=clock, inline=False)
     if info.status == "finished" and info.rated:
         changes = [c for c in await bot.store.rating_changes(info.id) if c.scope == info.guild_id]
         if changes:
             embed.add_field(
-                name="Ratings (this server)", value=" · ".join(f"{mention(c.user_id)} {c.text}" for c in changes)
+                name=w("board.ratings.field"), value=" · ".join(f"{mention(c.user_id)} {c.text}" for c in changes)
             )
     embed.set_image(url=f"attachment://{BOARD_FILE}")
     moves = table.moves_played(info)
-    embed.set_footer(text=f"Move {moves + 1}" if info.status == "active" else f"Game over after {moves} moves")
+    if info.status == "active":
+        embed.set_footer(text=w("board.move_number", number=moves + 1))
+    else:
+        embed.set_footer(text=w("board.game_over_after", count=moves))
     files: list[tuple[str, bytes]] = [(BOARD_FILE, png)]
     if info.status == "finished":
         files.append(record_file(bot, info))
@@ -240,7 +259,8 @@ async def board_message(
     dm: int | None = None
     calls = ping
     if ping is not None:
-        content = f"{mention(ping)}, your turn." if note is None else f"{note}\n{mention(ping)}, your turn."
+        call = w("board.your_turn", who=mention(ping))
+        content = call if note is None else f"{note}\n{call}"
         prefs = await bot.store.get_notify(ping)
         dm = ping if prefs.wants_dm else None
         ping = ping if prefs.wants_ping else None
@@ -248,7 +268,7 @@ async def board_message(
         content=content,
         embed=embed,
         files=files,
-        view=board_view(info),
+        view=board_view(w, info),
         mention=ping,
         info=info,
         dm=dm,

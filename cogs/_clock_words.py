@@ -6,10 +6,13 @@ depending on the feature that runs the scheduler.
 
 from __future__ import annotations
 
+import math
+
 from discord import app_commands
 
-from bot.clocks import TimeControl, TimeControlError, format_left
+from bot.clocks import DAY, HOUR, MINUTE, TimeControl, TimeControlError
 from bot.errors import UserError
+from bot.i18n import Words, words
 from bot.rules.protocol import SEATS
 from bot.store import GameInfo
 
@@ -23,11 +26,43 @@ def parse_time(text: str | None, default: TimeControl, *, inactivity_days: int) 
     try:
         return TimeControl.parse(text, inactivity_days=inactivity_days)
     except TimeControlError as exc:
-        raise UserError(str(exc)) from exc
+        raise UserError(exc.key, **exc.data) from exc
 
 
-def time_suggestions(current: str) -> list[app_commands.Choice[str]]:
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def describe_control(w: Words, control: TimeControl) -> str:
+    """A time control in words: "3 days per move", "5 min + 3 s", "48 h + 12 h (at most 96 h)"."""
+    if control.family == "none":
+        return w("clock.none", count=round(control.start / DAY))
+    if control.family == "days":
+        return w("clock.days", count=round(control.start / DAY))
+    if control.is_live and control.cap is None:
+        return w("clock.live", minutes=_number(control.start / MINUTE), seconds=_number(control.increment))
+    start, increment = _number(control.start / HOUR), _number(control.increment / HOUR)
+    if control.cap is None:
+        return w("clock.corr", start=start, increment=increment)
+    return w("clock.corr_cap", start=start, increment=increment, cap=_number(control.cap / HOUR))
+
+
+def format_left(w: Words, seconds: float) -> str:
+    """Time left as a clock face shows it: ``4:05`` under an hour, ``13 h 05`` under two days, ``3 d 4 h`` above."""
+    seconds = max(0.0, seconds)
+    if seconds < HOUR:
+        whole = math.ceil(seconds)
+        return w("clock.left_minutes", minutes=str(whole // 60), seconds=f"{whole % 60:02d}")
+    if seconds < 2 * DAY:
+        minutes = math.floor(seconds / MINUTE)
+        return w("clock.left_hours", hours=str(minutes // 60), minutes=f"{minutes % 60:02d}")
+    hours = math.floor(seconds / HOUR)
+    return w("clock.left_days", days=str(hours // 24), hours=str(hours % 24))
+
+
+def time_suggestions(current: str, w: Words | None = None) -> list[app_commands.Choice[str]]:
     """Common controls first; what is being typed, when it reads as a control, on top."""
+    w = w or words()
     typed = current.strip()
     found: list[app_commands.Choice[str]] = []
     if typed:
@@ -36,14 +71,16 @@ def time_suggestions(current: str) -> list[app_commands.Choice[str]]:
         except TimeControlError:
             pass
         else:
-            found.append(app_commands.Choice(name=f"{control.text}: {control.describe()}"[:100], value=control.text))
+            shown = f"{control.text}: {describe_control(w, control)}"
+            found.append(app_commands.Choice(name=shown[:100], value=control.text))
     for text in SUGGESTED:
         if text.startswith(typed.lower()) and all(choice.value != text for choice in found):
-            found.append(app_commands.Choice(name=f"{text}: {TimeControl.parse(text).describe()}"[:100], value=text))
+            shown = f"{text}: {describe_control(w, TimeControl.parse(text))}"
+            found.append(app_commands.Choice(name=shown[:100], value=text))
     return found[:25]
 
 
-def clock_text(info: GameInfo, now: float) -> str | None:
+def clock_text(w: Words, info: GameInfo, now: float) -> str | None:
     """Each side's time left and, while a clock runs, the deadline as a Discord timestamp (every reader's own zone)."""
     clock = info.clock
     if clock is None:
@@ -52,23 +89,24 @@ def clock_text(info: GameInfo, now: float) -> str | None:
     parts = []
     for seat in SEATS:
         colour = info.colour_of_seat(seat)
-        who = colour.capitalize() if colour else ("First" if seat == "first" else "Second")
+        who = w(f"clock.{colour or seat}")
         if control.family == "fischer":
-            parts.append(f"{who} {format_left(clock.left(seat, now))}")
+            parts.append(f"{who} {format_left(w, clock.left(seat, now))}")
     deadline = clock.deadline()
     line = " · ".join(parts)
     if deadline is not None and info.status == "active":
         user = info.user_for_seat(clock.running) if clock.running else None
-        due = f"<t:{int(deadline)}:R>"
+        when = f"<t:{int(deadline)}:R>"
         if control.family == "none":
-            due = f"ends if nobody moves {due}"
+            due = w("clock.ends_if_idle", when=when)
         else:
-            due = f"{'move due' if user is None else 'time runs out'} {due}"
+            due = w("clock.move_due" if user is None else "clock.runs_out", when=when)
         line = f"{line} · {due}" if line else due
-    return f"{control.describe()}\n{line}" if line else control.describe()
+    described = describe_control(w, control)
+    return f"{described}\n{line}" if line else described
 
 
-def names_with_time(info: GameInfo, names: dict[str, str], now: float) -> dict[str, str]:
+def names_with_time(w: Words, info: GameInfo, names: dict[str, str], now: float) -> dict[str, str]:
     """Names for the image header with each side's time left (Fischer clocks), keyed as ``names`` is."""
     clock = info.clock
     if clock is None or info.time_control.family != "fischer":
@@ -78,5 +116,5 @@ def names_with_time(info: GameInfo, names: dict[str, str], now: float) -> dict[s
         colour = info.colour_of_seat(seat)
         for key in (seat, colour):
             if key is not None and key in shown:
-                shown[key] = f"{shown[key]} · {format_left(clock.left(seat, now))}"
+                shown[key] = f"{shown[key]} · {format_left(w, clock.left(seat, now))}"
     return shown

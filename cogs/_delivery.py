@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.errors import GameFinished, RaceLost, UserError
+from bot.i18n import Words, words
 from bot.store import GameInfo
 from cogs._board import board_message
 from cogs._names import name_of
 from cogs._send import Outgoing, direct_message, jump_link, send_to_channel
 from cogs._tables import table_for
+from cogs._words import public_words
 
 if TYPE_CHECKING:
     from bot.client import VeletasBot
@@ -33,11 +35,9 @@ RETRY_DELAYS: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
 MAX_FORCED_IN_A_ROW = 4
 
 
-AI_FAILED = "I could not find my move just now, sorry."
-
-
-def ai_failed(info: GameInfo) -> str:
-    return f"{AI_FAILED} Use `/{table_for(info).command} board` to post the board again and I will try once more."
+def ai_failed(w: Words, info: GameInfo) -> str:
+    command = table_for(info).command
+    return w("delivery.ai_failed", command=f"/{command} {w.get(f'commands.{command}.board.name', 'board')}")
 
 
 async def play_forced(bot: VeletasBot, info: GameInfo) -> tuple[GameInfo, str | None]:
@@ -48,6 +48,7 @@ async def play_forced(bot: VeletasBot, info: GameInfo) -> tuple[GameInfo, str | 
     and the sentence telling who passed (None when nothing was forced).
     """
     said: list[str] = []
+    w = await public_words(bot, info.guild_id)
     for _ in range(MAX_FORCED_IN_A_ROW):
         forced = info.state.forced_turn if info.status == "active" else None
         user = info.user_to_act
@@ -60,8 +61,11 @@ async def play_forced(bot: VeletasBot, info: GameInfo) -> tuple[GameInfo, str | 
             info = await bot.store.get_game(info.id)
             break
         who = name_of(bot, user)
-        side = f" ({colour.capitalize()})" if colour else ""
-        said.append(f"{discord.utils.escape_markdown(who)}{side} had no legal move and passed.")
+        shown = discord.utils.escape_markdown(who)
+        if colour:
+            said.append(w("delivery.passed_colour", who=shown, colour=w(f"result.{colour}")))
+        else:
+            said.append(w("delivery.passed", who=shown))
     return info, " ".join(said) or None
 
 
@@ -99,7 +103,8 @@ def tell_by_dm(bot: VeletasBot, out: Outgoing) -> None:
     if out.dm is None or info is None:
         return
     label = table_for(info).label(info)
-    text = f"Your turn in {label}: {jump_link(info)}"
+    w = words(bot.user_language(out.dm, info.guild_id))
+    text = w("delivery.your_turn_dm", game=label, link=jump_link(info))
     bot.spawn(direct_message(bot, out.dm, text), name=f"turn-dm-{info.id}-{info.version}")
 
 
@@ -281,7 +286,8 @@ async def ai_turn(bot: VeletasBot, game_id: int) -> None:
                 continue
             except Exception:
                 log.exception("The AI failed to play in game %d at version %d", game_id, info.version)
-                await send_to_channel(bot, info.channel_id, Outgoing(content=ai_failed(info)))
+                w = await public_words(bot, info.guild_id)
+                await send_to_channel(bot, info.channel_id, Outgoing(content=ai_failed(w, info)))
                 return
             await post_unannounced(bot, game_id)
     finally:

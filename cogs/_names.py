@@ -22,7 +22,8 @@ log = logging.getLogger(__name__)
 
 
 def fallback_name(user_id: int) -> str:
-    return f"player {str(user_id)[-4:]}"
+    """A name in no language for a member Discord would not name: the end of their id (``…1234``)."""
+    return f"…{str(user_id)[-4:]}"
 
 
 def name_of(bot: VeletasBot, user_id: int | None) -> str:
@@ -40,7 +41,7 @@ def name_of(bot: VeletasBot, user_id: int | None) -> str:
 async def learn_names(bot: VeletasBot, info: GameInfo) -> None:
     """Look up the players this process has not heard from yet, so images and records show their names.
 
-    After a restart the player who is not acting would otherwise appear as "player 1234" until they
+    After a restart the player who is not acting would otherwise appear as "…1234" until they
     act. One lookup per player per process: a failed one is remembered as the fallback name, which
     their next interaction replaces.
     """

@@ -15,6 +15,7 @@ from typing import Any
 import discord
 
 from bot.errors import UserError
+from bot.i18n import Phrase
 
 log = logging.getLogger(__name__)
 
@@ -29,23 +30,21 @@ PLAY_IN_THREAD: tuple[str, ...] = (
     "embed_links",
     "attach_files",
 )
-# discord.py's attribute names as Discord's own settings spell them, for the manager who grants them.
-DISCORD_NAMES = {
-    "view_channel": "View Channel",
-    "send_messages": "Send Messages",
-    "embed_links": "Embed Links",
-    "attach_files": "Attach Files",
-    "create_public_threads": "Create Public Threads",
-    "send_messages_in_threads": "Send Messages in Threads",
-}
 
 
-def discord_name(permission: str) -> str:
-    return DISCORD_NAMES.get(permission, permission.replace("_", " ").title())
+def discord_name(permission: str) -> Phrase:
+    """A permission as Discord's own settings spell it, in the reader's language (``permission`` area)."""
+    return Phrase(f"permission.{permission}")
 
 
-def spoken_list(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+def spoken_list(names: Sequence[Phrase]) -> Phrase:
+    """``A, B and C`` in the reader's language."""
+    if len(names) == 1:
+        return names[0]
+    head = names[0]
+    for name in names[1:-1]:
+        head = Phrase("permission.comma", first=head, second=name)
+    return Phrase("permission.and", first=head, second=names[-1])
 
 
 def in_thread(interaction: discord.Interaction[Any]) -> bool:
@@ -97,14 +96,14 @@ def check_here(interaction: discord.Interaction[Any]) -> None:
     """Refuse, changing nothing, unless the bot may post boards in the interaction's channel."""
     needed, lacking = lacking_here(interaction)
     if lacking:
-        raise UserError(refusal(interaction, "here", needed, lacking))
+        raise refusal(interaction, "here", needed, lacking)
 
 
 def check_thread(interaction: discord.Interaction[Any]) -> None:
     """Refuse, changing nothing, unless the bot may start a thread off this channel and post boards in it."""
     needed, lacking = lacking_in_thread(interaction)
     if lacking:
-        raise UserError(refusal(interaction, "thread", needed, lacking))
+        raise refusal(interaction, "thread", needed, lacking)
 
 
 def thread_refused(interaction: discord.Interaction[Any]) -> UserError:
@@ -114,7 +113,7 @@ def thread_refused(interaction: discord.Interaction[Any]) -> UserError:
     knows now is named, or else the whole list.
     """
     needed, lacking = lacking_in_thread(interaction)
-    return UserError(refusal(interaction, "thread", needed, lacking))
+    return refusal(interaction, "thread", needed, lacking)
 
 
 def board_refused(interaction: discord.Interaction[Any], thread: discord.Thread) -> UserError:
@@ -125,29 +124,28 @@ def board_refused(interaction: discord.Interaction[Any], thread: discord.Thread)
     """
     grant = spoken_list([discord_name(p) for p in PLAY_IN_THREAD if p != "view_channel"])
     return UserError(
-        f"The game has begun in {thread.mention}, but Discord refused me posting its board there. "
-        f"A server manager can grant me {grant} in this channel's permissions; meanwhile "
-        "`/veletas board` in the thread shows the board."
+        "permission.board_refused", thread=thread.mention, grant=grant, board=Phrase("commands.veletas.board.name")
     )
 
 
-def refusal(interaction: discord.Interaction[Any], where: str, needed: Sequence[str], lacking: Sequence[str]) -> str:
+def refusal(
+    interaction: discord.Interaction[Any], where: str, needed: Sequence[str], lacking: Sequence[str]
+) -> UserError:
     """What the player reads: what is missing, everything a manager must grant, and what works meanwhile.
 
     The whole list is named, not only what is missing, so a manager fixes it in one visit rather
     than meeting the next refusal. View Channel is named only when it is what is missing.
     """
-    place = "in a thread of its own" if where == "thread" else "in this channel"
-    grant = [discord_name(p) for p in needed if p != "view_channel" or p in lacking]
+    place = Phrase("permission.in_thread" if where == "thread" else "permission.in_channel")
+    grant = spoken_list([discord_name(p) for p in needed if p != "view_channel" or p in lacking])
     if lacking:
-        named = spoken_list([f"**{discord_name(p)}**" for p in lacking])
-        start = f"I can't hold this game {place}: I am missing {named} here."
+        named = spoken_list([Phrase("permission.bold", name=discord_name(p)) for p in lacking])
+        start = Phrase("permission.missing", place=place, named=named)
     else:
-        start = f"I can't hold this game {place}: Discord refused me the permissions for it."
-    text = f"{start} A server manager can grant me {spoken_list(grant)} in this channel's permissions"
+        start = Phrase("permission.refused", place=place)
     if where == "thread" and not lacking_here(interaction)[1]:
-        return text + "; until then, challenge with `where:here` to play in the channel itself."
+        return UserError("permission.grant_or_here", start=start, grant=grant)
     if where == "here" and not in_thread(interaction) and not lacking_in_thread(interaction)[1]:
-        return text + "; until then, challenge with `where:thread` to play in a thread of its own."
+        return UserError("permission.grant_or_thread", start=start, grant=grant)
     log.debug("Neither here nor in a thread can the bot hold a game in channel %s", interaction.channel_id)
-    return text + "."
+    return UserError("permission.grant", start=start, grant=grant)

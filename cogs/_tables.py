@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.i18n import Words
 from bot.rules.protocol import GameKind
 from bot.store import GameInfo
 
@@ -41,18 +42,18 @@ class Table(ABC):
         return f"{self.title} #{info.id}"
 
     @abstractmethod
-    def settings_text(self, settings: Mapping[str, str]) -> str:
-        """The settings in a few words: ``standard board, current rules``."""
+    def settings_text(self, w: Words, settings: Mapping[str, str]) -> str:
+        """The settings in a few words, in ``w``'s language: ``standard board, current rules``."""
 
     def moves_played(self, info: GameInfo) -> int:
         """Moves made so far, as the counter under the board shows them (a game's setup turns are not moves)."""
         return len(info.turns)
 
     @abstractmethod
-    def turn_line(self, info: GameInfo, who: str) -> str:
+    def turn_line(self, w: Words, info: GameInfo, who: str) -> str:
         """What the player to act (``who``, a mention) does now, in the phase the game is in."""
 
-    def fields(self, info: GameInfo) -> list[tuple[str, str, bool]]:
+    def fields(self, w: Words, info: GameInfo) -> list[tuple[str, str, bool]]:
         """Extra embed fields after the players and the last turn: (name, value, inline)."""
         return []
 
@@ -65,27 +66,30 @@ class Table(ABC):
         colours: Mapping[str, str],
         theme: str,
         result: str | None,
+        w: Words,
     ) -> bytes:
-        """The public board of the game as it stands (called in a worker thread)."""
+        """The board of the game as it stands, its words in ``w``'s language (called in a worker thread)."""
 
     @abstractmethod
-    def replay_gif(self, info: GameInfo, *, seats: Mapping[str, str], colours: Mapping[str, str], theme: str) -> bytes:
+    def replay_gif(
+        self, info: GameInfo, *, seats: Mapping[str, str], colours: Mapping[str, str], theme: str, w: Words
+    ) -> bytes:
         """The whole game as an animated GIF (called in a worker thread)."""
 
     @abstractmethod
-    def board_items(self, info: GameInfo) -> list[discord.ui.Item[Any]]:
+    def board_items(self, w: Words, info: GameInfo) -> list[discord.ui.Item[Any]]:
         """The buttons under the board of a game in play (all dynamic items, so they survive restarts)."""
 
     @abstractmethod
-    async def guided_start(self, bot: VeletasBot, info: GameInfo) -> Outgoing:
-        """The first private step of the guided move (the Move button, and Start over)."""
+    async def guided_start(self, bot: VeletasBot, info: GameInfo, w: Words) -> Outgoing:
+        """The first private step of the guided move (the Move button, and Start over), in the member's language."""
 
     @abstractmethod
-    def rules_example(self, theme: str) -> tuple[bytes, str]:
+    def rules_example(self, w: Words, theme: str) -> tuple[bytes, str]:
         """A picture that shows the heart of the game (a claim, a confinement) and one sentence on it (in a thread)."""
 
     @abstractmethod
-    def rules_text(self, settings: Mapping[str, str] | None, option: str | None) -> str:
+    def rules_text(self, w: Words, settings: Mapping[str, str] | None, option: str | None) -> str:
         """A short summary of the rules: of a game's settings, or of ``option`` (an edition) or of the game."""
 
 

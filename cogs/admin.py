@@ -14,11 +14,13 @@ from discord.ext import commands
 
 from bot.client import VeletasBot
 from bot.errors import NoGameHere
+from bot.i18n import Words
 from bot.store import GameInfo
 from cogs._board import board_message
 from cogs._delivery import after_board_posted
 from cogs._send import Outgoing, respond
 from cogs._tables import table_for
+from cogs._words import public_words
 from cogs.challenge import headline
 
 log = logging.getLogger(__name__)
@@ -40,25 +42,26 @@ class AdminCog(commands.Cog, name="Admin"):
         else:
             info = await self.bot.store.get_game(game)
             if info.guild_id != interaction.guild_id:
-                raise NoGameHere("That game does not exist (any more).")
+                raise NoGameHere("refusal.no_such_game")
         cancelled = await self.bot.store.cancel_game(info.id)
         log.info("Game %d cancelled by %s", info.id, interaction.user.id)
-        note = f"{interaction.user.mention} cancelled {table_for(info).label(info)}."
+        w = await public_words(self.bot, info.guild_id)
+        note = w("admin.cancelled", who=interaction.user.mention, game=table_for(info).label(info))
         if info.status == "challenge":
             await respond(interaction, _plain(note))
-            await self._close_challenge_message(cancelled, interaction.user.mention)
+            await self._close_challenge_message(cancelled, interaction.user.mention, w)
             return
         message_id, _ = await respond(interaction, board_message(self.bot, cancelled, note=note))
         await after_board_posted(self.bot, cancelled, message_id)
 
-    async def _close_challenge_message(self, info: GameInfo, by: str) -> None:
+    async def _close_challenge_message(self, info: GameInfo, by: str, w: Words) -> None:
         """Strike the challenge and remove its buttons, so nobody presses Accept on a dead challenge."""
         if info.challenge_message_id is None:
             return
         channel = self.bot.get_partial_messageable(info.origin_channel_id)
         try:
             await channel.get_partial_message(info.challenge_message_id).edit(
-                content=f"~~{headline(info)}.~~\n**Cancelled by {by}.**",
+                content=w("challenge.struck", headline=headline(w, info), verdict=w("admin.cancelled_by", who=by)),
                 view=None,
                 allowed_mentions=discord.AllowedMentions.none(),
             )

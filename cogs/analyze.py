@@ -20,32 +20,32 @@ from discord.ext import commands
 
 from bot.client import VeletasBot
 from bot.errors import NoGameHere, UserError
+from bot.i18n import Phrase, Words
 from bot.rules import Game, Position
 from bot.rules.analysis import read_position, within_two_plies_of_any
+from bot.rules.protocol import Refused
 from bot.store import GameInfo
 from cogs._ai_pool import AnalysisRefused, Analyst, Verdict
 from cogs._board import BOARD_FILE, colour_word, theme_of
 from cogs._options import MAX_POSITION
 from cogs._send import Outgoing, send_response
+from cogs._words import private_words
 from cogs.veletas import render_position
 
 log = logging.getLogger(__name__)
 
-NO_ANALYST = "Analysis needs my AI, which is switched off on this bot (AI_WORKERS=0). A server admin can turn it on."
-LIVE_GAME = (
-    "This channel's game is still being played, and I don't give hints in games between people. "
-    "Ask again once it is over, or analyse another position with `position:`."
-)
-LIVE_POSITION = (
-    "That position is within two moves of a game being played in this server right now, "
-    "and I don't give hints in games between people. Ask again once it is over."
-)
-TURNED_OFF = (
-    "A server manager turned analysis off on this server (during a tournament, say). "
-    "Ask them if you think it should be back on."
-)
-ONE_AT_A_TIME = "You already have an analysis on the way: wait for its answer, then ask again."
-QUEUE_FULL = "I am analysing as many positions as I can right now. Please ask again in a minute."
+NO_ANALYST = "analyze.no_analyst"
+LIVE_GAME = "analyze.live_game"
+LIVE_POSITION = "analyze.live_position"
+TURNED_OFF = "analyze.turned_off"
+ONE_AT_A_TIME = "analyze.one_at_a_time"
+QUEUE_FULL = "analyze.queue_full"
+
+
+def unreadable(exc: ValueError) -> UserError:
+    """A pasted position that cannot be read: the rules' reason when they name it, else the format explained."""
+    reason = Phrase(exc.key, **exc.data) if isinstance(exc, Refused) else Phrase("analyze.format")
+    return UserError("analyze.unreadable", reason=reason)
 
 
 def _target(info: GameInfo, turn: int | None) -> tuple[Game, int]:
@@ -59,32 +59,31 @@ def _target(info: GameInfo, turn: int | None) -> tuple[Game, int]:
         turn = len(turns) + 1 if not info.game.position.is_over else len(turns)
     if not 1 <= turn <= len(turns) + 1:
         raise UserError(
-            f"Veletas #{info.id} has turns 1 to {len(turns)}: choose one of those, or leave `turn` out for the end."
+            "analyze.turns_range", id=str(info.id), count=len(turns), turn=Phrase("commands.veletas.analyze.turn.name")
         )
     game = Game.replay(turns[: turn - 1], variant=info.variant, rules=info.rules)
     if game.phase != "play":
-        raise UserError(f"Turn {turn} of Veletas #{info.id} is part of the setup; analysis starts with the moves.")
+        raise UserError("analyze.setup_turn", number=turn, id=str(info.id))
     return game, turn
 
 
-def verdict_text(verdict: Verdict) -> str:
+def verdict_text(w: Words, verdict: Verdict) -> str:
     """Who is ahead in words a player reads at a glance, then the move the search prefers."""
     if verdict.best_move is None:
         if verdict.proven is not None:
-            return f"**{colour_word(verdict.proven)} has won.** The game is over: there is no move to choose."
-        return "The game is over: there is no move to choose."
+            return w("analyze.has_won", colour=colour_word(w, verdict.proven))
+        return w("analyze.over")
     if verdict.proven is not None:
-        standing = f"**{colour_word(verdict.proven)} wins by force.**"
+        standing = w("analyze.wins_by_force", colour=colour_word(w, verdict.proven))
     else:
         black = round(verdict.black * 100)
-        leader, share = ("Black", black) if black >= 50 else ("White", 100 - black)
-        strength = "about even" if share < 55 else ("ahead" if share < 75 else "clearly winning")
-        standing = (
-            f"**It is about even** (Black {black}% · White {100 - black}%)."
-            if strength == "about even"
-            else f"**{leader} is {strength}** (winning chances about {share}%)."
-        )
-    return f"{standing}\nBest move for {colour_word(verdict.to_move)}: **`{verdict.best_move}`**."
+        leader, share = ("black", black) if black >= 50 else ("white", 100 - black)
+        if share < 55:
+            standing = w("analyze.even", black=black, white=100 - black)
+        else:
+            key = "analyze.ahead" if share < 75 else "analyze.clearly_winning"
+            standing = w(key, colour=colour_word(w, leader), share=share)
+    return standing + "\n" + w("analyze.best_move", colour=colour_word(w, verdict.to_move), move=verdict.best_move)
 
 
 @app_commands.guild_only()
@@ -124,8 +123,9 @@ class AnalyzeCog(commands.Cog, name="Analysis"):
         except AnalysisRefused as exc:
             raise UserError(ONE_AT_A_TIME if exc.reason == "member" else QUEUE_FULL) from None
         except ValueError as exc:
-            raise UserError(f"That is not a position I can read: {exc}.") from exc
-        out = await self._answer(position_text, edition, title, played, verdict, interaction.user.id)
+            raise unreadable(exc) from exc
+        w = private_words(interaction)
+        out = await self._answer(position_text, edition, w.phrase(title), played, verdict, interaction.user.id, w)
         await send_response(interaction, out, ephemeral=True)
 
     async def _what(
@@ -135,7 +135,7 @@ class AnalyzeCog(commands.Cog, name="Analysis"):
         rules: str | None,
         game_id: int | None,
         turn: int | None,
-    ) -> tuple[str, str, str, str | None]:
+    ) -> tuple[str, str, Phrase, str | None]:
         """The position string, its rules, a title, and the move actually played there (for a game)."""
         assert interaction.channel_id is not None and interaction.guild_id is not None
         live: GameInfo | None
@@ -151,31 +151,31 @@ class AnalyzeCog(commands.Cog, name="Analysis"):
                 # before anything is built for them, but a player's text never holds up other players.
                 parsed = await asyncio.to_thread(read_position, text, edition)
             except ValueError as exc:
-                raise UserError(f"That is not a position I can read: {exc}.") from exc
+                raise unreadable(exc) from exc
             await self._refuse_live_position(interaction, live, parsed)
-            return str(parsed), edition, "Your position", None
+            return str(parsed), edition, Phrase("analyze.your_position"), None
         if game_id is not None:
             info = await self.bot.store.get_game(game_id)
             if info.guild_id != interaction.guild_id:
-                raise NoGameHere("That game does not exist (any more).")
+                raise NoGameHere("refusal.no_such_game")
             if info.status == "active":
-                raise UserError(LIVE_GAME.replace("This channel's game", f"Veletas #{info.id}"))
+                raise UserError("analyze.live_game_numbered", id=str(info.id))
             if info.status not in ("finished", "cancelled"):
-                raise UserError(f"Veletas #{info.id} was never played: its challenge was {info.status}.")
+                raise UserError(
+                    "play.never_played", game=f"Veletas #{info.id}", status=Phrase(f"play.challenge_{info.status}")
+                )
         else:
             if live is not None:
                 raise UserError(LIVE_GAME)
             try:
                 info = await self.bot.store.latest_game_in_channel(interaction.channel_id)
             except NoGameHere:
-                raise UserError(
-                    "No game has been played here yet. Use this in the channel or thread of a finished game, "
-                    "give its number with `game:`, or paste a position with `position:`."
-                ) from None
+                raise UserError("analyze.no_game_yet") from None
         game, number = _target(info, turn)
         played = info.turns[number - 1] if number <= len(info.turns) else None
-        where = f"before turn {number}" if played is not None else "at the end"
-        return str(game.position), info.rules, f"Veletas #{info.id}, {where}", played
+        if played is not None:
+            return str(game.position), info.rules, Phrase("analyze.before_turn", id=str(info.id), number=number), played
+        return str(game.position), info.rules, Phrase("analyze.at_the_end", id=str(info.id)), played
 
     async def _refuse_live_position(
         self, interaction: discord.Interaction[VeletasBot], here: GameInfo | None, position: Position
@@ -193,22 +193,24 @@ class AnalyzeCog(commands.Cog, name="Analysis"):
             raise UserError(LIVE_POSITION)
 
     async def _answer(
-        self, position: str, rules: str, title: str, played: str | None, verdict: Verdict, viewer: int
+        self, position: str, rules: str, title: str, played: str | None, verdict: Verdict, viewer: int, w: Words
     ) -> Outgoing:
-        text = verdict_text(verdict)
+        text = verdict_text(w, verdict)
         if played is not None:
-            text += f"\nPlayed in the game: `{played}`."
+            text += "\n" + w("analyze.played", move=played)
         board = Position.from_string(position, rules)
         theme = await theme_of(self.bot, viewer)
         if verdict.best_move is not None:
             best = board.parse_move(verdict.best_move)
-            text += "\nThe image shows the board after the best move."
-            png = await render_position(board.play(best), last_move=best, theme=theme)
+            text += "\n" + w("analyze.image_after_best")
+            png = await render_position(board.play(best), last_move=best, theme=theme, w=w)
         else:
-            png = await render_position(board, theme=theme)
-        embed = discord.Embed(title=f"Analysis · {title}", description=text, colour=discord.Colour.dark_teal())
+            png = await render_position(board, theme=theme, w=w)
+        embed = discord.Embed(
+            title=w("analyze.title", title=title), description=text, colour=discord.Colour.dark_teal()
+        )
         embed.set_image(url=f"attachment://{BOARD_FILE}")
-        embed.set_footer(text=f"Level-4 search, {verdict.iterations:,} iterations · {rules} rules")
+        embed.set_footer(text=w("analyze.footer", iterations=verdict.iterations, rules=w(f"veletas.edition.{rules}")))
         log.debug("Analysed %s (%s): %s", position, rules, verdict)
         return Outgoing(embed=embed, files=[(BOARD_FILE, png)])
 

@@ -32,70 +32,74 @@ from bot.errors import (
     TooManyChallenges,
     UserError,
 )
+from bot.i18n import Words
 from bot.store import DueRow, GameInfo, StoreBusy, check_can_answer
 from cogs._board import board_message
-from cogs._clock_words import parse_time
+from cogs._clock_words import describe_control, parse_time
 from cogs._delivery import after_board_posted, hand_to_ai
 from cogs._names import name_of
 from cogs._permissions import THREAD_TYPES, board_refused, check_here, check_thread, thread_refused
 from cogs._send import Outgoing, bot_of, mention, respond, send_response, send_to_channel
 from cogs._tables import table_for
+from cogs._words import public_words
 from cogs.guided import PREFIX, custom_id
 
 log = logging.getLogger(__name__)
 
 THREAD_ALREADY_CREATED = 160004  # Discord's error code when a message already has a thread
 DEFAULT_AI_LEVEL = 3
-LEVEL_WITHOUT_AI = (
-    "`level` sets my strength, so it only goes with a challenge to me: pick me as the opponent, "
-    "or leave `level` out to play a member."
-)
-AI_UNAVAILABLE = (
-    "I can't play yet: my AI opponent isn't available on this server's bot. "
-    "Challenge a member instead, or leave out the opponent for an open challenge anyone can take."
-)
-BUSY_ACCEPT = "My game store was busy, so the game has not started yet. Press **Accept** again in a moment."
-BUSY_AI = "My game store was busy, so our game did not start. Challenge me again in a moment."
-AI_NOT_STARTED = "Not started: I restarted before the game could begin. Challenge me again to play."
-THREAD_GONE = (
-    "The thread of this challenge was removed before the game could start in it, and Discord starts only one "
-    "thread per message. Make a new challenge to play."
-)
+LEVEL_WITHOUT_AI = "challenge.level_without_ai"
+AI_UNAVAILABLE = "challenge.ai_unavailable"
+BUSY_ACCEPT = "challenge.busy_accept"
+BUSY_AI = "challenge.busy_ai"
+AI_NOT_STARTED = "challenge.ai_not_started"
+THREAD_GONE = "challenge.thread_gone"
 
 
-def describe(info: GameInfo) -> str:
+def describe(w: Words, info: GameInfo) -> str:
     """The game and its settings: ``Veletas (standard board, current rules)``."""
     table = table_for(info)
-    return f"{table.title} ({table.settings_text(info.settings)})"
+    return w("challenge.describe", game=table.title, settings=table.settings_text(w, info.settings))
 
 
-def headline(info: GameInfo) -> str:
+def headline(w: Words, info: GameInfo) -> str:
+    game = describe(w, info)
     if info.proposed_by is not None and info.proposed_by != info.challenger_id:
-        return (
-            f"{mention(info.proposed_by)} asks {mention(info.challenger_id)} for a rematch of {describe(info)}, "
-            f"seats swapped: {mention(info.challenger_id)} plays first"
+        return w(
+            "challenge.rematch_headline",
+            proposer=mention(info.proposed_by),
+            challenger=mention(info.challenger_id),
+            game=game,
         )
     if info.opponent_id is None:
-        return f"{mention(info.challenger_id)} is looking for an opponent for {describe(info)}"
-    return f"{mention(info.challenger_id)} challenges {mention(info.opponent_id)} to {describe(info)}"
+        return w("challenge.open_headline", challenger=mention(info.challenger_id), game=game)
+    return w(
+        "challenge.headline", challenger=mention(info.challenger_id), opponent=mention(info.opponent_id), game=game
+    )
 
 
-def challenge_text(info: GameInfo) -> str:
-    where = "in a new thread" if info.where == "thread" else "in this channel"
-    anyone = " Anyone may accept." if info.opponent_id is None else ""
-    expiry = ""
+def challenge_text(w: Words, info: GameInfo) -> str:
+    parts = [
+        w("challenge.in_thread" if info.where == "thread" else "challenge.in_channel", headline=headline(w, info)),
+        w("challenge.rated" if info.rated else "challenge.casual"),
+        w("challenge.clock", clock=describe_control(w, info.time_control)),
+    ]
+    if info.opponent_id is None:
+        parts.append(w("challenge.anyone"))
     if info.expires_at is not None:
         stamp = int(info.expires_at.timestamp())
-        expiry = f" The challenge expires <t:{stamp}:R> (at <t:{stamp}:t>) if nobody answers."
-    kind = "Rated" if info.rated else "Casual (no rating changes)"
-    return f"{headline(info)}, played {where}. {kind}. Clock: {info.time_control.describe()}.{anyone}{expiry}"
+        parts.append(w("challenge.expires", when=f"<t:{stamp}:R>", at=f"<t:{stamp}:t>"))
+    text = parts[0]
+    for part in parts[1:]:
+        text = w("challenge.sentences", first=text, rest=part)
+    return text
 
 
 class AcceptButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:accept:(?P<game>\d+)"):
-    def __init__(self, game: GameInfo | str, game_id: int) -> None:
+    def __init__(self, game: GameInfo | str, game_id: int, label: str = "Accept") -> None:
         super().__init__(
             discord.ui.Button(
-                label="Accept", style=discord.ButtonStyle.success, custom_id=custom_id(game, "accept", game_id)
+                label=label, style=discord.ButtonStyle.success, custom_id=custom_id(game, "accept", game_id)
             )
         )
         self.game_id = game_id
@@ -134,8 +138,8 @@ class DeclineButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"
         await bot_of(interaction).guard(interaction, decline(interaction, self.game_id))
 
 
-def ai_intro(info: GameInfo) -> str:
-    return f"{mention(info.challenger_id)} plays {describe(info)} against me, level {info.ai_level}."
+def ai_intro(w: Words, info: GameInfo) -> str:
+    return w("challenge.ai_intro", challenger=mention(info.challenger_id), game=describe(w, info), level=info.ai_level)
 
 
 def link(guild_id: int, ref: OpenChallenge) -> str:
@@ -150,24 +154,19 @@ def limit_refusal(guild_id: int, user_id: int, opponent_id: int | None, error: U
     if isinstance(error, ChallengeExists):
         where = link(guild_id, error.existing)
         if error.challenger_id == user_id:
-            return UserError(
-                f"You already challenged {mention(opponent_id)} ({where}). Wait for their answer, "
-                "or withdraw that challenge, before challenging them again."
-            )
-        return UserError(f"{mention(opponent_id)} has already challenged you ({where}): answer that challenge instead.")
+            return UserError("challenge.already_challenged", who=mention(opponent_id), where=where)
+        return UserError("challenge.challenged_you", who=mention(opponent_id), where=where)
     if isinstance(error, TooManyChallenges):
         links = ", ".join(link(guild_id, ref) for ref in error.open_challenges)
-        return UserError(
-            f"You already have {error.limit} open challenge{'s' if error.limit != 1 else ''} ({links}). "
-            "Wait for answers, or withdraw one with its button, before making another."
-        )
+        return UserError("challenge.too_many", count=error.limit, links=links)
     return error
 
 
-def challenge_view(info: GameInfo) -> discord.ui.View:
+def challenge_view(w: Words, info: GameInfo) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
-    view.add_item(AcceptButton(info, info.id))
-    view.add_item(DeclineButton(info, info.id, "Decline" if info.answerer is not None else "Withdraw"))
+    view.add_item(AcceptButton(info, info.id, w("challenge.accept.label")))
+    decline_label = w("challenge.decline.label" if info.answerer is not None else "challenge.withdraw.label")
+    view.add_item(DeclineButton(info, info.id, decline_label))
     return view
 
 
@@ -185,7 +184,8 @@ async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
     # Thread creation and the first render can take a moment; the click is acknowledged at once.
     await interaction.response.defer()
     thread: discord.Thread | None = None
-    name = thread_name(bot, info, interaction.user)
+    w = await public_words(bot, info.guild_id)
+    name = thread_name(bot, w, info, interaction.user)
     if info.where == "thread" and interaction.message is not None:
         thread = await challenge_thread(bot, interaction, interaction.message, name)
         crash_point("thread-created")
@@ -204,9 +204,10 @@ async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
     if thread is not None and thread.name != name:
         # The thread was made by an earlier press (someone else's, or one cut short): name the real players.
         await _rename_quietly(thread, name)
-    place = f" The game is played in {thread.mention}." if thread is not None else ""
+    place = w("challenge.played_in", thread=thread.mention) if thread is not None else ""
+    accepted = w("challenge.accepted_by", who=interaction.user.mention)
     await interaction.edit_original_response(
-        content=f"{headline(info)}.\n**Accepted by {interaction.user.mention}.**{place}",
+        content=w("challenge.closed_line", headline=headline(w, info), verdict=f"**{accepted}**{place}"),
         view=None,
         allowed_mentions=discord.AllowedMentions.none(),
     )
@@ -217,7 +218,8 @@ async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
 
 
 async def post_first_board(bot: VeletasBot, info: GameInfo, interaction: discord.Interaction[Any] | None) -> None:
-    out = await board_message(bot, info, note="The game begins.")
+    w = await public_words(bot, info.guild_id)
+    out = await board_message(bot, info, note=w("challenge.game_begins"))
     if interaction is not None:
         message_id = await send_response(interaction, out)
     else:
@@ -235,8 +237,13 @@ async def post_first_board_in_thread(
         raise board_refused(interaction, thread) from exc
 
 
-def thread_name(bot: VeletasBot, info: GameInfo, accepter: discord.abc.User) -> str:
-    return f"{table_for(info).label(info)}: {name_of(bot, info.challenger_id)} vs {accepter.display_name}"[:100]
+def thread_name(bot: VeletasBot, w: Words, info: GameInfo, accepter: discord.abc.User) -> str:
+    return w(
+        "challenge.thread_name",
+        game=table_for(info).label(info),
+        first=name_of(bot, info.challenger_id),
+        second=accepter.display_name,
+    )[:100]
 
 
 async def find_thread(bot: VeletasBot, guild_id: int, thread_id: int, *, fetch: bool) -> discord.Thread | None:
@@ -338,17 +345,17 @@ async def decline(interaction: discord.Interaction[Any], game_id: int) -> None:
     info = await bot.store.get_game(game_id)
     if info.status == "challenge" and user == info.proposer:
         info = await bot.store.withdraw_challenge(game_id, user)
-        verdict = f"Withdrawn by {interaction.user.mention}."
+        verdict_key = "challenge.withdrawn_by"
     elif info.status == "challenge" and info.opponent_id is None:
-        raise NotAParticipant(
-            "This is an open challenge: nobody has to decline it. Press Accept to play, or leave it to expire."
-        )
+        raise NotAParticipant("challenge.open_no_decline")
     else:
         check_can_answer(info, user, bot.clock())
         info = await bot.store.decline_challenge(game_id, user)
-        verdict = f"Declined by {interaction.user.mention}."
+        verdict_key = "challenge.declined_by"
+    w = await public_words(bot, info.guild_id)
+    verdict = w(verdict_key, who=interaction.user.mention)
     await interaction.response.edit_message(
-        content=f"~~{headline(info)}.~~\n**{verdict}**",
+        content=w("challenge.struck", headline=headline(w, info), verdict=verdict),
         view=None,
         allowed_mentions=discord.AllowedMentions.none(),
     )
@@ -381,17 +388,18 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         me = self.bot.user
         against_ai = opponent is not None and me is not None and opponent.id == me.id
         if opponent is not None and opponent.id == interaction.user.id:
-            raise UserError("You cannot challenge yourself.")
+            raise UserError("refusal.challenge_yourself")
         if opponent is not None and opponent.bot and not against_ai:
-            raise UserError(f"{opponent.mention} is a bot and can't play {table_for(game).title}.")
+            raise UserError("challenge.bot_opponent", who=opponent.mention, game=table_for(game).title)
         if against_ai and self.bot.ai is None:
             raise UserError(AI_UNAVAILABLE)
         if level is not None and not against_ai:
             raise UserError(LEVEL_WITHOUT_AI)
         channel = interaction.channel
+        w = await public_words(self.bot, interaction.guild_id)
         note = ""
         if where == "thread" and channel is not None and channel.type in THREAD_TYPES:
-            where, note = "here", " (already in a thread, so the game is played right here)"
+            where, note = "here", w("challenge.already_thread")
         # A game here is refused at once if its boards could not be posted; a thread challenge to a
         # member is checked when accepted (that is when the thread is made), one to the AI right now.
         if where == "here":
@@ -427,8 +435,8 @@ class ChallengeCog(commands.Cog, name="Challenges"):
                 self.starting.discard(info.id)
             return
         out = Outgoing(
-            content=challenge_text(info) + note,
-            view=challenge_view(info),
+            content=challenge_text(w, info) + note,
+            view=challenge_view(w, info),
             mention=info.opponent_id,
         )
         message_id = await send_response(interaction, out)
@@ -445,13 +453,13 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         info = await self.bot.store.get_game(game_id)
         user = interaction.user.id
         if info.status != "finished":
-            raise UserError("Only a finished game can be played again.")
+            raise UserError("challenge.rematch_unfinished")
         if user not in info.participants:
-            raise NotAParticipant("Only its two players can ask for a rematch of this game.")
+            raise NotAParticipant("challenge.rematch_players")
         me = self.bot.user.id if self.bot.user is not None else None
         if me is not None and me in info.participants:
             if interaction.guild is None:
-                raise UserError("A rematch against me is asked for in the server.")
+                raise UserError("challenge.rematch_in_server")
             await self.issue(
                 interaction,
                 game=info.kind.name,
@@ -483,7 +491,8 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         except (ChallengeExists, TooManyChallenges) as exc:
             other = next(p for p in info.participants if p != user)
             raise limit_refusal(interaction.guild_id, user, other, exc) from exc
-        out = Outgoing(content=challenge_text(new), view=challenge_view(new), mention=new.answerer)
+        w = await public_words(self.bot, interaction.guild_id)
+        out = Outgoing(content=challenge_text(w, new), view=challenge_view(w, new), mention=new.answerer)
         message_id = await send_response(interaction, out)
         if message_id is not None:
             await self._remember_message(new, message_id)
@@ -502,7 +511,8 @@ class ChallengeCog(commands.Cog, name="Challenges"):
     async def start_ai_game(self, interaction: discord.Interaction[VeletasBot], info: GameInfo) -> None:
         """The AI accepts at once; the game then goes on like any other, the AI acting when it is its turn."""
         assert self.bot.user is not None
-        intro = ai_intro(info)
+        w = await public_words(self.bot, info.guild_id)
+        intro = ai_intro(w, info)
         if info.where == "here":
             try:
                 started = await self.bot.store.accept_challenge(
@@ -526,7 +536,9 @@ class ChallengeCog(commands.Cog, name="Challenges"):
             message = await interaction.original_response()
         # Thread names are read in the channel list by everyone, where "me" would mean nobody in particular.
         label = table_for(info).label(info)
-        name = f"{label}: {interaction.user.display_name} vs {self.bot.user.display_name} (AI)"
+        name = w(
+            "challenge.ai_thread_name", game=label, first=interaction.user.display_name, ai=self.bot.user.display_name
+        )
         try:
             thread = await message.create_thread(name=name[:100])
         except discord.HTTPException as exc:
@@ -611,10 +623,12 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         if closed.challenge_message_id is not None:
             await self._strike(closed, AI_NOT_STARTED)
 
-    async def _strike(self, info: GameInfo, verdict: str) -> None:
+    async def _strike(self, info: GameInfo, verdict_key: str) -> None:
         """Strike through a challenge message that can no longer be answered, and remove its buttons."""
         assert info.challenge_message_id is not None
-        text = ai_intro(info) if info.is_ai_game else f"{headline(info)}."
+        w = await public_words(self.bot, info.guild_id)
+        text = ai_intro(w, info) if info.is_ai_game else w("challenge.sentence", text=headline(w, info))
+        verdict = w(verdict_key)
         message = self.bot.get_partial_messageable(info.origin_channel_id).get_partial_message(
             info.challenge_message_id
         )
@@ -647,7 +661,7 @@ class ChallengeCog(commands.Cog, name="Challenges"):
     async def closed_unanswered(self, info: GameInfo) -> None:
         await drop_challenge_thread(self.bot, info)
         if info.challenge_message_id is not None:
-            await self._strike(info, "This challenge expired unanswered.")
+            await self._strike(info, "challenge.expired_unanswered")
 
     async def expire_due(self, now: dt.datetime | None = None) -> list[GameInfo]:
         """Close every overdue challenge at once (the scheduler does it one by one as they fall due)."""

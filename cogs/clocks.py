@@ -16,11 +16,13 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import VeletasBot
-from bot.clocks import format_left
+from bot.i18n import words
 from bot.store import DueRow
+from cogs._clock_words import format_left
 from cogs._delivery import announce
 from cogs._send import Outgoing, direct_message, jump_link, send_to_channel
 from cogs._tables import table_for
+from cogs._words import private_words, public_words
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +52,13 @@ class ClocksCog(commands.Cog, name="Clocks"):
         label = table_for(info).label(info)
         deadline = info.clock.deadline() if info.clock is not None else None
         when = f" (<t:{int(deadline)}:R>)" if deadline is not None else ""
-        text = f"{format_left(left)} left on your clock in {label}{when}."
-        sent_dm = prefs.wants_dm and await direct_message(self.bot, user, f"{text} {jump_link(info)}")
+        mine = words(self.bot.user_language(user, info.guild_id))
+        text = mine("clocks.reminder_dm", left=format_left(mine, left), game=label, when=when, link=jump_link(info))
+        sent_dm = prefs.wants_dm and await direct_message(self.bot, user, text)
         if prefs.wants_ping or not sent_dm:
-            await send_to_channel(
-                self.bot, info.channel_id, Outgoing(content=f"<@{user}>, {text[0].lower()}{text[1:]}", mention=user)
-            )
+            w = await public_words(self.bot, info.guild_id)
+            line = w("clocks.reminder", who=f"<@{user}>", left=format_left(w, left), game=label, when=when)
+            await send_to_channel(self.bot, info.channel_id, Outgoing(content=line, mention=user))
 
     @app_commands.command()
     @app_commands.describe(
@@ -72,12 +75,14 @@ class ClocksCog(commands.Cog, name="Clocks"):
         prefs = await self.bot.store.set_notify(
             interaction.user.id, mode=how, reminders=None if reminders is None else reminders == "on"
         )
-        ways = {"ping": "a ping on the board", "dm": "a direct message", "both": "a ping and a direct message"}
-        text = (
-            f"Your turn is announced with {ways[prefs.mode]}; clock reminders are {'on' if prefs.reminders else 'off'}."
+        w = private_words(interaction)
+        text = w(
+            "clocks.notify",
+            way=w(f"clocks.way_{prefs.mode}"),
+            reminders=w("settings.on" if prefs.reminders else "settings.off"),
         )
         if prefs.dm_blocked:
-            text += " Direct messages to you were refused, so you are pinged instead; allow them, then choose dm again."
+            text += " " + w("clocks.dm_blocked")
         await interaction.response.send_message(text, ephemeral=True)
 
 

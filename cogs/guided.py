@@ -22,17 +22,19 @@ import discord
 from discord.ext import commands
 
 from bot.client import VeletasBot
-from bot.errors import NotYourTurn, RaceLost
+from bot.errors import RaceLost, UserError
+from bot.i18n import Words
 from bot.store import GameInfo, check_to_act
 from cogs._board import BOARD_FILE, board_message, embed_colour, theme_of
 from cogs._delivery import deliver, play_forced
 from cogs._names import learn_names
 from cogs._send import Outgoing, bot_of, respond, respond_update, send_response
 from cogs._tables import table_for
+from cogs._words import private_words
 
 OPTIONS_PER_SELECT = 25
 MAX_SELECTS = 4  # the fifth action row holds the Back and Cancel buttons
-OUT_OF_DATE = "This move menu is out of date: the game has moved on. Press Move on the latest board."
+OUT_OF_DATE = "guided.menu_out_of_date"
 # Any game's name: custom ids carry it first, and every one is accepted (see the module's docstring).
 PREFIX = r"(?P<prefix>[a-z]{2,12})"
 # Custom ids carry "v<version>"; a bare number is a ply, from boards posted before versions existed.
@@ -81,7 +83,7 @@ def check_may_move(info: GameInfo, user_id: int, seen: Seen | None = None) -> No
         raise RaceLost(OUT_OF_DATE)
     check_to_act(info, user_id)
     if info.state.phase != "play":
-        raise NotYourTurn(None, "Moves start once setup (and the colour choice) is over.")
+        raise UserError("refusal.moves_after_setup")
 
 
 async def load_turn(interaction: discord.Interaction[Any], game_id: int, seen: Seen | None) -> GameInfo:
@@ -95,19 +97,20 @@ def chunks(options: Sequence[discord.SelectOption]) -> list[list[discord.SelectO
     return [list(options[i : i + OPTIONS_PER_SELECT]) for i in range(0, len(options), OPTIONS_PER_SELECT)][:MAX_SELECTS]
 
 
-def nav_buttons(view: discord.ui.View, info: GameInfo, *, back: bool) -> None:
+def nav_buttons(view: discord.ui.View, info: GameInfo, w: Words, *, back: bool) -> None:
     if back:
-        view.add_item(BackButton(info, Seen.of(info)))
-    view.add_item(CancelButton(info))
+        view.add_item(BackButton(info, Seen.of(info), label=w("guided.start_over.label")))
+    view.add_item(CancelButton(info, label=w("guided.cancel.label")))
 
 
 async def step_message(
-    bot: VeletasBot, info: GameInfo, text: str, view: discord.ui.View | None, png: bytes
+    bot: VeletasBot, info: GameInfo, w: Words, text: str, view: discord.ui.View | None, png: bytes
 ) -> Outgoing:
     """One step of the guided move: the game's image for it, what to choose, and the menus."""
     colour = info.state.colour_to_act
+    shown = w(f"result.{colour}") if colour else "?"
     embed = discord.Embed(
-        title=f"Your move as {(colour or '?').capitalize()} · {table_for(info).label(info)}",
+        title=w("guided.title", colour=shown, game=table_for(info).label(info)),
         description=text,
         colour=embed_colour(colour),
     )
@@ -128,10 +131,10 @@ def custom_id(info: GameInfo | str, *parts: object) -> str:
 
 
 class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:move:(?P<game>\d+)"):
-    def __init__(self, game: GameInfo | str, game_id: int) -> None:
+    def __init__(self, game: GameInfo | str, game_id: int, label: str = "Move") -> None:
         super().__init__(
             discord.ui.Button(
-                label="Move", style=discord.ButtonStyle.primary, custom_id=custom_id(game, "move", game_id)
+                label=label, style=discord.ButtonStyle.primary, custom_id=custom_id(game, "move", game_id)
             )
         )
         self.game_id = game_id
@@ -151,7 +154,7 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PR
 
         async def work() -> Outgoing:
             info = await load_turn(interaction, self.game_id, None)
-            return await table_for(info).guided_start(bot, info)
+            return await table_for(info).guided_start(bot, info, private_words(interaction))
 
         await respond(interaction, work(), ephemeral=True)
 
@@ -164,10 +167,10 @@ class ConfirmButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"{PREFIX}:gc:(?P<game>\d+):{STATE}:(?P<move>{MOVE_TEXT})",
 ):
-    def __init__(self, game: GameInfo | str, game_id: int, seen: Seen, move: str) -> None:
+    def __init__(self, game: GameInfo | str, game_id: int, seen: Seen, move: str, label: str | None = None) -> None:
         super().__init__(
             discord.ui.Button(
-                label=f"Play {move}",
+                label=label or f"Play {move}",
                 style=discord.ButtonStyle.success,
                 custom_id=custom_id(game, "gc", game_id, seen, move),
             )
@@ -194,7 +197,7 @@ class ConfirmButton(
                 expected_version=self.seen.version,
                 expected_ply=self.seen.ply,
             )
-            return Outgoing(content=f"You played `{played.turns[-1]}`.", info=played)
+            return Outgoing(content=private_words(interaction)("guided.you_played", turn=played.turns[-1]), info=played)
 
         async def answer() -> tuple[int | None, Outgoing]:
             done = await respond_update(interaction, work())
@@ -207,11 +210,13 @@ class ConfirmButton(
 
 
 class BackButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:gb:(?P<game>\d+):{STATE}"):
-    def __init__(self, game: GameInfo | str, seen: Seen, game_id: int | None = None) -> None:
+    def __init__(
+        self, game: GameInfo | str, seen: Seen, game_id: int | None = None, *, label: str = "Start over"
+    ) -> None:
         self.game_id = game.id if isinstance(game, GameInfo) else int(game_id or 0)
         super().__init__(
             discord.ui.Button(
-                label="Start over",
+                label=label,
                 style=discord.ButtonStyle.secondary,
                 custom_id=custom_id(game, "gb", self.game_id, seen),
             )
@@ -232,17 +237,17 @@ class BackButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PR
 
         async def work() -> Outgoing:
             info = await load_turn(interaction, self.game_id, self.seen)
-            return await table_for(info).guided_start(bot, info)
+            return await table_for(info).guided_start(bot, info, private_words(interaction))
 
         await respond_update(interaction, work())
 
 
 class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:gx:(?P<game>\d+)"):
-    def __init__(self, game: GameInfo | str, game_id: int | None = None) -> None:
+    def __init__(self, game: GameInfo | str, game_id: int | None = None, *, label: str = "Cancel") -> None:
         self.game_id = game.id if isinstance(game, GameInfo) else int(game_id or 0)
         super().__init__(
             discord.ui.Button(
-                label="Cancel", style=discord.ButtonStyle.danger, custom_id=custom_id(game, "gx", self.game_id)
+                label=label, style=discord.ButtonStyle.danger, custom_id=custom_id(game, "gx", self.game_id)
             )
         )
 
@@ -255,7 +260,9 @@ class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(
             interaction,
-            interaction.response.edit_message(content="Move cancelled.", embed=None, attachments=[], view=None),
+            interaction.response.edit_message(
+                content=private_words(interaction)("guided.cancelled"), embed=None, attachments=[], view=None
+            ),
         )
 
 

@@ -25,14 +25,16 @@ from discord.ext import commands, tasks
 
 from bot.client import VeletasBot
 from bot.errors import NoGameHere, RaceLost, UserError
+from bot.i18n import Phrase, Words
 from bot.render.chart import rating_chart_png
 from bot.rules.protocol import GameState
 from bot.store import GameInfo, check_in_play, check_participant
-from cogs._board import RematchButton, Rematcher, board_message, record_file, theme_of
+from cogs._board import RematchButton, Rematcher, board_message, record_file, result_text, theme_of
 from cogs._delivery import deliver, play_forced, sweep
 from cogs._names import colour_names, learn_names, name_of, seat_names
 from cogs._send import Outgoing, bot_of, mention, respond, respond_update, send_response
 from cogs._tables import TABLES, Table, table_for
+from cogs._words import private_words, public_words
 from cogs.guided import PREFIX, STATE, custom_id, seen_state
 
 log = logging.getLogger(__name__)
@@ -82,8 +84,8 @@ class ResignButton(
 ):
     """The private confirmation of ``resign``: a resignation is final, so it takes a second, deliberate press."""
 
-    def __init__(self, game: GameInfo | str, game_id: int, answer: str) -> None:
-        label = "Resign" if answer == "yes" else "Keep playing"
+    def __init__(self, game: GameInfo | str, game_id: int, answer: str, label: str | None = None) -> None:
+        label = label or ("Resign" if answer == "yes" else "Keep playing")
         style = discord.ButtonStyle.danger if answer == "yes" else discord.ButtonStyle.secondary
         super().__init__(
             discord.ui.Button(label=label, style=style, custom_id=custom_id(game, "resign", game_id, answer))
@@ -101,13 +103,14 @@ class ResignButton(
 
     async def answered(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
+        w = private_words(interaction)
         if self.answer == "no":
-            await interaction.response.edit_message(content="Not resigned: the game goes on.", view=None)
+            await interaction.response.edit_message(content=w("play.not_resigned"), view=None)
             return
         resigned = await bot.store.resign(self.game_id, interaction.user.id, stamp=interaction.id)
 
         async def answer() -> tuple[int | None, Outgoing]:
-            await interaction.response.edit_message(content="You resigned.", view=None)
+            await interaction.response.edit_message(content=w("play.you_resigned"), view=None)
             out = await board_message(bot, resigned)
             return await send_response(interaction, out), out
 
@@ -119,9 +122,16 @@ class UndoAnswerButton(
     template=rf"{PREFIX}:undo:(?P<game>\d+):{STATE}:(?P<answer>yes|no)",
 ):
     def __init__(
-        self, game: GameInfo | str, game_id: int, version: int | None, answer: str, *, ply: int | None = None
+        self,
+        game: GameInfo | str,
+        game_id: int,
+        version: int | None,
+        answer: str,
+        *,
+        ply: int | None = None,
+        label: str | None = None,
     ) -> None:
-        label = "Allow the take-back" if answer == "yes" else "Refuse"
+        label = label or ("Allow the take-back" if answer == "yes" else "Refuse")
         style = discord.ButtonStyle.success if answer == "yes" else discord.ButtonStyle.danger
         state = f"v{version}" if version is not None else str(ply)
         super().__init__(
@@ -149,21 +159,22 @@ async def answer_undo(
     bot = bot_of(interaction)
     info = await bot.store.get_game(game_id)
     if ply is not None and info.ply != ply and info.status == "active":
-        raise RaceLost("This request is out of date: the game has moved on since it was made.")
+        raise RaceLost("refusal.undo_stale")
     answered = await bot.store.answer_undo(
         game_id, interaction.user.id, accept, expected_version=version, stamp=interaction.id
     )
-    verdict = "allowed" if accept else "refused"
+    w = await public_words(bot, info.guild_id)
+    verdict = "play.undo_allowed" if accept else "play.undo_refused"
 
     async def answer() -> tuple[int | None, Outgoing]:
         await interaction.response.edit_message(
-            content=f"{interaction.user.mention} {verdict} the take-back of `{info.turns[-1]}`.",
+            content=w(verdict, who=interaction.user.mention, turn=info.turns[-1]),
             view=None,
             allowed_mentions=discord.AllowedMentions.none(),
         )
         if not accept:
             return None, Outgoing()
-        out = await board_message(bot, answered, note=f"`{info.turns[-1]}` was taken back.")
+        out = await board_message(bot, answered, note=w("play.taken_back", turn=info.turns[-1]))
         return await send_response(interaction, out), out
 
     await deliver(bot, game_id, answer())
@@ -185,9 +196,8 @@ def expect_game(info: GameInfo, table: Table, command: str) -> None:
     """A game's own command used in another game's channel is refused, naming the right one."""
     if info.kind.name != table.kind.name:
         other = table_for(info)
-        raise UserError(
-            f"This channel's game is {other.label(info)}, not {table.title}: use `/{other.command} {command}`."
-        )
+        name = Phrase(f"commands.{other.command}.{command}.name")
+        raise UserError("play.other_game", game=other.label(info), title=table.title, group=other.command, command=name)
 
 
 async def send_rules(interaction: discord.Interaction[VeletasBot], table: Table, option: str | None) -> None:
@@ -201,12 +211,13 @@ async def send_rules(interaction: discord.Interaction[VeletasBot], table: Table,
         else:
             if info.kind.name == table.kind.name:
                 settings = dict(info.settings)
-    text = table.rules_text(settings, option)
+    w = private_words(interaction)
+    text = table.rules_text(w, settings, option)
     bot = interaction.client
 
     async def work() -> Outgoing:
         theme = await theme_of(bot, interaction.user.id)
-        png, caption = await asyncio.to_thread(table.rules_example, theme)
+        png, caption = await asyncio.to_thread(table.rules_example, w, theme)
         return Outgoing(content=f"{text}\n*{caption}*", files=[(RULES_FILE, png)])
 
     await respond(interaction, work(), ephemeral=True)
@@ -226,11 +237,11 @@ def settings_from_code(table: Table, code: str) -> dict[str, str]:
     names = list(table.kind.setting_choices)
     values = code.split(".")
     if len(values) != len(names):
-        raise UserError("This leaderboard button is out of date: ask for the leaderboard again.")
+        raise UserError("play.leaderboard_stale")
     try:
         return table.kind.check_settings(dict(zip(names, values, strict=True)))
     except ValueError as exc:
-        raise UserError("This leaderboard button is out of date: ask for the leaderboard again.") from exc
+        raise UserError("play.leaderboard_stale") from exc
 
 
 MEMBER_CHECK_SECONDS = 3600.0
@@ -266,7 +277,13 @@ async def left_the_server(bot: VeletasBot, guild_id: int, users: list[int]) -> l
 
 
 async def leaderboard_page(
-    bot: VeletasBot, guild_id: int, table: Table, settings: Mapping[str, str], page: int, established: bool
+    bot: VeletasBot,
+    guild_id: int,
+    table: Table,
+    settings: Mapping[str, str],
+    page: int,
+    established: bool,
+    w: Words,
 ) -> Outgoing:
     """One page of a server's leaderboard for a game and its rated settings, with buttons to turn pages.
 
@@ -281,24 +298,46 @@ async def leaderboard_page(
             break
         await bot.store.mark_departed(guild_id, gone)
     pages = max(1, -(-total // PAGE))
-    title = f"{table.title} leaderboard · {table.settings_text(settings)}"
+    title = w("play.leaderboard.title", game=table.title, settings=table.settings_text(w, settings))
     if not rows:
-        description = "Nobody is rated here yet." if page == 0 else "No more players."
+        description = w("play.nobody_rated" if page == 0 else "play.no_more_players")
     else:
         lines = []
         for rank, (user, rating, (wins, losses, draws)) in enumerate(rows, start=page * PAGE + 1):
+            record = w("play.record", won=wins, lost=losses, drawn=draws)
             lines.append(
-                f"**{rank}.** {mention(user)} **{rating.shown}** ±{round(rating.deviation)} · "
-                f"{wins} won, {losses} lost, {draws} drawn"
+                w(
+                    "play.leaderboard_line",
+                    rank=rank,
+                    who=mention(user),
+                    rating=rating.shown,
+                    deviation=round(rating.deviation),
+                    record=record,
+                )
             )
         description = "\n".join(lines)
-    note = "established players only" if established else "“?” marks a provisional rating"
+    note = w("play.established_only" if established else "play.provisional_mark")
     embed = discord.Embed(title=title[:256], description=description)
-    embed.set_footer(text=f"Page {min(page + 1, pages)} of {pages} · {total} player(s) · {note}")
+    embed.set_footer(
+        text=w(
+            "play.leaderboard.footer",
+            page=min(page + 1, pages),
+            pages=pages,
+            players=w("play.players", count=total),
+            note=note,
+        )
+    )
     view = discord.ui.View(timeout=None)
     code = settings_code(table, settings)
-    view.add_item(LeaderboardButton(table.kind.name, code, page - 1, established, "p", disabled=page <= 0))
-    view.add_item(LeaderboardButton(table.kind.name, code, page + 1, established, "n", disabled=page + 1 >= pages))
+    previous, following = w("play.previous.label"), w("play.next.label")
+    view.add_item(
+        LeaderboardButton(table.kind.name, code, page - 1, established, "p", disabled=page <= 0, label=previous)
+    )
+    view.add_item(
+        LeaderboardButton(
+            table.kind.name, code, page + 1, established, "n", disabled=page + 1 >= pages, label=following
+        )
+    )
     return Outgoing(embed=embed, view=view)
 
 
@@ -309,11 +348,19 @@ class LeaderboardButton(
     """Turns a leaderboard's page; everything it needs is in its custom id, checked before use."""
 
     def __init__(
-        self, game: str, code: str, page: int, established: bool, direction: str, *, disabled: bool = False
+        self,
+        game: str,
+        code: str,
+        page: int,
+        established: bool,
+        direction: str,
+        *,
+        disabled: bool = False,
+        label: str | None = None,
     ) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Previous" if direction == "p" else "Next",
+                label=label or ("Previous" if direction == "p" else "Next"),
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"{game}:lb:{code}:{page}:{int(established)}:{direction}",
                 disabled=disabled,
@@ -333,10 +380,16 @@ class LeaderboardButton(
         async def work() -> Outgoing:
             table = table_for(self.game) if self.game in TABLES else None
             if table is None or interaction.guild_id is None:
-                raise UserError("This leaderboard button is out of date: ask for the leaderboard again.")
+                raise UserError("play.leaderboard_stale")
             settings = settings_from_code(table, self.code)
             return await leaderboard_page(
-                bot, interaction.guild_id, table, settings, max(0, self.page), self.established
+                bot,
+                interaction.guild_id,
+                table,
+                settings,
+                max(0, self.page),
+                self.established,
+                private_words(interaction),
             )
 
         await bot.guard(interaction, respond_update(interaction, work()))
@@ -350,7 +403,9 @@ async def send_leaderboard(
     filled = table.kind.check_settings(settings)
     await respond(
         interaction,
-        leaderboard_page(interaction.client, interaction.guild_id, table, filled, 0, established),
+        leaderboard_page(
+            interaction.client, interaction.guild_id, table, filled, 0, established, private_words(interaction)
+        ),
         ephemeral=True,
     )
 
@@ -385,13 +440,13 @@ class GameCommands(commands.Cog):
             await deliver(self.bot, info.id, respond(interaction, board_message(self.bot, flagged)))
             return
 
-        async def quiet(viewer: int | None = None) -> Outgoing:
+        async def quiet(viewer: int | None = None, w: Words | None = None) -> Outgoing:
             # Anyone may ask for the board, as often as they like: only a new turn calls the player to move,
             # so this one pings nobody and drops the "your turn" line (the embed still says whose turn it is).
-            return (await board_message(self.bot, info, viewer=viewer)).quiet()
+            return (await board_message(self.bot, info, viewer=viewer, w=w)).quiet()
 
         if private:
-            await respond(interaction, quiet(interaction.user.id), ephemeral=True)
+            await respond(interaction, quiet(interaction.user.id, private_words(interaction)), ephemeral=True)
             return
         # The newest board carries the buttons players use, and an AI that failed its turn tries again.
         await deliver(self.bot, info.id, respond(interaction, quiet()))
@@ -402,13 +457,12 @@ class GameCommands(commands.Cog):
         info = await channel_game(interaction)
         check_in_play(info)
         check_participant(info, interaction.user.id)
+        w = private_words(interaction)
         view = discord.ui.View(timeout=None)
-        view.add_item(ResignButton(info, info.id, "yes"))
-        view.add_item(ResignButton(info, info.id, "no"))
+        view.add_item(ResignButton(info, info.id, "yes", w("play.resign.label")))
+        view.add_item(ResignButton(info, info.id, "no", w("play.keep_playing.label")))
         label = table_for(info).label(info)
-        await interaction.response.send_message(
-            f"Resign {label}? Your opponent wins, and it cannot be taken back.", view=view, ephemeral=True
-        )
+        await interaction.response.send_message(w("play.resign_confirm", game=label), view=view, ephemeral=True)
 
     @app_commands.command()
     async def undo(self, interaction: discord.Interaction[VeletasBot]) -> None:
@@ -419,18 +473,18 @@ class GameCommands(commands.Cog):
             # The AI never minds: your last move and its reply are taken back at once, and it is your move again.
             undone = await self.bot.store.take_back_against_ai(info.id, interaction.user.id, me, stamp=interaction.id)
             taken = " ".join(f"`{turn}`" for turn in info.turns[undone.ply :])
-            note = f"Taken back: {taken}. Your move again."
+            note = (await public_words(self.bot, info.guild_id))("play.taken_back_ai", turns=taken)
             await deliver(self.bot, undone.id, respond(interaction, board_message(self.bot, undone, note=note)))
             return
         asked = await self.bot.store.request_undo(info.id, interaction.user.id)
         opponent = next(p for p in asked.participants if p != interaction.user.id)
+        w = await public_words(self.bot, asked.guild_id)
         view = discord.ui.View(timeout=None)
-        view.add_item(UndoAnswerButton(asked, asked.id, asked.version, "yes"))
-        view.add_item(UndoAnswerButton(asked, asked.id, asked.version, "no"))
+        view.add_item(UndoAnswerButton(asked, asked.id, asked.version, "yes", label=w("play.allow_undo.label")))
+        view.add_item(UndoAnswerButton(asked, asked.id, asked.version, "no", label=w("play.refuse_undo.label")))
         out = Outgoing(
-            content=(
-                f"{interaction.user.mention} asks to take back `{asked.turns[-1]}`. "
-                f"{mention(opponent)}, do you allow it?"
+            content=w(
+                "play.undo_asked", who=interaction.user.mention, turn=asked.turns[-1], opponent=mention(opponent)
             ),
             view=view,
             mention=opponent,
@@ -449,11 +503,12 @@ class GameCommands(commands.Cog):
         else:
             info = await self.bot.store.get_game(game)
             if info.guild_id != interaction.guild_id:
-                raise NoGameHere("That game does not exist (any more).")
+                raise NoGameHere("refusal.no_such_game")
             if info.status not in ("active", "finished", "cancelled"):
                 label = table_for(info).label(info)
-                raise UserError(f"{label} was never played: its challenge was {info.status}.")
-        await respond(interaction, export_message(self.bot, info, interaction.user.id), ephemeral=True)
+                raise UserError("play.never_played", game=label, status=Phrase(f"play.challenge_{info.status}"))
+        work = export_message(self.bot, info, interaction.user.id, private_words(interaction))
+        await respond(interaction, work, ephemeral=True)
 
     @app_commands.command()
     @app_commands.describe(member="whose profile (default: yours)")
@@ -463,7 +518,8 @@ class GameCommands(commands.Cog):
         """A member's ratings, record, streak and recent games in this server, with a chart (yours by default)."""
         assert interaction.guild_id is not None
         target = (member or interaction.user).id
-        work = profile_message(self.bot, interaction.guild_id, self.table, target, interaction.user.id)
+        w = private_words(interaction)
+        work = profile_message(self.bot, interaction.guild_id, self.table, target, interaction.user.id, w)
         await respond(interaction, work, ephemeral=True)
 
     @app_commands.command()
@@ -478,7 +534,7 @@ class GameCommands(commands.Cog):
         assert interaction.guild_id is not None
         target = (member or interaction.user).id
         rival = None if against is None else against.id
-        work = history_message(self.bot, interaction.guild_id, self.table, target, rival)
+        work = history_message(self.bot, interaction.guild_id, self.table, target, rival, private_words(interaction))
         await respond(interaction, work, ephemeral=True)
 
     @app_commands.command()
@@ -487,50 +543,57 @@ class GameCommands(commands.Cog):
         assert interaction.guild_id is not None
         live = await self.bot.store.live_games(interaction.guild_id)
         mine = await self.bot.store.finished_games_of(interaction.guild_id, interaction.user.id)
-        view = again_view(self.bot, mine) if mine else discord.utils.MISSING
+        w = private_words(interaction)
+        view = again_view(self.bot, mine, w) if mine else discord.utils.MISSING
         if not live:
-            starts = " or ".join(f"`/{table.command} challenge`" for table in TABLES.values())
-            await interaction.response.send_message(
-                f"No game is being played in this server right now. Start one with {starts}.",
-                ephemeral=True,
-                view=view,
-            )
+            starts = [
+                f"`/{table.command} {w(f'commands.{table.command}.challenge.name')}`" for table in TABLES.values()
+            ]
+            joined = starts[0]
+            for start in starts[1:]:
+                joined = w("refusal.or", first=joined, second=start)
+            await interaction.response.send_message(w("play.no_games", commands=joined), ephemeral=True, view=view)
             return
         lines: list[str] = []
         size = 0
         for info in live[:MAX_LISTED]:
             table = table_for(info)
-            players = " vs ".join(f"<@{p}>" for p in info.participants)
-            ai = f" (AI level {info.ai_level})" if info.ai_level is not None else ""
-            line = (
-                f"**{table.label(info)}** {table.settings_text(info.settings)} · {players}{ai} · "
-                f"turn {info.ply + 1} · [board]({game_link(info)})"
+            players = w("play.versus", first=f"<@{info.participants[0]}>", second=f"<@{info.participants[-1]}>")
+            ai = w("play.ai_level", level=info.ai_level) if info.ai_level is not None else ""
+            line = w(
+                "play.game_line_live",
+                game=table.label(info),
+                settings=table.settings_text(w, info.settings),
+                players=players,
+                ai=ai,
+                turn=info.ply + 1,
+                link=game_link(info),
             )
             if size + len(line) > MAX_LIST_CHARS:
                 break
             lines.append(line)
             size += len(line) + 1
-        more = f"\n… and {len(live) - len(lines)} more." if len(live) > len(lines) else ""
+        more = "\n" + w("play.more", count=len(live) - len(lines)) if len(live) > len(lines) else ""
         await interaction.response.send_message(
-            f"{len(live)} game(s) in progress:\n" + "\n".join(lines) + more,
+            w("play.in_progress", count=len(live)) + "\n" + "\n".join(lines) + more,
             ephemeral=True,
             allowed_mentions=discord.AllowedMentions.none(),
             view=view,
         )
 
 
-async def export_message(bot: VeletasBot, info: GameInfo, viewer: int) -> Outgoing:
-    """A game's record, and once it is over its replay, drawn in the viewer's theme."""
+async def export_message(bot: VeletasBot, info: GameInfo, viewer: int, w: Words) -> Outgoing:
+    """A game's record, and once it is over its replay, drawn in the viewer's theme and language."""
     table = table_for(info)
     await learn_names(bot, info)
     files = [record_file(bot, info)]
-    note = f"The record of {table.label(info)} so far."
+    note = w("play.record_so_far", game=table.label(info))
     if info.status != "active":
         theme = await theme_of(bot, viewer)
         seats, colours = seat_names(bot, info), colour_names(bot, info)
-        gif = await asyncio.to_thread(table.replay_gif, info, seats=seats, colours=colours, theme=theme)
+        gif = await asyncio.to_thread(table.replay_gif, info, seats=seats, colours=colours, theme=theme, w=w)
         files.append((f"{info.kind.name}-{info.id}.gif", gif))
-        note = f"The record and replay of {table.label(info)} ({info.result or info.status})."
+        note = w("play.record_and_replay", game=table.label(info), result=result_text(w, info) or "—")
     return Outgoing(content=note, files=files)
 
 
@@ -548,55 +611,65 @@ def outcome_for(info: GameInfo, user: int) -> str:
     return "won" if info.winner_id == user else "lost"
 
 
-def streak_text(games: list[GameInfo], user: int) -> str:
+def streak_text(w: Words, games: list[GameInfo], user: int) -> str:
     """The current run of results (``3 wins in a row``), from the latest game back."""
     results = [outcome_for(info, user) for info in games if info.status == "finished"]
     if not results:
-        return "no finished game yet"
+        return w("play.no_finished_game")
     run = 0
     for result in results:
         if result != results[0]:
             break
         run += 1
-    word = {"won": "win", "lost": "loss", "drawn": "draw"}[results[0]]
-    plural = {"win": "wins", "loss": "losses", "draw": "draws"}[word]
-    return f"{run} {word if run == 1 else plural}{' in a row' if run > 1 else ''}"
+    return w(f"play.streak_{results[0]}", count=run)
 
 
-def game_line(bot: VeletasBot, info: GameInfo, user: int) -> str:
+def game_line(bot: VeletasBot, info: GameInfo, user: int, w: Words) -> str:
     table = table_for(info)
     rival = next((p for p in info.participants if p != user), None)
     ended = info.ended_at if info.ended_at is not None else info.updated_at.timestamp()
-    return (
-        f"[{table.label(info)}]({game_link(info)}) · {table.settings_text(info.settings)} · vs {mention(rival)} · "
-        f"**{outcome_for(info, user)}** · <t:{int(ended)}:d>"
+    return w(
+        "play.game_line",
+        game=table.label(info),
+        link=game_link(info),
+        settings=table.settings_text(w, info.settings),
+        rival=mention(rival),
+        outcome=w(f"play.outcome_{outcome_for(info, user)}"),
+        date=f"<t:{int(ended)}:d>",
     )
 
 
-async def profile_message(bot: VeletasBot, guild_id: int, table: Table, user: int, viewer: int) -> Outgoing:
+async def profile_message(bot: VeletasBot, guild_id: int, table: Table, user: int, viewer: int, w: Words) -> Outgoing:
     """A member's ratings per pool of one game in this server, record, streak, recent games and a rating chart."""
     pools = await bot.store.player_ratings(guild_id, user, table.kind.name)
     games = await bot.store.past_games(guild_id, user, game=table.kind.name, limit=50)
-    embed = discord.Embed(title=f"{table.title} profile", description=f"{mention(user)} in this server")
+    embed = discord.Embed(
+        title=w("play.profile.title", game=table.title), description=w("play.in_server", who=mention(user))
+    )
     for settings, rating, (wins, losses, draws) in pools[:6]:
         embed.add_field(
-            name=table.settings_text(pool_settings(settings)),
-            value=f"**{rating.shown}** ±{round(rating.deviation)} · {rating.games} rated: "
-            f"{wins} won, {losses} lost, {draws} drawn",
+            name=table.settings_text(w, pool_settings(settings)),
+            value=w(
+                "play.pool_line",
+                rating=rating.shown,
+                deviation=round(rating.deviation),
+                rated=w("play.rated_games", count=rating.games),
+                record=w("play.record", won=wins, lost=losses, drawn=draws),
+            ),
             inline=False,
         )
     if not pools:
-        embed.add_field(name="Ratings", value="No rated game yet.", inline=False)
-    embed.add_field(name="Streak", value=streak_text(games, user), inline=False)
-    recent = "\n".join(game_line(bot, info, user) for info in games[:5]) or "No finished game yet."
-    embed.add_field(name="Recent games", value=recent[:1024], inline=False)
+        embed.add_field(name=w("play.ratings.field"), value=w("play.no_rated_game"), inline=False)
+    embed.add_field(name=w("play.streak.field"), value=streak_text(w, games, user), inline=False)
+    recent = "\n".join(game_line(bot, info, user, w) for info in games[:5]) or w("play.no_finished_game_yet")
+    embed.add_field(name=w("play.recent.field"), value=recent[:1024], inline=False)
     files: list[tuple[str, bytes]] = []
     if pools:
         charted = pool_settings(pools[0][0])
         points = await bot.store.rating_history(guild_id, user, table.kind.name, charted)
-        title = f"{name_of(bot, user)} · {table.title} {table.settings_text(charted)}"
+        title = f"{name_of(bot, user)} · {table.title} {table.settings_text(w, charted)}"
         theme = await theme_of(bot, viewer)
-        png = await asyncio.to_thread(rating_chart_png, points, title=title, theme=theme)
+        png = await asyncio.to_thread(rating_chart_png, points, title=title, theme=theme, words=w)
         files.append((CHART_FILE, png))
         embed.set_image(url=f"attachment://{CHART_FILE}")
     return Outgoing(embed=embed, files=files)
@@ -606,37 +679,39 @@ CHART_FILE = "rating.png"
 HISTORY_LINES = 15
 
 
-async def history_message(bot: VeletasBot, guild_id: int, table: Table, user: int, rival: int | None) -> Outgoing:
+async def history_message(
+    bot: VeletasBot, guild_id: int, table: Table, user: int, rival: int | None, w: Words
+) -> Outgoing:
     """A member's past games of one game in this server (against one rival if asked), and a menu to export any."""
     games = await bot.store.past_games(guild_id, user, game=table.kind.name, against=rival, limit=25)
-    against = f" against {mention(rival)}" if rival is not None else ""
+    who = mention(user) if rival is None else w("play.against", who=mention(user), rival=mention(rival))
     if not games:
-        return Outgoing(content=f"No finished {table.title} game of {mention(user)}{against} in this server yet.")
-    lines = [game_line(bot, info, user) for info in games[:HISTORY_LINES]]
-    more = f"\n… and {len(games) - len(lines)} more below." if len(games) > len(lines) else ""
+        return Outgoing(content=w("play.no_history", game=table.title, who=who))
+    lines = [game_line(bot, info, user, w) for info in games[:HISTORY_LINES]]
+    more = "\n" + w("play.more_below", count=len(games) - len(lines)) if len(games) > len(lines) else ""
     embed = discord.Embed(
-        title=f"{table.title} games", description=f"{mention(user)}{against}:\n" + "\n".join(lines) + more
+        title=w("play.history.title", game=table.title), description=f"{who}:\n" + "\n".join(lines) + more
     )
     options = [
         discord.SelectOption(
-            label=f"{table.label(info)} · {outcome_for(info, user)}"[:100],
+            label=f"{table.label(info)} · {w(f'play.outcome_{outcome_for(info, user)}')}"[:100],
             value=str(info.id),
-            description=table.settings_text(info.settings)[:100],
+            description=table.settings_text(w, info.settings)[:100],
         )
         for info in games
     ]
     view = discord.ui.View(timeout=None)
-    view.add_item(ExportSelect(table.kind.name, options))
+    view.add_item(ExportSelect(table.kind.name, options, w("play.export_menu.placeholder")))
     return Outgoing(embed=embed, view=view)
 
 
 class ExportSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"(?P<prefix>[a-z]{2,12}):hx"):
     """Under ``history``: the record (and replay) of the game chosen, privately."""
 
-    def __init__(self, game: str, options: list[discord.SelectOption] | None = None) -> None:
-        super().__init__(
-            discord.ui.Select(placeholder="Export one of these games", options=options or [], custom_id=f"{game}:hx")
-        )
+    def __init__(
+        self, game: str, options: list[discord.SelectOption] | None = None, placeholder: str | None = None
+    ) -> None:
+        super().__init__(discord.ui.Select(placeholder=placeholder, options=options or [], custom_id=f"{game}:hx"))
 
     @classmethod
     async def from_custom_id(
@@ -651,34 +726,31 @@ class ExportSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"(?
             value = self.item.values[0]
             info = await bot.store.get_game(int(value)) if value.isdigit() else None
             if info is None or info.guild_id != interaction.guild_id:
-                raise NoGameHere("That game does not exist (any more).")
-            return await export_message(bot, info, interaction.user.id)
+                raise NoGameHere("refusal.no_such_game")
+            return await export_message(bot, info, interaction.user.id, private_words(interaction))
 
         await bot.guard(interaction, respond(interaction, work(), ephemeral=True))
 
 
-def again_view(bot: VeletasBot, finished: list[GameInfo]) -> discord.ui.View:
+def again_view(bot: VeletasBot, finished: list[GameInfo], w: Words) -> discord.ui.View:
     """A menu of the member's finished games: choosing one offers its rematch here (as its board's button does)."""
     options = []
     for info in finished[:25]:
         table = table_for(info)
         others = [name_of(bot, p) for p in info.participants]
-        label = f"{table.label(info)} · {' vs '.join(others)}"[:100]
-        options.append(
-            discord.SelectOption(label=label, value=str(info.id), description=table.settings_text(info.settings)[:100])
-        )
+        label = f"{table.label(info)} · {w('play.versus', first=others[0], second=others[-1])}"[:100]
+        description = table.settings_text(w, info.settings)[:100]
+        options.append(discord.SelectOption(label=label, value=str(info.id), description=description))
     view = discord.ui.View(timeout=None)
-    view.add_item(PlayAgainSelect(options))
+    view.add_item(PlayAgainSelect(options, w("play.again_menu.placeholder")))
     return view
 
 
 class PlayAgainSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"(?P<prefix>[a-z]{2,12}):again"):
     """Under ``games``: one of your finished games, played again (a rematch, offered in this channel)."""
 
-    def __init__(self, options: list[discord.SelectOption] | None = None) -> None:
-        super().__init__(
-            discord.ui.Select(placeholder="Play one of your games again", options=options or [], custom_id="game:again")
-        )
+    def __init__(self, options: list[discord.SelectOption] | None = None, placeholder: str | None = None) -> None:
+        super().__init__(discord.ui.Select(placeholder=placeholder, options=options or [], custom_id="game:again"))
 
     @classmethod
     async def from_custom_id(

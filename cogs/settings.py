@@ -1,10 +1,10 @@
 """``/veletas settings``: a server's own choices for the bot, made by its managers.
 
-One command with one option per setting (analysis, the default clock, the inactivity limit; later
-the language), so new settings are new options of the same command. With no option it shows the
-settings, privately. Discord only lets top-level commands carry default permissions, and every
-command here lives in the ``/veletas`` group, so the Manage Server requirement is checked when
-the command runs.
+One command with one option per setting (analysis, the default clock, the inactivity limit, whether
+challenges are rated, the language of public posts), so new settings are new options of the same
+command. With no option it shows the settings, privately, in the manager's own language. Discord only
+lets top-level commands carry default permissions, and every command here lives in the ``/veletas``
+group, so the Manage Server requirement is checked when the command runs.
 """
 
 from __future__ import annotations
@@ -17,25 +17,29 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import VeletasBot
-from bot.store import MAX_INACTIVITY_DAYS, GuildSettings
-from cogs._clock_words import parse_time, time_suggestions
+from bot.i18n import LANGUAGE_NAMES, Words, language_of
+from bot.store import FOLLOW_SERVER, MAX_INACTIVITY_DAYS, GuildSettings
+from cogs._clock_words import describe_control, parse_time, time_suggestions
 from cogs._options import MAX_TIME
+from cogs._words import private_words
 
 log = logging.getLogger(__name__)
 
 
-def describe(settings: GuildSettings) -> str:
-    """Every setting on its own line, with how to change it."""
-    analysis = "on" if settings.analysis else "off"
-    return (
-        f"**Analysis** (`/veletas analyze`): **{analysis}**. Change it with `/veletas settings analysis:on` "
-        "or `analysis:off` (off during a tournament, say).\n"
-        f"**Clock of new challenges** when their maker names none: **{settings.default_control().describe()}**. "
-        "Change it with `/veletas settings time:3d` (or `10+5`, `48h+12h/96h`, `none`).\n"
-        f"**Inactivity limit** of games without a clock: **{settings.inactivity_days} days**. "
-        "Change it with `/veletas settings inactivity:21`.\n"
-        f"**Challenges between members** that do not say: **{'rated' if settings.rated else 'casual'}**. "
-        "Change it with `/veletas settings rated:no` (or `yes`)."
+def describe(w: Words, settings: GuildSettings, server_locale: str) -> str:
+    """Every setting on its own line, with how to change it, in ``w``'s language."""
+    if settings.language is None:
+        language = w("settings.language_auto", language=LANGUAGE_NAMES[language_of(server_locale)])
+    else:
+        language = LANGUAGE_NAMES[settings.language]
+    return "\n".join(
+        (
+            w("settings.analysis", state=w("settings.on" if settings.analysis else "settings.off")),
+            w("settings.time", clock=describe_control(w, settings.default_control())),
+            w("settings.inactivity", count=settings.inactivity_days),
+            w("settings.rated", state=w("settings.rated_yes" if settings.rated else "settings.rated_no")),
+            w("settings.language", language=language),
+        )
     )
 
 
@@ -51,6 +55,13 @@ class SettingsCog(commands.Cog, name="Settings"):
         time="the clock of challenges that name none: none, 3d, 10+5, 48h+12h/96h …",
         inactivity="days without a move after which a game with no clock ends (1 to 90, default 14)",
         rated="whether challenges that do not say are rated (default yes)",
+        language="the language of the bot's public posts here (auto: the server's language in Discord)",
+    )
+    @app_commands.choices(
+        language=[
+            app_commands.Choice(name="auto: the server's language in Discord", value=FOLLOW_SERVER),
+            *(app_commands.Choice(name=name, value=code) for code, name in LANGUAGE_NAMES.items()),
+        ]
     )
     async def settings_command(
         self,
@@ -59,12 +70,15 @@ class SettingsCog(commands.Cog, name="Settings"):
         time: app_commands.Range[str, 1, MAX_TIME] | None = None,
         inactivity: app_commands.Range[int, 1, MAX_INACTIVITY_DAYS] | None = None,
         rated: Literal["yes", "no"] | None = None,
+        language: str | None = None,
     ) -> None:
         """This server's settings for the bot (server managers only); with no option, shows them."""
         assert interaction.guild_id is not None
-        if analysis is None and time is None and inactivity is None and rated is None:
+        w = private_words(interaction)
+        server_locale = str(interaction.guild_locale or "")
+        if analysis is None and time is None and inactivity is None and rated is None and language is None:
             current = await self.bot.store.get_guild_settings(interaction.guild_id)
-            text = f"This server's settings:\n{describe(current)}"
+            text = w("settings.shown", settings=describe(w, current, server_locale))
         else:
             before = await self.bot.store.get_guild_settings(interaction.guild_id)
             days = inactivity or before.inactivity_days
@@ -75,23 +89,27 @@ class SettingsCog(commands.Cog, name="Settings"):
                 time_control=control,
                 inactivity_days=inactivity,
                 rated=None if rated is None else rated == "yes",
+                language=language,
             )
+            self.bot.guild_languages[interaction.guild_id] = current.language or ""
             log.info(
-                "Settings of guild %s changed by %s: analysis %s, time %s, inactivity %s",
+                "Settings of guild %s changed by %s: analysis %s, time %s, inactivity %s, rated %s, language %s",
                 interaction.guild_id,
                 interaction.user.id,
                 analysis,
                 time,
                 inactivity,
+                rated,
+                language,
             )
-            text = f"Saved. This server's settings now:\n{describe(current)}"
+            text = w("settings.saved", settings=describe(w, current, server_locale))
         await interaction.response.send_message(text, ephemeral=True)
 
     @settings_command.autocomplete("time")
     async def time_choices(
         self, interaction: discord.Interaction[VeletasBot], current: str
     ) -> list[app_commands.Choice[str]]:
-        return time_suggestions(current)
+        return time_suggestions(current, private_words(interaction))
 
 
 async def setup(bot: VeletasBot) -> None:

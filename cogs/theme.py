@@ -14,10 +14,12 @@ from discord.ext import commands
 from bot import render
 from bot.client import VeletasBot
 from bot.errors import UserError
+from bot.i18n import Words
 from bot.rules import Position
 from bot.store import THEMES
 from cogs._board import BOARD_FILE, DEFAULT_THEME, board_message
 from cogs._send import Outgoing, respond
+from cogs._words import private_words
 from cogs.veletas import render_position
 
 # A position in play on the standard board, so a theme is shown with stones, shooters and a claim.
@@ -38,21 +40,19 @@ class ThemeCog(commands.Cog, name="Theme"):
     ) -> None:
         """Choose how the boards drawn for you look: light, dark or high contrast."""
         user = interaction.user.id
+        w = private_words(interaction)
         if choice is None:
             current = await self.bot.store.get_theme(user)
             chosen = current or DEFAULT_THEME
-            how = "Your boards are drawn in" if current else "You have not chosen a theme, so your boards use"
-            text = f"{how} **{render.THEMES[chosen].label}**. Change it with `/veletas theme choice:`."
+            key = "theme.current" if current else "theme.default"
+            text = w(key, theme=w(f"commands.choice.{chosen}"))
         else:
             chosen = choice.value
             await self.bot.store.set_theme(user, chosen)
-            text = (
-                f"Your boards are now drawn in **{render.THEMES[chosen].label}**: your guided moves, "
-                "`/veletas board private:True`, and the public board whenever it is your turn."
-            )
-        await respond(interaction, self._sample(interaction, chosen, text), ephemeral=True)
+            text = w("theme.chosen", theme=w(f"commands.choice.{chosen}"))
+        await respond(interaction, self._sample(interaction, chosen, text, w), ephemeral=True)
 
-    async def _sample(self, interaction: discord.Interaction[VeletasBot], theme: str, text: str) -> Outgoing:
+    async def _sample(self, interaction: discord.Interaction[VeletasBot], theme: str, text: str, w: Words) -> Outgoing:
         """The answer shows the theme on this channel's game when there is one, else on a sample position."""
         if interaction.channel_id is not None:
             try:
@@ -61,10 +61,10 @@ class ThemeCog(commands.Cog, name="Theme"):
                 pass
             else:
                 if info.status == "active":
-                    out = await board_message(self.bot, info, viewer=interaction.user.id)
+                    out = await board_message(self.bot, info, viewer=interaction.user.id, w=w)
                     return Outgoing(content=text, embed=out.embed, files=out.files)
-        png = await render_position(Position.from_string(SAMPLE_POSITION), theme=theme)
-        embed = discord.Embed(title=render.THEMES[theme].label, colour=discord.Colour.dark_grey())
+        png = await render_position(Position.from_string(SAMPLE_POSITION), theme=theme, w=w)
+        embed = discord.Embed(title=w(f"commands.choice.{theme}"), colour=discord.Colour.dark_grey())
         embed.set_image(url=f"attachment://{BOARD_FILE}")
         return Outgoing(content=text, embed=embed, files=[(BOARD_FILE, png)])
 

@@ -19,7 +19,8 @@ from discord import app_commands
 
 from bot import render
 from bot.client import VeletasBot
-from bot.errors import NotYourTurn, RaceLost, UserError
+from bot.errors import RaceLost, UserError
+from bot.i18n import Phrase, Words
 from bot.rules import VARIANTS, Game, Move, veletas
 from bot.rules.veletas import Position
 from bot.rules.veletas_suggest import move_suggestions, shooter_suggestions, stone_suggestions
@@ -30,6 +31,7 @@ from cogs._names import colour_names, seat_names
 from cogs._options import MAX_MOVE, MAX_SHOOTERS, MAX_SQUARE, MAX_TIME
 from cogs._send import Outgoing, bot_of, respond, respond_update
 from cogs._tables import Table, register
+from cogs._words import private_words
 from cogs.challenge import challenges
 from cogs.guided import (
     OUT_OF_DATE,
@@ -50,68 +52,51 @@ from cogs.play import GameCommands, expect_game, play_turn, send_leaderboard, se
 
 STAY = "stay"
 
-COMMON_RULES = """\
-**Veletas** is a territory game for two on a square board with neutral pieces, the *shooters*.
-**A turn:** pick an unclaimed shooter, optionally slide it like a chess queen to an empty square, \
-then it shoots: put a stone of your colour on an empty square in one of the eight queen directions \
-from where it now stands (it may hit the square it just left). Shooting is compulsory.
-**Claims:** after every shot, each unclaimed shooter that can no longer move is claimed, for good. \
-It goes to the colour with the strictly bigger orthogonally adjacent group of stones; with a tie, \
-or no group at all, it goes to the opponent of the player who just moved.
-**Winning:** the first to claim {to_win} wins. There are no draws.
-**Notation:** `d4-g7/g2` moves d4 to g7 and shoots g2; `g2` shoots g2 without moving."""
-
-EDITION_RULES = {
-    "current": """\
-**Current rules (the default).** The first player places {first} and one black stone; \
-the second player then chooses colours (`/veletas pie` keep or swap); White places the remaining \
-shooters and one white stone. Setup shooters may not go on the edge of the board. \
-Shooters move and shoot over other shooters, never over stones. Black moves first.""",
-    "classic": """\
-**Classic rules.** Black places {first}, then White places the rest; no stones in setup \
-and no colour choice. A setup shooter may not touch another shooter, even diagonally. \
-Every piece blocks: shooters move and shoot over nothing. Black moves first.""",
-}
-
 # A claim on the small board: Black's shot leaves the shooter on g1 with nowhere to go.
 EXAMPLE_POSITION = "3S3/1bw4/5S1/7/5w1/5Sb/2b2w1 b"
 EXAMPLE_MOVE = "f2-g1/f2"
-EXAMPLE_CAPTION = (
-    "The picture: Black moves the shooter f2 to g1 and shoots f2. The shooter on g1 can no longer move, and "
-    "Black's stones beside it make the bigger group, so Black claims it."
-)
-
-PHASE_HELP = {
-    "setup": "The game is in its setup: place shooters with `/veletas setup`.",
-    "pie": "The colours are being chosen: the second player answers with `/veletas pie` or the buttons.",
-    "play": "Setup is over: play moves with `/veletas move` or the Move button.",
-    "over": "This game is over.",
-}
 
 
-def _shooters(count: int) -> str:
-    return f"{count} shooter{'s' if count != 1 else ''}"
+def _shooters(w: Words, count: int) -> str:
+    return w("veletas.shooters", count=count)
 
 
-def rules_summary(rules: str, variant: str | None) -> str:
-    """The edition's rules with the numbers of one board, or of every board when no game is in view."""
+def rules_summary(w: Words, rules: str, variant: str | None) -> str:
+    """The edition's rules with the numbers of one board, or of every board when no game is in view.
+
+    Each language's summary is its own text (``veletas.rules_*``), written from that language's rulebook.
+    """
     if variant is not None:
         chosen = VARIANTS[variant]
-        to_win = f"{chosen.to_win} of the {chosen.shooters} shooters ({chosen.name} board, {chosen.size}×{chosen.size})"
-        first = _shooters(chosen.first_places)
+        to_win = w(
+            "veletas.to_win_board",
+            count=chosen.to_win,
+            shooters=chosen.shooters,
+            board=w(f"veletas.variant.{chosen.name}"),
+            size=chosen.size,
+        )
+        first = _shooters(w, chosen.first_places)
     else:
         boards = list(VARIANTS.values())
-        to_win = (
-            "a majority of the shooters ("
-            + "; ".join(f"{v.name} {v.size}×{v.size}: {v.to_win} of {v.shooters}" for v in boards)
-            + ")"
+        each = [
+            w(
+                "veletas.to_win_each",
+                board=w(f"veletas.variant.{v.name}"),
+                size=v.size,
+                count=v.to_win,
+                shooters=v.shooters,
+            )
+            for v in boards
+        ]
+        to_win = w("veletas.to_win_all", boards="; ".join(each))
+        first = w(
+            "veletas.first_all",
+            standard=_shooters(w, boards[0].first_places),
+            others=", ".join(
+                w("veletas.first_each", board=w(f"veletas.variant.{v.name}"), count=v.first_places) for v in boards[1:]
+            ),
         )
-        first = (
-            f"{_shooters(boards[0].first_places)} ({boards[0].name}; "
-            + ", ".join(f"{v.name} {v.first_places}" for v in boards[1:])
-            + ")"
-        )
-    return COMMON_RULES.format(to_win=to_win) + "\n" + EDITION_RULES[rules].format(first=first)
+    return w("veletas.rules_common", to_win=to_win) + "\n" + w(f"veletas.rules_{rules}", first=first)
 
 
 async def render_position(
@@ -121,11 +106,22 @@ async def render_position(
     hints: render.Hints | None = None,
     players: Mapping[str, str] | None = None,
     theme: str = DEFAULT_THEME,
+    w: Words | None = None,
 ) -> bytes:
     """A Veletas position's image, off the event loop (rendering is CPU work)."""
     return await asyncio.to_thread(
-        render.board_png, position, last_move=last_move, hints=hints, players=players, theme=theme
+        render.board_png, position, last_move=last_move, hints=hints, players=players, theme=theme, words=w
     )
+
+
+def suggestion_label(w: Words, label: str, value: str) -> str:
+    """A suggested move in the member's language: the rules label a shot without moving in English."""
+    if label == value:
+        return label
+    form = label.split(" ", 1)[0]
+    if "/" in form:
+        return w("veletas.suggest_fired_by", form=form, shooter=form.split("/", 1)[0])
+    return w("veletas.suggest_still", form=form)
 
 
 def veletas_game(info: GameInfo) -> Game:
@@ -135,18 +131,23 @@ def veletas_game(info: GameInfo) -> Game:
     return state
 
 
-def score_text(position: Position) -> str:
+def score_text(w: Words, position: Position) -> str:
     black, white = position.score
-    return f"Black {black} · White {white} (first to {position.needed_to_win})"
+    return w("veletas.score", black=black, white=white, count=position.needed_to_win)
 
 
-def claims_text(position: Position) -> str | None:
+def claims_text(w: Words, position: Position) -> str | None:
     claims = position.last_claims
     if not claims:
         return None
     return "\n".join(
-        f"{claim.square} → **{colour_word(claim.colour)}** (adjacent groups: black {claim.black_group}, "
-        f"white {claim.white_group})"
+        w(
+            "veletas.claim_line",
+            square=claim.square,
+            colour=colour_word(w, claim.colour),
+            black=claim.black_group,
+            white=claim.white_group,
+        )
         for claim in claims
     )
 
@@ -154,8 +155,9 @@ def claims_text(position: Position) -> str | None:
 class VeletasTable(Table):
     kind = veletas.KIND
 
-    def settings_text(self, settings: Mapping[str, str]) -> str:
-        return f"{settings.get('variant', 'standard')} board, {settings.get('rules', 'current')} rules"
+    def settings_text(self, w: Words, settings: Mapping[str, str]) -> str:
+        variant, rules = settings.get("variant", "standard"), settings.get("rules", "current")
+        return w("veletas.settings", board=w(f"veletas.variant.{variant}"), rules=w(f"veletas.edition.{rules}"))
 
     def label(self, info: GameInfo) -> str:
         return f"Veletas #{info.id}"
@@ -164,35 +166,25 @@ class VeletasTable(Table):
         game = veletas_game(info)
         return len(game.turns) - game.setup_turns
 
-    def turn_line(self, info: GameInfo, who: str) -> str:
+    def turn_line(self, w: Words, info: GameInfo, who: str) -> str:
         game = veletas_game(info)
         if game.phase == "setup":
             count = game.shooters_to_place
-            pieces = _shooters(count)
-            if game.stone_to_place:
-                pieces += " and one stone"
-            colour = f" ({colour_word(game.colour_to_act)})" if game.colour_to_act else ""
-            return (
-                f"{who}{colour}: place {pieces} with **Set up** or `/veletas setup`. Shooters may not go on the "
-                "hatched squares. Where shooters start decides which of them each side can hope to claim."
-            )
+            key = "veletas.setup_turn_stone" if game.stone_to_place else "veletas.setup_turn"
+            colour = w("veletas.as_colour", colour=colour_word(w, game.colour_to_act)) if game.colour_to_act else ""
+            return w(key, who=who, colour=colour, count=count)
         if game.phase == "pie":
-            first = f"<@{info.user_for_seat('first')}>"
-            return (
-                f"{who}: choose colours. **Keep**: {first} stays Black and you play White. "
-                f"**Swap**: you play Black and {first} plays White. Use the buttons or `/veletas pie`. "
-                "This choice keeps the setup fair: whoever placed first cannot know which side they will play."
-            )
-        return f"{who} to move as {colour_word(game.colour_to_act)}: press **Move**, or type `/veletas move`."
+            return w("veletas.pie_turn", who=who, first=f"<@{info.user_for_seat('first')}>")
+        return w("veletas.move_turn", who=who, colour=colour_word(w, game.colour_to_act))
 
-    def fields(self, info: GameInfo) -> list[tuple[str, str, bool]]:
+    def fields(self, w: Words, info: GameInfo) -> list[tuple[str, str, bool]]:
         game = veletas_game(info)
         if game.phase not in ("play", "over"):
             return []
-        found = [("Score", score_text(game.position), True)]
-        claims = claims_text(game.position)
+        found = [(w("veletas.score.field"), score_text(w, game.position), True)]
+        claims = claims_text(w, game.position)
         if claims:
-            found.append(("Claimed this turn", claims, False))
+            found.append((w("veletas.claimed.field"), claims, False))
         return found
 
     def board_png(
@@ -203,43 +195,50 @@ class VeletasTable(Table):
         colours: Mapping[str, str],
         theme: str,
         result: str | None,
+        w: Words,
     ) -> bytes:
         game = veletas_game(info)
         # Setup and the pie choice need the game (setup marks, pieces just placed); from the first move
         # on, the position and last move say everything, and drawing just them skips replaying the game.
         if game.phase in ("play", "over"):
             return render.board_png(
-                game.position, last_move=game.last_move, players=dict(colours), theme=theme, result=result
+                game.position, last_move=game.last_move, players=dict(colours), theme=theme, result=result, words=w
             )
-        return render.game_png(game, players=dict(seats), theme=theme, result=result)
+        return render.game_png(game, players=dict(seats), theme=theme, result=result, words=w)
 
-    def replay_gif(self, info: GameInfo, *, seats: Mapping[str, str], colours: Mapping[str, str], theme: str) -> bytes:
-        return render.replay_gif(veletas_game(info), players=dict(seats), theme=theme)
+    def replay_gif(
+        self, info: GameInfo, *, seats: Mapping[str, str], colours: Mapping[str, str], theme: str, w: Words
+    ) -> bytes:
+        return render.replay_gif(veletas_game(info), players=dict(seats), theme=theme, words=w)
 
-    def board_items(self, info: GameInfo) -> list[discord.ui.Item[Any]]:
+    def board_items(self, w: Words, info: GameInfo) -> list[discord.ui.Item[Any]]:
         phase = veletas_game(info).phase
         if phase == "setup":
-            return [SetupButton(info.id)]
+            return [SetupButton(info.id, w("veletas.set_up.label"))]
         if phase == "pie":
-            return [PieButton(info, info.id, info.version, "keep"), PieButton(info, info.id, info.version, "swap")]
+            return [
+                PieButton(info, info.id, info.version, "keep", label=w("veletas.keep.label")),
+                PieButton(info, info.id, info.version, "swap", label=w("veletas.swap.label")),
+            ]
         if phase == "play":
-            return [MoveButton(info, info.id)]
+            return [MoveButton(info, info.id, w("guided.move.label"))]
         return []
 
-    async def guided_start(self, bot: VeletasBot, info: GameInfo) -> Outgoing:
-        return await shooter_step(bot, info)
+    async def guided_start(self, bot: VeletasBot, info: GameInfo, w: Words) -> Outgoing:
+        return await shooter_step(bot, info, w)
 
-    def rules_example(self, theme: str) -> tuple[bytes, str]:
+    def rules_example(self, w: Words, theme: str) -> tuple[bytes, str]:
         position = Position.from_string(EXAMPLE_POSITION)
         move = position.parse_move(EXAMPLE_MOVE)
         after = position.play(move)
-        png = render.board_png(after, last_move=move, theme=theme, players={"black": "Black", "white": "White"})
-        return png, EXAMPLE_CAPTION
+        players = {"black": w("render.black"), "white": w("render.white")}
+        png = render.board_png(after, last_move=move, theme=theme, players=players, words=w)
+        return png, w("veletas.example_caption")
 
-    def rules_text(self, settings: Mapping[str, str] | None, option: str | None) -> str:
+    def rules_text(self, w: Words, settings: Mapping[str, str] | None, option: str | None) -> str:
         if settings is not None:
-            return rules_summary(settings["rules"], settings["variant"])
-        return rules_summary(option or "current", None)
+            return rules_summary(w, settings["rules"], settings["variant"])
+        return rules_summary(w, option or "current", None)
 
 
 TABLE = register(VeletasTable())
@@ -253,7 +252,11 @@ def expect_phase(info: GameInfo, phase: str, command: str) -> None:
     expect_game(info, TABLE, command)
     current = info.state.phase
     if current != phase:
-        raise UserError(f"`/veletas {command}` is not for now. {PHASE_HELP[current]}")
+        raise UserError(
+            "veletas.wrong_phase",
+            command=Phrase(f"commands.veletas.{command}.name"),
+            help=Phrase(f"veletas.phase_help_{current}"),
+        )
 
 
 class PieButton(
@@ -261,9 +264,16 @@ class PieButton(
     template=rf"{PREFIX}:pie:(?P<game>\d+):{STATE}:(?P<choice>keep|swap)",
 ):
     def __init__(
-        self, game: GameInfo | str, game_id: int, version: int | None, choice: str, *, ply: int | None = None
+        self,
+        game: GameInfo | str,
+        game_id: int,
+        version: int | None,
+        choice: str,
+        *,
+        ply: int | None = None,
+        label: str | None = None,
     ) -> None:
-        label = "Keep colours" if choice == "keep" else "Swap colours"
+        label = label or ("Keep colours" if choice == "keep" else "Swap colours")
         style = discord.ButtonStyle.primary if choice == "keep" else discord.ButtonStyle.secondary
         state = f"v{version}" if version is not None else str(ply)
         super().__init__(
@@ -292,6 +302,7 @@ class PieButton(
 async def _step(
     bot: VeletasBot,
     info: GameInfo,
+    w: Words,
     text: str,
     view: discord.ui.View | None,
     *,
@@ -303,13 +314,13 @@ async def _step(
     theme = await step_theme(bot, info)
     names = colour_names(bot, info)
     if preview is not None:
-        png = await render_position(position.play(preview), last_move=preview, players=names, theme=theme)
+        png = await render_position(position.play(preview), last_move=preview, players=names, theme=theme, w=w)
     else:
-        png = await render_position(position, last_move=game.last_move, hints=hints, players=names, theme=theme)
-    return await step_message(bot, info, text, view, png)
+        png = await render_position(position, last_move=game.last_move, hints=hints, players=names, theme=theme, w=w)
+    return await step_message(bot, info, w, text, view, png)
 
 
-async def shooter_step(bot: VeletasBot, info: GameInfo) -> Outgoing:
+async def shooter_step(bot: VeletasBot, info: GameInfo, w: Words) -> Outgoing:
     position = veletas_game(info).position
     movable = [s for s in position.unclaimed() if position.destinations(s) or position.targets(s)]
     groups = position.group_hints()
@@ -318,61 +329,71 @@ async def shooter_step(bot: VeletasBot, info: GameInfo) -> Outgoing:
         black, white = groups.get(square, (0, 0))
         options.append(
             discord.SelectOption(
-                label=square, value=square, description=f"adjacent groups: black {black}, white {white}"
+                label=square,
+                value=square,
+                description=w("veletas.groups.option", black=black, white=white),
             )
         )
     view = discord.ui.View(timeout=None)
     for page, chunk in enumerate(chunks(options)):
-        view.add_item(ShooterSelect(info.id, Seen.of(info), page, chunk))
-    nav_buttons(view, info, back=False)
-    text = "**Step 1 of 4:** choose the shooter to use. Badges show the biggest black and white groups beside each one."
-    return await _step(bot, info, text, view, hints=render.Hints(groups=True))
+        view.add_item(ShooterSelect(info.id, Seen.of(info), page, chunk, w("veletas.choose_shooter.placeholder")))
+    nav_buttons(view, info, w, back=False)
+    return await _step(bot, info, w, w("veletas.step_shooter"), view, hints=render.Hints(groups=True))
 
 
-async def destination_step(bot: VeletasBot, info: GameInfo, shooter: str) -> Outgoing:
+async def destination_step(bot: VeletasBot, info: GameInfo, shooter: str, w: Words) -> Outgoing:
     position = veletas_game(info).position
     destinations = position.destinations(shooter)
-    options = [discord.SelectOption(label=f"Stay on {shooter}", value=STAY, description="shoot without moving")]
+    options = [
+        discord.SelectOption(
+            label=w("veletas.stay_on.option", square=shooter), value=STAY, description=w("veletas.shoot_still.option")
+        )
+    ]
     options += [
-        discord.SelectOption(label=square, value=square, description=f"move {shooter} to {square}")
+        discord.SelectOption(
+            label=square, value=square, description=w("veletas.move_to.option", shooter=shooter, square=square)
+        )
         for square in destinations
     ]
     view = discord.ui.View(timeout=None)
     for page, chunk in enumerate(chunks(options)):
-        view.add_item(DestinationSelect(info.id, Seen.of(info), shooter, page, chunk))
-    nav_buttons(view, info, back=True)
-    text = (
-        f"**Step 2 of 4:** shooter **{shooter}**. Where does it go? The marked squares are where it may move; "
-        "or it stays and shoots from where it is."
-    )
-    return await _step(bot, info, text, view, hints=render.Hints.for_shooter(position, shooter))
+        placeholder = w("veletas.destination.placeholder" if page == 0 else "veletas.more_destinations.placeholder")
+        view.add_item(DestinationSelect(info.id, Seen.of(info), shooter, page, chunk, placeholder))
+    nav_buttons(view, info, w, back=True)
+    text = w("veletas.step_destination", shooter=shooter)
+    return await _step(bot, info, w, text, view, hints=render.Hints.for_shooter(position, shooter))
 
 
-async def target_step(bot: VeletasBot, info: GameInfo, shooter: str, destination: str) -> Outgoing:
+async def target_step(bot: VeletasBot, info: GameInfo, shooter: str, destination: str, w: Words) -> Outgoing:
     position = veletas_game(info).position
     moving = destination != STAY
     targets = position.targets(destination, vacated=shooter) if moving else position.targets(shooter)
     options = [discord.SelectOption(label=square, value=square) for square in targets]
     view = discord.ui.View(timeout=None)
     for page, chunk in enumerate(chunks(options)):
-        view.add_item(TargetSelect(info.id, Seen.of(info), shooter, destination, page, chunk))
-    nav_buttons(view, info, back=True)
-    where = f"moves {shooter} → {destination}" if moving else f"stays on {shooter}"
-    text = f"**Step 3 of 4:** the shooter {where}. Which square does it shoot? The marked squares are in reach."
+        placeholder = w("veletas.target.placeholder" if page == 0 else "veletas.more_targets.placeholder")
+        view.add_item(TargetSelect(info.id, Seen.of(info), shooter, destination, page, chunk, placeholder))
+    nav_buttons(view, info, w, back=True)
+    if moving:
+        text = w("veletas.step_target_moving", shooter=shooter, square=destination)
+    else:
+        text = w("veletas.step_target_staying", shooter=shooter)
     hints = render.Hints.for_shooter(position, shooter, destination=destination if moving else None)
     if not moving:
         hints = render.Hints(selected=shooter, targets=tuple(targets))
-    return await _step(bot, info, text, view, hints=hints)
+    return await _step(bot, info, w, text, view, hints=hints)
 
 
-async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move) -> Outgoing:
+async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move, w: Words) -> Outgoing:
     view = discord.ui.View(timeout=None)
-    view.add_item(ConfirmButton(info, info.id, Seen.of(info), str(move)))
-    nav_buttons(view, info, back=True)
+    view.add_item(ConfirmButton(info, info.id, Seen.of(info), str(move), w("guided.play.label", move=str(move))))
+    nav_buttons(view, info, w, back=True)
     after = veletas_game(info).position.play(move)
-    claims = "".join(f"\n{c.square} would be claimed by {colour_word(c.colour)}." for c in after.last_claims)
-    text = f"**Step 4 of 4:** play **`{move}`**? The image shows the board after it.{claims}"
-    return await _step(bot, info, text, view, preview=move)
+    claims = "".join(
+        "\n" + w("veletas.would_claim", square=c.square, colour=colour_word(w, c.colour)) for c in after.last_claims
+    )
+    text = w("veletas.step_confirm", move=str(move), claims=claims)
+    return await _step(bot, info, w, text, view, preview=move)
 
 
 def _move_text(shooter: str, destination: str, target: str) -> str:
@@ -382,10 +403,17 @@ def _move_text(shooter: str, destination: str, target: str) -> str:
 class ShooterSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]], template=rf"veletas:gs:(?P<game>\d+):{STATE}:(?P<page>\d)"
 ):
-    def __init__(self, game_id: int, seen: Seen, page: int, options: list[discord.SelectOption] | None = None) -> None:
+    def __init__(
+        self,
+        game_id: int,
+        seen: Seen,
+        page: int,
+        options: list[discord.SelectOption] | None = None,
+        placeholder: str | None = None,
+    ) -> None:
         super().__init__(
             discord.ui.Select(
-                placeholder="Choose a shooter", options=options or [], custom_id=f"veletas:gs:{game_id}:{seen}:{page}"
+                placeholder=placeholder, options=options or [], custom_id=f"veletas:gs:{game_id}:{seen}:{page}"
             )
         )
         self.game_id, self.seen = game_id, seen
@@ -406,8 +434,8 @@ class ShooterSelect(
         async def work() -> Outgoing:
             info = await load_turn(interaction, self.game_id, self.seen)
             if shooter not in veletas_game(info).position.unclaimed():
-                raise RaceLost("This move menu is out of date: the game has moved on. Press Move on the latest board.")
-            return await destination_step(bot, info, shooter)
+                raise RaceLost("guided.menu_out_of_date")
+            return await destination_step(bot, info, shooter, private_words(interaction))
 
         await respond_update(interaction, work())
 
@@ -417,11 +445,17 @@ class DestinationSelect(
     template=rf"veletas:gd:(?P<game>\d+):{STATE}:(?P<shooter>[a-z]\d{{1,2}}):(?P<page>\d)",
 ):
     def __init__(
-        self, game_id: int, seen: Seen, shooter: str, page: int, options: list[discord.SelectOption] | None = None
+        self,
+        game_id: int,
+        seen: Seen,
+        shooter: str,
+        page: int,
+        options: list[discord.SelectOption] | None = None,
+        placeholder: str | None = None,
     ) -> None:
         super().__init__(
             discord.ui.Select(
-                placeholder="Stay, or choose where it moves" if page == 0 else "More destinations",
+                placeholder=placeholder,
                 options=options or [],
                 custom_id=f"veletas:gd:{game_id}:{seen}:{shooter}:{page}",
             )
@@ -444,8 +478,8 @@ class DestinationSelect(
         async def work() -> Outgoing:
             info = await load_turn(interaction, self.game_id, self.seen)
             if destination != STAY and destination not in veletas_game(info).position.destinations(self.shooter):
-                raise RaceLost("This move menu is out of date: the game has moved on. Press Move on the latest board.")
-            return await target_step(bot, info, self.shooter, destination)
+                raise RaceLost("guided.menu_out_of_date")
+            return await target_step(bot, info, self.shooter, destination, private_words(interaction))
 
         await respond_update(interaction, work())
 
@@ -464,10 +498,11 @@ class TargetSelect(
         destination: str,
         page: int,
         options: list[discord.SelectOption] | None = None,
+        placeholder: str | None = None,
     ) -> None:
         super().__init__(
             discord.ui.Select(
-                placeholder="Choose the square to shoot" if page == 0 else "More targets",
+                placeholder=placeholder,
                 options=options or [],
                 custom_id=f"veletas:gt:{game_id}:{seen}:{shooter}:{destination}:{page}",
             )
@@ -489,7 +524,8 @@ class TargetSelect(
 
         async def work() -> Outgoing:
             info = await load_turn(interaction, self.game_id, self.seen)
-            return await confirm_step(bot, info, veletas_game(info).position.parse_move(text))
+            move = veletas_game(info).position.parse_move(text)
+            return await confirm_step(bot, info, move, private_words(interaction))
 
         await respond_update(interaction, work())
 
@@ -512,11 +548,13 @@ async def load_setup(interaction: discord.Interaction[Any], game_id: int, seen: 
         raise RaceLost(OUT_OF_DATE)
     check_to_act(info, interaction.user.id)
     if info.state.phase != "setup":
-        raise NotYourTurn(None, "The setup is over: moves are played with the Move button.")
+        raise UserError("refusal.setup_over")
     return info
 
 
-async def setup_step(bot: VeletasBot, info: GameInfo, chosen: list[str], stone: str | None = None) -> Outgoing:
+async def setup_step(
+    bot: VeletasBot, info: GameInfo, w: Words, chosen: list[str], stone: str | None = None
+) -> Outgoing:
     """The next private step of a setup turn: a shooter, the stone, or the whole turn to confirm."""
     game = veletas_game(info)
     count = game.shooters_to_place
@@ -524,41 +562,42 @@ async def setup_step(bot: VeletasBot, info: GameInfo, chosen: list[str], stone: 
     names = seat_names(bot, info)
     view = discord.ui.View(timeout=None)
     seen = Seen.of(info)
-    placed = f" Placed so far: **{', '.join(chosen)}**." if chosen else ""
+    placed = w("veletas.placed_so_far", squares=", ".join(chosen)) if chosen else ""
     if len(chosen) < count:
         options = game.setup_choices(chosen)
         for page, chunk in enumerate(chunks([discord.SelectOption(label=sq, value=sq) for sq in options])):
-            view.add_item(SetupSelect(info.id, seen, chosen, page, chunk))
+            placeholder = w("veletas.square.placeholder" if page == 0 else "veletas.more_squares.placeholder")
+            view.add_item(SetupSelect(info.id, seen, chosen, page, chunk, placeholder=placeholder))
         hints = render.Hints(selected=chosen[-1] if chosen else None, targets=tuple(options))
-        text = (
-            f"**Shooter {len(chosen) + 1} of {count}:** choose its square; the marked squares are allowed, the "
-            f"hatched ones are not.{placed}"
-        )
+        text = w("veletas.step_setup_shooter", number=len(chosen) + 1, count=count, placed=placed)
     elif game.stone_to_place and stone is None:
         options = game.stone_choices(chosen)
         for page, chunk in enumerate(chunks([discord.SelectOption(label=sq, value=sq) for sq in options])):
-            view.add_item(SetupSelect(info.id, seen, chosen, page, chunk, stone=True))
+            placeholder = w("veletas.stone_square.placeholder" if page == 0 else "veletas.more_squares.placeholder")
+            view.add_item(SetupSelect(info.id, seen, chosen, page, chunk, stone=True, placeholder=placeholder))
         hints = render.Hints(targets=tuple(options[:100]))
-        text = f"**Your stone:** any empty square, the edge included.{placed}"
+        text = w("veletas.step_setup_stone", placed=placed)
     else:
         turn = ",".join(chosen) + (f"/{stone}" if stone else "")
-        view.add_item(ConfirmButton(info, info.id, seen, turn))
+        view.add_item(ConfirmButton(info, info.id, seen, turn, w("guided.play.label", move=turn)))
         hints = render.Hints(targets=tuple(chosen))
-        stone_words = f" and {stone} your stone" if stone else ""
-        text = f"**Set up `{turn}`?** The marked squares get your shooters{stone_words}."
+        if stone:
+            text = w("veletas.step_setup_confirm_stone", turn=turn, stone=stone)
+        else:
+            text = w("veletas.step_setup_confirm", turn=turn)
     if len(chosen) or stone:
-        view.add_item(SetupStartOver(info.id, seen))
-    nav_buttons(view, info, back=False)
-    png = await asyncio.to_thread(render.game_png, game, players=names, theme=theme, hints=hints)
-    return await step_message(bot, info, text, view, png)
+        view.add_item(SetupStartOver(info.id, seen, w("guided.start_over.label")))
+    nav_buttons(view, info, w, back=False)
+    png = await asyncio.to_thread(render.game_png, game, players=names, theme=theme, hints=hints, words=w)
+    return await step_message(bot, info, w, text, view, png)
 
 
 class SetupButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:setup:(?P<game>\d+)"):
     """Under a board in setup: place the shooters (and the stone) by clicking, privately, with images."""
 
-    def __init__(self, game_id: int) -> None:
+    def __init__(self, game_id: int, label: str = "Set up") -> None:
         super().__init__(
-            discord.ui.Button(label="Set up", style=discord.ButtonStyle.primary, custom_id=f"veletas:setup:{game_id}")
+            discord.ui.Button(label=label, style=discord.ButtonStyle.primary, custom_id=f"veletas:setup:{game_id}")
         )
         self.game_id = game_id
 
@@ -572,16 +611,18 @@ class SetupButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"vel
         bot = bot_of(interaction)
 
         async def work() -> Outgoing:
-            return await setup_step(bot, await load_setup(interaction, self.game_id, None), [])
+            return await setup_step(
+                bot, await load_setup(interaction, self.game_id, None), private_words(interaction), []
+            )
 
         await bot.guard(interaction, respond(interaction, work(), ephemeral=True))
 
 
 class SetupStartOver(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"veletas:sx:(?P<game>\d+):{STATE}"):
-    def __init__(self, game_id: int, seen: Seen) -> None:
+    def __init__(self, game_id: int, seen: Seen, label: str = "Start over") -> None:
         super().__init__(
             discord.ui.Button(
-                label="Start over", style=discord.ButtonStyle.secondary, custom_id=f"veletas:sx:{game_id}:{seen}"
+                label=label, style=discord.ButtonStyle.secondary, custom_id=f"veletas:sx:{game_id}:{seen}"
             )
         )
         self.game_id, self.seen = game_id, seen
@@ -596,7 +637,8 @@ class SetupStartOver(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf
         bot = bot_of(interaction)
 
         async def work() -> Outgoing:
-            return await setup_step(bot, await load_setup(interaction, self.game_id, self.seen), [])
+            info = await load_setup(interaction, self.game_id, self.seen)
+            return await setup_step(bot, info, private_words(interaction), [])
 
         await bot.guard(interaction, respond_update(interaction, work()))
 
@@ -616,12 +658,12 @@ class SetupSelect(
         options: list[discord.SelectOption] | None = None,
         *,
         stone: bool = False,
+        placeholder: str | None = None,
     ) -> None:
         what = "k" if stone else "p"
-        placeholder = "Choose your stone's square" if stone else "Choose a square"
         super().__init__(
             discord.ui.Select(
-                placeholder=placeholder if page == 0 else "More squares",
+                placeholder=placeholder,
                 options=options or [],
                 custom_id=f"veletas:s{what}:{game_id}:{seen}:{_joined(chosen)}:{page}",
             )
@@ -645,9 +687,10 @@ class SetupSelect(
             allowed = game.stone_choices(self.chosen) if self.stone else game.setup_choices(self.chosen)
             if square not in allowed:
                 raise RaceLost(OUT_OF_DATE)
+            w = private_words(interaction)
             if self.stone:
-                return await setup_step(bot, info, self.chosen, square)
-            return await setup_step(bot, info, [*self.chosen, square])
+                return await setup_step(bot, info, w, self.chosen, square)
+            return await setup_step(bot, info, w, [*self.chosen, square])
 
         await bot.guard(interaction, respond_update(interaction, work()))
 
@@ -703,7 +746,7 @@ class VeletasCog(GameCommands, name="Veletas"):
     async def time_choices(
         self, interaction: discord.Interaction[VeletasBot], current: str
     ) -> list[app_commands.Choice[str]]:
-        return time_suggestions(current)
+        return time_suggestions(current, private_words(interaction))
 
     @app_commands.command(name="setup")
     @app_commands.describe(
@@ -723,12 +766,12 @@ class VeletasCog(GameCommands, name="Veletas"):
         game = veletas_game(info)
         if info.user_to_act == interaction.user.id:
             if stone is None and game.stone_to_place:
+                colour = Phrase(f"rules.colour.{game.colour_to_act or 'black'}")
                 raise UserError(
-                    f"This setup turn also places one {game.colour_to_act or 'black'} stone: add `stone:` "
-                    "with any empty square (the edge is allowed for stones)."
+                    "veletas.setup_needs_stone", colour=colour, stone=Phrase("commands.veletas.setup.stone.name")
                 )
             if stone is not None and not game.stone_to_place:
-                raise UserError("No stone is placed in this setup turn (classic rules): leave `stone` out.")
+                raise UserError("veletas.setup_no_stone", stone=Phrase("commands.veletas.setup.stone.name"))
         text = shooters if stone is None else f"{shooters}/{stone}"
         await play_turn(interaction, info.id, text, expected_version=info.version, typed=True)
 
@@ -776,8 +819,9 @@ class VeletasCog(GameCommands, name="Veletas"):
         game = await self._game_here(interaction)
         if game is None or game.phase != "play":
             return []
+        w = private_words(interaction)
         return [
-            app_commands.Choice(name=label[:100], value=value)
+            app_commands.Choice(name=suggestion_label(w, label, value)[:100], value=value)
             for label, value in move_suggestions(game.position, current)
         ]
 

@@ -20,6 +20,7 @@ from discord import app_commands
 from bot import render
 from bot.client import VeletasBot
 from bot.errors import RaceLost
+from bot.i18n import Words
 from bot.rules import veloop
 from bot.rules.veloop import Game, Move
 from bot.rules.veloop_suggest import move_suggestions
@@ -30,6 +31,7 @@ from cogs._names import colour_names
 from cogs._options import MAX_MOVE, MAX_TIME
 from cogs._send import Outgoing, bot_of, respond_update
 from cogs._tables import Table, register
+from cogs._words import private_words
 from cogs.challenge import challenges
 from cogs.guided import (
     OUT_OF_DATE,
@@ -47,30 +49,18 @@ from cogs.play import GameCommands, expect_game, play_turn, send_leaderboard, se
 
 SQUARE = r"[a-z]\d{1,2}"
 
-RULES = """\
-**Veloop (Square)** by Dale Walton: add a stone and shuffle two at every move, and fence in an enemy stone.
-**A move:** choose a *support*, a cell your stone tops, and a *target* a knight's leap away. The two cells \
-next to both (the *swap squares*) must show different things: black and white, or a stone and nothing. \
-Put your stone on the target, then swap the top stones of the swap squares (into the empty one, if one is empty).
-**Stacks:** a cell holds at most two stones and only the top one counts. You may place on a lone enemy \
-stone only when no move to an empty target exists anywhere.
-**Confined:** a top stone is free on the edge, or if a path of king steps through empty cells or cells \
-topped by its owner reaches the edge. The game ends after the first move that leaves any stone confined: \
-fewer confined stones wins, the same number draws. Two passes in a row, one each, draw too.
-**Turns:** Black starts. Protocol `122` (default): Black plays one move, then each side plays two moves a \
-turn; `alternating`: one move each. A player with no legal move passes (the bot plays it).
-**Notation:** `f6<e4` puts a stone on f6 from the support e4 (`f6 e4` and `f6-e4` are read too)."""
-
-
 # A short 5×5 game (protocol alternating) that White wins with a confinement.
 EXAMPLE_TURNS = (
     "d4<c2", "e5<d3", "c3<e4", "b3<d4", "a3<c2", "b5<d4", "a4<c5", "d3<b2",
     "d5<c3", "e3<c4", "c2<a3", "e2<d4", "d1<c3", "b2<c4", "e3<d1", "c2<b4",
 )  # fmt: skip
-EXAMPLE_CAPTION = (
-    "The picture: White's last move leaves a black stone with no path of empty or black cells to the edge. "
-    "It is confined, Black has more confined stones than White, and White wins."
-)
+
+
+def suggestion_label(w: Words, value: str) -> str:
+    """A suggested move in the member's language (the rules' suggestions label it in English)."""
+    if value == "pass":
+        return w("veloop.pass_forced")
+    return describe_move(w, Move.parse(value))
 
 
 def veloop_game(info: GameInfo) -> Game:
@@ -80,12 +70,18 @@ def veloop_game(info: GameInfo) -> Game:
     return state
 
 
-def turn_part(game: Game) -> str:
+def turn_part(w: Words, game: Game) -> str:
     """Which move of a double turn this is, in words (nothing for a single move)."""
     position = game.position
     if position.plies < 2:
         return ""
-    return " (first of two moves)" if position.ply == 1 else " (second of two moves)"
+    return w("veloop.first_of_two" if position.ply == 1 else "veloop.second_of_two")
+
+
+def describe_move(w: Words, move: Move) -> str:
+    """The move with its swap in words: ``f6<e4, swaps e5 and f5`` (the rules' ``describe``, in any language)."""
+    swap = move.swap_squares
+    return str(move) if swap is None else w("veloop.move_swaps", move=str(move), first=swap[0], second=swap[1])
 
 
 class VeloopTable(Table):
@@ -95,28 +91,28 @@ class VeloopTable(Table):
     def title(self) -> str:
         return "Veloop"
 
-    def settings_text(self, settings: Mapping[str, str]) -> str:
+    def settings_text(self, w: Words, settings: Mapping[str, str]) -> str:
         size = settings.get("board", "8")
-        return f"{size}×{size} board, protocol {settings.get('protocol', '122')}"
+        protocol = settings.get("protocol", "122")
+        return w("veloop.settings", size=size, protocol=w(f"veloop.protocol.{protocol}"))
 
-    def turn_line(self, info: GameInfo, who: str) -> str:
+    def turn_line(self, w: Words, info: GameInfo, who: str) -> str:
         game = veloop_game(info)
-        return (
-            f"{who} to move as {colour_word(game.colour_to_act)}{turn_part(game)}: "
-            "press **Move**, or type `/veloop move`."
-        )
+        return w("veloop.move_turn", who=who, colour=colour_word(w, game.colour_to_act), part=turn_part(w, game))
 
-    def fields(self, info: GameInfo) -> list[tuple[str, str, bool]]:
+    def fields(self, w: Words, info: GameInfo) -> list[tuple[str, str, bool]]:
         game = veloop_game(info)
         found: list[tuple[str, str, bool]] = []
         last = game.last_move
         if last is not None and not last.is_pass:
-            found.append(("Swapped", last.describe().partition(", ")[2] or "nothing", True))
+            swap = last.swap_squares
+            swapped = w("veloop.swapped", first=swap[0], second=swap[1]) if swap else w("veloop.nothing")
+            found.append((w("veloop.swapped.field"), swapped, True))
         confined = game.position.confined
         if confined.black or confined.white:
-            black = " ".join(confined.black) or "none"
-            white = " ".join(confined.white) or "none"
-            found.append(("Confined", f"Black: {black} · White: {white}", False))
+            black = " ".join(confined.black) or w("veloop.none")
+            white = " ".join(confined.white) or w("veloop.none")
+            found.append((w("veloop.confined.field"), w("veloop.confined", black=black, white=white), False))
         return found
 
     def board_png(
@@ -127,32 +123,34 @@ class VeloopTable(Table):
         colours: Mapping[str, str],
         theme: str,
         result: str | None,
+        w: Words,
     ) -> bytes:
         game = veloop_game(info)
         return render.veloop_board_png(
-            game.position, last_move=game.last_move, players=dict(colours), theme=theme, result=result
+            game.position, last_move=game.last_move, players=dict(colours), theme=theme, result=result, words=w
         )
 
-    def replay_gif(self, info: GameInfo, *, seats: Mapping[str, str], colours: Mapping[str, str], theme: str) -> bytes:
-        return render.veloop_replay_gif(veloop_game(info), players=dict(colours), theme=theme)
+    def replay_gif(
+        self, info: GameInfo, *, seats: Mapping[str, str], colours: Mapping[str, str], theme: str, w: Words
+    ) -> bytes:
+        return render.veloop_replay_gif(veloop_game(info), players=dict(colours), theme=theme, words=w)
 
-    def board_items(self, info: GameInfo) -> list[discord.ui.Item[Any]]:
-        return [MoveButton(info, info.id)] if veloop_game(info).phase == "play" else []
+    def board_items(self, w: Words, info: GameInfo) -> list[discord.ui.Item[Any]]:
+        return [MoveButton(info, info.id, w("guided.move.label"))] if veloop_game(info).phase == "play" else []
 
-    async def guided_start(self, bot: VeletasBot, info: GameInfo) -> Outgoing:
-        return await target_step(bot, info)
+    async def guided_start(self, bot: VeletasBot, info: GameInfo, w: Words) -> Outgoing:
+        return await target_step(bot, info, w)
 
-    def rules_example(self, theme: str) -> tuple[bytes, str]:
+    def rules_example(self, w: Words, theme: str) -> tuple[bytes, str]:
         game = Game.replay(EXAMPLE_TURNS, 5, "alternating")
-        png = render.veloop_board_png(
-            game.position, last_move=game.last_move, theme=theme, players={"black": "Black", "white": "White"}
-        )
-        return png, EXAMPLE_CAPTION
+        players = {"black": w("render.black"), "white": w("render.white")}
+        png = render.veloop_board_png(game.position, last_move=game.last_move, theme=theme, players=players, words=w)
+        return png, w("veloop.example_caption")
 
-    def rules_text(self, settings: Mapping[str, str] | None, option: str | None) -> str:
+    def rules_text(self, w: Words, settings: Mapping[str, str] | None, option: str | None) -> str:
         if settings is None:
-            return RULES
-        return f"{RULES}\n**This game:** {self.settings_text(settings)}."
+            return w("veloop.rules")
+        return w("veloop.rules") + "\n" + w("veloop.this_game", settings=self.settings_text(w, settings))
 
 
 TABLE = register(VeloopTable())
@@ -164,6 +162,7 @@ TABLE = register(VeloopTable())
 async def _step(
     bot: VeletasBot,
     info: GameInfo,
+    w: Words,
     text: str,
     view: discord.ui.View,
     *,
@@ -175,20 +174,31 @@ async def _step(
     names = colour_names(bot, info)
     if preview is not None:
         png = await asyncio.to_thread(
-            render.veloop_board_png, game.position.play(preview), last_move=preview, players=names, theme=theme
+            render.veloop_board_png,
+            game.position.play(preview),
+            last_move=preview,
+            players=names,
+            theme=theme,
+            words=w,
         )
     else:
         png = await asyncio.to_thread(
-            render.veloop_board_png, game.position, last_move=game.last_move, hints=hints, players=names, theme=theme
+            render.veloop_board_png,
+            game.position,
+            last_move=game.last_move,
+            hints=hints,
+            players=names,
+            theme=theme,
+            words=w,
         )
-    return await step_message(bot, info, text, view, png)
+    return await step_message(bot, info, w, text, view, png)
 
 
 def _moves(game: Game) -> list[Move]:
     return [move for move in game.position.legal_moves() if not move.is_pass]
 
 
-async def target_step(bot: VeletasBot, info: GameInfo) -> Outgoing:
+async def target_step(bot: VeletasBot, info: GameInfo, w: Words) -> Outgoing:
     game = veloop_game(info)
     moves = _moves(game)
     targets = list(dict.fromkeys(str(move.target) for move in moves))
@@ -197,59 +207,68 @@ async def target_step(bot: VeletasBot, info: GameInfo) -> Outgoing:
         discord.SelectOption(
             label=target,
             value=target,
-            description=f"{counts[target]} support{'s' if counts[target] != 1 else ''}"
-            + (" · on an enemy stone" if game.position.stack(target) else ""),
+            description=w(
+                "veloop.supports_on_enemy.option" if game.position.stack(target) else "veloop.supports.option",
+                count=counts[target],
+            ),
         )
         for target in targets
     ]
     view = discord.ui.View(timeout=None)
     for page, chunk in enumerate(chunks(options)):
-        view.add_item(TargetSelect(info.id, Seen.of(info), page, chunk))
-    nav_buttons(view, info, back=False)
-    more = f" (the first {25 * 4} are listed)" if len(options) > 100 else ""
-    text = f"**Step 1 of 3:** choose where your stone goes. The marked squares are the legal targets{more}."
-    return await _step(bot, info, text, view, hints=render.VeloopHints.for_position(game.position))
+        placeholder = w("veloop.target.placeholder" if page == 0 else "veloop.more_targets.placeholder")
+        view.add_item(TargetSelect(info.id, Seen.of(info), page, chunk, placeholder))
+    nav_buttons(view, info, w, back=False)
+    more = w("veloop.first_listed", count=25 * 4) if len(options) > 100 else ""
+    text = w("veloop.step_target", more=more)
+    return await _step(bot, info, w, text, view, hints=render.VeloopHints.for_position(game.position))
 
 
-async def support_step(bot: VeletasBot, info: GameInfo, target: str) -> Outgoing:
+async def support_step(bot: VeletasBot, info: GameInfo, target: str, w: Words) -> Outgoing:
     game = veloop_game(info)
     moves = [move for move in _moves(game) if move.target == target]
     options = [
-        discord.SelectOption(label=str(move.support), value=str(move.support), description=move.describe()[:100])
+        discord.SelectOption(label=str(move.support), value=str(move.support), description=describe_move(w, move)[:100])
         for move in moves
     ]
     view = discord.ui.View(timeout=None)
     for page, chunk in enumerate(chunks(options)):
-        view.add_item(SupportSelect(info.id, Seen.of(info), target, page, chunk))
-    nav_buttons(view, info, back=True)
-    text = (
-        f"**Step 2 of 3:** target **{target}**. Which of your stones supports it? "
-        "The marked stones are a knight's leap away with a legal swap between them."
-    )
-    return await _step(bot, info, text, view, hints=render.VeloopHints.for_position(game.position, target))
+        placeholder = w("veloop.support.placeholder" if page == 0 else "veloop.more_supports.placeholder")
+        view.add_item(SupportSelect(info.id, Seen.of(info), target, page, chunk, placeholder))
+    nav_buttons(view, info, w, back=True)
+    text = w("veloop.step_support", target=target)
+    return await _step(bot, info, w, text, view, hints=render.VeloopHints.for_position(game.position, target))
 
 
-async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move) -> Outgoing:
+async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move, w: Words) -> Outgoing:
     view = discord.ui.View(timeout=None)
-    view.add_item(ConfirmButton(info, info.id, Seen.of(info), str(move)))
-    nav_buttons(view, info, back=True)
+    view.add_item(ConfirmButton(info, info.id, Seen.of(info), str(move), w("guided.play.label", move=str(move))))
+    nav_buttons(view, info, w, back=True)
     after = veloop_game(info).position.play(move)
     ending = ""
     if after.is_over:
-        ending = "\nThis move ends the game: " + (
-            "a draw." if after.result == "draw" else f"{colour_word(after.result)} wins."
-        )
-    text = f"**Step 3 of 3:** play **`{move}`** ({move.describe()})? The image shows the board after it.{ending}"
-    return await _step(bot, info, text, view, preview=move)
+        if after.result == "draw":
+            ending = "\n" + w("veloop.ends_drawn")
+        else:
+            ending = "\n" + w("veloop.ends_won", winner=colour_word(w, after.result))
+    text = w("veloop.step_confirm", move=str(move), described=describe_move(w, move), ending=ending)
+    return await _step(bot, info, w, text, view, preview=move)
 
 
 class TargetSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]], template=rf"veloop:gt:(?P<game>\d+):{STATE}:(?P<page>\d)"
 ):
-    def __init__(self, game_id: int, seen: Seen, page: int, options: list[discord.SelectOption] | None = None) -> None:
+    def __init__(
+        self,
+        game_id: int,
+        seen: Seen,
+        page: int,
+        options: list[discord.SelectOption] | None = None,
+        placeholder: str | None = None,
+    ) -> None:
         super().__init__(
             discord.ui.Select(
-                placeholder="Choose the target" if page == 0 else "More targets",
+                placeholder=placeholder,
                 options=options or [],
                 custom_id=f"veloop:gt:{game_id}:{seen}:{page}",
             )
@@ -273,7 +292,7 @@ class TargetSelect(
             info = await load_turn(interaction, self.game_id, self.seen)
             if not any(move.target == target for move in _moves(veloop_game(info))):
                 raise RaceLost(OUT_OF_DATE)
-            return await support_step(bot, info, target)
+            return await support_step(bot, info, target, private_words(interaction))
 
         await respond_update(interaction, work())
 
@@ -283,11 +302,17 @@ class SupportSelect(
     template=rf"veloop:gs:(?P<game>\d+):{STATE}:(?P<target>{SQUARE}):(?P<page>\d)",
 ):
     def __init__(
-        self, game_id: int, seen: Seen, target: str, page: int, options: list[discord.SelectOption] | None = None
+        self,
+        game_id: int,
+        seen: Seen,
+        target: str,
+        page: int,
+        options: list[discord.SelectOption] | None = None,
+        placeholder: str | None = None,
     ) -> None:
         super().__init__(
             discord.ui.Select(
-                placeholder="Choose the support" if page == 0 else "More supports",
+                placeholder=placeholder,
                 options=options or [],
                 custom_id=f"veloop:gs:{game_id}:{seen}:{target}:{page}",
             )
@@ -311,7 +336,7 @@ class SupportSelect(
             info = await load_turn(interaction, self.game_id, self.seen)
             if move not in _moves(veloop_game(info)):
                 raise RaceLost(OUT_OF_DATE)
-            return await confirm_step(bot, info, move)
+            return await confirm_step(bot, info, move, private_words(interaction))
 
         await respond_update(interaction, work())
 
@@ -363,7 +388,7 @@ class VeloopCog(GameCommands, name="Veloop"):
     async def time_choices(
         self, interaction: discord.Interaction[VeletasBot], current: str
     ) -> list[app_commands.Choice[str]]:
-        return time_suggestions(current)
+        return time_suggestions(current, private_words(interaction))
 
     @app_commands.command()
     @app_commands.describe(move="e.g. f6<e4: a stone on f6, supported by your stone on e4 (f6 e4 works too)")
@@ -383,9 +408,10 @@ class VeloopCog(GameCommands, name="Veloop"):
         game = await self._game_here(interaction)
         if game is None or game.phase != "play":
             return []
+        w = private_words(interaction)
         return [
-            app_commands.Choice(name=label[:100], value=value)
-            for label, value in move_suggestions(game.position, current)
+            app_commands.Choice(name=suggestion_label(w, value)[:100], value=value)
+            for _, value in move_suggestions(game.position, current)
         ]
 
     @app_commands.command()

@@ -551,7 +551,8 @@ async def test_refusals_while_playing_change_nothing(store: Store, db_path: Path
     bad = await refused(db_path, lambda: store.play(info.id, ALICE, "zz9"), InvalidMove)
     with pytest.raises(IllegalMove) as rules_says:
         info.game.play("zz9")
-    assert str(bad) == str(rules_says.value), "the player must read the rules' own explanation"
+    assert (bad.key, bad.data) == (rules_says.value.key, rules_says.value.data), "the rules' own reason, as data"
+    assert str(bad) == "`zz9` is not a square: expected squares like c3,e5,h4/d7.", "worded by the catalogue"
     await refused(db_path, lambda: store.play(info.id, ALICE, "keep"), InvalidMove)
     await refused(db_path, lambda: store.play(info.id, ALICE, "c3/d7", expected_ply=4), RaceLost)
     pending = await challenge(store, channel=CHANNEL + 5)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import MIGRATIONS, GuildSettings, Store
+from bot.errors import UserError
+from bot.store import FOLLOW_SERVER, MIGRATIONS, GuildSettings, Store
 
 GUILD, OTHER = 1, 2
 ALICE, BOB, AI = 11, 22, 99
@@ -53,3 +54,20 @@ async def test_live_games_between_people_leave_out_ai_games_other_servers_and_ch
         await game(OTHER, 103, BOB, None, True)
         live = await store.live_games_between_people(GUILD)
         assert [info.id for info in live] == [people]
+
+
+async def test_a_server_language_is_kept_until_it_follows_the_server_again(db_path: Path) -> None:
+    async with await Store.open(db_path) as store:
+        assert (await store.get_guild_settings(GUILD)).language is None, "by default: the server's own locale"
+        chosen = await store.set_guild_settings(GUILD, language="ja")
+        assert chosen.language == "ja" and chosen.analysis is True, "only the language changed"
+        assert (await store.set_guild_settings(GUILD, analysis=False)).language == "ja", "None keeps it"
+        with pytest.raises(UserError) as refused:
+            await store.set_guild_settings(GUILD, language="klingon")
+        assert refused.value.key == "refusal.no_language"
+        assert (await store.get_guild_settings(GUILD)).language == "ja", "a refusal changes nothing"
+    async with await Store.open(db_path) as store:
+        assert (await store.get_guild_settings(GUILD)).language == "ja", "kept across a restart"
+        assert (await store.get_guild_settings(OTHER)).language is None
+        assert (await store.set_guild_settings(GUILD, language=FOLLOW_SERVER)).language is None
+        assert (await store.get_guild_settings(GUILD)).language is None

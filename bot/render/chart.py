@@ -12,7 +12,9 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw
 
+from bot.i18n import Words
 from bot.render.canvas import DRAWING, PNG_COMPRESS_LEVEL, TextFace, draw_text, face, fit, mix, theme_named
+from bot.render.words import or_english
 
 WIDTH, HEIGHT = 800, 360
 MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 64, 90, 48, 36
@@ -29,17 +31,23 @@ def _ticks(low: float, high: float) -> list[int]:
 
 
 def rating_chart_png(
-    points: Sequence[tuple[float, float]], *, title: str, theme: str = "light", width: int = WIDTH
+    points: Sequence[tuple[float, float]],
+    *,
+    title: str,
+    theme: str = "light",
+    width: int = WIDTH,
+    words: Words | None = None,
 ) -> bytes:
     """A PNG of ``points`` (rating, deviation), oldest first; ``title`` names the player and the pool."""
     look = theme_named(theme)
+    w = or_english(words)
     height = round(HEIGHT * width / WIDTH)
     scale = width / WIDTH
     with DRAWING:
         im = Image.new("RGB", (width, height), look.background)
         d = ImageDraw.Draw(im, "RGBA")
         title_font, small = face(round(20 * scale)), face(round(13 * scale), bold=False)
-        title_face, words = TextFace(round(20 * scale)), TextFace(round(13 * scale), bold=False)
+        title_face, text_face = TextFace(round(20 * scale)), TextFace(round(13 * scale), bold=False)
         draw_text(
             im,
             (MARGIN_LEFT * scale, 14 * scale),
@@ -50,7 +58,7 @@ def rating_chart_png(
         left, right = MARGIN_LEFT * scale, width - MARGIN_RIGHT * scale
         top, bottom = MARGIN_TOP * scale, height - MARGIN_BOTTOM * scale
         if not points:
-            draw_text(im, (left, (top + bottom) / 2), "No rated game yet.", words, look.muted)
+            draw_text(im, (left, (top + bottom) / 2), w("render.chart_empty"), text_face, look.muted)
         else:
             lows = [value - deviation for value, deviation in points]
             highs = [value + deviation for value, deviation in points]
@@ -85,8 +93,8 @@ def rating_chart_png(
             draw_text(
                 im,
                 (left, bottom + 8 * scale),
-                f"{len(points)} rated game{'s' if len(points) != 1 else ''}, oldest on the left",
-                words,
+                w("render.chart_caption", count=len(points)),
+                text_face,
                 look.muted,
             )
     out = io.BytesIO()

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
+from bot.i18n import Words
 from bot.render.canvas import (
     DRAWING,
     GIF_FINAL_MS,
@@ -29,7 +30,6 @@ from bot.render.canvas import (
     gif,
     layout,
     mark,
-    names_by_colour,
     png,
     queen_line,
     segment,
@@ -42,6 +42,7 @@ from bot.render.canvas import (
     theme_named,
     to_palette,
 )
+from bot.render.words import colour_names, or_english
 from bot.rules import Game, Move, Position
 from bot.rules.common import read_record, square_name
 
@@ -284,14 +285,14 @@ def _ended(header: Header, result: str | None) -> Header:
     return Header(header.names, header.score, None, result, finished=True)
 
 
-def _status_line(position: Position, names: tuple[str, str]) -> tuple[str | None, str, bool]:
+def _status_line(position: Position, names: tuple[str, str], w: Words) -> tuple[str | None, str, bool]:
     black, white = position.score
     need = position.needed_to_win
     if position.winner is not None:
         who = names[0] if position.winner == "black" else names[1]
-        return position.winner, f"{who} wins  {black} – {white}", True
+        return position.winner, w("render.wins_score", who=who, black=black, white=white), True
     who = names[0] if position.to_move == "black" else names[1]
-    return position.to_move, f"{who} to move  ·  {need} to win", False
+    return position.to_move, w("render.to_move_need", who=who, count=need), False
 
 
 def _scene(
@@ -368,11 +369,13 @@ def board_image(
     size: int | None = None,
     players: Mapping[str, str] | None = None,
     result: str | None = None,
+    words: Words | None = None,
 ) -> Image.Image:
     """The board as a palette image (see ``board_png``), for callers that compose or animate it."""
     look = theme_named(theme)
-    names = names_by_colour(players)
-    to_move, status, finished = _status_line(position, names)
+    w = or_english(words)
+    names = colour_names(players, w)
+    to_move, status, finished = _status_line(position, names, w)
     header = _ended(Header(names, position.score, to_move, status, finished), result)
     scene = _scene(position, last_move=_as_move(last_move), hints=hints, header=header)
     return _draw(scene, look, size)
@@ -387,16 +390,27 @@ def board_png(
     size: int | None = None,
     players: Mapping[str, str] | None = None,
     result: str | None = None,
+    words: Words | None = None,
 ) -> bytes:
     """A PNG of the position: pieces, the last move and its claims, the score, whose turn it is.
 
     ``size`` is the image width in pixels (default 800); ``players`` maps ``"black"``/``"white"``
     to the names shown in the header. ``result`` is for a game that ended off the board (a
     resignation, a time forfeit, an adjudication): a short text such as "White wins · Black
-    resigned", shown in place of whose move it is. The same arguments always give the same bytes.
+    resigned", shown in place of whose move it is. ``words`` (``bot.i18n.Words``, English by default)
+    gives the header's words in the reader's language. The same arguments always give the same bytes.
     """
     return png(
-        board_image(position, last_move=last_move, theme=theme, hints=hints, size=size, players=players, result=result)
+        board_image(
+            position,
+            last_move=last_move,
+            theme=theme,
+            hints=hints,
+            size=size,
+            players=players,
+            result=result,
+            words=words,
+        )
     )
 
 
@@ -412,11 +426,11 @@ def _colour_of_seat(game: Game, seat: str) -> str | None:
     return first if seat == "first" else ("white" if first == "black" else "black")
 
 
-def _game_names(game: Game, players: Mapping[str, str] | None) -> tuple[tuple[str, str], dict[str, str]]:
+def _game_names(game: Game, players: Mapping[str, str] | None, w: Words) -> tuple[tuple[str, str], dict[str, str]]:
     """Names by colour for the header and by seat for the status line, from whichever keys were given."""
     players = drawable(players)
     seats: dict[str, str] = {}
-    for seat, fallback in zip(_SEATS, ("First player", "Second player"), strict=True):
+    for seat, fallback in zip(_SEATS, (w("render.first_player"), w("render.second_player")), strict=True):
         colour = _colour_of_seat(game, seat)
         seats[seat] = players.get(seat) or (players.get(colour) if colour else None) or fallback
     colours: list[str] = []
@@ -425,16 +439,16 @@ def _game_names(game: Game, players: Mapping[str, str] | None) -> tuple[tuple[st
         if name is None and game.first_player_colour is not None:
             seat = "first" if game.first_player_colour == colour else "second"
             name = players.get(seat)
-        colours.append(name or colour.title())
+        colours.append(name or w(f"render.{colour}"))
     return (colours[0], colours[1]), seats
 
 
-def _setup_status(game: Game, seat_names: Mapping[str, str]) -> str:
+def _setup_status(game: Game, seat_names: Mapping[str, str], w: Words) -> str:
     who = seat_names[game.seat_to_act or "first"]
     count = game.shooters_to_place
-    shooters = f"{count} shooter" + ("s" if count != 1 else "")
-    stone = f" and a {game.colour_to_act or 'black'} stone" if game.stone_to_place else ""
-    return f"Setup  ·  {who} places {shooters}{stone}"
+    if game.stone_to_place:
+        return w(f"render.setup_stone_{game.colour_to_act or 'black'}", who=who, count=count)
+    return w("render.setup", who=who, count=count)
 
 
 def _game_scene(
@@ -443,9 +457,11 @@ def _game_scene(
     hints: Hints | None,
     players: Mapping[str, str] | None,
     result: str | None = None,
+    w: Words | None = None,
 ) -> _Scene:
     position = game.position
-    names, seats = _game_names(game, players)
+    w = or_english(w)
+    names, seats = _game_names(game, players, w)
     placed: list[str] = []
     if previous is not None and previous.phase in ("setup", "pie") and game.phase != "over":
         before = previous.position.pieces()
@@ -461,17 +477,17 @@ def _game_scene(
         )
         base = hints or Hints()
         hints = Hints(base.selected, base.destinations, base.targets, base.groups, base.forbidden or forbidden)
-        header = Header(names, position.score, game.colour_to_act, _setup_status(game, seats))
+        header = Header(names, position.score, game.colour_to_act, _setup_status(game, seats, w))
     elif game.phase == "pie":
         who = seats[game.seat_to_act or "second"]
-        header = Header(names, position.score, None, f"{who} chooses colours: keep or swap")
+        header = Header(names, position.score, None, w("render.pie", who=who))
     elif game.phase == "over":
         winner = game.winner or position.winner
         who = names[0] if winner == "black" else names[1]
         black, white = position.score
-        header = Header(names, position.score, winner, f"{who} wins  {black} – {white}", finished=True)
+        header = Header(names, position.score, winner, w("render.wins_score", who=who, black=black, white=white), True)
     else:
-        to_move, status, finished = _status_line(position, names)
+        to_move, status, finished = _status_line(position, names, w)
         header = Header(names, position.score, to_move, status, finished)
     last = game.last_move if game.phase in ("play", "over") else None
     return _scene(position, last_move=last, hints=hints, header=_ended(header, result), placed=placed)
@@ -505,6 +521,7 @@ def game_image(
     size: int | None = None,
     players: Mapping[str, str] | None = None,
     result: str | None = None,
+    words: Words | None = None,
 ) -> Image.Image:
     """Any state of a game as a palette image; ``ply`` counts turns played, setup and pie choice included."""
     look = theme_named(theme)
@@ -512,7 +529,7 @@ def game_image(
     at = full if ply is None or ply == len(full.turns) else _replay_to(full, ply)
     count = len(at.turns)
     previous = _replay_to(full, count - 1) if count and at.phase in ("setup", "pie", "play") else None
-    scene = _game_scene(at, previous, hints, players, result)
+    scene = _game_scene(at, previous, hints, players, result, words)
     return _draw(scene, look, size)
 
 
@@ -525,6 +542,7 @@ def game_png(
     size: int | None = None,
     players: Mapping[str, str] | None = None,
     result: str | None = None,
+    words: Words | None = None,
 ) -> bytes:
     """A PNG of a game (or a record's text) after ``ply`` turns, the latest by default.
 
@@ -532,19 +550,25 @@ def game_png(
     move, and a finished game shows its result. ``players`` may be keyed by seat or by colour.
     ``result`` (see ``board_png``) replaces the status line of a game that ended off the board.
     """
-    return png(game_image(game, ply=ply, theme=theme, hints=hints, size=size, players=players, result=result))
+    shown = game_image(game, ply=ply, theme=theme, hints=hints, size=size, players=players, result=result, words=words)
+    return png(shown)
 
 
 def _frames(
-    game: Game, players: Mapping[str, str] | None, theme: Theme, size: int | None, result: str | None
+    game: Game,
+    players: Mapping[str, str] | None,
+    theme: Theme,
+    size: int | None,
+    result: str | None,
+    w: Words | None = None,
 ) -> list[Image.Image]:
     current = Game.new(game.variant.name, rules=game.rules)
     count = len(game.turns)
-    frames = [_draw(_game_scene(current, None, None, players, result if count == 0 else None), theme, size)]
+    frames = [_draw(_game_scene(current, None, None, players, result if count == 0 else None, w), theme, size)]
     for k, turn in enumerate(game.turns, 1):
         previous, current = current, current.play(turn)
         ending = result if k == count else None
-        frames.append(_draw(_game_scene(current, previous, None, players, ending), theme, size))
+        frames.append(_draw(_game_scene(current, previous, None, players, ending, w), theme, size))
     return frames
 
 
@@ -557,6 +581,7 @@ def replay_gif(
     frame_ms: int = GIF_FRAME_MS,
     final_ms: int = GIF_FINAL_MS,
     result: str | None = None,
+    words: Words | None = None,
 ) -> bytes:
     """An animated GIF of a whole game from its empty board, holding the final position a while.
 
@@ -564,5 +589,5 @@ def replay_gif(
     """
     look = theme_named(theme)
     full, names = _load(game, players)
-    frames = _frames(full, names, look, size, result)
+    frames = _frames(full, names, look, size, result, words)
     return gif(frames, frame_ms=frame_ms, final_ms=final_ms)

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from PIL import Image, ImageDraw
 
+from bot.i18n import Words
 from bot.render.canvas import (
     DRAWING,
     GIF_FINAL_MS,
@@ -34,7 +35,6 @@ from bot.render.canvas import (
     layout,
     mark,
     mix,
-    names_by_colour,
     png,
     segment,
     shaded_disc,
@@ -44,6 +44,7 @@ from bot.render.canvas import (
     theme_named,
     to_palette,
 )
+from bot.render.words import colour_names, or_english
 from bot.rules.common import read_record
 from bot.rules.veloop import Move, Position, Replay, replay
 
@@ -311,24 +312,24 @@ def _draw(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
 # --- from rules objects to scenes --------------------------------------------------------------------------
 
 
-def _status(position: Position, names: tuple[str, str]) -> tuple[str | None, str, bool]:
+def _status(position: Position, names: tuple[str, str], w: Words) -> tuple[str | None, str, bool]:
     """Whom the header underlines, its status line, and whether the game is over."""
     result = position.result
     if result is None:
         colour = position.to_move
         who = names[0] if colour == "black" else names[1]
-        ply = f"  ·  ply {position.ply} of 2" if position.plies == 2 else ""
-        return colour, f"{who} to move{ply}", False
+        if position.plies == 2:
+            return colour, w("render.veloop_to_move_ply", who=who, ply=position.ply), False
+        return colour, w("render.veloop_to_move", who=who), False
     confined = position.confined
     if result == "draw":
         if position.lone_passes >= 2:
-            return None, "Draw  ·  both players passed", True
-        return None, f"Draw  ·  {len(confined.black)} black and {len(confined.white)} white confined", True
+            return None, w("render.veloop_draw_passes"), True
+        return None, w("render.veloop_draw_confined", black=len(confined.black), white=len(confined.white)), True
     who = names[0] if result == "black" else names[1]
     loser = "white" if result == "black" else "black"
     count = len(confined.white if result == "black" else confined.black)
-    stones = "stone" if count == 1 else "stones"
-    return result, f"{who} wins  ·  {count} {loser} {stones} confined", True
+    return result, w(f"render.veloop_wins_{loser}_confined", who=who, count=count), True
 
 
 def _scene(
@@ -338,14 +339,16 @@ def _scene(
     hints: VeloopHints | None,
     names: tuple[str, str],
     result: str | None,
+    w: Words | None = None,
 ) -> _Scene:
     n = position.size
+    w = or_english(w)
     stacks = {cell_of(sq, n): "".join(_LETTER[c] for c in stack) for sq, stack in position.stones().items()}
-    underline, status, finished = _status(position, names)
+    underline, status, finished = _status(position, names, w)
     if last_move is not None and last_move.is_pass and not finished:
         # a pass ends a turn, so the one who passed is the one not to move now
         passer = names[1] if position.to_move == "black" else names[0]
-        status = f"{status}  ·  {passer} had to pass"
+        status = w("render.veloop_had_to_pass", status=status, who=passer)
     if result:
         underline, status, finished = None, result, True
     header = Header(names, (position.scores.black, position.scores.white), underline, status, finished)
@@ -407,10 +410,13 @@ def veloop_board_image(
     size: int | None = None,
     players: Mapping[str, str] | None = None,
     result: str | None = None,
+    words: Words | None = None,
 ) -> Image.Image:
     """The board as a palette image (see ``veloop_board_png``), for callers that compose or animate it."""
     look = theme_named(theme)
-    scene = _scene(position, last_move=_as_move(last_move), hints=hints, names=names_by_colour(players), result=result)
+    w = or_english(words)
+    names = colour_names(players, w)
+    scene = _scene(position, last_move=_as_move(last_move), hints=hints, names=names, result=result, w=w)
     return _draw(scene, look, size)
 
 
@@ -423,6 +429,7 @@ def veloop_board_png(
     size: int | None = None,
     players: Mapping[str, str] | None = None,
     result: str | None = None,
+    words: Words | None = None,
 ) -> bytes:
     """A PNG of a Veloop position: stones and stacks, the last move (target, support, swap), confined
     stones, the scores and whose move it is.
@@ -434,7 +441,14 @@ def veloop_board_png(
     """
     return png(
         veloop_board_image(
-            position, last_move=last_move, theme=theme, hints=hints, size=size, players=players, result=result
+            position,
+            last_move=last_move,
+            theme=theme,
+            hints=hints,
+            size=size,
+            players=players,
+            result=result,
+            words=words,
         )
     )
 
@@ -483,6 +497,7 @@ def veloop_game_image(
     size: int | None = None,
     players: Mapping[str, str] | None = None,
     result: str | None = None,
+    words: Words | None = None,
 ) -> Image.Image:
     """A game (a record's text, a ``Replay`` or a game value) after ``ply`` plies, the latest by default."""
     look = theme_named(theme)
@@ -491,7 +506,8 @@ def veloop_game_image(
     if not 0 <= at <= len(moves):
         raise ValueError(f"ply {at} is not in this game: it has plies 0 to {len(moves)}")
     last = moves[at - 1] if at else None
-    scene = _scene(positions[at], last_move=last, hints=hints, names=names_by_colour(players), result=result)
+    w = or_english(words)
+    scene = _scene(positions[at], last_move=last, hints=hints, names=colour_names(players, w), result=result, w=w)
     return _draw(scene, look, size)
 
 
@@ -504,12 +520,17 @@ def veloop_game_png(
     size: int | None = None,
     players: Mapping[str, str] | None = None,
     result: str | None = None,
+    words: Words | None = None,
 ) -> bytes:
     """A PNG of a game after ``ply`` plies (the latest by default), its last move marked.
 
     ``result`` (see ``veloop_board_png``) replaces the status line of a game that ended off the board.
     """
-    return png(veloop_game_image(game, ply=ply, theme=theme, hints=hints, size=size, players=players, result=result))
+    return png(
+        veloop_game_image(
+            game, ply=ply, theme=theme, hints=hints, size=size, players=players, result=result, words=words
+        )
+    )
 
 
 def veloop_replay_gif(
@@ -521,6 +542,7 @@ def veloop_replay_gif(
     frame_ms: int = GIF_FRAME_MS,
     final_ms: int = GIF_FINAL_MS,
     result: str | None = None,
+    words: Words | None = None,
 ) -> bytes:
     """An animated GIF of a whole game from its start, one frame a ply, holding the final position a while.
 
@@ -528,10 +550,12 @@ def veloop_replay_gif(
     """
     look = theme_named(theme)
     positions, moves, players = _history(game, players)
-    names = names_by_colour(players)
+    w = or_english(words)
+    names = colour_names(players, w)
     frames = []
     for k, position in enumerate(positions):
         last = moves[k - 1] if k else None
         ending = result if k == len(moves) else None
-        frames.append(_draw(_scene(position, last_move=last, hints=None, names=names, result=ending), look, size))
+        scene = _scene(position, last_move=last, hints=None, names=names, result=ending, w=w)
+        frames.append(_draw(scene, look, size))
     return gif(frames, frame_ms=frame_ms, final_ms=final_ms)

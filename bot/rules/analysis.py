@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
+from bot.rules.protocol import Refused
 from bot.rules.veletas import (
     CLAIMED_BLACK,
     CLAIMED_WHITE,
@@ -42,14 +43,19 @@ _STONES = (STONE_BLACK, STONE_WHITE)
 _CLAIMED = (CLAIMED_BLACK, CLAIMED_WHITE)
 
 
-class BoardSizeRefused(ValueError):
+class BoardSizeRefused(Refused):
     """A position string whose board is not one the games are played on."""
 
     def __init__(self, size: int, sizes: tuple[int, ...] = BOARD_SIZES) -> None:
         self.size = size
         self.sizes = sizes
         listed = ", ".join(f"{n}×{n}" for n in sizes)
-        super().__init__(f"the board is {size}×{size}, but games are played on {listed} boards only")
+        super().__init__(
+            f"the board is {size}×{size}, but games are played on {listed} boards only",
+            "rules.board_size",
+            size=size,
+            sizes=listed,
+        )
 
 
 def read_position(text: str, rules: str = "current") -> Position:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bot.rules.protocol import TERMINATIONS
+from bot.rules.protocol import TERMINATIONS, Refused
 
 FILES = "abcdefghijklmnopqrstuvwxyz"
 MAX_SIZE = 26
@@ -58,11 +58,21 @@ def parse_square(text: str, size: int) -> tuple[int, int]:
     cleaned = text.strip().lower()
     m = _SQUARE_RE.fullmatch(cleaned)
     if m is None:
-        raise ValueError(f"{quote(text)} is not a square: expected a file letter and a rank number, like d4")
+        raise Refused(
+            f"{quote(text)} is not a square: expected a file letter and a rank number, like d4",
+            "rules.not_a_square",
+            text=quote(text),
+        )
     file = FILES.index(m.group(1))
     rank = int(m.group(2)) - 1
     if not (0 <= file < size and 0 <= rank < size) or m.group(2).startswith("0"):
-        raise ValueError(f"{cleaned} is not on the {size}×{size} board ({board_range(size)})")
+        raise Refused(
+            f"{cleaned} is not on the {size}×{size} board ({board_range(size)})",
+            "rules.off_board",
+            square=cleaned,
+            size=size,
+            range=board_range(size),
+        )
     return file, rank
 
 

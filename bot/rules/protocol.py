@@ -48,7 +48,20 @@ def other_seat(seat: Seat) -> Seat:
     return "second" if seat == "first" else "first"
 
 
-class IllegalMove(ValueError):
+class Refused(ValueError):
+    """Something a player typed that the rules refuse, explained twice: ``str()`` in English (records, the
+    command line), and ``key`` with ``data`` for the bot to word in the player's own language (its
+    catalogue's ``rules`` area). Data values are square names, numbers, or words the catalogue has under
+    ``rules.<name>.<value>`` (``piece``, ``colour``).
+    """
+
+    def __init__(self, message: str, key: str, /, **data: str | int) -> None:
+        super().__init__(message)
+        self.key = key
+        self.data = data
+
+
+class IllegalMove(Refused):
     """A turn the rules refuse, in any game; the message is written for the player who typed it.
 
     Each game raises its own subclass (``bot.rules.veletas.IllegalMove``, ``bot.rules.veloop.IllegalMove``),

@@ -330,7 +330,9 @@ class Position:
         try:
             file, rank = parse_square(square, self._geo.size)
         except ValueError as exc:
-            raise IllegalMove(str(exc)) from None
+            if isinstance(exc, protocol.Refused):
+                raise IllegalMove(str(exc), exc.key, **exc.data) from None
+            raise
         return rank * self._geo.size + file
 
     # -- moves -----------------------------------------------------------------------------------
@@ -365,7 +367,7 @@ class Position:
         the order they would make the move: shooter, then destination, then target.
         """
         if self.winner is not None:
-            raise IllegalMove("the game is over")
+            raise IllegalMove("the game is over", "rules.game_over")
         geo = self._geo
         names = geo.names
         cells = self._cells
@@ -374,8 +376,8 @@ class Position:
         dest = None if move.destination is None else self._sq(move.destination)
         if shooter is None:
             if cells[target]:
-                raise IllegalMove(f"{names[target]} is occupied")
-            first_blocked: str | None = None
+                raise IllegalMove(f"{names[target]} is occupied", "rules.occupied", square=names[target])
+            first_blocked: IllegalMove | None = None
             for s in self._shooters:
                 path = geo.line(s, target)
                 if path is None:
@@ -386,41 +388,73 @@ class Position:
                 if first_blocked is None:
                     first_blocked = self._blocks(blocker, s, target)
             if first_blocked is None:
-                raise IllegalMove(f"no unclaimed shooter is on a line with {names[target]}")
-            raise IllegalMove(f"no unclaimed shooter has a clear line to {names[target]} ({first_blocked})")
+                raise IllegalMove(
+                    f"no unclaimed shooter is on a line with {names[target]}",
+                    "rules.no_shooter_line",
+                    square=names[target],
+                )
+            raise IllegalMove(
+                f"no unclaimed shooter has a clear line to {names[target]} ({first_blocked})",
+                "rules.no_clear_line",
+                **{**first_blocked.data, "square": names[target]},
+            )
         code = cells[shooter]
         if code == EMPTY or code >= STONE_BLACK:
-            raise IllegalMove(f"{names[shooter]} is not a shooter")
+            raise IllegalMove(f"{names[shooter]} is not a shooter", "rules.not_shooter", square=names[shooter])
         if code != SHOOTER:
-            raise IllegalMove(f"the shooter on {names[shooter]} is already claimed")
+            raise IllegalMove(
+                f"the shooter on {names[shooter]} is already claimed", "rules.claimed_shooter", square=names[shooter]
+            )
         src = shooter
         if dest is not None:
             path = geo.line(shooter, dest)
             if path is None:
-                raise IllegalMove(f"{names[dest]} is not on a line from {names[shooter]}")
+                raise IllegalMove(
+                    f"{names[dest]} is not on a line from {names[shooter]}",
+                    "rules.not_on_line",
+                    square=names[dest],
+                    origin=names[shooter],
+                )
             if cells[dest]:
-                raise IllegalMove(f"{names[dest]} is occupied")
+                raise IllegalMove(f"{names[dest]} is occupied", "rules.occupied", square=names[dest])
             blocker = self._blocker(path)
             if blocker is not None:
-                raise IllegalMove(self._blocks(blocker, shooter, dest))
+                raise self._blocks(blocker, shooter, dest)
             src = dest
         if target == src:
-            raise IllegalMove(f"a shooter cannot shoot the square it stands on ({names[target]})")
+            raise IllegalMove(
+                f"a shooter cannot shoot the square it stands on ({names[target]})",
+                "rules.shoot_own_square",
+                square=names[target],
+            )
         path = geo.line(src, target)
         if path is None:
-            raise IllegalMove(f"{names[target]} is not on a line from {names[src]}")
+            raise IllegalMove(
+                f"{names[target]} is not on a line from {names[src]}",
+                "rules.not_on_line",
+                square=names[target],
+                origin=names[src],
+            )
         if cells[target] and not (dest is not None and target == shooter):
-            raise IllegalMove(f"{names[target]} is occupied")
+            raise IllegalMove(f"{names[target]} is occupied", "rules.occupied", square=names[target])
         blocker = self._blocker(path, vacated=shooter if dest is not None else -1)
         if blocker is not None:
-            raise IllegalMove(self._blocks(blocker, src, target))
+            raise self._blocks(blocker, src, target)
         if dest is None:
             return -1, -1, target
         return shooter, dest, target
 
-    def _blocks(self, blocker: int, a: int, b: int) -> str:
+    def _blocks(self, blocker: int, a: int, b: int) -> IllegalMove:
         names = self._geo.names
-        return f"the {_PIECE_WORD[self._cells[blocker]]} on {names[blocker]} blocks {names[a]}–{names[b]}"
+        piece = _PIECE_WORD[self._cells[blocker]]
+        return IllegalMove(
+            f"the {piece} on {names[blocker]} blocks {names[a]}–{names[b]}",
+            "rules.blocked",
+            piece=piece.replace(" ", "_"),
+            blocker=names[blocker],
+            origin=names[a],
+            square=names[b],
+        )
 
     def is_legal(self, move: Move | str) -> bool:
         try:
@@ -481,7 +515,9 @@ class Position:
         sq = self._sq(shooter)
         code = self._cells[sq]
         if code == EMPTY or code >= STONE_BLACK:
-            raise IllegalMove(f"{shooter.strip().lower()} is not a shooter")
+            raise IllegalMove(
+                f"{shooter.strip().lower()} is not a shooter", "rules.not_shooter", square=shooter.strip().lower()
+            )
         return _trapped(self._cells, self._geo.rays[sq], _pmax(self._classic))
 
     def group_hints(self) -> dict[str, tuple[int, int]]:
@@ -789,19 +825,26 @@ class Game:
         ok.sort(key=lambda sq: _sort_key(geo, sq))
         return [geo.names[sq] for sq in ok]
 
-    def _setup_square_ok(self, sq: int, cells: Sequence[int]) -> str | None:
+    def _setup_square_ok(self, sq: int, cells: Sequence[int]) -> IllegalMove | None:
         geo = self._position._geo
         name = geo.names[sq]
         if self._classic:
             for nb in geo.ring[sq]:
                 if cells[nb] == SHOOTER:
-                    return (
+                    return IllegalMove(
                         f"{name} touches the shooter on {geo.names[nb]}: during setup shooters may not be "
-                        "next to one another, even diagonally"
+                        "next to one another, even diagonally",
+                        "rules.setup_touches",
+                        square=name,
+                        other=geo.names[nb],
                     )
             return None
         if sq in geo.perimeter:
-            return f"{name} is on the edge of the board: during setup shooters go on inner squares only"
+            return IllegalMove(
+                f"{name} is on the edge of the board: during setup shooters go on inner squares only",
+                "rules.setup_edge",
+                square=name,
+            )
         return None
 
     # -- acting --------------------------------------------------------------------------------------
@@ -813,7 +856,7 @@ class Game:
         stage = self._current_stage()
         if stage is None:
             if self._position.is_over:
-                raise IllegalMove("the game is over")
+                raise IllegalMove("the game is over", "rules.game_over")
             move = self._position.parse_move(text)
             after = self._position.play(move)
             note = ", ".join(f"{c.square} claimed by {c.colour.capitalize()}" for c in after.last_claims) or None
@@ -828,7 +871,9 @@ class Game:
             if choice not in ("keep", "swap"):
                 raise IllegalMove(
                     f"{quote(text)} is not a pie choice: write keep (the first player stays Black) "
-                    "or swap (the first player becomes White)"
+                    "or swap (the first player becomes White)",
+                    "rules.not_pie",
+                    text=quote(text),
                 )
             return self._copy(
                 _turns=(*self._turns, choice),
@@ -845,53 +890,80 @@ class Game:
         parts = cleaned.split("/")
         if len(parts) > 2:
             raise IllegalMove(
-                f"{quote(text)} has more than one /: expected shooters, then / and the stone, like {example}"
+                f"{quote(text)} has more than one /: expected shooters, then / and the stone, like {example}",
+                "rules.setup_slashes",
+                text=quote(text),
+                example=example,
             )
         shooter_part = parts[0]
         stone_part = parts[1].strip() if len(parts) == 2 else None
         tokens = [t for t in re.split(r"[\s,;]+", shooter_part) if t]
         for token in tokens:
             if not _SETUP_SQ_RE.fullmatch(token):
-                raise IllegalMove(f"{quote(token)} is not a square: expected squares like {example}")
+                raise IllegalMove(
+                    f"{quote(token)} is not a square: expected squares like {example}",
+                    "rules.setup_not_square",
+                    text=quote(token),
+                    example=example,
+                )
         squares = [self._position._sq(token) for token in tokens]
         if len(squares) != stage.shooters:
             noun = "shooter" if stage.shooters == 1 else "shooters"
-            raise IllegalMove(f"this turn places {stage.shooters} {noun}, not {len(squares)} (like {example})")
+            raise IllegalMove(
+                f"this turn places {stage.shooters} {noun}, not {len(squares)} (like {example})",
+                "rules.setup_count",
+                count=stage.shooters,
+                given=len(squares),
+                example=example,
+            )
         seen: set[int] = set()
         for sq in squares:
             if sq in seen:
-                raise IllegalMove(f"{geo.names[sq]} is named twice")
+                raise IllegalMove(f"{geo.names[sq]} is named twice", "rules.setup_twice", square=geo.names[sq])
             seen.add(sq)
         stone: int | None = None
         if stage.stone is None:
             if stone_part is not None:
                 raise IllegalMove(
-                    f"the classic edition places no stone during setup: write only the shooters, like {example}"
+                    f"the classic edition places no stone during setup: write only the shooters, like {example}",
+                    "rules.setup_no_stone",
+                    example=example,
                 )
         else:
             colour = COLOURS[stage.stone]
             if not stone_part:
                 raise IllegalMove(
-                    f"this turn also places one {colour} stone: write the shooters, a /, then the stone, like {example}"
+                    f"this turn also places one {colour} stone: write the shooters, a /, then the stone, "
+                    f"like {example}",
+                    "rules.setup_stone_missing",
+                    colour=colour,
+                    example=example,
                 )
             if not _SETUP_SQ_RE.fullmatch(stone_part):
                 raise IllegalMove(
-                    f"{quote(stone_part)} is not a square: expected the stone's square after /, like {example}"
+                    f"{quote(stone_part)} is not a square: expected the stone's square after /, like {example}",
+                    "rules.setup_stone_square",
+                    text=quote(stone_part),
+                    example=example,
                 )
             stone = self._position._sq(stone_part)
         cells = bytearray(self._position._cells)
         for sq in squares:
             if cells[sq]:
-                raise IllegalMove(f"{geo.names[sq]} is occupied")
+                raise IllegalMove(f"{geo.names[sq]} is occupied", "rules.occupied", square=geo.names[sq])
             reason = self._setup_square_ok(sq, cells)
             if reason is not None:
-                raise IllegalMove(reason)
+                raise reason
             cells[sq] = SHOOTER
         if stone is not None and stage.stone is not None:
             if stone in seen:
-                raise IllegalMove(f"the stone cannot go on {geo.names[stone]}: a shooter is placed there this turn")
+                raise IllegalMove(
+                    f"the stone cannot go on {geo.names[stone]}: a shooter is placed there this turn",
+                    "rules.setup_stone_on_shooter",
+                    square=geo.names[stone],
+                )
             if cells[stone]:
-                raise IllegalMove(f"{geo.names[stone]} is occupied")
+                raise IllegalMove(f"{geo.names[stone]} is occupied", "rules.occupied", square=geo.names[stone])
             cells[stone] = STONE_BLACK + stage.stone
         squares.sort(key=lambda sq: _sort_key(geo, sq))
         canonical = ",".join(geo.names[sq] for sq in squares)

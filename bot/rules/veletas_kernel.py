@@ -661,7 +661,9 @@ class Move:
     def __post_init__(self) -> None:
         if self.destination is not None and self.shooter is None:
             raise IllegalMove(
-                f"a move to {self.destination} must name the shooter that moves, like d4-{self.destination}/g2"
+                f"a move to {self.destination} must name the shooter that moves, like d4-{self.destination}/g2",
+                "rules.name_shooter",
+                square=self.destination,
             )
         text = self.target if self.destination is None else f"{self.shooter}-{self.destination}/{self.target}"
         object.__setattr__(self, "_text", text)
@@ -695,16 +697,24 @@ class Move:
         if m is None:
             shown = quote(text)
             if re.fullmatch(rf"{_SQ}-{_SQ}", cleaned):
-                raise IllegalMove(f"{shown} has no shot: a move must end with /target, like {cleaned}/g2")
-            raise IllegalMove(f"{shown} is not a move: {_MOVE_FORMS}")
+                raise IllegalMove(
+                    f"{shown} has no shot: a move must end with /target, like {cleaned}/g2",
+                    "rules.no_shot",
+                    text=shown,
+                    move=cleaned,
+                )
+            raise IllegalMove(f"{shown} is not a move: {_MOVE_FORMS}", "rules.not_a_move", text=shown)
         shooter, dest, target = m.group(1), m.group(2), m.group(3)
         for sq in (shooter, dest, target):
             if sq is not None and sq[1] == "0":
-                raise IllegalMove(f"{quote(sq)} is not a square: ranks start at 1")
+                raise IllegalMove(f"{quote(sq)} is not a square: ranks start at 1", "rules.rank_zero", text=quote(sq))
         if dest is not None and dest == shooter:
             raise IllegalMove(
                 f"{shooter}-{dest}: a shooter that moves must leave its square; "
-                f"to shoot without moving write just the target, like {target}"
+                f"to shoot without moving write just the target, like {target}",
+                "rules.stay_put",
+                shooter=shooter,
+                square=target,
             )
         return cls(shooter, dest, target)
 

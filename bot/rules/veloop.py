@@ -425,7 +425,11 @@ class Move:
         """
         target, support = _split_move(text)
         if target is not None and support is None:
-            raise ValueError(f"{quote(text)} names only a target: the support is needed too, as in f6<e4")
+            raise game_protocol.Refused(
+                f"{quote(text)} names only a target: the support is needed too, as in f6<e4",
+                "rules.veloop_target_only",
+                text=quote(text),
+            )
         return cls(target, support)
 
 
@@ -449,7 +453,9 @@ def _split_move(text: str) -> tuple[str | None, str | None]:
     m = _TARGET_RE.fullmatch(cleaned)
     if m is not None:
         return m.group(1) + m.group(2), None
-    raise ValueError(f"{quote(text)} is not a move: {_EXPECTED}")
+    raise game_protocol.Refused(
+        f"{quote(text)} is not a move: {_EXPECTED}", "rules.veloop_not_a_move", text=quote(text)
+    )
 
 
 class Scores(NamedTuple):
@@ -737,9 +743,15 @@ class Position:
         if len(matches) == 1:
             return matches[0]
         if not matches:
-            raise IllegalMove(f"no legal move places on {target}")
+            raise IllegalMove(f"no legal move places on {target}", "rules.veloop_no_move_on", square=target)
         options = " or ".join(str(m) for m in matches)
-        raise IllegalMove(f"{target} can be played from {len(matches)} supports: write {options}")
+        raise IllegalMove(
+            f"{target} can be played from {len(matches)} supports: write {options}",
+            "rules.veloop_which_support",
+            square=target,
+            count=len(matches),
+            options=", ".join(f"`{m}`" for m in matches),
+        )
 
     def swap_squares(self, move: Move | str) -> tuple[str, str] | None:
         """The two cells a move swaps, in square order; None for a pass."""
@@ -748,23 +760,27 @@ class Position:
     def play(self, move: Move | str) -> Position:
         """The position after a move (a `Move` or its text); an illegal move raises IllegalMove saying why."""
         if self.is_over:
-            raise IllegalMove("the game is over")
+            raise IllegalMove("the game is over", "rules.game_over")
         try:
             if isinstance(move, str):
                 move = self.parse_move(move)
             if move.is_pass:
                 legal = self.legal_moves()
                 if not legal[0].is_pass:
-                    raise IllegalMove(f"you may not pass while a move exists (for example {legal[0]})")
+                    raise IllegalMove(
+                        f"you may not pass while a move exists (for example {legal[0]})",
+                        "rules.veloop_no_pass",
+                        example=str(legal[0]),
+                    )
                 return self._next(list(self._top), list(self._under), placed=False)
             if move.support is None or move.target is None:
-                raise IllegalMove(f"a move needs a target and a support: {_EXPECTED}")
+                raise IllegalMove(f"a move needs a target and a support: {_EXPECTED}", "rules.veloop_needs_both")
             t = self._index(move.target)
             s = self._index(move.support)
         except IllegalMove:
             raise
-        except ValueError as exc:  # a malformed text or a square off the board
-            raise IllegalMove(str(exc)) from None
+        except game_protocol.Refused as exc:  # a malformed text or a square off the board
+            raise IllegalMove(str(exc), exc.key, **exc.data) from None
         geo = _geometry(self.size)
         self._check(move, t, s, geo)
         top = list(self._top)
@@ -780,29 +796,56 @@ class Position:
         top, under = self._top, self._under
         target, support = geo.names[t], geo.names[s]
         if top[s] != colour:
-            raise IllegalMove(f"no stone of yours tops {support}")
+            raise IllegalMove(f"no stone of yours tops {support}", "rules.veloop_no_support", square=support)
         swap = geo.swaps.get((t, s))
         if swap is None:
-            raise IllegalMove(f"{target} is not a knight's leap from {support}")
+            raise IllegalMove(
+                f"{target} is not a knight's leap from {support}",
+                "rules.veloop_not_leap",
+                square=target,
+                support=support,
+            )
         if top[t] != EMPTY:
             if under[t] != EMPTY:
-                raise IllegalMove(f"{target} holds a stack of two, and a stack of two is never a target")
+                raise IllegalMove(
+                    f"{target} holds a stack of two, and a stack of two is never a target",
+                    "rules.veloop_stack",
+                    square=target,
+                )
             if top[t] == colour:
                 raise IllegalMove(
                     f"{target} holds your own stone: a target is empty, "
-                    "or a lone enemy stone when no empty one is legal"
+                    "or a lone enemy stone when no empty one is legal",
+                    "rules.veloop_own_stone",
+                    square=target,
                 )
         a, b = swap
         if top[a] == top[b]:
             first, second = sorted((geo.names[a], geo.names[b]), key=lambda n: geo.order.index(geo.by_name[n]))
             if top[a] == EMPTY:
-                raise IllegalMove(f"the swap squares {first} and {second} are both empty")
-            raise IllegalMove(f"the swap squares {first} and {second} both show {_COLOUR_NAME[top[a]]}")
+                raise IllegalMove(
+                    f"the swap squares {first} and {second} are both empty",
+                    "rules.veloop_swap_empty",
+                    first=first,
+                    second=second,
+                )
+            raise IllegalMove(
+                f"the swap squares {first} and {second} both show {_COLOUR_NAME[top[a]]}",
+                "rules.veloop_swap_same",
+                first=first,
+                second=second,
+                colour=_COLOUR_NAME[top[a]],
+            )
         if top[t] != EMPTY:
             witness = _has_empty_target(top, geo, colour)
             if witness is not None:
                 example = Move(geo.names[witness[0]], geo.names[witness[1]])
-                raise IllegalMove(f"{target} is taken while an empty target is still legal (for example {example})")
+                raise IllegalMove(
+                    f"{target} is taken while an empty target is still legal (for example {example})",
+                    "rules.veloop_empty_first",
+                    square=target,
+                    example=str(example),
+                )
 
     def _next(self, top: list[int], under: list[int], placed: bool) -> Position:
         colour = self._key[4]
@@ -1319,8 +1362,8 @@ class Game:
             move = self._position.parse_move(text) if isinstance(text, str) else text
         except IllegalMove:
             raise
-        except ValueError as exc:
-            raise IllegalMove(str(exc)) from None
+        except game_protocol.Refused as exc:
+            raise IllegalMove(str(exc), exc.key, **exc.data) from None
         return Game(self._position.play(move), (*self._moves, move))
 
     def to_record(self, headers: Mapping[str, str] | None = None) -> str:

@@ -38,6 +38,48 @@ MAX_MODAL_TITLE = 45
 MAX_MODAL_COMPONENTS = 5
 MAX_V2_COMPONENTS = 40
 MAX_THREAD_NAME = 100
+MAX_COMMAND_DESCRIPTION = 100
+MAX_CHOICE_NAME = 100
+# Discord's locales (the OpenAPI description's AvailableLocalesEnum): the only keys of name_localizations
+# and description_localizations it accepts.
+LOCALES: frozenset[str] = frozenset(
+    [
+        "ar",
+        "bg",
+        "cs",
+        "da",
+        "de",
+        "el",
+        "en-GB",
+        "en-US",
+        "es-419",
+        "es-ES",
+        "fi",
+        "fr",
+        "he",
+        "hi",
+        "hr",
+        "hu",
+        "id",
+        "it",
+        "ja",
+        "ko",
+        "lt",
+        "nl",
+        "no",
+        "pl",
+        "pt-BR",
+        "ro",
+        "ru",
+        "sv-SE",
+        "th",
+        "tr",
+        "uk",
+        "vi",
+        "zh-CN",
+        "zh-TW",
+    ]
+)
 # A string option's value: 6,000 is the largest ``max_length`` a command may declare (the OpenAPI
 # description's ApplicationCommandStringOption.max_length maximum, and Discord's documentation of
 # application command options), so no client can send more; the fake assumes Discord's servers

@@ -250,6 +250,7 @@ class Rest:
             raise form_error(where + "name", "Command name is invalid", "APPLICATION_COMMAND_INVALID_NAME")
         if kind == 1 and not command.get("description"):
             raise form_error(where + "description", "This field is required", "BASE_TYPE_REQUIRED")
+        _check_localizations(command, where, name_rule=kind == 1)
         _check_options(command.get("options") or [], where + "options")
         stored = copy.deepcopy(command)
         stored["type"] = kind
@@ -893,8 +894,48 @@ def _guess_type(filename: str) -> str | None:
     }.get(extension)
 
 
+def _check_localizations(item: dict[str, Any], where: str, *, name_rule: bool) -> None:
+    """Discord's rules on ``name_localizations`` and ``description_localizations``: known locale keys only;
+    command and option names as the default name (lowercase, 1-32, the name pattern), choice names 1-100,
+    descriptions 1-100 characters. Option names must stay unique among their siblings in each locale
+    (checked by ``_check_localized_siblings``)."""
+    for key, limit in (
+        ("name_localizations", 32 if name_rule else limits.MAX_CHOICE_NAME),
+        ("description_localizations", limits.MAX_COMMAND_DESCRIPTION),
+    ):
+        found = item.get(key)
+        if found is None:
+            continue
+        if not isinstance(found, dict):
+            raise form_error(where + key, "Must be an object", "MODEL_TYPE_CONVERT")
+        for locale, text in found.items():
+            path = f"{where}{key}.{locale}"
+            if locale not in limits.LOCALES:
+                raise form_error(path, f"Invalid locale {locale!r}", "LOCALE_INVALID")
+            if not isinstance(text, str) or not 1 <= len(text) <= limit:
+                raise form_error(path, f"Must be between 1 and {limit} in length.", "BASE_TYPE_BAD_LENGTH")
+            if key == "name_localizations" and name_rule and (text != text.lower() or not _COMMAND_NAME.match(text)):
+                raise form_error(path, "Command name is invalid", "APPLICATION_COMMAND_INVALID_NAME")
+
+
+def _check_localized_siblings(options: list[dict[str, Any]], where: str) -> None:
+    """Sibling options (or sub-commands) must have distinct names in every locale, as Discord requires."""
+    by_locale: dict[str, set[str]] = {}
+    for index, option in enumerate(options):
+        for locale, text in (option.get("name_localizations") or {}).items():
+            names = by_locale.setdefault(locale, set())
+            if text in names:
+                raise form_error(
+                    f"{where}.{index}.name_localizations.{locale}",
+                    "Option names must be unique",
+                    "APPLICATION_COMMAND_OPTIONS_DUPLICATE_NAME",
+                )
+            names.add(text)
+
+
 def _check_options(options: list[dict[str, Any]], where: str) -> None:
     """Discord's own rules on command options: unique names, required before optional, <= 25 choices."""
+    _check_localized_siblings(options, where)
     seen: set[str] = set()
     optional_seen = False
     for index, option in enumerate(options):
@@ -907,6 +948,9 @@ def _check_options(options: list[dict[str, Any]], where: str) -> None:
                 f"{path}.name", "Option names must be unique", "APPLICATION_COMMAND_OPTIONS_DUPLICATE_NAME"
             )
         seen.add(name)
+        _check_localizations(option, path + ".", name_rule=True)
+        for number, choice in enumerate(option.get("choices") or []):
+            _check_localizations(choice, f"{path}.choices.{number}.", name_rule=False)
         if option.get("type") in (1, 2):
             _check_options(option.get("options") or [], f"{path}.options")
             continue

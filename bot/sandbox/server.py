@@ -118,6 +118,12 @@ class RecordedRequest:
         return f"<{self.method} {self.path} -> {self.status} {self.response if self.status >= 400 else ''}>"
 
 
+# Fields of GUILD_CREATE that GUILD_UPDATE does not carry.
+_CREATE_ONLY = frozenset(
+    {"members", "channels", "threads", "voice_states", "presences", "joined_at", "large", "member_count", "unavailable"}
+)
+
+
 class FakeDiscord:
     """A faithful, small Discord for one bot, one guild and a few fake members.
 
@@ -351,6 +357,14 @@ class FakeDiscord:
         await self.gateway.dispatch("GUILD_MEMBER_UPDATE", member.member_json() | {"guild_id": str(self.guild_id)})
         self.changed()
         return role_id
+
+    async def set_guild_locale(self, locale: str) -> None:
+        """Change the server's preferred locale (a Community server's language), as GUILD_UPDATE tells the bot."""
+        await self._flush()
+        self.state.preferred_locale = locale
+        guild = {k: v for k, v in self.state.guild_json().items() if k not in _CREATE_ONLY}
+        await self.gateway.dispatch("GUILD_UPDATE", guild)
+        self.changed()
 
     def permissions_in(self, channel_id: int, member: Member | None = None) -> discord.Permissions:
         """What ``member`` (by default the bot) may do in a channel or thread, as Discord computes it."""

@@ -60,6 +60,7 @@ class Member:
     roles: list[int] = field(default_factory=list)
     joined_at: str = field(default_factory=iso_timestamp)
     accepts_dms: bool = True  # False: the member closed direct messages from server members (Discord's 50007)
+    locale: str = "en-US"  # the member's Discord client language, sent with each interaction as ``locale``
 
     @property
     def mention(self) -> str:
@@ -234,6 +235,8 @@ class SandboxState:
         self.application_id = snowflakes.next()
         self.bot = Member(self.application_id, "veletas-sandbox-bot", bot=True)
         self.guild_id = snowflakes.next()
+        # The server's language in Discord (Community servers choose it), sent as ``guild_locale``.
+        self.preferred_locale = "en-US"
         self.owner = Member(snowflakes.next(), "owner")
         self.members: dict[int, Member] = {}
         self.channels: dict[int, dict[str, Any]] = {}
@@ -405,7 +408,7 @@ class SandboxState:
             "banner": None,
             "premium_tier": 0,
             "premium_subscription_count": 0,
-            "preferred_locale": "en-US",
+            "preferred_locale": self.preferred_locale,
             "public_updates_channel_id": None,
             "nsfw_level": 0,
             "premium_progress_bar_enabled": False,

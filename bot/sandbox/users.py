@@ -483,7 +483,7 @@ class SandboxUser:
             "type": kind,
             "data": data,
             "guild_id": str(state.guild_id),
-            "guild": {"id": str(state.guild_id), "locale": "en-US", "features": []},
+            "guild": {"id": str(state.guild_id), "locale": state.preferred_locale, "features": []},
             "channel_id": str(where),
             "channel": {k: v for k, v in channel.items() if k != "member"},
             # Both permission sets are the ones in this channel, overwrites applied, as Discord sends them.
@@ -491,8 +491,9 @@ class SandboxUser:
             "token": token,
             "version": 1,
             "app_permissions": str(state.permissions(state.bot.id, where)),
-            "locale": "en-US",
-            "guild_locale": "en-US",
+            # The member's own client language, and the server's, as Discord sends both with every interaction.
+            "locale": self.member.locale,
+            "guild_locale": state.preferred_locale,
             "entitlements": [],
             "authorizing_integration_owners": {"0": str(state.guild_id)},
             "context": 0,

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.client import VeletasBot
+from bot.i18n import words
 from bot.rules import Geometry, Position
 from bot.sandbox.rest import DEFERRED_CHANNEL_MESSAGE
 from bot.sandbox.runner import BotRunner
@@ -19,7 +20,6 @@ from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from bot.sandbox.users import SandboxUser
 from cogs._ai_pool import PooledAi
-from cogs._delivery import AI_FAILED
 from cogs.analyze import LIVE_POSITION, ONE_AT_A_TIME, QUEUE_FULL, TURNED_OFF
 from e2e.ai_workers import hangs_once_at_level_1
 from e2e.conftest import ManualClock, make_factory
@@ -27,6 +27,7 @@ from e2e.table import Table, random_setup_turn, start_game
 from e2e.test_ai_game import ai_has_played
 from e2e.test_analyze import SAMPLE, best_move
 
+AI_FAILED = "I could not find my move"  # how delivery.ai_failed starts in English
 TITLE = "Analysis · Your position"
 
 
@@ -92,12 +93,12 @@ async def test_analyses_are_bounded_and_refused_politely(
     first = asyncio.create_task(first_user.slash("veletas", "analyze", position=SAMPLE))
     await sandbox.wait_until(lambda: deferred(first_user), what="alice's analysis under way")
     again = await sandbox.user(alice).slash("veletas", "analyze", position=SAMPLE)
-    assert again.ephemeral and again.content == ONE_AT_A_TIME, "one analysis in flight per member"
+    assert again.ephemeral and again.content == words()(ONE_AT_A_TIME), "one analysis in flight per member"
     second_user = sandbox.user(bob)
     second = asyncio.create_task(second_user.slash("veletas", "analyze", position=SAMPLE))
     await sandbox.wait_until(lambda: deferred(second_user), what="bob's analysis under way")
     full = await sandbox.user(carol).slash("veletas", "analyze", position=SAMPLE)
-    assert full.ephemeral and full.content == QUEUE_FULL, "two in flight is the whole queue here"
+    assert full.ephemeral and full.content == words()(QUEUE_FULL), "two in flight is the whole queue here"
     assert not deferred(sandbox.user(carol)), "refused at once, without a thinking message"
     for answer in (await first, await second):
         assert answer.ephemeral and analysed(answer)
@@ -241,7 +242,7 @@ async def test_no_hint_within_two_plies_of_a_live_game(
     }
     for what, (user, position) in near.items():
         answer = await user.slash("veletas", "analyze", position=str(position))
-        assert answer.ephemeral and answer.content == LIVE_POSITION, what
+        assert answer.ephemeral and answer.content == words()(LIVE_POSITION), what
     # Three plies ago is another question, and so is a different game altogether.
     far = await spectator.slash("veletas", "analyze", position=str(history[-4]))
     assert analysed(far) and best_move(far) in {str(m) for m in history[-4].legal_moves()}
@@ -268,11 +269,11 @@ async def test_server_managers_switch_analysis_off_and_on(
     saved = await manager.slash("veletas", "settings", analysis="off")
     assert saved.ephemeral and saved.content.startswith("Saved.") and "**off**" in saved.content
     off = await member.slash("veletas", "analyze", position=SAMPLE)
-    assert off.ephemeral and off.content == TURNED_OFF
+    assert off.ephemeral and off.content == words()(TURNED_OFF)
     # The choice is kept in the database: a restarted bot still refuses.
     await sandbox_runner.restart(factory)
     still_off = await sandbox.user(alice).slash("veletas", "analyze", position=SAMPLE)
-    assert still_off.ephemeral and still_off.content == TURNED_OFF
+    assert still_off.ephemeral and still_off.content == words()(TURNED_OFF)
     assert "**off**" in (await sandbox.user(carol).slash("veletas", "settings")).content
     await sandbox.user(carol).slash("veletas", "settings", analysis="on")
     assert analysed(await sandbox.user(alice).slash("veletas", "analyze", position=SAMPLE))

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from bot.client import VeletasBot
+from bot.i18n import words
 from bot.rules import Position
 from bot.sandbox.rest import DEFERRED_CHANNEL_MESSAGE
 from bot.sandbox.runner import BotRunner
@@ -58,14 +59,14 @@ async def test_analysis_of_a_position_and_of_a_finished_game(
     first_move = str(table.game.position.legal_moves()[0])
     await table.turn(first_move)
     live = await table.first.slash("veletas", "analyze")
-    assert live.ephemeral and live.content == LIVE_GAME
+    assert live.ephemeral and live.content == words()(LIVE_GAME)
     pasted = await table.second.slash("veletas", "analyze", position=str(table.game.position))
-    assert pasted.ephemeral and pasted.content == LIVE_POSITION
+    assert pasted.ephemeral and pasted.content == words()(LIVE_POSITION)
     side_room = sandbox.add_text_channel("side-room")
     elsewhere = (
         await sandbox.user(bob).in_channel(side_room).slash("veletas", "analyze", position=str(table.game.position))
     )
-    assert elsewhere.ephemeral and elsewhere.content == LIVE_POSITION, "a player's own game, pasted elsewhere"
+    assert elsewhere.ephemeral and elsewhere.content == words()(LIVE_POSITION), "a player's own game, pasted elsewhere"
     by_number = await table.second.slash("veletas", "analyze", game=table.game_id)
     assert by_number.ephemeral and f"Veletas #{table.game_id} is still being played" in by_number.content
 
@@ -86,4 +87,4 @@ async def test_analysis_of_a_position_and_of_a_finished_game(
 
 async def test_analysis_without_the_ai_says_how_to_get_it(sandbox: FakeDiscord, bot: VeletasBot, alice: Member) -> None:
     answer = await sandbox.user(alice).slash("veletas", "analyze", position=SAMPLE)
-    assert answer.ephemeral and answer.content == NO_ANALYST
+    assert answer.ephemeral and answer.content == words()(NO_ANALYST)

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 from bot.client import VeletasBot
+from bot.i18n import words
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
 from cogs.challenge import AI_UNAVAILABLE, LEVEL_WITHOUT_AI
@@ -88,7 +89,7 @@ async def test_challenging_myself_or_the_bot(
     me = await sandbox.user(alice).slash("veletas", "challenge", opponent=alice)
     assert me.ephemeral and me.content == "You cannot challenge yourself."
     ai = await sandbox.user(alice).slash("veletas", "challenge", opponent=sandbox.bot_member)
-    assert ai.ephemeral and ai.content == AI_UNAVAILABLE
+    assert ai.ephemeral and ai.content == words()(AI_UNAVAILABLE)
     assert stored_games(db_path) == [], "a refused challenge stores nothing, not even a challenge"
 
 
@@ -111,7 +112,7 @@ async def test_a_level_needs_the_ai_as_opponent(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, db_path: Path
 ) -> None:
     refused = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, level=4)
-    assert refused.ephemeral and refused.content == LEVEL_WITHOUT_AI
+    assert refused.ephemeral and refused.content == words()(LEVEL_WITHOUT_AI)
     assert stored_games(db_path) == [], "a refused challenge stores nothing, not even a challenge"
     assert sandbox.messages(sandbox.channel_id, include_ephemeral=False) == []
 

@@ -22,6 +22,7 @@ import pytest
 
 from bot.client import VeletasBot
 from bot.crashpoints import CRASH_AFTER
+from bot.i18n import words
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
@@ -82,7 +83,7 @@ async def test_a_busy_database_while_accepting_asks_to_retry_and_the_retry_plays
 ) -> None:
     challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, variant="small")
     told = await busy_accept(sandbox, db_path, challenge, bob)
-    assert told.content == BUSY_ACCEPT, "a private word to try again, not an apology"
+    assert told.content == words()(BUSY_ACCEPT), "a private word to try again, not an apology"
     assert game_row(db_path, 1)[0] == "challenge"
     assert [b["label"] for b in sandbox.message(challenge.id).buttons] == ["Accept", "Decline"]
 

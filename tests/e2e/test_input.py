@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bot import render
+from bot import i18n, render
 from bot.client import APOLOGY, VeletasBot
 from bot.rules import Game
 from bot.rules.common import header_value, quote, read_record
@@ -63,7 +63,7 @@ def filler(option: dict[str, Any], member: Member) -> Any:
 def assert_private_refusal(answer: Message, *words: str) -> None:
     assert answer.ephemeral, answer.content
     assert len(answer.content) <= 200 < DISCORD_MAX_CONTENT, len(answer.content)
-    assert answer.content != APOLOGY and "x" * 50 not in answer.content
+    assert answer.content != i18n.words()(APOLOGY) and "x" * 50 not in answer.content
     for word in words:
         assert word in answer.content, (word, answer.content)
 
@@ -245,8 +245,8 @@ async def test_a_resigned_game_with_hostile_names_writes_a_record_that_reads_bac
     # The last board says how the game ended where the turn used to be, not whose move it is.
     info = await bot.store.get_game(table.game_id)
     ending = f"{'White' if loser_colour == 'black' else 'Black'} wins · {(loser_colour or '').capitalize()} resigned"
-    assert ending_text(info) == ending
-    with_ending = await render_board(bot, info, theme="light")
+    assert ending_text(i18n.words(), info) == ending
+    with_ending = await render_board(bot, info, theme="light", w=i18n.words())
     assert resigned.files["board.png"] == with_ending
     names = {"black": black.name.title(), "white": white.name.title()}
     without = await asyncio.to_thread(

@@ -84,7 +84,7 @@ async def test_a_leaderboard_turns_its_pages_and_refuses_forged_buttons(
         await veloop_game(sandbox, alice, member)
         await resign(sandbox, sandbox.user(member), "veloop")
     first = await sandbox.user(bob).slash("veloop", "leaderboard", board="5", protocol="alternating")
-    assert len(leaderboard_lines(first)) == 10 and "Page 1 of 2 · 12 player(s)" in first.embeds[0]["footer"]["text"]
+    assert len(leaderboard_lines(first)) == 10 and "Page 1 of 2 · 12 players" in first.embeds[0]["footer"]["text"]
     assert leaderboard_lines(first)[0].startswith(f"**1.** {alice.mention}")
     assert [b["label"] for b in first.buttons] == ["Previous", "Next"] and first.buttons[0]["disabled"]
     second = await sandbox.user(bob).click(first, "Next")
@@ -155,5 +155,5 @@ async def test_a_member_who_left_disappears_from_the_leaderboard(
     after = await sandbox.user(alice).slash("veloop", "leaderboard", board="5", protocol="alternating")
     lines = leaderboard_lines(after)
     assert len(lines) == 2 and all(carol.mention not in line for line in lines)
-    assert "2 player(s)" in after.embeds[0]["footer"]["text"]
+    assert "2 players" in after.embeds[0]["footer"]["text"]
     assert [e.error_code for e in sandbox.take_errors()] == [10007], "Discord said carol is not a member"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot import render
+from bot import i18n, render
 from bot.client import APOLOGY, VeletasBot
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
@@ -186,7 +186,7 @@ async def test_a_fault_of_ours_is_a_private_apology_never_a_traceback(
         await mover.slash("veletas", "move", move=str(table.game.position.legal_moves()[0])),
     ]
     for answer in answers:
-        assert answer.ephemeral and answer.content == APOLOGY
+        assert answer.ephemeral and answer.content == i18n.words()(APOLOGY)
         assert "Traceback" not in answer.text() and "RuntimeError" not in answer.text()
     # The move itself was committed before the board failed, so the apology points to /veletas board.
     monkeypatch.undo()

@@ -78,7 +78,7 @@ async def test_changed_commands_are_synced_again(
     first = await sandbox_runner.start(make_factory(db_path, clock), sync=False)
     assert isinstance(first, VeletasBot) and first.synced is True
     key = f"command_sync:{sandbox.application_id}:global"
-    assert await first.store.get_meta(key) == first.command_hash()
+    assert await first.store.get_meta(key) == await first.command_hash()
     # A release that changes a command description: the stored digest no longer matches.
     await first.store.set_meta(key, "digest of an older release")
     second = await sandbox_runner.restart(make_factory(db_path, clock), sync=False)

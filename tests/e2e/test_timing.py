@@ -54,7 +54,7 @@ async def test_a_refusal_after_deferring_is_still_private(
 
     async def slow_refusal(*args: Any, **kwargs: Any) -> Any:
         await gate.wait()
-        raise NotYourTurn(None, "Too late: it is no longer your turn.")
+        raise NotYourTurn(None)
 
     monkeypatch.setattr(bot.store, "play", slow_refusal)
     mover = table.user_to_act()
@@ -70,6 +70,6 @@ async def test_a_refusal_after_deferring_is_still_private(
     request = await sandbox.wait_for_request(
         lambda r: r.method == "POST" and "/webhooks/" in r.path and mover_token in r.path
     )
-    assert request.body["content"] == "Too late: it is no longer your turn."
+    assert request.body["content"] == "It is not your turn."
     assert request.body["flags"] & EPHEMERAL
     assert [m for m in sandbox.messages(table.channel_id, include_ephemeral=False) if m.id > cursor] == []

@@ -1,0 +1,217 @@
+"""Every word the bot shows, in every language it speaks: gettext catalogues read with Babel.
+
+Pure: no Discord, no asyncio. A catalogue is one ``.po`` file per area per language
+(``bot/i18n/locales/<language>/<area>.po``); its message ids are keys (``board.your_turn``), each
+starting with the area's name, and its messages are Python format strings with named
+placeholders (``{who} to move``). A message with a plural has one form per plural category of its
+language (Spanish two, Japanese one), chosen by the ``count`` placeholder through the language's
+gettext plural rule, which Babel knows from CLDR.
+
+``words(language)`` gives a ``Words``: ``w("board.your_turn", who=mention)`` is the message in
+that language; whole numbers are written the language's way (``1,234`` / ``1234`` / ``1.234``).
+A key missing in a language falls back to English (the catalogue test keeps that from happening).
+"""
+
+from __future__ import annotations
+
+import gettext
+import io
+import re
+import string
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Final
+
+from babel import Locale
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
+
+LANGUAGES: Final[tuple[str, ...]] = ("en", "es", "ja")
+"""The languages the bot speaks; English first, the fallback."""
+
+DEFAULT: Final = "en"
+LOCALES_DIR: Final = Path(__file__).with_name("locales")
+
+LANGUAGE_NAMES: Final[Mapping[str, str]] = {"en": "English", "es": "Español", "ja": "日本語"}
+"""Each language in its own words, as a server setting offers them."""
+
+_BABEL_LOCALE: Final[Mapping[str, str]] = {"en": "en", "es": "es", "ja": "ja"}
+
+
+def language_of(locale: object) -> str:
+    """The language the bot speaks to a Discord locale (``es-ES``, ``es-419``, ``ja``, ``en-US`` …).
+
+    Any Spanish is Spanish, Japanese is Japanese, everything else (and None) is English.
+    """
+    text = str(getattr(locale, "value", locale) or "").lower()
+    base = text.replace("_", "-").split("-", 1)[0]
+    return base if base in LANGUAGES else DEFAULT
+
+
+def placeholders(text: str) -> set[str]:
+    """The named placeholders of a format string (``{who}``, ``{count}``); ValueError if it is malformed."""
+    names: set[str] = set()
+    for _, field, _, _ in string.Formatter().parse(text):
+        if field is None:
+            continue
+        if not field or not re.fullmatch(r"[a-z_][a-z0-9_]*", field):
+            raise ValueError(f"placeholder {{{field}}} is not a plain name")
+        names.add(field)
+    return names
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A message named by key and data, worded later in the reader's language (refusals, results, colours)."""
+
+    key: str
+    data: Mapping[str, object]
+
+    def __init__(self, key: str, /, **data: object) -> None:
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "data", data)
+
+    def __str__(self) -> str:
+        return words(DEFAULT)(self.key, **self.data)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One message of a catalogue: its forms (one, or one per plural category) and where it was read."""
+
+    key: str
+    forms: tuple[str, ...]
+    plural: bool
+    area: str
+
+
+def catalogue_files(language: str) -> list[Path]:
+    return sorted((LOCALES_DIR / language).glob("*.po"))
+
+
+def read_entries(language: str) -> dict[str, Entry]:
+    """Every message of a language, by key, read from all its area files (a key in two files is refused)."""
+    found: dict[str, Entry] = {}
+    for path in catalogue_files(language):
+        with path.open("rb") as handle:
+            catalog = read_po(handle, locale=_BABEL_LOCALE[language], abort_invalid=True)
+        for message in catalog:
+            if not message.id:
+                continue
+            key = str(message.id[0] if isinstance(message.id, tuple | list) else message.id)
+            value = message.string
+            forms = tuple(str(v) for v in value) if isinstance(value, tuple | list) else (str(value or ""),)
+            if key in found:
+                raise ValueError(f"{language}: {key} is in {found[key].area}.po and {path.stem}.po")
+            found[key] = Entry(key, forms, isinstance(message.id, tuple), path.stem)
+    return found
+
+
+def _translations(language: str) -> gettext.GNUTranslations:
+    """The language's areas merged into one compiled catalogue (its plural rule from Babel's CLDR data)."""
+    merged = Catalog(locale=_BABEL_LOCALE[language], domain="bot")
+    rules: set[str] = set()
+    for path in catalogue_files(language):
+        with path.open("rb") as handle:
+            catalog = read_po(handle, locale=_BABEL_LOCALE[language])
+        # The plural rule the translator wrote the forms for is the one in the file's own header: a
+        # newer CLDR may split a language's plurals further (Spanish gained "many"), and the forms
+        # written must still be picked by the rule they were written against.
+        rules.add(catalog.plural_forms)
+        for message in catalog:
+            if message.id:
+                merged[message.id] = message
+    if len(rules) > 1:
+        raise ValueError(f"{language}: the area files disagree on the plural rule: {sorted(rules)}")
+    if rules:
+        merged.mime_headers = [("Plural-Forms", rules.pop())]
+    buffer = io.BytesIO()
+    write_mo(buffer, merged, use_fuzzy=False)
+    buffer.seek(0)
+    return gettext.GNUTranslations(buffer)
+
+
+class Words:
+    """The bot's messages in one language: ``w(key, **data)``; ``count`` picks a plural form."""
+
+    def __init__(self, language: str, fallback: Words | None = None) -> None:
+        self.language = language
+        self._translations = _translations(language)
+        self._entries = read_entries(language)
+        self._fallback = fallback
+        self._locale = Locale.parse(_BABEL_LOCALE[language])
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._entries
+
+    def keys(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def number(self, value: int | float) -> str:
+        """A number written this language's way (grouping, decimal mark)."""
+        return format_decimal(value, locale=self._locale)
+
+    def __call__(self, key: str, /, **data: object) -> str:
+        entry = self._entries.get(key)
+        if entry is None:
+            if self._fallback is not None:
+                return self._fallback(key, **data)
+            raise KeyError(f"no message {key!r} in the {self.language} catalogue")
+        if entry.plural:
+            count = data.get("count")
+            if not isinstance(count, int):
+                raise TypeError(f"{key} is a plural message: it needs a whole count")
+            template = self._translations.ngettext(key, key, count)
+        else:
+            template = self._translations.gettext(key)
+        return template.format_map({name: self._shown(value) for name, value in data.items()})
+
+    def _shown(self, value: object) -> object:
+        if isinstance(value, Phrase):
+            return self(value.key, **value.data)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return self.number(value)
+        return value
+
+    def phrase(self, phrase: Phrase) -> str:
+        return self(phrase.key, **phrase.data)
+
+    def get(self, key: str, default: str, /, **data: object) -> str:
+        """The message if the key exists in the catalogue, else ``default`` (for keys built from data)."""
+        return self(key, **data) if key in self._entries or (self._fallback and key in self._fallback) else default
+
+
+@cache
+def words(language: str = DEFAULT) -> Words:
+    """The catalogue of a language (read once); an unknown language gets English."""
+    if language not in LANGUAGES:
+        language = DEFAULT
+    return Words(language, None if language == DEFAULT else words(DEFAULT))
+
+
+def words_for(locale: object) -> Words:
+    """The catalogue for a Discord locale (see ``language_of``)."""
+    return words(language_of(locale))
+
+
+ENGLISH: Final = DEFAULT
+
+__all__ = [
+    "DEFAULT",
+    "ENGLISH",
+    "LANGUAGES",
+    "LANGUAGE_NAMES",
+    "Entry",
+    "Phrase",
+    "Words",
+    "catalogue_files",
+    "language_of",
+    "placeholders",
+    "read_entries",
+    "words",
+    "words_for",
+]

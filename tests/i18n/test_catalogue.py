@@ -1,0 +1,143 @@
+"""The catalogue: every key in every language, the same placeholders, valid syntax, within Discord's limits."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+
+from bot.i18n import LANGUAGES, LOCALES_DIR, Phrase, catalogue_files, language_of, placeholders, read_entries, words
+
+ROOT = Path(__file__).resolve().parents[2]
+# Where a message goes, by the end of its key, and Discord's limit there.
+LIMITS = {
+    ".label": 80,  # a button label
+    ".option": 100,  # a select option's label or description
+    ".placeholder": 150,  # a select menu's placeholder
+    ".modal_title": 45,
+    ".field": 256,  # an embed field's name
+    ".title": 256,  # an embed's title
+    ".footer": 2048,
+    ".name": 32,  # a command or option name (commands area)
+    ".description": 100,  # a command or option description (commands area)
+}
+NAME = re.compile(r"^[-_'\w]{1,32}$")
+
+
+def areas(language: str) -> set[str]:
+    return {path.stem for path in catalogue_files(language)}
+
+
+def test_every_language_has_the_same_areas() -> None:
+    english = areas("en")
+    assert {"commands", "refusal", "rules", "board", "challenge", "render"} <= english
+    for language in LANGUAGES:
+        assert areas(language) == english, language
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_files_read_without_errors_and_keys_start_with_their_area(language: str) -> None:
+    for path in catalogue_files(language):
+        with path.open("rb") as handle:
+            catalog = read_po(handle, locale=language, abort_invalid=True)
+        assert catalog.locale is not None and str(catalog.locale) == language
+        for message in catalog:
+            if message.id:
+                key = message.id[0] if isinstance(message.id, tuple | list) else message.id
+                assert key.startswith(path.stem + "."), (path.name, key)
+                assert not message.fuzzy, key
+
+
+def test_every_key_in_every_language_with_the_same_placeholders() -> None:
+    english = read_entries("en")
+    others = {language: read_entries(language) for language in LANGUAGES if language != "en"}
+    for language, entries in others.items():
+        assert set(entries) == set(english), (language, sorted(set(entries) ^ set(english))[:10])
+    for key, entry in english.items():
+        wanted = set().union(*(placeholders(form) for form in entry.forms))
+        for language, entries in others.items():
+            theirs = entries[key]
+            assert theirs.plural == entry.plural, (language, key)
+            found = set().union(*(placeholders(form) for form in theirs.forms))
+            assert found == wanted, (language, key, found, wanted)
+            for form in theirs.forms:
+                # Every form of a plural says the count itself or (one form) needs none.
+                assert form.strip(), (language, key)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_empty_values_and_plural_forms_as_the_language_has(language: str) -> None:
+    forms_wanted = {"en": 2, "es": 2, "ja": 1}[language]
+    for key, entry in read_entries(language).items():
+        assert all(form.strip() for form in entry.forms), key
+        if entry.plural:
+            assert len(entry.forms) == forms_wanted, key
+            assert any("{count}" in form for form in entry.forms), key
+        else:
+            assert len(entry.forms) == 1, key
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_messages_fit_where_they_go(language: str) -> None:
+    for key, entry in read_entries(language).items():
+        limit = (
+            100
+            if key.startswith("commands.choice.")
+            else next((n for end, n in LIMITS.items() if key.endswith(end)), 2000)
+        )
+        for form in entry.forms:
+            # A placeholder stands for at most 40 characters (a name, a square, a number) in this estimate.
+            shown = re.sub(r"\{[a-z_]+\}", "x" * 40 if limit > 100 else "x" * 8, form)
+            assert len(shown) <= limit, (language, key, len(shown), limit)
+        if entry.area == "commands" and key.endswith(".name") and not key.startswith("commands.choice."):
+            assert entry.forms[0] == entry.forms[0].lower() and NAME.match(entry.forms[0]), (language, key)
+
+
+def test_plurals_follow_each_language() -> None:
+    assert words("en")("refusal.too_many_challenges", count=1) == "There is already 1 open challenge by this player."
+    assert words("en")("refusal.too_many_challenges", count=5).startswith("There are already 5 open challenges")
+    assert words("es")("refusal.too_many_challenges", count=1) == "Este jugador ya tiene 1 desafío abierto."
+    assert words("es")("refusal.too_many_challenges", count=2) == "Este jugador ya tiene 2 desafíos abiertos."
+    assert words("ja")("refusal.too_many_challenges", count=2) == "このプレイヤーはすでに2件の挑戦を受付中です。"
+
+
+def test_numbers_are_written_each_languages_way() -> None:
+    assert words("en").number(12345) == "12,345"
+    assert words("es").number(12345) == "12.345"
+    assert words("ja").number(12345) == "12,345"
+    assert words("es").number(1.5) == "1,5"
+
+
+def test_locales_map_to_languages() -> None:
+    assert language_of("es-ES") == language_of("es-419") == "es"
+    assert language_of("ja") == "ja"
+    assert language_of("en-GB") == language_of("en-US") == "en"
+    assert language_of("fr") == language_of(None) == language_of("") == "en"
+
+
+def test_phrases_are_worded_in_the_readers_language() -> None:
+    colour = Phrase("rules.colour.white")
+    said = words("es")("rules.veloop_swap_same", first="e4", second="e5", colour=colour)
+    assert said.endswith("una piedra blanca arriba."), said
+    assert str(Phrase("rules.occupied", square="d4")) == "d4 is occupied."
+
+
+def test_every_key_the_code_names_exists() -> None:
+    """A key written in the code (``"refusal.race"``) must be in the English catalogue: a typo fails here."""
+    english = read_entries("en")
+    known_areas = {entry.area for entry in english.values()}
+    alternatives = "|".join(sorted(known_areas))
+    pattern = re.compile(rf"""["']((?:{alternatives})\.[a-z0-9_]+(?:\.[a-z0-9_]+)*)["']""")
+    missing = []
+    for folder in ("bot", "cogs"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for key in pattern.findall(path.read_text(encoding="utf-8")):
+                if key not in english and key.rsplit(".", 1)[-1] not in ("png", "gif", "txt", "sqlite3"):
+                    missing.append((str(path.relative_to(ROOT)), key))
+    assert not missing, missing[:20]
+
+
+def test_catalogue_lives_in_the_package() -> None:
+    assert LOCALES_DIR.is_dir() and (ROOT / "bot" / "i18n" / "locales") == LOCALES_DIR
