@@ -500,6 +500,11 @@ class SandboxUser:
             "attachment_size_limit": 10 * 1024 * 1024,
         }
         if source is not None:
+            custom_id = data.get("custom_id")
+            if kind == COMPONENT and custom_id is not None and custom_id not in _custom_ids(source.data):
+                # The bot edited the component away while the press was on its way: Discord checks the
+                # message as it is now and fails the press in the client ("This interaction failed").
+                raise InjectionRefused(f"message {source.id} no longer has a component {custom_id!r}")
             payload["message"] = fake.rest.message_json(source)
         interaction = Interaction(
             id=interaction_id,
@@ -557,3 +562,16 @@ class SandboxUser:
                 replaced, what=f"the bot to finish the 'thinking...' message of {interaction.name!r}"
             )
         return message
+
+
+def _custom_ids(node: Any) -> set[str]:
+    """Every custom_id among a message's components, however deeply they are nested."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        if isinstance(node.get("custom_id"), str):
+            found.add(node["custom_id"])
+        for child in node.get("components") or ():
+            found |= _custom_ids(child)
+        if "accessory" in node:
+            found |= _custom_ids(node["accessory"])
+    return found

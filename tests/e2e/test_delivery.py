@@ -352,7 +352,9 @@ async def test_pie_buttons_posted_before_the_upgrade_still_work_and_stale_ones_r
     stale = copy.deepcopy(board.data)
     kept = await table.second.click(board, "Keep colours")
     assert not kept.ephemeral and kept.embeds, kept.content
-    # A ply-carrying button for a ply that has passed is refused, as before.
+    # A ply-carrying button for a ply that has passed is refused, as before (shown again on the old board
+    # once the bot has taken its buttons away, as a client that missed the edit would still show it).
+    await sandbox.wait_until(lambda: board.buttons == [], what="the old board losing its buttons")
     board.data.update(stale)
     late = await table.first.click(board, "Swap colours")
     assert late.ephemeral and "a moment before" in late.content
