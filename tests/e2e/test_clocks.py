@@ -3,6 +3,8 @@ enforced by the scheduler across restarts, reminders sent once, downtime given b
 
 from __future__ import annotations
 
+import re
+
 from bot.client import VeletasBot
 from bot.rules.common import read_record
 from bot.rules.veloop import Game
@@ -44,15 +46,27 @@ async def minutes_pass(sandbox: FakeDiscord, bot: VeletasBot, clock: ManualClock
     bot.scheduler.wake()
 
 
+def clocks_shown(board: Message) -> tuple[int, int]:
+    """The two clocks a board shows, in seconds: Black's, then White's."""
+    match = re.search(r"Black (\d+):(\d\d) · White (\d+):(\d\d)", field(board, "Clock"))
+    assert match, field(board, "Clock")
+    return int(match[1]) * 60 + int(match[2]), int(match[3]) * 60 + int(match[4])
+
+
 async def test_a_live_game_with_increments_is_lost_on_time(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
     board, game_id = await start(sandbox, alice, bob, "1+3")
-    assert "1 min + 3 s" in field(board, "Clock") and "Black 1:00 · White 1:00" in field(board, "Clock")
+    assert "1 min + 3 s" in field(board, "Clock")
+    black, white = clocks_shown(board)
+    assert 58 <= black <= 60 and white == 60, (
+        "a minute each; Black's runs (in real time too, so a loaded machine shows a little less)"
+    )
     assert "<t:" in field(board, "Clock"), "the deadline is a Discord timestamp, in each reader's own zone"
     clock.advance(10 / 60)
     moved = await sandbox.user(alice).slash("veloop", "move", move=first_move())
-    assert "Black 0:53 · White 1:00" in field(moved, "Clock"), "10 s spent, 3 s added"
+    black, white = clocks_shown(moved)
+    assert 51 <= black <= 53 and 58 <= white <= 60, "10 s spent (and a moment of real time), 3 s added"
     cursor = sandbox.cursor()
     await minutes_pass(sandbox, bot, clock, 1.05)
     final = await sandbox.wait_for_message(
