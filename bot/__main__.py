@@ -22,7 +22,8 @@ import discord
 from dotenv import find_dotenv, load_dotenv
 
 from bot.client import VeletasBot
-from bot.config import DEFAULT_DATABASE_PATH, Settings, SettingsError
+from bot.config import DEFAULT_DATABASE_PATH, Settings, SettingsError, database_url_from_env
+from bot.db import is_postgresql, redact
 from bot.endpoints import apply_endpoints
 from bot.store import Store, StoreError
 
@@ -33,10 +34,10 @@ REJECTED_TOKEN = "veletas-bot: Discord rejected DISCORD_TOKEN; copy a fresh toke
 
 async def run(settings: Settings) -> None:
     try:
-        store = await Store.open(settings.database_path)
+        store = await Store.open(settings.database)
     except OSError as exc:
         # A directory that cannot be created or a file that cannot be opened: say which, in one line.
-        raise StoreError(f"cannot open the database at {settings.database_path}: {exc.strerror or exc}") from exc
+        raise StoreError(f"cannot open the database at {redact(settings.database)}: {exc.strerror or exc}") from exc
     try:
         bot = VeletasBot(settings, store)
         # `docker stop` sends SIGTERM: close the connection and the store cleanly instead of dying mid-write.
@@ -79,8 +80,12 @@ def ratings(args: list[str]) -> int:
         print("veletas-bot: usage: python -m bot ratings rebuild", file=sys.stderr)
         return 2
     load_dotenv(find_dotenv(usecwd=True), override=False)
-    path = Path(os.environ.get("DATABASE_PATH") or DEFAULT_DATABASE_PATH)
-    if not path.exists():
+    try:
+        path = database_target()
+    except SettingsError as exc:
+        print(f"veletas-bot: {exc}", file=sys.stderr)
+        return 2
+    if isinstance(path, Path) and not path.exists():
         print(f"veletas-bot: no database at {path} (check DATABASE_PATH)", file=sys.stderr)
         return 1
 
@@ -94,10 +99,19 @@ def ratings(args: list[str]) -> int:
     try:
         count = asyncio.run(rebuild())
     except StoreError as exc:
-        print(f"veletas-bot: {exc} (check DATABASE_PATH)", file=sys.stderr)
+        print(f"veletas-bot: {exc} ({_check_setting(path)})", file=sys.stderr)
         return 1
-    print(f"Ratings rebuilt from {count} rated game{'s' if count != 1 else ''} in {path}.")
+    print(f"Ratings rebuilt from {count} rated game{'s' if count != 1 else ''} in {redact(path)}.")
     return 0
+
+
+def database_target() -> str | Path:
+    """The database the commands work on: DATABASE_URL when set, else the SQLite file at DATABASE_PATH."""
+    return database_url_from_env(os.environ) or Path(os.environ.get("DATABASE_PATH") or DEFAULT_DATABASE_PATH)
+
+
+def _check_setting(target: str | Path) -> str:
+    return "check DATABASE_URL" if is_postgresql(target) else "check DATABASE_PATH"
 
 
 def main(argv: list[str]) -> int:
@@ -147,7 +161,7 @@ def main(argv: list[str]) -> int:
         print(REJECTED_TOKEN, file=sys.stderr)
         return 1
     except StoreError as exc:
-        print(f"veletas-bot: {exc} (check DATABASE_PATH)", file=sys.stderr)
+        print(f"veletas-bot: {exc} ({_check_setting(settings.database)})", file=sys.stderr)
         return 1
     except (aiohttp.ClientError, OSError) as exc:
         # Discord (or the configured proxy) unreachable at login: the operator needs the address and the reason.
