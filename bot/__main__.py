@@ -105,6 +105,39 @@ def ratings(args: list[str]) -> int:
     return 0
 
 
+MIGRATE_USAGE = "usage: python -m bot migrate --to postgresql://user:password@host/name [--from FILE]"
+
+
+def migrate(args: list[str]) -> int:
+    """``python -m bot migrate --to URL``: copy the SQLite file (DATABASE_PATH, or --from) into an empty PostgreSQL."""
+    options: dict[str, str] = {}
+    rest = list(args)
+    while rest:
+        flag = rest.pop(0)
+        if flag not in ("--to", "--from") or not rest or flag in options:
+            print(f"veletas-bot: {MIGRATE_USAGE}", file=sys.stderr)
+            return 2
+        options[flag] = rest.pop(0)
+    url = options.get("--to", "")
+    if not is_postgresql(url):
+        print(f"veletas-bot: --to must be a PostgreSQL URL; {MIGRATE_USAGE}", file=sys.stderr)
+        return 2
+    load_dotenv(find_dotenv(usecwd=True), override=False)
+    source = Path(options.get("--from") or os.environ.get("DATABASE_PATH") or DEFAULT_DATABASE_PATH)
+    print(f"Copying {source} into {redact(url)}")
+    from bot.db.transfer import TransferRefused, copy_to_postgresql
+
+    try:
+        copied = asyncio.run(copy_to_postgresql(source, url, say=lambda line: print(f"  {line}", flush=True)))
+    except (TransferRefused, StoreError) as exc:
+        print(f"veletas-bot: {exc}", file=sys.stderr)
+        return 1
+    total = sum(c.rows for c in copied)
+    print(f"Copied {total} rows in {len(copied)} tables; every table's count matches the file.")
+    print(f"Run the bot on it with DATABASE_URL={redact(url)} (with its password).")
+    return 0
+
+
 def database_target() -> str | Path:
     """The database the commands work on: DATABASE_URL when set, else the SQLite file at DATABASE_PATH."""
     return database_url_from_env(os.environ) or Path(os.environ.get("DATABASE_PATH") or DEFAULT_DATABASE_PATH)
@@ -119,6 +152,8 @@ def main(argv: list[str]) -> int:
         return health()
     if argv[1:2] == ["ratings"]:
         return ratings(argv[2:])
+    if argv[1:2] == ["migrate"]:
+        return migrate(argv[2:])
     if argv[1:2] == ["local"] or (argv[1:] == ["auto"] and not token_configured()):
         # No token: the local table, a fake Discord on this machine with a page to play on.
         from bot.local import main as local
@@ -136,7 +171,7 @@ def main(argv: list[str]) -> int:
     if argv[1:]:
         print(
             f"veletas-bot: unknown arguments {' '.join(argv[1:])!r} "
-            "(expected nothing, 'local', 'auto', 'health' or 'ratings rebuild')",
+            "(expected nothing, 'local', 'auto', 'health', 'ratings rebuild' or 'migrate --to URL')",
             file=sys.stderr,
         )
         return 2
