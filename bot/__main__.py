@@ -21,7 +21,7 @@ import aiohttp
 import discord
 from dotenv import find_dotenv, load_dotenv
 
-from bot.client import VeletasBot
+from bot.client import make_bot
 from bot.config import DEFAULT_DATABASE_PATH, Settings, SettingsError, database_url_from_env
 from bot.db import is_postgresql, redact
 from bot.endpoints import apply_endpoints
@@ -39,7 +39,7 @@ async def run(settings: Settings) -> None:
         # A directory that cannot be created or a file that cannot be opened: say which, in one line.
         raise StoreError(f"cannot open the database at {redact(settings.database)}: {exc.strerror or exc}") from exc
     try:
-        bot = VeletasBot(settings, store)
+        bot = make_bot(settings, store)
         # `docker stop` sends SIGTERM: close the connection and the store cleanly instead of dying mid-write.
         loop = asyncio.get_running_loop()
         closing: list[asyncio.Task[None]] = []

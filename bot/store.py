@@ -820,6 +820,16 @@ class Store:
         self._closed = False
         # Called after a commit that scheduled something (a new deadline), so a sleeping scheduler looks again.
         self.on_scheduled: Callable[[], None] | None = None
+        # The gateway shards this process runs (shard count, shard ids), when the bot is split over several
+        # processes: the sweeps of boards owed and AI turns owed take only the games of its own servers.
+        self.shards: tuple[int, tuple[int, ...]] | None = None
+
+    def owns_guild(self, guild_id: int) -> bool:
+        """Whether this process runs the gateway shard of ``guild_id`` (always, unsharded): Discord's rule."""
+        if self.shards is None:
+            return True
+        count, ids = self.shards
+        return (guild_id >> 22) % count in ids
 
     @property
     def backend(self) -> str:
@@ -2030,18 +2040,20 @@ class Store:
 
     async def unannounced_games(self) -> list[GameInfo]:
         """Games in play or just finished whose latest change no posted board shows, oldest change first."""
-        return await self._fetch_info(
+        found = await self._fetch_info(
             f"SELECT {_COLUMNS} FROM games WHERE board_version > posted_version AND status IN ('active', 'finished') "
             "ORDER BY updated_at, id",
         )
+        return [info for info in found if self.owns_guild(info.guild_id)]
 
     async def games_with_player(self, user_id: int) -> list[GameInfo]:
         """Games in play where ``user_id`` is a participant (the AI finds the games it owes a turn in)."""
-        return await self._fetch_info(
+        found = await self._fetch_info(
             f"SELECT {_COLUMNS} FROM games WHERE status = 'active' AND (challenger_id = ? OR opponent_id = ?) "
             "ORDER BY id",
             (user_id, user_id),
         )
+        return [info for info in found if self.owns_guild(info.guild_id)]
 
     async def rebuild(self, game_id: int) -> GameInfo:
         """Replay the move log and rewrite the cached state of the row from it.
