@@ -824,6 +824,13 @@ class Store:
         # processes: the sweeps of boards owed and AI turns owed take only the games of its own servers.
         self.shards: tuple[int, tuple[int, ...]] | None = None
 
+    def _heard(self, message: str) -> None:
+        """Another process (on PostgreSQL) changed what this one keeps in memory: ``prefs USER_ID``."""
+        kind, _, value = message.partition(" ")
+        if kind == "prefs" and value.isdigit():
+            self._themes.pop(int(value), None)
+            self._notify.pop(int(value), None)
+
     def owns_guild(self, guild_id: int) -> bool:
         """Whether this process runs the gateway shard of ``guild_id`` (always, unsharded): Discord's rule."""
         if self.shards is None:
@@ -861,7 +868,9 @@ class Store:
             await db.close()
             raise
         log.info("store open at %s", target)
-        return cls(db, clock=clock, cache_size=cache_size)
+        store = cls(db, clock=clock, cache_size=cache_size)
+        await db.listen(store._heard)
+        return store
 
     async def close(self) -> None:
         """Close the connection; SQLite then folds the WAL back into the main file. Safe to call twice."""
@@ -983,6 +992,7 @@ class Store:
                 "ON CONFLICT (user_id) DO UPDATE SET theme = excluded.theme, updated_at = excluded.updated_at",
                 (user_id, theme, self._now()),
             )
+            await db.notify(f"prefs {user_id}")  # other processes forget what they remembered
         self._themes[user_id] = theme
 
     async def get_notify(self, user_id: int) -> NotifyPrefs:
@@ -1018,6 +1028,7 @@ class Store:
                 "dm_blocked = excluded.dm_blocked, updated_at = excluded.updated_at",
                 (user_id, chosen.mode, int(chosen.reminders), int(chosen.dm_blocked), self._now()),
             )
+            await db.notify(f"prefs {user_id}")
         self._notify[user_id] = chosen
         return chosen
 

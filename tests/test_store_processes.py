@@ -3,6 +3,8 @@ happen once happens once, even when one of them is killed outright."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime as dt
 import os
 import queue
@@ -14,7 +16,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from dbtools import rows
+from dbtools import rows, write
 from test_store_clocks import veloop_game
 
 from bot.clocks import TimeControl
@@ -157,3 +159,35 @@ async def test_the_scheduler_fires_each_deadline_once_with_two_processes_and_one
     # The killed process's leased rows were taken over by the other once their lease ran out.
     assert (killed_took - killed_flagged) <= set(flags)
     assert rows(db_path, "SELECT COUNT(*) AS n FROM due") == [{"n": 0}]
+
+
+async def test_a_choice_made_in_one_process_reaches_what_another_remembers(pg_url: str) -> None:
+    """Themes and notification choices are remembered in memory; on PostgreSQL a change made by one process
+    (a player's shard) is heard by the others (LISTEN/NOTIFY), which forget what they remembered."""
+    here, there = await Store.open(pg_url), await Store.open(pg_url)
+    try:
+        assert await here.get_theme(11) is None and (await here.get_notify(11)).mode == "ping"  # remembered
+        await there.set_theme(11, "dark")
+        await there.set_notify(11, mode="dm")
+        deadline = time.monotonic() + 5
+        while (await here.get_theme(11), (await here.get_notify(11)).mode) != ("dark", "dm"):
+            assert time.monotonic() < deadline, "the other process never heard of the change"
+            await asyncio.sleep(0.02)
+        # A change that is rolled back is never heard of: what ``here`` remembers stays, even though the row
+        # was meanwhile changed behind every store's back (a write no process announced).
+        with contextlib.suppress(RuntimeError):
+            async with there._transaction() as db:
+                await db.notify("prefs 11")
+                raise RuntimeError("rolled back")
+        write(pg_url, "UPDATE player_prefs SET theme = 'light' WHERE user_id = 11")
+        await asyncio.sleep(0.3)
+        assert await here.get_theme(11) == "dark", "nothing was heard from the rolled-back transaction"
+        async with there._transaction() as db:
+            await db.notify("prefs 11")
+        deadline = time.monotonic() + 5
+        while await here.get_theme(11) != "light":
+            assert time.monotonic() < deadline, "a committed notice is heard"
+            await asyncio.sleep(0.02)
+    finally:
+        await here.close()
+        await there.close()

@@ -14,6 +14,7 @@ dialects differ). Both give:
 - ``schema_version`` / ``set_schema_version`` (SQLite's ``PRAGMA user_version``; on PostgreSQL a
   one-row table) and ``ddl`` (a migration statement as this backend runs it), so one list of
   migrations serves both;
+- ``notify`` / ``listen``: what other processes must hear (PostgreSQL's NOTIFY, sent with the commit);
 - errors as the ``sqlite3`` module's classes on both backends (``bot.db.postgres`` raises subclasses of
   them with SQLite's wording: ``UNIQUE constraint failed: games.channel_id``), so code written against
   SQLite's errors keeps working.
@@ -21,7 +22,7 @@ dialects differ). Both give:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -61,6 +62,10 @@ class Connection(Protocol):
 
     async def execute_fetchall(self, sql: str, parameters: Sequence[Any] = ..., /) -> Iterable[Row]: ...
 
+    async def notify(self, message: str, /) -> None:
+        """Tell every other process on this database, once the current transaction commits (PostgreSQL's
+        NOTIFY; nothing on SQLite, whose file serves one process)."""
+
 
 class Database(Connection, Protocol):
     """A connection the store owns: its transactions, its schema version, its end."""
@@ -83,6 +88,9 @@ class Database(Connection, Protocol):
     async def set_schema_version(self, version: int) -> None: ...
 
     def ddl(self, statement: str) -> str: ...
+
+    async def listen(self, heard: Callable[[str], None]) -> None:
+        """Call ``heard`` with every message ``notify`` sends from any process (PostgreSQL's LISTEN)."""
 
 
 def is_postgresql(target: str | Path) -> bool:

@@ -10,6 +10,9 @@ take no lock and never wait. A transaction that cannot get the lock within ``BUS
 The schema version lives in the one-row table ``schema_version`` (SQLite keeps it in ``PRAGMA
 user_version``), read and written inside the migration's own transaction.
 
+What other processes must hear goes by NOTIFY on ``NOTIFY_CHANNEL``, sent inside the transaction that
+makes it true, so it is delivered when (and only if) that transaction commits.
+
 Errors come out as subclasses of the ``sqlite3`` module's classes, worded as SQLite words them where the
 store reads the wording (``UNIQUE constraint failed: games.channel_id``), so the store's handlers
 serve both backends.
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import asyncpg
@@ -127,6 +130,18 @@ class PostgresDatabase:
         except asyncpg.PostgresError as exc:
             raise translate_error(exc) from exc
         return rows
+
+    async def notify(self, message: str, /) -> None:
+        try:
+            await self._conn.execute("SELECT pg_notify($1, $2)", NOTIFY_CHANNEL, message)
+        except asyncpg.PostgresError as exc:
+            raise translate_error(exc) from exc
+
+    async def listen(self, heard: Callable[[str], None]) -> None:
+        def deliver(connection: Any, pid: int, channel: str, payload: object) -> None:
+            heard(str(payload))
+
+        await self._conn.add_listener(NOTIFY_CHANNEL, deliver)
 
     @property
     def in_transaction(self) -> bool:

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,12 @@ class SQLiteDatabase:
 
     async def execute_fetchall(self, sql: str, parameters: Sequence[Any] = (), /) -> Iterable[Row]:
         return list(await self._db.execute_fetchall(sql, parameters))
+
+    async def notify(self, message: str, /) -> None:
+        """One process per file: nobody else to tell."""
+
+    async def listen(self, heard: Callable[[str], None]) -> None:
+        """One process per file: nothing to hear."""
 
     @property
     def in_transaction(self) -> bool:
