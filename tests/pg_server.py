@@ -100,10 +100,18 @@ class PgServer:
             await conn.close()
 
 
-def _start() -> tuple[PgServer, Path]:
+class ClusterError(RuntimeError):
+    """The throw-away cluster could not be started; the message says why and what to install."""
+
+
+def start_cluster(**extra: str) -> tuple[PgServer, Path]:
+    """Start a throw-away cluster (``extra``: more server settings); returns it and its directory to remove.
+
+    Also used by ``benchmarks/bench_bot.py --database postgresql``.
+    """
     bin_dir = _bin_dir()
     if bin_dir is None:
-        pytest.fail(MISSING, pytrace=False)
+        raise ClusterError(MISSING)
     root = Path(tempfile.mkdtemp(prefix="veletas-pg-"))
     data = root / "data"
     user: pwd.struct_passwd | None = None
@@ -111,7 +119,7 @@ def _start() -> tuple[PgServer, Path]:
         try:
             user = pwd.getpwnam("postgres")
         except KeyError:
-            pytest.fail("running as root, PostgreSQL needs a non-root user: create the 'postgres' user", pytrace=False)
+            raise ClusterError("as root, PostgreSQL needs a non-root user: create the 'postgres' user") from None
         os.chown(root, user.pw_uid, user.pw_gid)
     as_user: dict[str, Any] = {} if user is None else {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
     init = subprocess.run(
@@ -122,7 +130,7 @@ def _start() -> tuple[PgServer, Path]:
         **as_user,
     )
     if init.returncode != 0:
-        pytest.fail(f"initdb failed: {init.stderr.decode(errors='replace')}", pytrace=False)
+        raise ClusterError(f"initdb failed: {init.stderr.decode(errors='replace')}")
     port = _free_port()
     settings = {
         "listen_addresses": "127.0.0.1",
@@ -133,6 +141,7 @@ def _start() -> tuple[PgServer, Path]:
         "full_page_writes": "off",
         "max_connections": "200",
         "shared_buffers": "64MB",
+        **extra,
     }
     args = [str(bin_dir / "postgres"), "-D", str(data)]
     for key, value in settings.items():
@@ -149,23 +158,31 @@ def _start() -> tuple[PgServer, Path]:
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
                 text = (root / "server.log").read_text(errors="replace")
-                pytest.fail(f"PostgreSQL did not start ({exc}): {text[-2000:]}", pytrace=False)
+                raise ClusterError(f"PostgreSQL did not start ({exc}): {text[-2000:]}") from exc
             time.sleep(0.05)
 
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PgServer]:
-    server, root = _start()
+    try:
+        server, root = start_cluster()
+    except ClusterError as exc:
+        pytest.fail(str(exc), pytrace=False)
     try:
         yield server
     finally:
-        server.process.terminate()
-        try:
-            server.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.process.kill()
-            server.process.wait()
-        shutil.rmtree(root, ignore_errors=True)
+        stop_cluster(server, root)
+
+
+def stop_cluster(server: PgServer, root: Path) -> None:
+    """Stop the cluster this session started (its own child process) and remove its directory."""
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait()
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture
