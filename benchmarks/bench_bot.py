@@ -94,6 +94,9 @@ class Seat:
     game: Any
     busy: bool = False
     command: str = "veletas"  # the game's command group: veletas, or veloop
+    # A move of this game went unanswered for Discord's 3 s: the game is left alone from then on, since
+    # whether and when that move landed is unknown.
+    stalled: bool = False
 
     def user(self) -> Any:
         return self.first if self.game.seat_to_act == "first" else self.second
@@ -104,6 +107,7 @@ class Load:
     latencies: list[float] = field(default_factory=list)
     refused: int = 0
     skipped: int = 0
+    late: int = 0  # not answered within Discord's 3 s ("The application did not respond")
 
 
 def bench_fake(validate: bool, lifetime: float) -> Any:
@@ -322,7 +326,9 @@ async def start_world(
 
 async def one_move(seat: Seat, rng: random.Random, load: Load) -> None:
     """Send one legal move as the player to act; record the time until the board image is back."""
-    if seat.game.phase != "play":
+    from bot.sandbox.errors import SandboxError
+
+    if seat.game.phase != "play" or seat.stalled:
         load.skipped += 1
         return
     seat.busy = True
@@ -332,7 +338,12 @@ async def one_move(seat: Seat, rng: random.Random, load: Load) -> None:
         else:
             move = random_move(seat.game.position, rng)
         started = time.perf_counter()
-        answer = await seat.user().slash(seat.command, "move", move=move)
+        try:
+            answer = await seat.user().slash(seat.command, "move", move=move)
+        except SandboxError:
+            load.late += 1
+            seat.stalled = True
+            return
         elapsed = time.perf_counter() - started
         if answer.ephemeral or "board.png" not in answer.files:
             load.refused += 1
@@ -363,7 +374,7 @@ async def offered_load(seats: list[Seat], rate: float, seconds: float) -> Load:
         for _ in range(len(seats)):
             seat = seats[index % len(seats)]
             index += 1
-            if not seat.busy and seat.game.phase == "play":
+            if not seat.busy and not seat.stalled and seat.game.phase == "play":
                 seat.busy = True
                 tasks.append(asyncio.create_task(one_move(seat, rng, load)))
                 break
@@ -381,7 +392,7 @@ async def closed_loop(seats: list[Seat], seconds: float) -> tuple[Load, float]:
     end = loop.time() + seconds
 
     async def worker(seat: Seat) -> None:
-        while loop.time() < end and seat.game.phase == "play":
+        while loop.time() < end and seat.game.phase == "play" and not seat.stalled:
             await one_move(seat, rng, load)
 
     started = time.perf_counter()
@@ -529,6 +540,8 @@ async def speed(
         "closed_p50": percentile(closed.latencies, 0.50) * 1000,
         "closed_p99": percentile(closed.latencies, 0.99) * 1000,
         "closed_refused": closed.refused,
+        "offered_late": offered.late,
+        "closed_late": closed.late,
         **costs,
     }
 
@@ -855,6 +868,7 @@ def postgresql_table(
     def verdict(ok: bool) -> str:
         return "yes" if ok else "**no**"
 
+    late = sum(f[key] for f in (one, several) for key in ("offered_late", "closed_late"))
     rows = [
         "| measure | one bot process | " + f"{args.shards} shard processes | target | met |",
         "|---|---|---|---|---|",
@@ -862,6 +876,9 @@ def postgresql_table(
         f"{one['p50']:.0f} ms / {one['p99']:.0f} ms ({one['achieved_rate']:.0f}/s served) | "
         f"{several['p50']:.0f} ms / {several['p99']:.0f} ms ({several['achieved_rate']:.0f}/s served) | "
         f"p99 ≤ 100 ms | {verdict(max(one['p99'], several['p99']) <= 100)} |",
+        f"| moves not answered within Discord's 3 s, (a) / (b) | {one['offered_late']:.0f} / "
+        f"{one['closed_late']:.0f} | {several['offered_late']:.0f} / {several['closed_late']:.0f} | 0 | "
+        f"{verdict(late == 0)} |",
         f"| (b) sustained rate, each move committed (fsync) and answered with its image | "
         f"{one['throughput']:.0f} moves/s (p99 {one['closed_p99']:.0f} ms) | "
         f"{several['throughput']:.0f} moves/s (p99 {several['closed_p99']:.0f} ms) | ≥ 100 moves/s | "

@@ -256,8 +256,11 @@ async def test_a_server_that_cannot_be_reached_is_refused_in_one_clear_error_wit
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # nothing listens there once closed
-    with pytest.raises(StoreError, match=r"cannot use postgresql://bot@127\.0\.0\.1:\d+/veletas as the bot.s database"):
+    with pytest.raises(
+        StoreError, match=r"cannot use postgresql://bot@127\.0\.0\.1:\d+/veletas as the bot.s database"
+    ) as caught:
         await Store.open(f"postgresql://bot:secret@127.0.0.1:{port}/veletas", clock=clock)
+    assert "secret" not in str(caught.value)
 
 
 async def test_closing_twice_is_harmless(db_path: Path, clock: Clock) -> None:
