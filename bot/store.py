@@ -920,6 +920,9 @@ class Store:
                 await self._db.commit()
 
     async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        if self._db.concurrent_reads:
+            # PostgreSQL: reads have connections of their own and see only what is committed.
+            return list(await self._db.read(sql, params))
         async with self._lock:
             return list(await self._db.execute_fetchall(sql, params))
 

@@ -32,6 +32,17 @@ def test_sqlites_scalar_max_and_min_become_greatest_and_least_but_aggregates_sta
     assert sql.statement("SELECT 'MAX(a, b)' FROM t") == "SELECT 'MAX(a, b)' FROM t"
 
 
+def test_ifnull_and_insert_or_ignore_have_their_postgresql_spelling() -> None:
+    assert sql.statement("SELECT IFNULL(a, ?) FROM t") == "SELECT COALESCE(a, $1) FROM t"
+    assert sql.statement("INSERT OR IGNORE INTO t (a) VALUES (?)") == (
+        "INSERT INTO t (a) VALUES ($1) ON CONFLICT DO NOTHING"
+    )
+    assert sql.statement("INSERT OR IGNORE INTO t (a) VALUES (?) RETURNING a") == (
+        "INSERT INTO t (a) VALUES ($1) ON CONFLICT DO NOTHING RETURNING a"
+    )
+    assert sql.statement("INSERT INTO t (a) VALUES ('OR IGNORE')") == "INSERT INTO t (a) VALUES ('OR IGNORE')"
+
+
 def test_migration_ddl_gets_postgresqls_types_and_loses_sqlites_table_options() -> None:
     created = sql.ddl(
         """
@@ -109,6 +120,9 @@ async def test_both_backends_answer_the_same_calls_the_same_way(
         assert [r[1] for r in rows] == ["a", "b", "c"]
         with pytest.raises(sqlite3.IntegrityError, match=r"UNIQUE constraint failed: t\.name"):
             await db.execute("INSERT INTO t (name) VALUES (?)", ("a",))
+        assert (await db.execute("INSERT OR IGNORE INTO t (name) VALUES (?)", ("a",))).rowcount == 0
+        [none] = await db.execute_fetchall("SELECT IFNULL(MAX(at), -1) FROM t WHERE name = ?", ("zz",))
+        assert none[0] == -1
         # A write transaction holds the one write lock: another connection's waits, then gives up (Busy).
         await db.begin()
         await db.execute("INSERT INTO t (name) VALUES (?)", ("d",))

@@ -71,6 +71,12 @@ class Database(Connection, Protocol):
     """A connection the store owns: its transactions, its schema version, its end."""
 
     target: str
+    # Whether ``read`` may run while the connection is in another coroutine's transaction (PostgreSQL reads
+    # go to a small pool of their own); when False, the caller must keep reads and transactions apart.
+    concurrent_reads: bool
+
+    async def read(self, sql: str, parameters: Sequence[Any] = ..., /) -> Iterable[Row]:
+        """Rows of a read outside any transaction: what is committed now."""
 
     @property
     def in_transaction(self) -> bool: ...
@@ -101,9 +107,9 @@ def is_postgresql(target: str | Path) -> bool:
 async def open_database(target: str | Path) -> Database:
     """Connect to ``target``: an SQLite file (created with its directory if missing) or a PostgreSQL URL."""
     if is_postgresql(target):
-        from bot.db.postgres import connect_postgresql
+        from bot.db.postgres import READERS, connect_postgresql
 
-        return await connect_postgresql(str(target))
+        return await connect_postgresql(str(target), readers=READERS)
     from bot.db.sqlite import connect_sqlite
 
     return await connect_sqlite(target)

@@ -95,10 +95,14 @@ def _number(text: str) -> int | float:
 
 class PostgresDatabase:
     backend: Backend = "postgresql"
+    concurrent_reads = True
 
-    def __init__(self, conn: asyncpg.Connection[Any], target: str) -> None:
+    def __init__(self, conn: asyncpg.Connection[Any], target: str, readers: asyncpg.Pool[Any] | None = None) -> None:
         self._conn = conn
         self.target = target
+        # Reads outside transactions go to a few connections of their own, so a read never waits for a
+        # write transaction of this process (nor for its lock); they see what is committed.
+        self._readers = readers
 
     @property
     def raw(self) -> asyncpg.Connection[Any]:
@@ -127,6 +131,15 @@ class PostgresDatabase:
     async def execute_fetchall(self, text: str, parameters: Sequence[Any] = (), /) -> Iterable[Row]:
         try:
             rows: list[Row] = await self._conn.fetch(sql.statement(text), *parameters)
+        except asyncpg.PostgresError as exc:
+            raise translate_error(exc) from exc
+        return rows
+
+    async def read(self, text: str, parameters: Sequence[Any] = (), /) -> Iterable[Row]:
+        if self._readers is None:
+            return await self.execute_fetchall(text, parameters)
+        try:
+            rows: list[Row] = await self._readers.fetch(sql.statement(text), *parameters)
         except asyncpg.PostgresError as exc:
             raise translate_error(exc) from exc
         return rows
@@ -169,6 +182,8 @@ class PostgresDatabase:
         await self._conn.execute("ROLLBACK")
 
     async def close(self) -> None:
+        if self._readers is not None:
+            await self._readers.close()
         await self._conn.close()
 
     async def schema_version(self) -> int:
@@ -191,13 +206,28 @@ class PostgresDatabase:
         return sql.ddl(statement)
 
 
-async def connect_postgresql(url: str) -> PostgresDatabase:
-    """Connect to ``url``; OperationalError (a ``sqlite3`` one, as the store expects) when the server cannot be used."""
+READERS = 3
+"""Connections for reads outside transactions, besides the one for writes: a process holds READERS + 1."""
+
+
+async def _prepare(conn: asyncpg.Connection[Any]) -> None:
+    await conn.set_type_codec("numeric", encoder=str, decoder=_number, schema="pg_catalog", format="text")
+
+
+async def connect_postgresql(url: str, *, readers: int = 0) -> PostgresDatabase:
+    """Connect to ``url`` (and open ``readers`` connections for reads); OperationalError (a ``sqlite3`` one, as
+    the store expects) when the server cannot be used."""
+    settings = {"lock_timeout": f"{BUSY_TIMEOUT_MS}ms", "application_name": "veletas-bot"}
     try:
-        conn: asyncpg.Connection[Any] = await asyncpg.connect(
-            url, server_settings={"lock_timeout": f"{BUSY_TIMEOUT_MS}ms", "application_name": "veletas-bot"}
-        )
+        conn: asyncpg.Connection[Any] = await asyncpg.connect(url, server_settings=settings)
     except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
         raise OperationalError(f"cannot connect to PostgreSQL: {exc}") from exc
-    await conn.set_type_codec("numeric", encoder=str, decoder=_number, schema="pg_catalog", format="text")
-    return PostgresDatabase(conn, url)
+    await _prepare(conn)
+    pool = None
+    if readers:
+        try:
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=readers, server_settings=settings, init=_prepare)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            await conn.close()
+            raise OperationalError(f"cannot connect to PostgreSQL: {exc}") from exc
+    return PostgresDatabase(conn, url, pool)

@@ -4,7 +4,8 @@ Two translations, both pure functions of the text (so cached, and tested on thei
 
 - ``statement``: any statement the store runs. ``?`` placeholders become ``$1``, ``$2``…; SQLite's
   scalar ``MAX(a, b)`` / ``MIN(a, b)`` (two or more arguments) become ``GREATEST`` / ``LEAST`` (the
-  one-argument aggregates stay as they are). Text inside quotes is never touched.
+  one-argument aggregates stay as they are); ``IFNULL`` is ``COALESCE``; ``INSERT OR IGNORE`` is an
+  ``INSERT … ON CONFLICT DO NOTHING``. Text inside quotes is never touched.
 - ``ddl``: a migration's statement, first through ``statement``, then SQLite's types and table options
   as PostgreSQL spells them: ``INTEGER`` is ``BIGINT`` (Discord snowflakes need 64 bits), ``REAL`` is
   ``DOUBLE PRECISION`` (PostgreSQL's REAL has 24 bits, too few for a timestamp), a rowid alias
@@ -12,9 +13,10 @@ Two translations, both pure functions of the text (so cached, and tested on thei
   go, and ``json_object`` is ``sqlite_json_object`` (``SQLITE_FUNCTIONS``: SQLite's compact text, keys
   in the order given, for one or more text pairs).
 
-What does not translate, and so must not appear in a migration meant for both: ``PRAGMA``,
-``INSERT OR REPLACE`` / ``OR IGNORE`` (write ``ON CONFLICT`` instead), SQLite's date functions,
-``rowid`` itself, and type affinity (PostgreSQL checks every type, as STRICT tables already do).
+What does not translate, and so must not appear in SQL meant for both: ``PRAGMA``, ``INSERT OR
+REPLACE`` (write ``ON CONFLICT … DO UPDATE``), SQLite's date functions, ``rowid`` itself, a cursor's
+``lastrowid`` (write ``RETURNING id``), ``GROUP_CONCAT``, and type affinity (PostgreSQL checks every type,
+as STRICT tables already do).
 """
 
 from __future__ import annotations
@@ -87,17 +89,45 @@ def _scalar_call(pieces: list[tuple[str, str]], start: int) -> bool:
 def statement(sql: str) -> str:
     """One statement of the store's SQLite dialect as PostgreSQL reads it (placeholders, scalar MAX/MIN)."""
     pieces = _scan(sql)
+    ignore = _insert_or_ignore(pieces)
     out: list[str] = []
     number = 0
     for index, (kind, text) in enumerate(pieces):
-        if kind == "mark":
+        if index in ignore:
+            continue
+        if kind == "word" and text.upper() == "IFNULL":
+            out.append("COALESCE")
+        elif kind == "mark":
             number += 1
             out.append(f"${number}")
         elif kind == "word" and text.upper() in ("MAX", "MIN") and _scalar_call(pieces, index):
             out.append("GREATEST" if text.upper() == "MAX" else "LEAST")
         else:
             out.append(text)
-    return "".join(out)
+    if not ignore:
+        return "".join(out)
+    text = "".join(out).rstrip()
+    cut = _returning(text)
+    return f"{text[:cut].rstrip()} ON CONFLICT DO NOTHING{(' ' + text[cut:]) if cut < len(text) else ''}"
+
+
+def _insert_or_ignore(pieces: list[tuple[str, str]]) -> set[int]:
+    """The indexes of ``OR IGNORE`` (and the space before each word) in ``INSERT OR IGNORE INTO``; empty if none."""
+    words = [(i, text.upper()) for i, (kind, text) in enumerate(pieces) if kind == "word"]
+    if len(words) < 3 or [w for _, w in words[:3]] != ["INSERT", "OR", "IGNORE"]:
+        return set()
+    first, last = words[1][0], words[2][0]
+    return set(range(first - 1, last + 1))
+
+
+def _returning(text: str) -> int:
+    """Where a RETURNING clause starts outside quotes (the text's length if there is none)."""
+    position = 0
+    for kind, piece in _scan(text):
+        if kind == "word" and piece.upper() == "RETURNING":
+            return position
+        position += len(piece)
+    return len(text)
 
 
 _TYPES = {"INTEGER": "BIGINT", "REAL": "DOUBLE PRECISION", "BLOB": "BYTEA", "JSON_OBJECT": "sqlite_json_object"}

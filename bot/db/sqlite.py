@@ -19,6 +19,7 @@ log = logging.getLogger(__name__)
 
 class SQLiteDatabase:
     backend: Backend = "sqlite"
+    concurrent_reads = False  # one connection: a read in the middle of a transaction would see it
 
     def __init__(self, db: aiosqlite.Connection, target: str) -> None:
         self._db = db
@@ -34,6 +35,9 @@ class SQLiteDatabase:
 
     async def execute_fetchall(self, sql: str, parameters: Sequence[Any] = (), /) -> Iterable[Row]:
         return list(await self._db.execute_fetchall(sql, parameters))
+
+    async def read(self, sql: str, parameters: Sequence[Any] = (), /) -> Iterable[Row]:
+        return await self.execute_fetchall(sql, parameters)
 
     async def notify(self, message: str, /) -> None:
         """One process per file: nobody else to tell."""
