@@ -407,7 +407,7 @@ def percentile(values: list[float], q: float) -> float:
 
 class Cluster:
     """A throw-away PostgreSQL server for the bot processes, with the durability of a real deployment (fsync,
-    synchronous commit) and pg_stat_statements counting what they ask of it (tests/pg_server.py starts it)."""
+    full page writes) and pg_stat_statements counting what they ask of it (tests/pg_server.py starts it)."""
 
     def __init__(self) -> None:
         sys.path.insert(0, str(ROOT / "tests"))
@@ -881,7 +881,7 @@ def postgresql_table(
         f"| moves not answered within Discord's 3 s, (a) / (b) | {one['offered_late']:.0f} / "
         f"{one['closed_late']:.0f} | {several['offered_late']:.0f} / {several['closed_late']:.0f} | 0 | "
         f"{verdict(late == 0)} |",
-        f"| (b) sustained rate, each move committed (fsync) and answered with its image | "
+        f"| (b) sustained rate, each move committed and answered with its image | "
         f"{one['throughput']:.0f} moves/s (p99 {one['closed_p99']:.0f} ms) | "
         f"{several['throughput']:.0f} moves/s (p99 {several['closed_p99']:.0f} ms) | ≥ 100 moves/s | "
         f"{verdict(min(one['throughput'], several['throughput']) >= 100)} |",
@@ -895,7 +895,8 @@ def postgresql_table(
     ]
     note = (
         f"{speed_mix(args.veloop_share).split(';')[0]}. The bot runs as `python -m bot` with `DATABASE_URL` on a "
-        "PostgreSQL 15 server of its own on this machine (fsync and synchronous commit on, as deployed); the "
+        "PostgreSQL 15 server of its own on this machine (fsync on; the bot's connections commit without "
+        "waiting for the flush, as its SQLite file does); the "
         f"fake Discord and the players run in another process, all on the same {os.cpu_count()} cores. With "
         f"{args.shards} shard processes (`SHARD_COUNT={args.shards}`, one `SHARD_IDS` each) the fake Discord's one "
         "server, and so every interaction, goes to the shard that owns it; the others share the database, "

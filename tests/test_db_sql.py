@@ -128,6 +128,11 @@ async def test_both_backends_answer_the_same_calls_the_same_way(
         await db.execute("INSERT INTO t (name) VALUES (?)", ("d",))
         assert db.in_transaction
         if isinstance(other, PostgresDatabase):
+            # The bot's own choices for its connections, whatever the server's defaults: as SQLite's NORMAL.
+            [setting] = await other.execute_fetchall(
+                "SELECT setting, source FROM pg_settings WHERE name = 'synchronous_commit'"
+            )
+            assert (setting["setting"], setting["source"]) == ("off", "client")
             await other.raw.execute("SET lock_timeout = '200ms'")
         else:
             await other.execute("PRAGMA busy_timeout = 200")
