@@ -863,7 +863,11 @@ def table(
 
 
 def postgresql_table(
-    one: dict[str, float], several: dict[str, float], args: argparse.Namespace, reference: tuple[float, float]
+    one: dict[str, float],
+    several: dict[str, float],
+    lite: dict[str, float],
+    args: argparse.Namespace,
+    reference: tuple[float, float],
 ) -> str:
     """(a) and (b) on PostgreSQL with one process and with shard processes, a move's cost, and the plan from it."""
 
@@ -872,28 +876,34 @@ def postgresql_table(
 
     late = sum(f[key] for f in (one, several) for key in ("offered_late", "closed_late"))
     rows = [
-        "| measure | one bot process | " + f"{args.shards} shard processes | target | met |",
-        "|---|---|---|---|---|",
+        "| measure | PostgreSQL, one bot process | " + f"PostgreSQL, {args.shards} shard processes | "
+        "SQLite file, same run | target | met (PostgreSQL) |",
+        "|---|---|---|---|---|---|",
         f"| (a) latency at {args.rate:.0f} moves/s offered over {args.games} games, p50 / p99 | "
         f"{one['p50']:.0f} ms / {one['p99']:.0f} ms ({one['achieved_rate']:.0f}/s served) | "
         f"{several['p50']:.0f} ms / {several['p99']:.0f} ms ({several['achieved_rate']:.0f}/s served) | "
+        f"{lite['p50']:.0f} ms / {lite['p99']:.0f} ms ({lite['achieved_rate']:.0f}/s served) | "
         f"p99 ≤ 100 ms | {verdict(max(one['p99'], several['p99']) <= 100)} |",
         f"| moves not answered within Discord's 3 s, (a) / (b) | {one['offered_late']:.0f} / "
-        f"{one['closed_late']:.0f} | {several['offered_late']:.0f} / {several['closed_late']:.0f} | 0 | "
-        f"{verdict(late == 0)} |",
+        f"{one['closed_late']:.0f} | {several['offered_late']:.0f} / {several['closed_late']:.0f} | "
+        f"{lite['offered_late']:.0f} / {lite['closed_late']:.0f} | 0 | {verdict(late == 0)} |",
         f"| (b) sustained rate, each move committed and answered with its image | "
         f"{one['throughput']:.0f} moves/s (p99 {one['closed_p99']:.0f} ms) | "
-        f"{several['throughput']:.0f} moves/s (p99 {several['closed_p99']:.0f} ms) | ≥ 100 moves/s | "
+        f"{several['throughput']:.0f} moves/s (p99 {several['closed_p99']:.0f} ms) | "
+        f"{lite['throughput']:.0f} moves/s (p99 {lite['closed_p99']:.0f} ms) | ≥ 100 moves/s | "
         f"{verdict(min(one['throughput'], several['throughput']) >= 100)} |",
         f"| a move's cost in (b): bot CPU, database CPU | {one['bot_cpu_ms']:.1f} ms, {one['db_cpu_ms']:.2f} ms | "
-        f"{several['bot_cpu_ms']:.1f} ms, {several['db_cpu_ms']:.2f} ms | | |",
+        f"{several['bot_cpu_ms']:.1f} ms, {several['db_cpu_ms']:.2f} ms | {lite['bot_cpu_ms']:.1f} ms (in-process) "
+        "| | |",
         f"| a move's queries in (b): statements (write transactions), commits, SQL time | "
         f"{one['statements']:.1f} ({one['writes']:.1f}), {one['commits']:.1f}, {one['exec_ms']:.2f} ms | "
         f"{several['statements']:.1f} ({several['writes']:.1f}), {several['commits']:.1f}, "
-        f"{several['exec_ms']:.2f} ms | | |",
-        f"| reference: {REFERENCE}, median before / after | {reference[0]:.1f} ms / {reference[1]:.1f} ms | | | |",
+        f"{several['exec_ms']:.2f} ms | | | |",
+        f"| reference: {REFERENCE}, median before / after | {reference[0]:.1f} ms / {reference[1]:.1f} ms | | | | |",
     ]
     note = (
+        "The SQLite column is the same load on the bot's default SQLite file, measured in the same run: "
+        "the machine's state shows there as much as in the reference. "
         f"{speed_mix(args.veloop_share).split(';')[0]}. The bot runs as `python -m bot` with `DATABASE_URL` on a "
         "PostgreSQL 15 server of its own on this machine (fsync on; the bot's connections commit without "
         "waiting for the flush, as its SQLite file does); the "
@@ -1032,7 +1042,8 @@ def main(argv: list[str] | None = None) -> int:
         on_pg = [*common, *validate, "--database", "postgresql"]
         one = run_child("--phase", "speed", *on_pg, "--shard-processes", "1")
         several = run_child("--phase", "speed", *on_pg, "--shard-processes", str(args.shards))
-        markdown = postgresql_table(one, several, args, (before, reference_ms()))
+        lite = run_child("--phase", "speed", *common, *validate)  # the same load on the SQLite file, same run
+        markdown = postgresql_table(one, several, lite, args, (before, reference_ms()))
         print(markdown)
         if args.write:
             from benchmarks._report import publish
