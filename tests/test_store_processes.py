@@ -173,6 +173,9 @@ async def test_a_choice_made_in_one_process_reaches_what_another_remembers(pg_ur
         while (await here.get_theme(11), (await here.get_notify(11)).mode) != ("dark", "dm"):
             assert time.monotonic() < deadline, "the other process never heard of the change"
             await asyncio.sleep(0.02)
+        # Both notices delivered (the second may come after both values were read anew), then remembered again.
+        await asyncio.sleep(0.5)
+        assert await here.get_theme(11) == "dark"
         # A change that is rolled back is never heard of: what ``here`` remembers stays, even though the row
         # was meanwhile changed behind every store's back (a write no process announced).
         with contextlib.suppress(RuntimeError):
