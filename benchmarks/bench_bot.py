@@ -101,6 +101,9 @@ class Seat:
     game: Any
     busy: bool = False
     command: str = "veletas"  # the game's command group: veletas, or veloop
+    # A move of this game went unanswered for Discord's 3 s: the game is left alone from then on, since
+    # whether and when that move landed is unknown.
+    stalled: bool = False
 
     def user(self) -> Any:
         return self.first if self.game.seat_to_act == "first" else self.second
@@ -111,6 +114,7 @@ class Load:
     latencies: list[float] = field(default_factory=list)
     refused: int = 0
     skipped: int = 0
+    late: int = 0  # not answered within Discord's 3 s ("The application did not respond")
 
 
 def bench_fake(validate: bool, lifetime: float) -> Any:
@@ -193,7 +197,14 @@ class BotProcess:
 
     @classmethod
     async def start(
-        cls, fake: Any, db_path: Path, *, profile: Path | None = None, cpus: set[int] | None = None
+        cls,
+        fake: Any,
+        db_path: Path,
+        *,
+        profile: Path | None = None,
+        cpus: set[int] | None = None,
+        database_url: str | None = None,
+        shard: tuple[int, int] | None = None,
     ) -> BotProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "DEV_GUILD"))}
         env |= {
@@ -204,6 +215,10 @@ class BotProcess:
             "DATABASE_PATH": str(db_path),
             "LOG_LEVEL": "WARNING",
         }
+        if database_url is not None:
+            env["DATABASE_URL"] = database_url
+        if shard is not None:
+            env |= {"SHARD_COUNT": str(shard[1]), "SHARD_IDS": str(shard[0])}
         command = [sys.executable, "-m", "bot"]
         if profile is not None:
             command = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "bot"]
@@ -218,7 +233,7 @@ class BotProcess:
         def connected() -> bool:
             if process.returncode is not None:
                 raise RuntimeError(f"the bot exited with code {process.returncode} during start-up")
-            session = fake.gateway.current
+            session = fake.gateway.current if shard is None else fake.gateway.shards.get(shard)
             return bool(fake.commands() and session is not None and session.ws is not None)
 
         await fake.wait_until(connected, timeout=120, what="the bot to connect")
@@ -246,12 +261,15 @@ async def start_world(
     cpus: set[int] | None = None,
     at_once: int | None = None,
     veloop_share: float = 0.0,
+    database_url: str | None = None,
+    shards: int = 1,
     locale: str = "en-US",
-) -> tuple[Any, BotProcess, list[Seat]]:
+) -> tuple[Any, list[BotProcess], list[Seat]]:
     """The fake, the bot and ``games`` games past their setup; ``at_once`` limits how many are set up together.
 
     ``veloop_share`` of the games (every k-th table) are Veloop games on the default 8×8 board and
-    protocol 122; the others standard Veletas games.
+    protocol 122; the others standard Veletas games. ``shards`` > 1 starts that many bot processes, one
+    gateway shard each, on the PostgreSQL database ``database_url``; the first returned owns the server.
     """
     from bot.rules import Game
     from bot.rules import veloop as veloop_rules
@@ -268,7 +286,15 @@ async def start_world(
     for member in members:
         member.locale = locale
     channels = [fake.add_text_channel(f"table-{i}") for i in range(games)]
-    bot = await BotProcess.start(fake, db_path, profile=profile, cpus=cpus)
+    if shards == 1:
+        bots = [await BotProcess.start(fake, db_path, profile=profile, cpus=cpus, database_url=database_url)]
+    else:
+        owner = (fake.state.guild_id >> 22) % shards
+        order = [owner] + [shard for shard in range(shards) if shard != owner]
+        bots = [
+            await BotProcess.start(fake, db_path, cpus=cpus, database_url=database_url, shard=(shard, shards))
+            for shard in order
+        ]
 
     gate = asyncio.Semaphore(at_once or games)
 
@@ -309,12 +335,14 @@ async def start_world(
             seat.game = seat.game.play(text)
 
     await asyncio.gather(*(set_up(seat) for seat in veletas_seats))
-    return fake, bot, seats
+    return fake, bots, seats
 
 
 async def one_move(seat: Seat, rng: random.Random, load: Load) -> None:
     """Send one legal move as the player to act; record the time until the board image is back."""
-    if seat.game.phase != "play":
+    from bot.sandbox.errors import SandboxError
+
+    if seat.game.phase != "play" or seat.stalled:
         load.skipped += 1
         return
     seat.busy = True
@@ -324,7 +352,12 @@ async def one_move(seat: Seat, rng: random.Random, load: Load) -> None:
         else:
             move = random_move(seat.game.position, rng)
         started = time.perf_counter()
-        answer = await seat.user().slash(seat.command, "move", move=move)
+        try:
+            answer = await seat.user().slash(seat.command, "move", move=move)
+        except SandboxError:
+            load.late += 1
+            seat.stalled = True
+            return
         elapsed = time.perf_counter() - started
         if answer.ephemeral or "board.png" not in answer.files:
             load.refused += 1
@@ -355,7 +388,7 @@ async def offered_load(seats: list[Seat], rate: float, seconds: float) -> Load:
         for _ in range(len(seats)):
             seat = seats[index % len(seats)]
             index += 1
-            if not seat.busy and seat.game.phase == "play":
+            if not seat.busy and not seat.stalled and seat.game.phase == "play":
                 seat.busy = True
                 tasks.append(asyncio.create_task(one_move(seat, rng, load)))
                 break
@@ -373,7 +406,7 @@ async def closed_loop(seats: list[Seat], seconds: float) -> tuple[Load, float]:
     end = loop.time() + seconds
 
     async def worker(seat: Seat) -> None:
-        while loop.time() < end and seat.game.phase == "play":
+        while loop.time() < end and seat.game.phase == "play" and not seat.stalled:
             await one_move(seat, rng, load)
 
     started = time.perf_counter()
@@ -386,6 +419,80 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
+class Cluster:
+    """A throw-away PostgreSQL server for the bot processes, with the durability of a real deployment (fsync,
+    full page writes) and pg_stat_statements counting what they ask of it (tests/pg_server.py starts it)."""
+
+    def __init__(self) -> None:
+        sys.path.insert(0, str(ROOT / "tests"))
+        from pg_server import start_cluster
+
+        self.server, self.root = start_cluster(
+            fsync="on",
+            synchronous_commit="on",
+            full_page_writes="on",
+            shared_preload_libraries="pg_stat_statements",
+        )
+        self.url = self.server.url()
+
+    def stop(self) -> None:
+        from pg_server import stop_cluster
+
+        stop_cluster(self.server, self.root)
+
+    async def query(self, sql: str) -> list[Any]:
+        import asyncpg
+
+        conn = await asyncpg.connect(self.url)
+        try:
+            return list(await conn.fetch(sql))
+        finally:
+            await conn.close()
+
+    def cpu_seconds(self) -> float:
+        """CPU time of the server: its postmaster and every process it started (backends, WAL writer…)."""
+        parent = self.server.process.pid
+        total = cpu_seconds(parent)
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == parent:
+                    total += cpu_seconds(int(stat.parent.name))
+            except (OSError, ValueError):
+                continue
+        return total
+
+    async def counters(self) -> dict[str, float]:
+        """Statements (and those that take the write lock), their execution time, and commits, so far."""
+        [row] = await self.query(
+            "SELECT COALESCE(SUM(calls), 0) AS calls, COALESCE(SUM(total_exec_time), 0) AS ms, "
+            "COALESCE(SUM(calls) FILTER (WHERE query LIKE '%pg_advisory_xact_lock%'), 0) AS writes "
+            "FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'"
+        )
+        [db] = await self.query("SELECT xact_commit FROM pg_stat_database WHERE datname = 'postgres'")
+        return {
+            "statements": float(row["calls"]),
+            "exec_ms": float(row["ms"]),
+            "writes": float(row["writes"]),
+            "commits": float(db["xact_commit"]),
+        }
+
+    async def round_trip_ms(self, rounds: int = 2000) -> float:
+        """The median time of one trivial statement from a client on this machine: a query's fixed cost."""
+        import asyncpg
+
+        conn = await asyncpg.connect(self.url)
+        try:
+            times = []
+            for _ in range(rounds):
+                started = time.perf_counter()
+                await conn.fetchval("SELECT 1")
+                times.append(time.perf_counter() - started)
+        finally:
+            await conn.close()
+        return percentile(times, 0.5) * 1000
+
+
 async def speed(
     games: int,
     rate: float,
@@ -393,21 +500,55 @@ async def speed(
     validate: bool,
     veloop_share: float,
     profile: Path | None = None,
+    *,
+    database: str = "sqlite",
+    shards: int = 1,
     locale: str = "en-US",
     closed_phase: bool = True,
-) -> dict[str, float]:
-    with tempfile.TemporaryDirectory() as tmp:
-        fake, bot, seats = await start_world(
-            Path(tmp) / "bench.sqlite3", games, validate, veloop_share=veloop_share, profile=profile, locale=locale
-        )
-        try:
-            offered = await offered_load(seats, rate, seconds)
-            closed, throughput = await closed_loop(seats, seconds) if closed_phase else (Load(), 0.0)
-        finally:
-            await bot.stop()
-            await fake.stop()
-        if fake.errors:
-            raise RuntimeError(f"the bot received error answers: {fake.errors[:3]}")
+) -> dict[str, Any]:
+    cluster = Cluster() if database == "postgresql" else None
+    try:
+        if cluster is not None:
+            await cluster.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        with tempfile.TemporaryDirectory() as tmp:
+            fake, bots, seats = await start_world(
+                Path(tmp) / "bench.sqlite3",
+                games,
+                validate,
+                veloop_share=veloop_share,
+                profile=profile,
+                database_url=None if cluster is None else cluster.url,
+                shards=shards,
+                locale=locale,
+            )
+            costs: dict[str, float] = {}
+            try:
+                offered = await offered_load(seats, rate, seconds)
+                bot_cpu = sum(cpu_seconds(bot.process.pid) for bot in bots)
+                if cluster is not None:
+                    await cluster.query("SELECT pg_stat_statements_reset()")
+                    db_before, db_cpu = await cluster.counters(), cluster.cpu_seconds()
+                closed, throughput = await closed_loop(seats, seconds) if closed_phase else (Load(), 0.0)
+                moves = max(1, len(closed.latencies))
+                costs["bot_cpu_ms"] = (sum(cpu_seconds(bot.process.pid) for bot in bots) - bot_cpu) / moves * 1000
+                if cluster is not None:
+                    after = await cluster.counters()
+                    costs["db_cpu_ms"] = (cluster.cpu_seconds() - db_cpu) / moves * 1000
+                    for key in ("statements", "exec_ms", "writes", "commits"):
+                        costs[key] = (after[key] - db_before[key]) / moves
+            finally:
+                for bot in bots:
+                    await bot.stop()
+                await fake.stop()
+            # An answer that came after Discord's 3 s is refused (10062): the move was counted late already.
+            unexpected = [e for e in fake.errors if e.error_code != 10062]
+            if unexpected:
+                raise RuntimeError(f"the bot received error answers: {unexpected[:3]}")
+        if cluster is not None:
+            costs["round_trip_ms"] = await cluster.round_trip_ms()
+    finally:
+        if cluster is not None:
+            cluster.stop()
     figures: dict[str, Any] = {
         "p50": percentile(offered.latencies, 0.50) * 1000,
         "p99": percentile(offered.latencies, 0.99) * 1000,
@@ -418,6 +559,9 @@ async def speed(
         "closed_p50": percentile(closed.latencies, 0.50) * 1000,
         "closed_p99": percentile(closed.latencies, 0.99) * 1000,
         "closed_refused": closed.refused,
+        "offered_late": offered.late,
+        "closed_late": closed.late,
+        **costs,
     }
     if not closed_phase:
         figures["latencies"] = [round(value * 1000, 3) for value in offered.latencies]
@@ -511,7 +655,7 @@ async def deadline(
     games: int, rate: float, seconds: float, validate: bool, profile: Path | None, cpus: set[int] | None
 ) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        fake, bot, seats = await start_world(
+        fake, (bot,), seats = await start_world(
             Path(tmp) / "bench.sqlite3", games, validate, profile=profile, cpus=cpus, at_once=10
         )
         try:
@@ -738,6 +882,96 @@ def table(
     return "\n".join(rows) + "\n\n" + ratios + " " + note
 
 
+def postgresql_table(
+    one: dict[str, float],
+    several: dict[str, float],
+    lite: dict[str, float],
+    args: argparse.Namespace,
+    reference: tuple[float, float],
+) -> str:
+    """(a) and (b) on PostgreSQL with one process and with shard processes, a move's cost, and the plan from it."""
+
+    def verdict(ok: bool) -> str:
+        return "yes" if ok else "**no**"
+
+    late = sum(f[key] for f in (one, several) for key in ("offered_late", "closed_late"))
+    rows = [
+        "| measure | PostgreSQL, one bot process | " + f"PostgreSQL, {args.shards} shard processes | "
+        "SQLite file, same run | target | met (PostgreSQL) |",
+        "|---|---|---|---|---|---|",
+        f"| (a) latency at {args.rate:.0f} moves/s offered over {args.games} games, p50 / p99 | "
+        f"{one['p50']:.0f} ms / {one['p99']:.0f} ms ({one['achieved_rate']:.0f}/s served) | "
+        f"{several['p50']:.0f} ms / {several['p99']:.0f} ms ({several['achieved_rate']:.0f}/s served) | "
+        f"{lite['p50']:.0f} ms / {lite['p99']:.0f} ms ({lite['achieved_rate']:.0f}/s served) | "
+        f"p99 ≤ 100 ms | {verdict(max(one['p99'], several['p99']) <= 100)} |",
+        f"| moves not answered within Discord's 3 s, (a) / (b) | {one['offered_late']:.0f} / "
+        f"{one['closed_late']:.0f} | {several['offered_late']:.0f} / {several['closed_late']:.0f} | "
+        f"{lite['offered_late']:.0f} / {lite['closed_late']:.0f} | 0 | {verdict(late == 0)} |",
+        f"| (b) sustained rate, each move committed and answered with its image | "
+        f"{one['throughput']:.0f} moves/s (p99 {one['closed_p99']:.0f} ms) | "
+        f"{several['throughput']:.0f} moves/s (p99 {several['closed_p99']:.0f} ms) | "
+        f"{lite['throughput']:.0f} moves/s (p99 {lite['closed_p99']:.0f} ms) | ≥ 100 moves/s | "
+        f"{verdict(min(one['throughput'], several['throughput']) >= 100)} |",
+        f"| a move's cost in (b): bot CPU, database CPU | {one['bot_cpu_ms']:.1f} ms, {one['db_cpu_ms']:.2f} ms | "
+        f"{several['bot_cpu_ms']:.1f} ms, {several['db_cpu_ms']:.2f} ms | {lite['bot_cpu_ms']:.1f} ms (in-process) "
+        "| | |",
+        f"| a move's queries in (b): statements (write transactions), commits, SQL time | "
+        f"{one['statements']:.1f} ({one['writes']:.1f}), {one['commits']:.1f}, {one['exec_ms']:.2f} ms | "
+        f"{several['statements']:.1f} ({several['writes']:.1f}), {several['commits']:.1f}, "
+        f"{several['exec_ms']:.2f} ms | | | |",
+        f"| reference: {REFERENCE}, median before / after | {reference[0]:.1f} ms / {reference[1]:.1f} ms | | | | |",
+    ]
+    note = (
+        "The SQLite column is the same load on the bot's default SQLite file, measured in the same run: "
+        "the machine's state shows there as much as in the reference. "
+        f"{speed_mix(args.veloop_share).split(';')[0]}. The bot runs as `python -m bot` with `DATABASE_URL` on a "
+        "PostgreSQL 15 server of its own on this machine (fsync on; the bot's connections commit without "
+        "waiting for the flush, as its SQLite file does); the "
+        f"fake Discord and the players run in another process, all on the same {os.cpu_count()} cores. With "
+        f"{args.shards} shard processes (`SHARD_COUNT={args.shards}`, one `SHARD_IDS` each) the fake Discord's one "
+        "server, and so every interaction, goes to the shard that owns it; the others share the database, "
+        "its write lock and the scheduler's work, and their CPU counts in the cost. Statements are what "
+        "pg_stat_statements counted (BEGIN, the write lock and COMMIT included); the database CPU is the "
+        f"server's processes'. One statement's round trip from a client here: {one['round_trip_ms']:.3f} ms."
+    )
+    return "\n".join(rows) + "\n\n" + note + "\n\n" + plan(one, args.peak_moves_per_server)
+
+
+def plan(cost: dict[str, float], per_server: float) -> str:
+    """What 10,000 and 100,000 servers would need, from a move's measured cost (a plan on paper)."""
+    bot_s, db_s = cost["bot_cpu_ms"] / 1000, cost["db_cpu_ms"] / 1000
+    # The write lock is held for at most every statement of the move's write transactions, each a round trip.
+    per_write = cost["statements"] / max(cost["writes"], 1e-9)
+    held_s = (per_write * cost["round_trip_ms"] + cost["exec_ms"] / max(cost["writes"], 1e-9)) / 1000
+    lines = [
+        f"**From these costs, on paper.** Assumed: {per_server:g} moves per second per server at the busiest hour "
+        f"(one game in every {round(1 / (per_server * 30))} servers, a move every 30 s each); a process or a "
+        "database core kept at half load, to absorb bursts; one gateway shard per 1,000 servers (what Discord "
+        "recommends; it requires one per 2,500). The write lock is held about "
+        f"{held_s * 1000:.2f} ms per write transaction ({per_write:.0f} statements, each a round trip here).",
+        "",
+        "| servers | moves/s at peak | gateway shards | bot processes (CPU) | database | write lock busy |",
+        "|---|---|---|---|---|---|",
+    ]
+    for servers in (10_000, 100_000):
+        moves = servers * per_server
+        shards = max(1, -(-servers // 1000))
+        processes = max(1, int(-(-moves * bot_s // 0.5)))
+        cores = moves * db_s / 0.5
+        queries = moves * cost["statements"]
+        busy = moves * cost["writes"] * held_s
+        lines.append(
+            f"| {servers:,} | {moves:,.0f} | {shards} | {processes} (of {shards // processes or 1}+ shards each) | "
+            f"{max(1, round(cores + 0.49))} core(s), {queries:,.0f} statements/s | {busy:.0%} |"
+        )
+    lines.append("")
+    lines.append(
+        "A lock busy under about half the time leaves room; past that, writes wait on one another and the "
+        "one write lock (bot/db/postgres.py) must become a lock per game, the next step for a bigger bot."
+    )
+    return "\n".join(lines)
+
+
 LOCALES = {"en": "en-US", "es": "es-ES", "ja": "ja"}
 
 
@@ -795,6 +1029,21 @@ def main(argv: list[str] | None = None) -> int:
         "--profile", type=Path, help="run the bot under cProfile into this file (the load phases, or with --deadline)"
     )
     parser.add_argument(
+        "--database",
+        choices=["sqlite", "postgresql"],
+        default="sqlite",
+        help="postgresql: (a) and (b) on a throw-away PostgreSQL server, with one bot process and with --shards "
+        "shard processes, the cost of a move, and what 10,000 and 100,000 servers would need (bench:bot-postgresql)",
+    )
+    parser.add_argument("--shards", type=int, default=2, help="shard processes for --database postgresql (default 2)")
+    parser.add_argument(
+        "--peak-moves-per-server",
+        type=float,
+        default=0.01,
+        help="the plan's assumption: moves per second per server at the busiest hour (default 0.01)",
+    )
+    parser.add_argument("--shard-processes", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument(
         "--locales", type=str, default="", help="measure (a) once per language, e.g. en,es,ja (English first)"
     )
     parser.add_argument("--rounds", type=int, default=2, help="with --locales: rounds over the languages (default 2)")
@@ -813,6 +1062,8 @@ def main(argv: list[str] | None = None) -> int:
                 args.seconds,
                 args.validate,
                 args.veloop_share,
+                database=args.database,
+                shards=args.shard_processes,
                 locale=args.locale,
                 closed_phase=not args.open_only,
             )
@@ -871,6 +1122,19 @@ def main(argv: list[str] | None = None) -> int:
                 f"--rate {args.rate:g} --seconds {args.seconds:g} --write"
             )
             publish("bot-languages", markdown, command)
+        return 0
+    if args.database == "postgresql":
+        before = reference_ms()
+        on_pg = [*common, *validate, "--database", "postgresql"]
+        one = run_child("--phase", "speed", *on_pg, "--shard-processes", "1")
+        several = run_child("--phase", "speed", *on_pg, "--shard-processes", str(args.shards))
+        lite = run_child("--phase", "speed", *common, *validate)  # the same load on the SQLite file, same run
+        markdown = postgresql_table(one, several, lite, args, (before, reference_ms()))
+        print(markdown)
+        if args.write:
+            from benchmarks._report import publish
+
+            publish("bot-postgresql", markdown, "python -m benchmarks.bench_bot --database postgresql --write")
         return 0
     before = reference_ms()
     speed_figures = run_child("--phase", "speed", *common, *validate)

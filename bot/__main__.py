@@ -21,8 +21,9 @@ import aiohttp
 import discord
 from dotenv import find_dotenv, load_dotenv
 
-from bot.client import VeletasBot
-from bot.config import DEFAULT_DATABASE_PATH, Settings, SettingsError
+from bot.client import make_bot
+from bot.config import DEFAULT_DATABASE_PATH, Settings, SettingsError, database_url_from_env
+from bot.db import is_postgresql, redact
 from bot.endpoints import apply_endpoints
 from bot.store import Store, StoreError
 
@@ -33,12 +34,12 @@ REJECTED_TOKEN = "veletas-bot: Discord rejected DISCORD_TOKEN; copy a fresh toke
 
 async def run(settings: Settings) -> None:
     try:
-        store = await Store.open(settings.database_path)
+        store = await Store.open(settings.database)
     except OSError as exc:
         # A directory that cannot be created or a file that cannot be opened: say which, in one line.
-        raise StoreError(f"cannot open the database at {settings.database_path}: {exc.strerror or exc}") from exc
+        raise StoreError(f"cannot open the database at {redact(settings.database)}: {exc.strerror or exc}") from exc
     try:
-        bot = VeletasBot(settings, store)
+        bot = make_bot(settings, store)
         # `docker stop` sends SIGTERM: close the connection and the store cleanly instead of dying mid-write.
         loop = asyncio.get_running_loop()
         closing: list[asyncio.Task[None]] = []
@@ -79,8 +80,12 @@ def ratings(args: list[str]) -> int:
         print("veletas-bot: usage: python -m bot ratings rebuild", file=sys.stderr)
         return 2
     load_dotenv(find_dotenv(usecwd=True), override=False)
-    path = Path(os.environ.get("DATABASE_PATH") or DEFAULT_DATABASE_PATH)
-    if not path.exists():
+    try:
+        path = database_target()
+    except SettingsError as exc:
+        print(f"veletas-bot: {exc}", file=sys.stderr)
+        return 2
+    if isinstance(path, Path) and not path.exists():
         print(f"veletas-bot: no database at {path} (check DATABASE_PATH)", file=sys.stderr)
         return 1
 
@@ -94,10 +99,52 @@ def ratings(args: list[str]) -> int:
     try:
         count = asyncio.run(rebuild())
     except StoreError as exc:
-        print(f"veletas-bot: {exc} (check DATABASE_PATH)", file=sys.stderr)
+        print(f"veletas-bot: {exc} ({_check_setting(path)})", file=sys.stderr)
         return 1
-    print(f"Ratings rebuilt from {count} rated game{'s' if count != 1 else ''} in {path}.")
+    print(f"Ratings rebuilt from {count} rated game{'s' if count != 1 else ''} in {redact(path)}.")
     return 0
+
+
+MIGRATE_USAGE = "usage: python -m bot migrate --to postgresql://user:password@host/name [--from FILE]"
+
+
+def migrate(args: list[str]) -> int:
+    """``python -m bot migrate --to URL``: copy the SQLite file (DATABASE_PATH, or --from) into an empty PostgreSQL."""
+    options: dict[str, str] = {}
+    rest = list(args)
+    while rest:
+        flag = rest.pop(0)
+        if flag not in ("--to", "--from") or not rest or flag in options:
+            print(f"veletas-bot: {MIGRATE_USAGE}", file=sys.stderr)
+            return 2
+        options[flag] = rest.pop(0)
+    url = options.get("--to", "")
+    if not is_postgresql(url):
+        print(f"veletas-bot: --to must be a PostgreSQL URL; {MIGRATE_USAGE}", file=sys.stderr)
+        return 2
+    load_dotenv(find_dotenv(usecwd=True), override=False)
+    source = Path(options.get("--from") or os.environ.get("DATABASE_PATH") or DEFAULT_DATABASE_PATH)
+    print(f"Copying {source} into {redact(url)}")
+    from bot.db.transfer import TransferRefused, copy_to_postgresql
+
+    try:
+        copied = asyncio.run(copy_to_postgresql(source, url, say=lambda line: print(f"  {line}", flush=True)))
+    except (TransferRefused, StoreError) as exc:
+        print(f"veletas-bot: {exc}", file=sys.stderr)
+        return 1
+    total = sum(c.rows for c in copied)
+    print(f"Copied {total} rows in {len(copied)} tables; every table's count matches the file.")
+    print(f"Run the bot on it with DATABASE_URL={redact(url)} (with its password).")
+    return 0
+
+
+def database_target() -> str | Path:
+    """The database the commands work on: DATABASE_URL when set, else the SQLite file at DATABASE_PATH."""
+    return database_url_from_env(os.environ) or Path(os.environ.get("DATABASE_PATH") or DEFAULT_DATABASE_PATH)
+
+
+def _check_setting(target: str | Path) -> str:
+    return "check DATABASE_URL" if is_postgresql(target) else "check DATABASE_PATH"
 
 
 def main(argv: list[str]) -> int:
@@ -105,6 +152,8 @@ def main(argv: list[str]) -> int:
         return health()
     if argv[1:2] == ["ratings"]:
         return ratings(argv[2:])
+    if argv[1:2] == ["migrate"]:
+        return migrate(argv[2:])
     if argv[1:2] == ["local"] or (argv[1:] == ["auto"] and not token_configured()):
         # No token: the local table, a fake Discord on this machine with a page to play on.
         from bot.local import main as local
@@ -122,7 +171,7 @@ def main(argv: list[str]) -> int:
     if argv[1:]:
         print(
             f"veletas-bot: unknown arguments {' '.join(argv[1:])!r} "
-            "(expected nothing, 'local', 'auto', 'health' or 'ratings rebuild')",
+            "(expected nothing, 'local', 'auto', 'health', 'ratings rebuild' or 'migrate --to URL')",
             file=sys.stderr,
         )
         return 2
@@ -147,7 +196,7 @@ def main(argv: list[str]) -> int:
         print(REJECTED_TOKEN, file=sys.stderr)
         return 1
     except StoreError as exc:
-        print(f"veletas-bot: {exc} (check DATABASE_PATH)", file=sys.stderr)
+        print(f"veletas-bot: {exc} ({_check_setting(settings.database)})", file=sys.stderr)
         return 1
     except (aiohttp.ClientError, OSError) as exc:
         # Discord (or the configured proxy) unreachable at login: the operator needs the address and the reason.

@@ -90,6 +90,13 @@ class VeletasTree(app_commands.CommandTree["VeletasBot"]):
         await self.client.answer_error(interaction, error)
 
 
+def _shard_options(settings: Settings) -> dict[str, Any]:
+    if settings.shard_count is None:
+        return {}
+    ids = list(settings.shard_ids) if settings.shard_ids is not None else None
+    return {"shard_count": settings.shard_count, "shard_ids": ids}
+
+
 class VeletasBot(commands.Bot):
     """The bot process: settings, the store, and the shared ``/veletas`` group every feature adds to."""
 
@@ -115,9 +122,12 @@ class VeletasBot(commands.Bot):
             allowed_mentions=discord.AllowedMentions.none(),
             tree_cls=VeletasTree,
             help_command=None,
+            **_shard_options(settings),
         )
         self.settings = settings
         self.store = store
+        if settings.shard_count is not None:
+            store.shards = (settings.shard_count, settings.shard_ids or tuple(range(settings.shard_count)))
         self.ai = ai
         # Deadlines (challenge expiry) are computed with the same clock the store compares them with.
         self.clock: Callable[[], dt.datetime] = clock or (lambda: dt.datetime.now(dt.UTC))
@@ -184,6 +194,8 @@ class VeletasBot(commands.Bot):
         while not self.is_closed():
             if self.is_ready() and math.isfinite(self.latency):
                 try:
+                    # With PostgreSQL nothing else makes the data directory the heartbeat lives in.
+                    await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
                     await asyncio.to_thread(path.touch)
                 except OSError:
                     log.warning("Cannot write the heartbeat file %s", path, exc_info=True)
@@ -405,3 +417,23 @@ def _describe(interaction: discord.Interaction[Any]) -> str:
     data: dict[str, Any] = dict(interaction.data or {})
     custom_id = data.get("custom_id")
     return f"component {custom_id}" if custom_id else f"interaction {interaction.type.name}"
+
+
+class ShardedVeletasBot(VeletasBot, commands.AutoShardedBot):
+    """The bot split over processes: this one runs the gateway shards SHARD_IDS of SHARD_COUNT (all, without
+    SHARD_IDS), on the database every process shares (PostgreSQL). Discord sends each server's events to
+    the shard ``(guild_id >> 22) % SHARD_COUNT``; boards and messages go over REST from whichever process
+    acts, and what falls due is taken by whichever process's scheduler gets it first (bot/scheduler.py)."""
+
+
+def make_bot(
+    settings: Settings,
+    store: Store,
+    *,
+    ai: AiOpponent | None = None,
+    clock: Callable[[], dt.datetime] | None = None,
+) -> VeletasBot:
+    """The bot these settings ask for: one gateway connection, or the shards SHARD_COUNT/SHARD_IDS name."""
+    if settings.shard_count is None:
+        return VeletasBot(settings, store, ai=ai, clock=clock)
+    return ShardedVeletasBot(settings, store, ai=ai, clock=clock)

@@ -32,6 +32,13 @@ class SettingsError(ValueError):
 class Settings:
     token: str
     database_path: Path = DEFAULT_DATABASE_PATH
+    # A PostgreSQL database (``postgresql://user:password@host/name``) instead of the SQLite file: for a bot
+    # run as several shard processes. The heartbeat file stays beside ``database_path``.
+    database_url: str | None = None
+    # Gateway sharding: how many shards the bot has in all, and which of them this process runs (None: all
+    # of them, or, without a count, as many as Discord recommends, in one process).
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] | None = None
     api_base: str = DEFAULT_API_BASE
     gateway_url: str = DEFAULT_GATEWAY_URL
     log_level: str = "INFO"
@@ -46,6 +53,11 @@ class Settings:
     # Analyses waiting or running at once, all members together (one member: one at a time).
     analysis_queue: int = DEFAULT_ANALYSIS_QUEUE
     heartbeat_seconds: float = 30.0
+
+    @property
+    def database(self) -> str | Path:
+        """Where the store lives: the PostgreSQL URL when one is set, else the SQLite file."""
+        return self.database_url or self.database_path
 
     @property
     def heartbeat_path(self) -> Path:
@@ -70,9 +82,13 @@ class Settings:
         level = environ.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
         if not isinstance(logging.getLevelName(level), int):
             raise SettingsError(f"LOG_LEVEL {level!r} is not a logging level (DEBUG, INFO, WARNING, ERROR)")
+        shard_count, shard_ids = shards_from_env(environ)
         return cls(
             token=token,
             database_path=Path(environ.get("DATABASE_PATH", "").strip() or DEFAULT_DATABASE_PATH),
+            database_url=database_url_from_env(environ),
+            shard_count=shard_count,
+            shard_ids=shard_ids,
             api_base=(environ.get("DISCORD_API_BASE", "").strip() or DEFAULT_API_BASE).rstrip("/"),
             gateway_url=environ.get("DISCORD_GATEWAY_URL", "").strip() or DEFAULT_GATEWAY_URL,
             log_level=level,
@@ -83,6 +99,50 @@ class Settings:
             ai_worker_max_mb=_positive_float(environ, "AI_WORKER_MAX_MB", DEFAULT_AI_WORKER_MAX_MB, "megabytes"),
             analysis_queue=_count(environ, "ANALYSIS_QUEUE", DEFAULT_ANALYSIS_QUEUE),
         )
+
+
+def database_url_from_env(environ: Mapping[str, str]) -> str | None:
+    """DATABASE_URL: a PostgreSQL URL, or None (the SQLite file at DATABASE_PATH)."""
+    raw = environ.get("DATABASE_URL", "").strip()
+    if not raw:
+        return None
+    if not raw.startswith(("postgresql://", "postgres://")):
+        raise SettingsError(
+            "DATABASE_URL must be a PostgreSQL URL (postgresql://user:password@host:5432/name); "
+            "for an SQLite file set DATABASE_PATH instead"
+        )
+    return raw
+
+
+def shards_from_env(environ: Mapping[str, str]) -> tuple[int | None, tuple[int, ...] | None]:
+    """SHARD_COUNT and SHARD_IDS: ``0,1``, or a range ``4-7`` (both ends included), or both mixed (``0,2-3``)."""
+    count_text = environ.get("SHARD_COUNT", "").strip()
+    ids_text = environ.get("SHARD_IDS", "").strip()
+    if not count_text:
+        if ids_text:
+            raise SettingsError("SHARD_IDS needs SHARD_COUNT (how many shards the bot has in all)")
+        return None, None
+    if not count_text.isdigit() or int(count_text) < 1:
+        raise SettingsError(f"SHARD_COUNT must be a whole number of shards (1 or more), got {count_text!r}")
+    count = int(count_text)
+    if not ids_text:
+        return count, None
+    ids: list[int] = []
+    for part in ids_text.replace(" ", "").split(","):
+        low, dash, high = part.partition("-")
+        if not low.isdigit() or (dash and not high.isdigit()):
+            raise SettingsError(f"SHARD_IDS must list shard numbers or ranges (0,1 or 4-7), got {ids_text!r}")
+        first, last = int(low), int(high) if dash else int(low)
+        if first > last:
+            raise SettingsError(f"SHARD_IDS range {part!r} runs backwards")
+        ids.extend(range(first, last + 1))
+    if any(shard >= count for shard in ids):
+        raise SettingsError(
+            f"SHARD_IDS {ids_text!r} names a shard past SHARD_COUNT {count} (shards are 0 to {count - 1})"
+        )
+    if len(set(ids)) != len(ids):
+        raise SettingsError(f"SHARD_IDS {ids_text!r} names a shard twice")
+    return count, tuple(sorted(ids))
 
 
 def _optional_id(environ: Mapping[str, str], key: str) -> int | None:

@@ -1,4 +1,4 @@
-"""Everything the bot keeps, in one SQLite file, and the only module that speaks SQL.
+"""Everything the bot keeps, in one SQLite file or one PostgreSQL database, and the only module that speaks SQL.
 
 The design follows from what must survive: a restart, a crash at any instant, two players
 clicking at the same moment. So:
@@ -16,14 +16,18 @@ clicking at the same moment. So:
   the version it shows in ``posted_version``. A change no board shows yet (the process died, the
   post failed) is found by ``unannounced_games`` and posted then.
 - Every refusal is decided before the first write, so a refused action leaves the file unchanged.
-- Migrations are an append-only list; each runs in one transaction together with its
-  ``PRAGMA user_version`` bump, so a crash mid-migration leaves the previous version intact.
+- Migrations are an append-only list; each runs in one transaction together with its version
+  bump (SQLite's ``PRAGMA user_version``, PostgreSQL's ``schema_version`` table), so a crash
+  mid-migration leaves the previous version intact.
 - Games are loaded on demand, one row at a time; only a small LRU of rebuilt ``Game`` values is
   kept in memory so that replaying the log is not repeated on every move.
 
-One aiosqlite connection serves the process. SQLite allows one open transaction per connection,
-so an asyncio lock keeps coroutines from interleaving statements (a read issued in the middle of
-another coroutine's transaction would otherwise see uncommitted rows).
+One connection serves the process (bot/db: aiosqlite for a file, asyncpg for a ``postgresql://``
+URL; the SQL is written once, in SQLite's dialect, and translated there for PostgreSQL). A connection
+has one open transaction at a time, so an asyncio lock keeps coroutines from interleaving statements
+(a read issued in the middle of another coroutine's transaction would otherwise see uncommitted rows).
+Write transactions take the database's one write lock, so on either backend the checks a transaction
+makes hold until it commits, whatever other processes do.
 """
 
 from __future__ import annotations
@@ -33,7 +37,6 @@ import datetime as dt
 import json
 import logging
 import sqlite3
-import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -42,9 +45,8 @@ from pathlib import Path
 from types import MappingProxyType, TracebackType
 from typing import Any, Literal, cast
 
-import aiosqlite
-
 from bot.clocks import DAY, DEFAULT_INACTIVITY_DAYS, HOUR, Clock, TimeControl
+from bot.db import Busy, Connection, Database, Row, open_database, redact
 from bot.errors import (
     ChallengeClosed,
     ChallengeExists,
@@ -71,9 +73,6 @@ log = logging.getLogger(__name__)
 
 Status = Literal["challenge", "active", "finished", "declined", "expired", "cancelled"]
 Where = Literal["thread", "here"]
-
-BUSY_TIMEOUT_MS = 5000
-"""How long a write waits for another process's transaction before giving up (SQLITE_BUSY)."""
 
 DEFAULT_CACHE_SIZE = 512
 """Rebuilt games kept in memory: enough for every game being played at once on a busy server,
@@ -397,7 +396,7 @@ _GUILD_SETTINGS_SQL = (
 )
 
 
-def _guild_settings(row: sqlite3.Row) -> GuildSettings:
+def _guild_settings(row: Row) -> GuildSettings:
     return GuildSettings(
         bool(row[0]),
         None if row[1] is None else str(row[1]),
@@ -666,7 +665,7 @@ class GameInfo:
         return Outcome(winner, self.termination)
 
 
-def _info_from_row(row: sqlite3.Row) -> GameInfo:
+def _info_from_row(row: Row) -> GameInfo:
     """A snapshot from a row read with the ``_COLUMNS`` names (by name, so a column added later moves nothing)."""
     expires = row["expires_at"]
     return GameInfo(
@@ -708,7 +707,7 @@ def _control(text: str, inactivity_days: int) -> TimeControl:
     return TimeControl.parse(text, inactivity_days=inactivity_days)
 
 
-def _clock(control: TimeControl, row: sqlite3.Row) -> Clock | None:
+def _clock(control: TimeControl, row: Row) -> Clock | None:
     if row["clock_first"] is None:
         return None
     return Clock(
@@ -851,14 +850,12 @@ class Store:
 
     def __init__(
         self,
-        db: aiosqlite.Connection,
+        db: Database,
         *,
         clock: Callable[[], dt.datetime] = utcnow,
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
         self._db = db
-        # Rows are read by column name (``_info_from_row``), never by position.
-        self._db.row_factory = sqlite3.Row
         self._clock = clock
         self._lock = asyncio.Lock()
         self._cache: OrderedDict[int, GameState] = OrderedDict()
@@ -869,6 +866,28 @@ class Store:
         self._closed = False
         # Called after a commit that scheduled something (a new deadline), so a sleeping scheduler looks again.
         self.on_scheduled: Callable[[], None] | None = None
+        # The gateway shards this process runs (shard count, shard ids), when the bot is split over several
+        # processes: the sweeps of boards owed and AI turns owed take only the games of its own servers.
+        self.shards: tuple[int, tuple[int, ...]] | None = None
+
+    def _heard(self, message: str) -> None:
+        """Another process (on PostgreSQL) changed what this one keeps in memory: ``prefs USER_ID``."""
+        kind, _, value = message.partition(" ")
+        if kind == "prefs" and value.isdigit():
+            self._themes.pop(int(value), None)
+            self._notify.pop(int(value), None)
+
+    def owns_guild(self, guild_id: int) -> bool:
+        """Whether this process runs the gateway shard of ``guild_id`` (always, unsharded): Discord's rule."""
+        if self.shards is None:
+            return True
+        count, ids = self.shards
+        return (guild_id >> 22) % count in ids
+
+    @property
+    def backend(self) -> str:
+        """Which database holds the store: ``sqlite`` or ``postgresql``."""
+        return self._db.backend
 
     @classmethod
     async def open(
@@ -879,21 +898,14 @@ class Store:
         cache_size: int = DEFAULT_CACHE_SIZE,
         migrations: Sequence[Sequence[str]] = MIGRATIONS,
     ) -> Store:
-        """Open (creating the file and its directory if needed) and bring the schema up to date."""
-        target = str(path)
-        if target != ":memory:":
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
-        # isolation_level=None: transactions are begun and ended explicitly, never implicitly by sqlite3.
-        db = await aiosqlite.connect(target, isolation_level=None)
+        """Open and bring the schema up to date: an SQLite file (created with its directory if needed), or a
+        PostgreSQL database named by a ``postgresql://`` URL (see bot/db)."""
+        target = redact(path)
         try:
-            await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            mode = await _enter_wal(db)
-            if mode != "wal" and target != ":memory:":
-                log.warning("SQLite refused WAL for %s (journal mode %s); concurrent readers will block", target, mode)
-            # WAL with synchronous=NORMAL never corrupts and loses nothing when the process dies;
-            # only a power cut can drop the last few commits.
-            await db.execute("PRAGMA synchronous = NORMAL")
-            await db.execute("PRAGMA foreign_keys = ON")
+            db = await open_database(path)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot use {target} as the bot's database: {exc}") from exc
+        try:
             await _migrate(db, migrations)
         except sqlite3.DatabaseError as exc:
             await db.close()
@@ -902,7 +914,9 @@ class Store:
             await db.close()
             raise
         log.info("store open at %s", target)
-        return cls(db, clock=clock, cache_size=cache_size)
+        store = cls(db, clock=clock, cache_size=cache_size)
+        await db.listen(store._heard)
+        return store
 
     async def close(self) -> None:
         """Close the connection; SQLite then folds the WAL back into the main file. Safe to call twice."""
@@ -931,18 +945,17 @@ class Store:
         return _to_ts(self._clock())
 
     @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """One write transaction, all or nothing. IMMEDIATE takes the write lock up front, so a
-        second process waits (busy_timeout) instead of failing half-way through."""
+    async def _transaction(self) -> AsyncIterator[Connection]:
+        """One write transaction, all or nothing. It takes the database's write lock up front (SQLite's
+        BEGIN IMMEDIATE, PostgreSQL's advisory lock: bot/db), so a second process waits instead of
+        failing half-way through, and nothing lands between this transaction's reads and its writes."""
         async with self._lock:
             try:
-                await self._db.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                # Another process held the write lock for all of busy_timeout: nothing began, so nothing
+                await self._db.begin()
+            except Busy as exc:
+                # Another process held the write lock for all of the timeout: nothing began, so nothing
                 # changed, and the caller can say so and let the player try again.
-                if _is_busy(exc):
-                    raise StoreBusy() from exc
-                raise
+                raise StoreBusy() from exc
             try:
                 yield self._db
             except BaseException:
@@ -952,7 +965,10 @@ class Store:
             else:
                 await self._db.commit()
 
-    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        if self._db.concurrent_reads:
+            # PostgreSQL: reads have connections of their own and see only what is committed.
+            return list(await self._db.read(sql, params))
         async with self._lock:
             return list(await self._db.execute_fetchall(sql, params))
 
@@ -1025,6 +1041,7 @@ class Store:
                 "ON CONFLICT (user_id) DO UPDATE SET theme = excluded.theme, updated_at = excluded.updated_at",
                 (user_id, theme, self._now()),
             )
+            await db.notify(f"prefs {user_id}")  # other processes forget what they remembered
         self._themes[user_id] = theme
 
     async def get_notify(self, user_id: int) -> NotifyPrefs:
@@ -1060,6 +1077,7 @@ class Store:
                 "dm_blocked = excluded.dm_blocked, updated_at = excluded.updated_at",
                 (user_id, chosen.mode, int(chosen.reminders), int(chosen.dm_blocked), self._now()),
             )
+            await db.notify(f"prefs {user_id}")
         self._notify[user_id] = chosen
         return chosen
 
@@ -1406,7 +1424,7 @@ class Store:
     def _check_can_answer(self, info: GameInfo, user_id: int) -> None:
         check_can_answer(info, user_id, _from_ts(self._now()))
 
-    async def _peek(self, db: aiosqlite.Connection, game_id: int) -> GameInfo:
+    async def _peek(self, db: Connection, game_id: int) -> GameInfo:
         """Re-read a row inside the current transaction to explain why a conditional write touched nothing."""
         rows = await db.execute_fetchall(f"SELECT {_COLUMNS} FROM games WHERE id = ?", (game_id,))
         for row in rows:
@@ -1734,7 +1752,7 @@ class Store:
 
     # --- clocks and the scheduler ---------------------------------------------------------------
 
-    async def _schedule(self, db: aiosqlite.Connection, game_id: int, clock: Clock | None) -> None:
+    async def _schedule(self, db: Connection, game_id: int, clock: Clock | None) -> None:
         """Replace a game's due rows with those of its clock now: the deadline, and reminders before it.
 
         Whatever else was due for it goes too (an accepted or closed challenge's expiry).
@@ -1890,7 +1908,7 @@ class Store:
 
     # --- ratings ---------------------------------------------------------------------------------
 
-    async def _on_game_end(self, db: aiosqlite.Connection, before: GameInfo, winner_id: int | None, now: float) -> None:
+    async def _on_game_end(self, db: Connection, before: GameInfo, winner_id: int | None, now: float) -> None:
         """Every path that ends a game calls this inside its transaction: the end time, and a rated game's ratings.
 
         Casual games and games against the AI change no rating; a draw counts half for each player. The
@@ -2099,18 +2117,20 @@ class Store:
 
     async def unannounced_games(self) -> list[GameInfo]:
         """Games in play or just finished whose latest change no posted board shows, oldest change first."""
-        return await self._fetch_info(
+        found = await self._fetch_info(
             f"SELECT {_COLUMNS} FROM games WHERE board_version > posted_version AND status IN ('active', 'finished') "
             "ORDER BY updated_at, id",
         )
+        return [info for info in found if self.owns_guild(info.guild_id)]
 
     async def games_with_player(self, user_id: int) -> list[GameInfo]:
         """Games in play where ``user_id`` is a participant (the AI finds the games it owes a turn in)."""
-        return await self._fetch_info(
+        found = await self._fetch_info(
             f"SELECT {_COLUMNS} FROM games WHERE status = 'active' AND (challenger_id = ? OR opponent_id = ?) "
             "ORDER BY id",
             (user_id, user_id),
         )
+        return [info for info in found if self.owns_guild(info.guild_id)]
 
     async def rebuild(self, game_id: int) -> GameInfo:
         """Replay the move log and rewrite the cached state of the row from it.
@@ -2166,7 +2186,7 @@ class RatingChange:
         return f"{round(self.before)} → {round(self.after)} ({delta:+d})"
 
 
-async def _rate_into(db: aiosqlite.Connection, game: RatedGame) -> None:
+async def _rate_into(db: Connection, game: RatedGame) -> None:
     """Rate one game into the tables, pool by pool: read both players, apply Glicko-2, write ratings and changes."""
     for pool in game.pools:
         table: dict[tuple[PoolKey, int], Rating] = {}
@@ -2224,7 +2244,7 @@ async def _rate_into(db: aiosqlite.Connection, game: RatedGame) -> None:
 
 
 async def _check_challenge_limits(
-    db: aiosqlite.Connection,
+    db: Connection,
     guild_id: int,
     challenger_id: int,
     opponent_id: int | None,
@@ -2253,14 +2273,6 @@ async def _check_challenge_limits(
             raise TooManyChallenges(max_open, mine)
 
 
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
-    """SQLITE_BUSY (or LOCKED): another connection kept the lock longer than busy_timeout."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None:
-        return int(code) & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-    return "locked" in str(exc) or "busy" in str(exc)
-
-
 def _is_channel_clash(exc: sqlite3.IntegrityError) -> bool:
     return "UNIQUE" in str(exc) and "channel_id" in str(exc)
 
@@ -2272,35 +2284,21 @@ def _busy_message(status: str) -> str:
 # --- migrations ---------------------------------------------------------------------------------
 
 
-async def _enter_wal(db: aiosqlite.Connection) -> str:
-    """Switch to WAL; returns the journal mode SQLite settled on.
-
-    Switching needs the file to itself for a moment, and SQLite answers "locked" at once (without
-    its busy handler) while another process opening a fresh file holds it: that is waited out, up
-    to ``BUSY_TIMEOUT_MS``, like any other busy moment.
-    """
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    while True:
-        try:
-            rows = await db.execute_fetchall("PRAGMA journal_mode = WAL")
-            return str(next(iter(rows))[0])
-        except sqlite3.OperationalError as exc:
-            if not _is_busy(exc) or time.monotonic() >= deadline:
-                raise
-            await asyncio.sleep(0.02)
-
-
-async def _migrate(db: aiosqlite.Connection, migrations: Sequence[Sequence[str]]) -> None:
+async def _migrate(db: Database, migrations: Sequence[Sequence[str]]) -> None:
     """Apply the missing migrations, each with its version bump in one transaction.
 
-    The version is re-read under the write lock, so two processes opening a fresh file at once
-    do not both run the same migration.
+    The version is re-read under the write lock, so two processes opening a fresh database at once
+    do not both run the same migration. Each statement is written for SQLite and run as the backend
+    reads it (``db.ddl``: bot/db/sql.py on PostgreSQL), so one list serves both.
     """
     target = len(migrations)
     for number in range(1, target + 1):
-        await db.execute("BEGIN IMMEDIATE")
         try:
-            version = await _user_version(db)
+            await db.begin()
+        except Busy as exc:
+            raise StoreError(f"migration {number}: another process kept the database locked") from exc
+        try:
+            version = await db.schema_version()
             if version > target:
                 raise StoreError(
                     f"the database is at schema version {version}, newer than this bot knows ({target}); "
@@ -2310,8 +2308,8 @@ async def _migrate(db: aiosqlite.Connection, migrations: Sequence[Sequence[str]]
                 await db.rollback()
                 continue
             for statement in migrations[number - 1]:
-                await db.execute(statement)
-            await db.execute(f"PRAGMA user_version = {number}")
+                await db.execute(db.ddl(statement))
+            await db.set_schema_version(number)
             await db.commit()
         except sqlite3.Error as exc:
             if db.in_transaction:
@@ -2322,13 +2320,8 @@ async def _migrate(db: aiosqlite.Connection, migrations: Sequence[Sequence[str]]
                 await db.rollback()
             raise
         log.info("database migrated to schema version %d", number)
-    version = await _user_version(db)
+    version = await db.schema_version()
     if version > target:
         raise StoreError(
             f"the database is at schema version {version}, newer than this bot knows ({target}); refusing to touch it"
         )
-
-
-async def _user_version(db: aiosqlite.Connection) -> int:
-    rows = await db.execute_fetchall("PRAGMA user_version")
-    return int(next(iter(rows))[0])

@@ -6,7 +6,7 @@ benchmarks, not asserted by the tests.
 
 from hypothesis import HealthCheck, settings
 
-pytest_plugins = ["sandbox_plugin", "store_fixtures"]
+pytest_plugins = ["sandbox_plugin", "store_fixtures", "pg_server"]
 
 settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("suite")

@@ -1,7 +1,10 @@
-"""The store's test fixtures, shared by every store test: a hand-moved clock, a fresh file, an open store.
+"""The store's test fixtures, shared by every store test: a hand-moved clock, a fresh database, an open store.
 
-Registered in ``tests/conftest.py``; the end-to-end tests bring their own ``clock`` and ``db_path``
-(their conftest is closer, so theirs win there).
+Every store test runs twice: on a fresh SQLite file (``db_path`` is its path) and on a fresh database of
+the session's real PostgreSQL server (``db_path`` is its ``postgresql://`` URL: tests/pg_server.py).
+A test about SQLite's file itself asks for ``sqlite_path`` instead. Registered in ``tests/conftest.py``;
+the end-to-end tests bring their own ``clock`` and ``db_path`` (their conftest is closer, so theirs win
+there).
 """
 
 from __future__ import annotations
@@ -36,12 +39,20 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def db_path(tmp_path: Path) -> Path:
+def sqlite_path(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "veletas.sqlite3"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_path(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """Where the store keeps everything: an SQLite file's path, or a fresh PostgreSQL database's URL."""
+    if request.param == "postgresql":
+        return str(request.getfixturevalue("pg_url"))
     return tmp_path / "data" / "veletas.sqlite3"
 
 
 @pytest.fixture
-async def store(db_path: Path, clock: Clock) -> AsyncIterator[Store]:
+async def store(db_path: Path | str, clock: Clock) -> AsyncIterator[Store]:
     s = await Store.open(db_path, clock=clock)
     try:
         yield s

@@ -1,15 +1,18 @@
-"""The store against real SQLite files: what players would lose or see wrongly if it broke."""
+"""The store against real databases (an SQLite file, a PostgreSQL server): what players would lose or see wrongly
+if it broke. Every test here runs on both (tests/store_fixtures.py); ``sqlite_path`` marks one about SQLite's file."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
 import random
+import socket
 import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from dbtools import check_consistent, raw, schema_version, snapshot, tables
 from store_fixtures import START, Clock
 
 from bot.errors import (
@@ -75,29 +78,6 @@ def _touching(a: str, b: str) -> bool:
     return abs(ord(a[0]) - ord(b[0])) <= 1 and abs(int(a[1:]) - int(b[1:])) <= 1
 
 
-def snapshot(path: Path) -> list[str]:
-    """Everything the file holds, as SQL text, read through a separate connection (what survives a restart)."""
-    con = sqlite3.connect(path)
-    try:
-        return list(con.iterdump())
-    finally:
-        con.close()
-
-
-def check_consistent(path: Path) -> None:
-    """The invariants a crash must never break: a sound file, and every cached row equal to its move log."""
-    con = sqlite3.connect(path)
-    try:
-        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        assert con.execute("PRAGMA foreign_key_check").fetchall() == []
-        for game_id, ply, turns in con.execute("SELECT id, ply, turns FROM games").fetchall():
-            log_rows = con.execute("SELECT ply, turn FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)).fetchall()
-            assert [p for p, _ in log_rows] == list(range(1, ply + 1)), f"game {game_id}: log and ply disagree"
-            assert " ".join(t for _, t in log_rows) == turns, f"game {game_id}: cached turns differ from the log"
-    finally:
-        con.close()
-
-
 async def challenge(
     store: Store,
     *,
@@ -146,25 +126,48 @@ async def refused(
 # --- opening, migrations ----------------------------------------------------------------------
 
 
-async def test_open_creates_the_directory_and_a_current_schema(store: Store, db_path: Path) -> None:
-    assert db_path.exists()
-    con = sqlite3.connect(db_path)
+async def test_open_creates_the_directory_and_a_current_schema(sqlite_path: Path, clock: Clock) -> None:
+    await (await Store.open(sqlite_path, clock=clock)).close()
+    assert sqlite_path.exists()
+    con = sqlite3.connect(sqlite_path)
     try:
         assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
         assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        tables = {row[1]: row[5] for row in con.execute("PRAGMA table_list") if row[0] == "main"}
-        assert {"games", "moves", "meta"} <= set(tables)
-        assert all(tables[name] == 1 for name in ("games", "moves", "meta")), "tables must be STRICT"
+        found = {row[1]: row[5] for row in con.execute("PRAGMA table_list") if row[0] == "main"}
+        assert {"games", "moves", "meta"} <= set(found)
+        assert all(found[name] == 1 for name in ("games", "moves", "meta")), "tables must be STRICT"
     finally:
         con.close()
+
+
+async def test_a_postgresql_database_gets_the_same_schema_with_64_bit_ids(pg_url: str, clock: Clock) -> None:
+    s = await Store.open(pg_url, clock=clock)
+    try:
+        assert s.backend == "postgresql"
+        # Discord ids need all 64 bits, and times their fractions of a second.
+        snowflake, moment = 1_300_000_000_000_000_000, 1_767_268_800.123456
+        await s.set_guild_settings(snowflake, analysis=False)
+        assert (await s.get_guild_settings(snowflake)).analysis is False
+    finally:
+        await s.close()
+    assert schema_version(pg_url) == len(MIGRATIONS)
+    assert {"games", "moves", "meta", "due", "ratings", "rating_changes", "schema_version"} <= set(tables(pg_url))
+    with raw(pg_url) as con:
+        types = dict(
+            con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'games'"
+            ).fetchall()
+        )
+        assert types["guild_id"] == "bigint" and types["created_at"] == "double precision"
+        con.execute("UPDATE guild_settings SET updated_at = ?", (moment,))
+        assert con.execute("SELECT updated_at FROM guild_settings").fetchone()[0] == moment
 
 
 async def test_the_schema_itself_forbids_two_games_in_one_channel(store: Store, db_path: Path) -> None:
     """Even a writer that skipped the store's checks could not put a second game in a busy channel."""
     await started(store)
-    con = sqlite3.connect(db_path, isolation_level=None)
-    con.execute("PRAGMA foreign_keys = ON")
-    try:
+    with raw(db_path, autocommit=True) as con:
+        con.execute("PRAGMA foreign_keys = ON") if store.backend == "sqlite" else None
         with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
             con.execute(
                 "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, place, "
@@ -174,8 +177,6 @@ async def test_the_schema_itself_forbids_two_games_in_one_channel(store: Store, 
             )
         with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
             con.execute("INSERT INTO moves (game_id, ply, turn, user_id, played_at) VALUES (999, 1, 'c3', 1, 0)")
-    finally:
-        con.close()
 
 
 async def test_reopening_runs_no_migration_twice_and_keeps_data(db_path: Path, clock: Clock) -> None:
@@ -197,7 +198,7 @@ async def test_two_processes_opening_a_fresh_file_at_once_both_succeed(db_path: 
     finally:
         await a.close()
         await b.close()
-    assert sqlite3.connect(db_path).execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    assert schema_version(db_path) == len(MIGRATIONS)
 
 
 async def test_a_failing_migration_is_rolled_back_whole(db_path: Path, clock: Clock) -> None:
@@ -209,7 +210,8 @@ async def test_a_failing_migration_is_rolled_back_whole(db_path: Path, clock: Cl
     with pytest.raises(StoreError, match=f"migration {len(MIGRATIONS) + 1} failed"):
         await Store.open(db_path, clock=clock, migrations=broken)
     assert snapshot(db_path) == before
-    assert sqlite3.connect(db_path).execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    assert schema_version(db_path) == len(MIGRATIONS)
+    assert "half_done" not in tables(db_path)
 
 
 async def test_a_later_migration_applies_on_top_of_existing_data(db_path: Path, clock: Clock) -> None:
@@ -222,36 +224,51 @@ async def test_a_later_migration_applies_on_top_of_existing_data(db_path: Path, 
         assert (await s.get_game(info.id)) == info
     finally:
         await s.close()
-    assert sqlite3.connect(db_path).execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) + 1
+    assert schema_version(db_path) == len(MIGRATIONS) + 1
+    assert "later_feature" in tables(db_path)
 
 
 async def test_a_database_from_a_newer_bot_is_not_touched(db_path: Path, clock: Clock) -> None:
-    db_path.parent.mkdir(parents=True)
-    con = sqlite3.connect(db_path)
-    con.execute("PRAGMA user_version = 99")
-    con.close()
+    if isinstance(db_path, Path):
+        db_path.parent.mkdir(parents=True)
+        with raw(db_path) as con:
+            con.execute("PRAGMA user_version = 99")
+    else:
+        with raw(db_path) as con:
+            con.execute("CREATE TABLE schema_version (version BIGINT NOT NULL)")
+            con.execute("INSERT INTO schema_version (version) VALUES (99)")
     with pytest.raises(StoreError, match="newer"):
         await Store.open(db_path, clock=clock)
-    con = sqlite3.connect(db_path)
-    try:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 99
-        assert con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
-    finally:
-        con.close()
+    assert schema_version(db_path) == 99
+    assert tables(db_path) == ([] if isinstance(db_path, Path) else ["schema_version"])
 
 
-async def test_a_file_that_is_not_a_database_is_refused_in_one_clear_error(db_path: Path, clock: Clock) -> None:
-    db_path.parent.mkdir(parents=True)
-    db_path.write_bytes(b"these are not the pages you are looking for" * 100)
+async def test_a_file_that_is_not_a_database_is_refused_in_one_clear_error(sqlite_path: Path, clock: Clock) -> None:
+    sqlite_path.parent.mkdir(parents=True)
+    sqlite_path.write_bytes(b"these are not the pages you are looking for" * 100)
     with pytest.raises(StoreError, match=r"cannot use .* as the bot.s database"):
-        await Store.open(db_path, clock=clock)
+        await Store.open(sqlite_path, clock=clock)
+
+
+async def test_a_server_that_cannot_be_reached_is_refused_in_one_clear_error_without_the_password(
+    clock: Clock,
+) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens there once closed
+    with pytest.raises(
+        StoreError, match=r"cannot use postgresql://bot@127\.0\.0\.1:\d+/veletas as the bot.s database"
+    ) as caught:
+        await Store.open(f"postgresql://bot:secret@127.0.0.1:{port}/veletas", clock=clock)
+    assert "secret" not in str(caught.value)
 
 
 async def test_closing_twice_is_harmless(db_path: Path, clock: Clock) -> None:
     s = await Store.open(db_path, clock=clock)
     await s.close()
     await s.close()
-    assert not Path(f"{db_path}-wal").exists(), "a clean close folds the WAL back into the file"
+    if isinstance(db_path, Path):
+        assert not Path(f"{db_path}-wal").exists(), "a clean close folds the WAL back into the file"
 
 
 async def test_meta_values_are_stored_and_overwritten(store: Store) -> None:
@@ -683,10 +700,8 @@ async def test_playing_on_withdraws_a_pending_undo(store: Store) -> None:
 
 async def test_rebuild_restores_a_damaged_cache_from_the_log(store: Store, db_path: Path) -> None:
     info = await play_turns(store, await started(store), 6, random.Random("rebuild"))
-    con = sqlite3.connect(db_path)
-    con.execute("UPDATE games SET ply = 1, turns = 'garbage' WHERE id = ?", (info.id,))
-    con.commit()
-    con.close()
+    with raw(db_path) as con:
+        con.execute("UPDATE games SET ply = 1, turns = 'garbage' WHERE id = ?", (info.id,))
     rebuilt = await store.rebuild(info.id)
     assert rebuilt.ply == info.ply and rebuilt.turns == info.turns
     assert rebuilt.game.position == info.game.position
@@ -695,10 +710,8 @@ async def test_rebuild_restores_a_damaged_cache_from_the_log(store: Store, db_pa
 
 async def test_rebuild_refuses_a_log_that_does_not_replay_and_changes_nothing(store: Store, db_path: Path) -> None:
     info = await play_turns(store, await started(store), 3, random.Random("bad-log"))
-    con = sqlite3.connect(db_path)
-    con.execute("UPDATE moves SET turn = 'swap' WHERE game_id = ? AND ply = 1", (info.id,))
-    con.commit()
-    con.close()
+    with raw(db_path) as con:
+        con.execute("UPDATE moves SET turn = 'swap' WHERE game_id = ? AND ply = 1", (info.id,))
     before = snapshot(db_path)
     with pytest.raises(StoreError, match=f"game {info.id}: its move log does not replay"):
         await store.rebuild(info.id)
@@ -710,10 +723,8 @@ async def test_rebuild_finishes_a_game_whose_log_is_won(store: Store, db_path: P
     info = await started(store)
     while info.status == "active":
         info = await play_turns(store, info, 1, rng)
-    con = sqlite3.connect(db_path)
-    con.execute("UPDATE games SET status = 'active', winner_id = NULL, result = NULL WHERE id = ?", (info.id,))
-    con.commit()
-    con.close()
+    with raw(db_path) as con:
+        con.execute("UPDATE games SET status = 'active', winner_id = NULL, result = NULL WHERE id = ?", (info.id,))
     rebuilt = await store.rebuild(info.id)
     assert (rebuilt.status, rebuilt.winner_id, rebuilt.result) == (info.status, info.winner_id, info.result)
 
@@ -888,8 +899,7 @@ async def test_games_stored_before_versions_existed_have_nothing_to_announce(db_
     await (await Store.open(db_path, clock=clock, migrations=MIGRATIONS[:2])).close()
     # A game played by the bot before versions existed, written as that schema wrote it.
     game = Game.new("small")
-    con = sqlite3.connect(db_path)
-    with con:
+    with raw(db_path) as con:
         con.execute(
             "INSERT INTO games (id, guild_id, channel_id, origin_channel_id, status, variant, rules, place, "
             "challenger_id, opponent_id, created_at, updated_at) "
@@ -902,7 +912,6 @@ async def test_games_stored_before_versions_existed_have_nothing_to_announce(db_
             game = game.play(text)
             con.execute("INSERT INTO moves VALUES (1, ?, ?, ?, 0)", (ply, text, actor))
         con.execute("UPDATE games SET ply = 3, turns = ? WHERE id = 1", (" ".join(game.turns),))
-    con.close()
     info_id = 1
     s = await Store.open(db_path, clock=clock)
     try:

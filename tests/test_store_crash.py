@@ -1,5 +1,5 @@
 """A bot process killed outright (SIGKILL: no cleanup, no finally) must lose nothing it confirmed
-and leave a file whose every game still agrees with its move log."""
+and leave a database (an SQLite file, or PostgreSQL) whose every game still agrees with its move log."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from dbtools import raw
 from test_store import check_consistent, play_turns
 
 from bot.store import Store
@@ -91,8 +92,8 @@ def _kill(proc: subprocess.Popen[str]) -> None:
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-async def test_killed_while_writing_loses_nothing_it_confirmed(tmp_path: Path, seed: int) -> None:
-    path = tmp_path / "veletas.sqlite3"
+async def test_killed_while_writing_loses_nothing_it_confirmed(db_path: Path, seed: int) -> None:
+    path = db_path
     proc = _spawn(_BUSY_WRITER.format(tests=str(ROOT / "tests"), path=str(path), seed=seed))
     confirmed: dict[int, int] = {}
     lines = 40 + 13 * seed
@@ -123,8 +124,8 @@ async def test_killed_while_writing_loses_nothing_it_confirmed(tmp_path: Path, s
     check_consistent(path)
 
 
-async def test_a_transaction_cut_short_leaves_no_trace(tmp_path: Path) -> None:
-    path = tmp_path / "veletas.sqlite3"
+async def test_a_transaction_cut_short_leaves_no_trace(db_path: Path) -> None:
+    path = db_path
     store = await Store.open(path)
     info = await store.create_challenge(
         guild_id=1,
@@ -184,12 +185,10 @@ _RATED_WRITER = textwrap.dedent(
 
 
 @pytest.mark.parametrize("seed", [3, 4])
-async def test_killed_while_rating_games_leaves_every_rating_whole(tmp_path: Path, seed: int) -> None:
+async def test_killed_while_rating_games_leaves_every_rating_whole(db_path: Path, seed: int) -> None:
     """A game's end and its rating changes land together: after a kill at any moment, every finished rated
     game has its changes, none is there without its game, and the ratings are exactly what a rebuild gives."""
-    import sqlite3
-
-    path = tmp_path / "veletas.sqlite3"
+    path = db_path
     proc = _spawn(_RATED_WRITER.format(path=str(path), seed=seed))
     finished: list[int] = []
     assert proc.stdout is not None
@@ -202,7 +201,7 @@ async def test_killed_while_rating_games_leaves_every_rating_whole(tmp_path: Pat
         _kill(proc)
 
     check_consistent(path)
-    with sqlite3.connect(path) as db:
+    with raw(path) as db:
         ended = {int(r[0]) for r in db.execute("SELECT id FROM games WHERE status = 'finished' AND rated = 1")}
         changed = {
             int(r[0]): int(r[1]) for r in db.execute("SELECT game_id, COUNT(*) FROM rating_changes GROUP BY game_id")
@@ -215,6 +214,6 @@ async def test_killed_while_rating_games_leaves_every_rating_whole(tmp_path: Pat
         assert await store.rebuild_ratings() == len(ended)
     finally:
         await store.close()
-    with sqlite3.connect(path) as db:
+    with raw(path) as db:
         after = list(db.execute("SELECT * FROM ratings ORDER BY scope, game, settings, user_id"))
     assert after == before, "the stored ratings are exactly those the stored games give"

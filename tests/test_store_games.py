@@ -6,10 +6,10 @@ import dataclasses
 import datetime as dt
 import json
 import random
-import sqlite3
 from pathlib import Path
 
 import pytest
+from dbtools import raw, rows, schema_version
 from store_fixtures import Clock
 from test_store import ALICE, BOB, CHANNEL, GUILD, check_consistent, some_turn
 
@@ -63,7 +63,6 @@ async def play_out(store: Store, info: GameInfo, seed: int) -> GameInfo:
 def _old_games(path: Path) -> dict[int, tuple[str, str, tuple[str, ...]]]:
     """Veletas games as the previous schema wrote them: every status, both editions, every board."""
     rng = random.Random("old games")
-    con = sqlite3.connect(path)
     written: dict[int, tuple[str, str, tuple[str, ...]]] = {}
     plan = [
         ("small", "current", "active", 9),
@@ -72,7 +71,7 @@ def _old_games(path: Path) -> dict[int, tuple[str, str, tuple[str, ...]]]:
         ("small", "classic", "cancelled", 3),
         ("small", "current", "finished", 6),
     ]
-    with con:
+    with raw(path) as con:
         for game_id, (variant, rules, status, plies) in enumerate(plan, start=1):
             game = veletas.Game.new(variant, rules=rules)
             con.execute(
@@ -111,17 +110,11 @@ def _old_games(path: Path) -> dict[int, tuple[str, str, tuple[str, ...]]]:
                 )
             con.execute("UPDATE games SET ply = ?, turns = ? WHERE id = ?", (plies, " ".join(game.turns), game_id))
             written[game_id] = (variant, rules, game.turns)
-    con.close()
     return written
 
 
 def _rows(path: Path, sql: str) -> list[dict[str, object]]:
-    con = sqlite3.connect(path)
-    con.row_factory = sqlite3.Row
-    try:
-        return [dict(row) for row in con.execute(sql)]
-    finally:
-        con.close()
+    return rows(path, sql)
 
 
 async def test_games_written_by_the_previous_schema_read_back_identical(db_path: Path, clock: Clock) -> None:
@@ -194,28 +187,21 @@ async def test_games_written_by_the_previous_schema_read_back_identical(db_path:
     assert _rows(db_path, "SELECT * FROM moves WHERE game_id <> 1 ORDER BY game_id, ply") == [
         m for m in moves_before if m["game_id"] != 1
     ]
-    con = sqlite3.connect(db_path)
-    try:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
-        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    finally:
-        con.close()
-    check_consistent(db_path)
+    assert schema_version(db_path) == len(MIGRATIONS)
+    check_consistent(db_path)  # on SQLite, the file's integrity too
 
 
 async def test_a_failed_game_migration_leaves_the_previous_schema_whole(db_path: Path, clock: Clock) -> None:
     """Something outside the bot that reads the old columns (a view) makes the drop fail: nothing changes."""
     await (await Store.open(db_path, clock=clock, migrations=PREVIOUS)).close()
     _old_games(db_path)
-    con = sqlite3.connect(db_path)
-    with con:
+    with raw(db_path) as con:
         con.execute("CREATE VIEW boards AS SELECT id, variant, rules FROM games")
-    con.close()
     before = _rows(db_path, "SELECT * FROM games ORDER BY id")
     with pytest.raises(StoreError, match=f"migration {len(PREVIOUS) + 1} failed"):
         await Store.open(db_path, clock=clock)
     assert _rows(db_path, "SELECT * FROM games ORDER BY id") == before
-    assert sqlite3.connect(db_path).execute("PRAGMA user_version").fetchone()[0] == len(PREVIOUS)
+    assert schema_version(db_path) == len(PREVIOUS)
 
 
 # --- Veloop through the store ---------------------------------------------------------------------
@@ -287,10 +273,8 @@ async def test_a_drawn_veloop_game_is_finished_with_no_winner(store: Store, db_p
     assert (info.status, info.winner_id, info.result) == ("finished", None, "Drawn")
     assert await store.get_game(info.id) == info
     # The log says drawn even when the row's cache was lost: rebuilding finishes it the same way.
-    con = sqlite3.connect(db_path)
-    with con:
+    with raw(db_path) as con:
         con.execute("UPDATE games SET status = 'active', result = NULL, ply = 0, turns = '' WHERE id = ?", (info.id,))
-    con.close()
     rebuilt = await store.rebuild(info.id)
     assert (rebuilt.status, rebuilt.winner_id, rebuilt.result) == ("finished", None, "Drawn")
     assert rebuilt.turns == info.turns

@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from dbtools import raw, schema_version
 
 from bot.errors import UserError
 from bot.store import FOLLOW_SERVER, MIGRATIONS, GuildSettings, Store
@@ -24,10 +25,9 @@ async def test_settings_default_to_on_and_are_kept_per_server(db_path: Path) -> 
         assert (await store.get_guild_settings(OTHER)).analysis is True, "another server is not touched"
         await store.set_guild_settings(GUILD, analysis=True)
         assert (await store.get_guild_settings(GUILD)).analysis is True
-    with sqlite3.connect(db_path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
-        with pytest.raises(sqlite3.IntegrityError):
-            db.execute("INSERT INTO guild_settings (guild_id, analysis, updated_at) VALUES (3, 2, 0)")
+    assert schema_version(db_path) == len(MIGRATIONS)
+    with raw(db_path) as db, pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+        db.execute("INSERT INTO guild_settings (guild_id, analysis, updated_at) VALUES (3, 2, 0)")
 
 
 async def test_live_games_between_people_leave_out_ai_games_other_servers_and_challenges(db_path: Path) -> None:

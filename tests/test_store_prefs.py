@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
+from dbtools import raw, schema_version
 
 from bot import render
 from bot.errors import UserError
@@ -44,8 +44,8 @@ async def test_a_database_from_before_themes_gains_them_and_keeps_its_games(db_p
     async with await Store.open(db_path, migrations=MIGRATIONS[:1]):
         pass
     # A challenge as that schema wrote it (today's store would write columns the old schema lacks).
-    with sqlite3.connect(db_path) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert schema_version(db_path) == 1
+    with raw(db_path) as con:
         game_id = con.execute(
             "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, variant, rules, place, "
             "challenger_id, opponent_id, created_at, updated_at) "
@@ -56,5 +56,4 @@ async def test_a_database_from_before_themes_gains_them_and_keeps_its_games(db_p
         assert (await store.get_game(game_id)).challenger_id == ALICE
         await store.set_theme(BOB, "light")
         assert await store.get_theme(BOB) == "light"
-    with sqlite3.connect(db_path) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    assert schema_version(db_path) == len(MIGRATIONS)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import random
-import sqlite3
 from pathlib import Path
 
 import pytest
+from dbtools import raw
 from store_fixtures import Clock
 from test_store import ALICE, BOB, CAROL, CHANNEL, GUILD
 
@@ -57,7 +57,7 @@ async def play_out(store: Store, info: GameInfo, turns: tuple[str, ...]) -> Game
 
 
 def ratings_rows(path: Path) -> list[tuple[object, ...]]:
-    with sqlite3.connect(path) as db:
+    with raw(path) as db:
         return list(db.execute("SELECT * FROM ratings ORDER BY scope, user_id"))
 
 
@@ -164,9 +164,10 @@ async def test_the_rebuild_command_recomputes_the_stored_ratings(store: Store, d
         info = await game(store, ALICE, BOB, channel=CHANNEL + number)
         await store.resign(info.id, loser)
     before = ratings_rows(db_path)
-    with sqlite3.connect(db_path) as db:
+    with raw(db_path) as db:
         db.execute("UPDATE ratings SET value = 0")  # damaged by hand: the rebuild must restore it
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_PATH"} | {"DATABASE_PATH": str(db_path)}
+    where = "DATABASE_URL" if isinstance(db_path, str) else "DATABASE_PATH"
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_PATH", "DATABASE_URL")} | {where: str(db_path)}
     done = subprocess.run(
         [sys.executable, "-m", "bot", "ratings", "rebuild"], env=env, capture_output=True, text=True, timeout=60
     )

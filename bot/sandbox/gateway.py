@@ -4,6 +4,11 @@ It covers what a bot's life depends on: HELLO and heartbeats, IDENTIFY answered 
 full GUILD_CREATE, event dispatch with sequence numbers, RESUME on the ``resume_gateway_url``
 with replay of what was missed, RECONNECT and INVALID_SESSION on request, Discord's close codes
 for bad tokens and intents, and zlib-stream compression when the client asks for it.
+
+Sharding as Discord does it: IDENTIFY may carry ``shard: [id, count]`` (a bad pair closes with 4010);
+each shard is a session of its own, and a server's events go only to the shard
+``(guild_id >> 22) % count`` (direct messages to shard 0), whose READY lists it and which alone gets its
+GUILD_CREATE. ``GET /gateway/bot`` recommends ``recommended_shards``.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ CLOSE_DECODE_ERROR = 4002
 CLOSE_NOT_AUTHENTICATED = 4003
 CLOSE_AUTHENTICATION_FAILED = 4004
 CLOSE_ALREADY_AUTHENTICATED = 4005
+CLOSE_INVALID_SHARD = 4010
 CLOSE_INVALID_API_VERSION = 4012
 CLOSE_INVALID_INTENTS = 4013
 CLOSE_DISALLOWED_INTENTS = 4014
@@ -89,6 +95,14 @@ class Session:
     connection: Connection | None = None
     sender: _Sender | None = None
     valid: bool = True
+    shard: tuple[int, int] = (0, 1)  # (shard id, shard count), as IDENTIFY gave it
+
+    def owns(self, guild_id: int | None) -> bool:
+        """Whether Discord sends this server's events to this session's shard (direct messages: shard 0)."""
+        shard_id, count = self.shard
+        if guild_id is None:
+            return shard_id == 0
+        return (guild_id >> 22) % count == shard_id
 
 
 class Gateway:
@@ -108,8 +122,19 @@ class Gateway:
         self._changed = on_change
         self.connections: list[Connection] = []
         self.sessions: dict[str, Session] = {}
-        self.current: Session | None = None
+        # The live session of each shard, by (shard id, shard count); an unsharded bot is (0, 1).
+        self.shards: dict[tuple[int, int], Session] = {}
         self.revoked_tokens: set[str] = set()
+        self.recommended_shards = 1
+
+    @property
+    def current(self) -> Session | None:
+        """The session that gets the sandbox server's events: the newest of the shard that owns it."""
+        owners = [s for s in self.shards.values() if s.valid and s.owns(self.state.guild_id)]
+        if owners:
+            return owners[-1]
+        valid = [s for s in self.shards.values() if s.valid]
+        return valid[-1] if valid else (list(self.shards.values())[-1] if self.shards else None)
 
     # -- websocket handling ----------------------------------------------------------------------
 
@@ -207,16 +232,29 @@ class Gateway:
         if privileged & ~self.privileged_intents:
             await self._close(ws, conn, CLOSE_DISALLOWED_INTENTS, "Disallowed intent(s).")
             return None
-        if self.current is not None:
-            self.current.valid = False
-        session = Session(id=secrets.token_hex(16), intents=intents, ws=ws, connection=conn, sender=sender)
+        shard = data.get("shard", [0, 1])
+        if (
+            not isinstance(shard, list)
+            or len(shard) != 2
+            or not all(isinstance(n, int) and not isinstance(n, bool) for n in shard)
+            or not 0 <= shard[0] < shard[1]
+        ):
+            await self._close(ws, conn, CLOSE_INVALID_SHARD, "Invalid shard.")
+            return None
+        key = (int(shard[0]), int(shard[1]))
+        previous = self.shards.pop(key, None)
+        if previous is not None:
+            previous.valid = False
+        session = Session(id=secrets.token_hex(16), intents=intents, ws=ws, connection=conn, sender=sender, shard=key)
         self.sessions[session.id] = session
-        self.current = session
+        self.shards[key] = session
         conn.identified = True
+        owned = session.owns(self.state.guild_id)
         ready = {
             "v": 10,
             "user": self.state.bot.user_json() | {"verified": True, "mfa_enabled": False, "flags": 0, "email": None},
-            "guilds": [{"id": str(self.state.guild_id), "unavailable": True}],
+            "guilds": [{"id": str(self.state.guild_id), "unavailable": True}] if owned else [],
+            "shard": list(key),
             "session_id": session.id,
             "session_type": "normal",
             "resume_gateway_url": self.resume_url,
@@ -230,7 +268,7 @@ class Gateway:
             "_trace": ["sandbox-gateway"],
         }
         await self._dispatch_to(session, "READY", ready)
-        if intents & GUILDS_INTENT:
+        if intents & GUILDS_INTENT and owned:
             await self._dispatch_to(session, "GUILD_CREATE", self.state.guild_json())
         return session
 
@@ -247,7 +285,8 @@ class Gateway:
         session.connection = conn
         session.sender = sender
         conn.resumed = True
-        self.current = session
+        self.shards.pop(session.shard, None)
+        self.shards[session.shard] = session
         for event_seq, event, payload in session.backlog:
             if event_seq > seq:
                 await sender.send({"op": DISPATCH, "t": event, "s": event_seq, "d": payload})
@@ -290,8 +329,8 @@ class Gateway:
         return True
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send an event to the bot's session; kept in its backlog if the bot is between connections."""
-        session = self.current
+        """Send an event to the session of the shard it belongs to; kept in its backlog between connections."""
+        session = self._session_for(data)
         if session is None or not session.valid or not self.wants(session, event):
             return
         if event in _MESSAGE_EVENTS and not self._bot_sees(data.get("channel_id")):
@@ -299,6 +338,15 @@ class Gateway:
         if event in ("MESSAGE_CREATE", "MESSAGE_UPDATE") and not session.intents & MESSAGE_CONTENT_INTENT:
             data = self._without_content(data)
         await self._dispatch_to(session, event, data)
+
+    def _session_for(self, data: dict[str, Any]) -> Session | None:
+        """The shard an event goes to: its server's (every event here is of the one server, or a DM: shard 0)."""
+        channel_id = data.get("channel_id") or data.get("id")
+        guild_id: int | None = self.state.guild_id
+        if "guild_id" not in data and channel_id is not None and int(channel_id) not in self.state.channels:
+            guild_id = None  # a direct message channel
+        owners = [s for s in self.shards.values() if s.owns(guild_id)]
+        return owners[-1] if owners else None
 
     def _bot_sees(self, channel_id: Any) -> bool:
         if channel_id is None or int(channel_id) not in self.state.channels:

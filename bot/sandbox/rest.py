@@ -183,7 +183,7 @@ class Rest:
     async def get_gateway_bot(self, call: Call) -> Any:
         return {
             "url": self.gateway.url,
-            "shards": 1,
+            "shards": self.gateway.recommended_shards,
             "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 86_400_000, "max_concurrency": 1},
         }
 

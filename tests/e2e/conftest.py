@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from sandbox_plugin import alice, bob, sandbox, sandbox_runner  # noqa: F401  (fixtures)
 
-from bot.client import AiOpponent, VeletasBot
+from bot.client import AiOpponent, VeletasBot, make_bot
 from bot.config import Settings
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
@@ -62,7 +62,7 @@ def make_factory(db_path: Path, clock: ManualClock, *, ai: AiOpponent | None = N
             log_level="DEBUG",
         )
         config = dataclasses.replace(config, **settings)
-        return VeletasBot(config, store, ai=ai, clock=clock)
+        return make_bot(config, store, ai=ai, clock=clock)
 
     return factory
 

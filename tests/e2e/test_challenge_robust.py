@@ -59,7 +59,7 @@ async def quick_busy_bot(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, db_path: Path, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> VeletasBot:
     """The bot with a short busy timeout, so a held database fails its writes in a fraction of a second."""
-    monkeypatch.setattr("bot.store.BUSY_TIMEOUT_MS", 300)
+    monkeypatch.setattr("bot.db.sqlite.BUSY_TIMEOUT_MS", 300)
     bot = await sandbox_runner.start(make_factory(db_path, clock), sync=False)
     assert isinstance(bot, VeletasBot)
     return bot

@@ -25,8 +25,10 @@ Script = Callable[[discord.Interaction[Any]], Awaitable[None]]
 class ProbeBot(commands.Bot):
     """``/probe`` runs whatever ``script`` the test set; failures are kept in ``failures``."""
 
-    def __init__(self, intents: discord.Intents | None = None) -> None:
-        super().__init__(command_prefix=commands.when_mentioned, intents=intents or discord.Intents.default())
+    def __init__(self, intents: discord.Intents | None = None, **options: Any) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned, intents=intents or discord.Intents.default(), **options
+        )
         self.script: Script | None = None
         self.failures: list[BaseException] = []
         self.seen_messages: list[discord.Message] = []
