@@ -140,7 +140,9 @@ async def test_a_busy_accept_never_retried_takes_its_thread_away_when_the_challe
     clock.advance(minutes=16)
     cog = cast(ChallengeCog, quick_busy_bot.get_cog("Challenges"))
     assert [info.id for info in await cog.expire_due()] == [1]
-    await sandbox.wait_until(lambda: not sandbox.threads(sandbox.channel_id), what="the unused thread to go")
+    await sandbox.wait_until(
+        lambda: not sandbox.threads(sandbox.channel_id), what="the unused thread to go", timeout=30
+    )
     assert "expired unanswered" in sandbox.message(challenge.id).content
     assert sandbox.message(challenge.id).buttons == []
 
@@ -152,7 +154,9 @@ async def test_a_busy_accept_then_a_withdrawal_leaves_no_thread(
     await busy_accept(sandbox, db_path, challenge, bob)
     withdrawn = await sandbox.user(alice).click(challenge, "Withdraw")
     assert "Withdrawn by" in withdrawn.content
-    await sandbox.wait_until(lambda: not sandbox.threads(sandbox.channel_id), what="the unused thread to go")
+    await sandbox.wait_until(
+        lambda: not sandbox.threads(sandbox.channel_id), what="the unused thread to go", timeout=30
+    )
     assert game_row(db_path, 1)[0] == "cancelled"
 
 
