@@ -43,6 +43,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.analyze",
     "cogs.settings",
     "cogs.clocks",
+    "cogs.tournament",
 )
 
 GROUP_NAME = "veletas"
