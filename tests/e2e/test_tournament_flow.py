@@ -3,13 +3,19 @@ per pairing, results from the games, standings and the podium."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
+
+from tournaments import tourney_oracle as oracle
 
 from bot.client import VeletasBot
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
+from bot.tournaments import Player
 from e2e.conftest import ManualClock
-from e2e.tourney import csv_rows, finished, resign_in, round_open
+from e2e.tourney import Record, boards, csv_rows, finished, resign_in, round_open, thread_count
+from e2e.tourney import byes as db_byes
+from e2e.tourney import players as db_players
 
 
 async def test_a_small_swiss_runs_from_sign_up_to_podium(
@@ -41,3 +47,130 @@ async def test_a_small_swiss_runs_from_sign_up_to_podium(
     podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "is over" in m.content)
     rows = csv_rows(podium)
     assert len(rows) == 4
+
+
+def _oracle_table(record: Record) -> dict[int, tuple[float, float, float, float]]:
+    t = record.tournament()
+    points = oracle.scores(t)
+    bh1, bh, sb = oracle.buchholz_cut1(t), oracle.buchholz(t), oracle.sonneborn_berger(t)
+    return {pid: (points[pid], bh1[pid], bh[pid], sb[pid]) for pid in points}
+
+
+async def test_a_40_player_swiss_of_7_rounds_with_a_drop_a_no_show_and_a_late_joiner(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path, clock: ManualClock
+) -> None:
+    rng = random.Random(7)
+    await sandbox.grant(alice, "manage_guild")
+    field = [sandbox.add_member(f"p{i:02d}") for i in range(1, 41)]
+    members = {m.id: m for m in field}
+    announcement = await sandbox.user(alice).slash(
+        "tournament", "create", name="Big Swiss", game="veloop", format="swiss", rounds=7, time="1d", board="5"
+    )
+    tid = 1
+    for member in field[:39]:
+        await sandbox.user(member).click(announcement, "Join")
+    assert "39: " in next(f["value"] for f in announcement.embeds[0]["fields"] if f["name"] == "Players")
+    # Twenty threads go out at once when the round starts: Discord's rate limit answers 429 on some of them.
+    limited = sandbox.fail("POST", r"^/channels/\d+/threads$", 429, retry_after=0.05, times=3)
+    await sandbox.user(alice).slash("tournament", "start")
+    record = Record("swiss", 7)
+    entered = {pid: (seed, joined) for pid, _, seed, joined, _ in db_players(db_path, tid)}
+    assert len(entered) == 39 and sorted(s for s, _ in entered.values()) == list(range(1, 40))
+    late, dropped, absent = field[39], field[4].id, 0
+    left_at: dict[int, int] = {}
+    all_byes: list[tuple[int, int, str]] = []
+    for number in range(1, 8):
+        found = await round_open(sandbox, db_path, tid, number)
+        if number == 1:
+            assert limited.hits == 3, "the rate limit was met and waited out"
+            assert len(found) == 19 and thread_count(db_path, tid) == 19
+            assert len({t["id"] for t in sandbox.threads(sandbox.channel_id)}) == 19, "no thread twice"
+        games: list[tuple[int, int, str]] = []
+        draw_board = rng.randrange(1, len(found) + 1)
+        for b in found:
+            if b.result is not None:
+                games.append((b.white, b.black, b.result))
+                continue
+            assert b.thread_id is not None
+            if number == 4 and absent == 0 and b.board == 3:
+                absent = b.white  # never plays: lost on time with no turn taken, a no-show
+                continue
+            if b.board == draw_board:
+                await sandbox.user(alice).slash("tournament", "result", round=number, board=b.board, result="1/2-1/2")
+                games.append((b.white, b.black, "1/2-1/2"))
+                continue
+            loser = rng.choice((b.white, b.black))
+            await resign_in(sandbox, members[loser], b.thread_id, "veloop")
+            games.append((b.white, b.black, "0-1" if loser == b.white else "1-0"))
+            if number == 2 and b.board == 1:
+                # The late joiner arrives while round 2 is played: in from round 3, with a ½-point bye for round 2.
+                cursor = sandbox.cursor()
+                await sandbox.user(late).click(announcement, "Join")
+                said = await sandbox.wait_for_message(sandbox.channel_id, lambda m: m.ephemeral, after=cursor)
+                assert "from the next round on" in said.content
+            if number == 3 and b.board == 1:
+                cursor = sandbox.cursor()
+                await sandbox.user(members[dropped]).click(announcement, "Leave")
+                said = await sandbox.wait_for_message(sandbox.channel_id, lambda m: m.ephemeral, after=cursor)
+                assert "withdrew" in said.content
+                left_at[dropped] = 4
+        if number == 4:
+            assert absent
+            board_of = next(b for b in found if b.white == absent)
+            clock.advance(24 * 60 + 1)
+            bot.scheduler.wake()
+            index = board_of.board - 1
+            await sandbox.wait_until(
+                lambda i=index: boards(db_path, tid, 4)[i].result is not None,  # type: ignore[misc]
+                what="the no-show's forfeit",
+            )
+            assert boards(db_path, tid, 4)[index].result == "-+"
+            games.append((board_of.white, board_of.black, "-+"))
+            left_at[absent] = 5
+        paired = {p for w, b, _ in games for p in (w, b)}
+        round_byes: list[tuple[int, str]] = []
+        for pid in members:
+            joined = 3 if pid == late.id else 1
+            active = joined <= number and (pid not in left_at or number < left_at[pid])
+            if pid == late.id and number == 2:
+                round_byes.append((pid, "half"))
+            elif active and pid not in paired:
+                round_byes.append((pid, "pairing"))
+        assert len(round_byes) <= (2 if number == 2 else 1)
+        all_byes += [(number, p, k) for p, k in round_byes]
+        record.add_round(number, games, round_byes)
+    await finished(sandbox, db_path, tid)
+    assert sorted(db_byes(db_path, tid)) == sorted(all_byes)
+    for pid, _, seed, joined, left in db_players(db_path, tid):
+        record.players[pid] = Player(pid, 1500, seed, joined, left)
+    assert record.players[late.id].joined == 3 and record.players[dropped].left == 4
+    assert record.players[absent].left == 5
+    podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "is over" in m.content)
+    rows = csv_rows(podium)
+    expected = _oracle_table(record)
+    assert len(rows) == 40
+    got = {
+        int(r["player"]): (
+            float(r["points"]),
+            float(r["Buchholz cut 1"]),
+            float(r["Buchholz"]),
+            float(r["Sonneborn-Berger"]),
+        )
+        for r in rows
+    }
+    assert got == expected
+    keys = [got[int(r["player"])] for r in rows]
+    assert keys == sorted(keys, reverse=True), "ranked by points, then the tie-breaks in order"
+    assert any(name.endswith(".trf") for name in podium.files)
+    posted = [
+        m
+        for m in sandbox.messages(sandbox.channel_id)
+        if m.embeds and "standings after round" in m.embeds[0].get("title", "")
+    ]
+    assert len(posted) == 6
+    final = [
+        m
+        for m in sandbox.messages(sandbox.channel_id)
+        if m.embeds and "final standings" in m.embeds[0].get("title", "")
+    ]
+    assert len(final) == 1 and sum(e["description"].count("\n") + 1 for e in final[0].embeds) == 40
