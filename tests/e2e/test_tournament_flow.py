@@ -4,16 +4,28 @@ per pairing, results from the games, standings and the podium."""
 from __future__ import annotations
 
 import random
+import sqlite3
 from pathlib import Path
 
 from tournaments import tourney_oracle as oracle
 
 from bot.client import VeletasBot
 from bot.sandbox.server import FakeDiscord
-from bot.sandbox.state import Member
+from bot.sandbox.state import Member, Message
 from bot.tournaments import Player
 from e2e.conftest import ManualClock
-from e2e.tourney import Record, boards, csv_rows, finished, resign_in, round_open, thread_count
+from e2e.tourney import (
+    Board,
+    Record,
+    boards,
+    csv_rows,
+    finished,
+    resign_in,
+    round_open,
+    rounds_stored,
+    status,
+    thread_count,
+)
 from e2e.tourney import byes as db_byes
 from e2e.tourney import players as db_players
 
@@ -174,3 +186,112 @@ async def test_a_40_player_swiss_of_7_rounds_with_a_drop_a_no_show_and_a_late_jo
         if m.embeds and "final standings" in m.embeds[0].get("title", "")
     ]
     assert len(final) == 1 and sum(e["description"].count("\n") + 1 for e in final[0].embeds) == 40
+
+
+async def _sign_up(
+    sandbox: FakeDiscord, organiser: Member, count: int, **options: object
+) -> tuple[Message, list[Member]]:
+    await sandbox.grant(organiser, "manage_guild")
+    field = [sandbox.add_member(f"q{i:02d}") for i in range(1, count + 1)]
+    announcement = await sandbox.user(organiser).slash("tournament", "create", **options)
+    assert not announcement.ephemeral, announcement.content
+    for member in field:
+        await sandbox.user(member).click(announcement, "Join")
+    return announcement, field
+
+
+async def _play_out(
+    sandbox: FakeDiscord, found: list[Board], members: dict[int, Member], rng: random.Random, group: str
+) -> list[tuple[int, int, str]]:
+    games = []
+    for b in found:
+        if b.result is not None:
+            games.append((b.white, b.black, b.result))
+            continue
+        assert b.thread_id is not None
+        loser = rng.choice((b.white, b.black))
+        await resign_in(sandbox, members[loser], b.thread_id, group)
+        games.append((b.white, b.black, "0-1" if loser == b.white else "1-0"))
+    return games
+
+
+async def test_a_9_player_round_robin_of_veletas_plays_everyone_once_with_a_rest_each_round(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
+) -> None:
+    rng = random.Random(9)
+    _, field = await _sign_up(
+        sandbox, alice, 9, name="Autumn RR", game="veletas", format="round_robin", time="3d", variant="small"
+    )
+    members = {m.id: m for m in field}
+    await sandbox.user(alice).slash("tournament", "start")
+    record = Record("round_robin", 9)
+    met: list[frozenset[int]] = []
+    for number in range(1, 10):
+        found = await round_open(sandbox, db_path, 1, number)
+        assert len(found) == 4
+        games = await _play_out(sandbox, found, members, rng, "veletas")
+        met += [frozenset((w, b)) for w, b, _ in games]
+        resting = [p for p in members if p not in {x for w, b, _ in games for x in (w, b)}]
+        assert len(resting) == 1
+        record.add_round(number, games, [(resting[0], "rest")])
+    await finished(sandbox, db_path, 1)
+    assert len(met) == 36 and len(set(met)) == 36, "each pair met exactly once"
+    for pid, _, seed, joined, left in db_players(db_path, 1):
+        record.players[pid] = Player(pid, 1500, seed, joined, left)
+    t = record.tournament()
+    points, sb = oracle.scores(t), oracle.sonneborn_berger(t)
+    wins = dict.fromkeys(members, 0.0)
+    for w, b, result in (g for r in t.rounds for g in ((x.white, x.black, x.result) for x in r.games)):
+        wins[w if result == "1-0" else b] += 1.0
+    podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "is over" in m.content)
+    rows = csv_rows(podium)
+    assert {int(r["player"]): (float(r["points"]), float(r["Sonneborn-Berger"]), float(r["wins"])) for r in rows} == {
+        pid: (points[pid], sb[pid], wins[pid]) for pid in members
+    }
+    assert not any(name.endswith(".trf") for name in podium.files), "TRF is for a Swiss"
+
+
+async def test_a_13_player_double_elimination_seeded_by_rating_ends_with_everyone_but_the_champion_twice_beaten(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
+) -> None:
+    rng = random.Random(13)
+    await sandbox.grant(alice, "manage_guild")
+    field = [sandbox.add_member(f"e{i:02d}") for i in range(1, 14)]
+    ratings = {m.id: 1200 + 37 * ((i * 5) % 13) for i, m in enumerate(field)}
+    with sqlite3.connect(db_path) as db:
+        for pid, value in ratings.items():
+            db.execute(
+                "INSERT INTO ratings (scope, game, settings, user_id, value, deviation, volatility, games) "
+                "VALUES (?, 'veloop', 'board=5,protocol=122', ?, ?, 80, 0.06, 20)",
+                (sandbox.guild_id, pid, value),
+            )
+    announcement = await sandbox.user(alice).slash(
+        "tournament", "create", name="Cup", game="veloop", format="double_elimination", time="1d", board="5"
+    )
+    for member in field:
+        await sandbox.user(member).click(announcement, "Join")
+    await sandbox.user(alice).slash("tournament", "start")
+    members = {m.id: m for m in field}
+    seeds = {pid: seed for pid, _, seed, _, _ in db_players(db_path, 1)}
+    assert sorted(seeds, key=seeds.__getitem__) == sorted(ratings, key=lambda p: (-ratings[p], p)), "seeded by rating"
+    losses = dict.fromkeys(members, 0)
+    number = 0
+    while True:
+        number += 1
+        await sandbox.wait_until(
+            lambda n=number: status(db_path, 1) == "finished" or rounds_stored(db_path, 1) >= n,  # type: ignore[misc]
+            what="the next round or the end",
+        )
+        if status(db_path, 1) == "finished":
+            break
+        found = await round_open(sandbox, db_path, 1, number)
+        for w, b, result in await _play_out(sandbox, found, members, rng, "veloop"):
+            losses[b if result == "1-0" else w] += 1
+    await finished(sandbox, db_path, 1)
+    podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "is over" in m.content)
+    rows = csv_rows(podium)
+    champion = int(next(r["player"] for r in rows if r["place"] == "1"))
+    assert all(n == 2 for pid, n in losses.items() if pid != champion), losses
+    assert losses[champion] <= 1
+    assert len(rows) == 13 and sorted(int(r["place"]) for r in rows)[:2] == [1, 2]
+    assert "🥇" in podium.content and "🥈" in podium.content and "🥉" in podium.content
