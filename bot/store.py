@@ -2401,7 +2401,9 @@ class Store:
 
     async def set_tournament_message(self, tournament_id: int, message_id: int) -> None:
         async with self._transaction() as db:
-            await db.execute("UPDATE tournaments SET message_id = ? WHERE id = ?", (message_id, tournament_id))
+            await db.execute(
+                "UPDATE tournaments SET message_id = ? WHERE id = ? AND message_id IS NULL", (message_id, tournament_id)
+            )
 
     async def entrants(self, tournament_id: int) -> list[Entrant]:
         rows = await self._fetchall(

@@ -320,14 +320,14 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         )
         embed = await self.announcement_embed(info)
         view = announcement_view(info)
-        await interaction.response.send_message(
+        callback = await interaction.response.send_message(
             words.created(info),
             embed=embed,
             view=view or discord.utils.MISSING,
             allowed_mentions=discord.AllowedMentions.none(),
         )
-        message = await interaction.original_response()
-        await self.bot.store.set_tournament_message(info.id, message.id)
+        if callback.message_id is not None:
+            await self.bot.store.set_tournament_message(info.id, callback.message_id)
 
     @create.autocomplete("time")
     async def time_choices(
@@ -363,7 +363,13 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         except UserError:
             raise UserError(words.FORGED) from None
         message = interaction.message
-        if info.guild_id != interaction.guild_id or message is None or message.id != info.message_id:
+        if info.guild_id != interaction.guild_id or message is None or interaction.channel_id != info.channel_id:
+            raise UserError(words.FORGED)
+        me = self.bot.user.id if self.bot.user is not None else None
+        if info.message_id is None and message.author.id == me:
+            # Pressed before the announcement's id was stored (a moment after it was posted): it is this one.
+            await self.bot.store.set_tournament_message(info.id, message.id)
+        elif message.id != info.message_id:
             raise UserError(words.FORGED)
         user = interaction.user
         if action == "join":
