@@ -10,10 +10,12 @@ from pathlib import Path
 from tournaments import tourney_oracle as oracle
 
 from bot.client import VeletasBot
+from bot.rules.veloop import Game
+from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from bot.tournaments import Player
-from e2e.conftest import ManualClock
+from e2e.conftest import Factory, ManualClock
 from e2e.tourney import (
     Board,
     Record,
@@ -295,3 +297,55 @@ async def test_a_13_player_double_elimination_seeded_by_rating_ends_with_everyon
     assert losses[champion] <= 1
     assert len(rows) == 13 and sorted(int(r["place"]) for r in rows)[:2] == [1, 2]
     assert "🥇" in podium.content and "🥈" in podium.content and "🥉" in podium.content
+
+
+async def test_a_restart_mid_round_then_the_deadline_adjudicates_the_game_still_running(
+    sandbox: FakeDiscord, sandbox_runner: BotRunner, factory: Factory, alice: Member, db_path: Path, clock: ManualClock
+) -> None:
+    bot = await sandbox_runner.start(factory, sync=False)
+    _, field = await _sign_up(
+        sandbox,
+        alice,
+        4,
+        name="Night Swiss",
+        game="veloop",
+        format="swiss",
+        rounds=2,
+        time="1d",
+        board="5",
+        protocol="alternating",
+        round_minutes=60,
+    )
+    members = {m.id: m for m in field}
+    await sandbox.user(alice).slash("tournament", "start")
+    found = await round_open(sandbox, db_path, 1, 1)
+    first, second = found
+    assert first.thread_id is not None and second.thread_id is not None
+    await resign_in(sandbox, members[first.black], first.thread_id, "veloop")
+    # Both players of the other game move once; then the bot goes down and comes back mid-round.
+    game = Game.new(5, "alternating")
+    for player in (second.white, second.black):
+        move = str(game.position.legal_moves()[0])
+        moved = await sandbox.user(members[player], channel_id=second.thread_id).slash("veloop", "move", move=move)
+        assert not moved.ephemeral, moved.content
+        game = game.play(move)
+        clock.advance(1)
+    bot = await sandbox_runner.restart(factory)
+    assert isinstance(bot, VeletasBot)
+    assert rounds_stored(db_path, 1) == 1 and boards(db_path, 1, 1)[1].result is None
+    await sandbox.wait_until(lambda: bot.scheduler._last_alive > 0, what="the scheduler")
+    cursor = sandbox.cursor()
+    clock.advance(61)
+    bot.scheduler.wake()
+    final = await sandbox.wait_for_message(
+        second.thread_id, lambda m: bool(m.embeds) and "adjudication" in m.text(), after=cursor
+    )
+    assert f"<@{second.black}> wins" in final.embeds[0]["description"], "more time left on the clock wins"
+    assert boards(db_path, 1, 1)[1].result == "0-1"
+    found = await round_open(sandbox, db_path, 1, 2)
+    assert rounds_stored(db_path, 1) == 2 and len(found) == 2
+    for b in found:
+        assert b.thread_id is not None
+        await resign_in(sandbox, members[b.white], b.thread_id, "veloop")
+    await finished(sandbox, db_path, 1)
+    assert len(sandbox.threads(sandbox.channel_id)) == 4
