@@ -2426,9 +2426,6 @@ class Store:
                 if row[0] is not None:
                     raise UserError("You withdrew from this tournament, so you cannot enter it again.")
                 raise UserError("You are already entered.")
-            count = await _count(db, "SELECT COUNT(*) FROM tournament_players WHERE tournament_id = ?", tournament_id)
-            if info.max_players is not None and count >= info.max_players:
-                raise UserError(f"This tournament is full ({info.max_players} players).")
             late = False
             joined_round = 1
             if info.status in ("running", "paused"):
@@ -2443,6 +2440,9 @@ class Store:
                 joined_round = started + 1  # brought in when that round is paired
             elif info.status != "signup":
                 raise UserError("This tournament is over.")
+            count = await _count(db, "SELECT COUNT(*) FROM tournament_players WHERE tournament_id = ?", tournament_id)
+            if info.max_players is not None and count >= info.max_players:
+                raise UserError(f"This tournament is full ({info.max_players} players).")
             rating = await self._seed_rating(db, info, user_id)
             await db.execute(
                 "INSERT INTO tournament_players (tournament_id, user_id, name, rating, joined_round, late, joined_at) "
