@@ -263,6 +263,13 @@ def action_repaired(number: int) -> str:
     return f"threw away the pairings of round {number} before any game began; it is paired again now."
 
 
+GAME_STOPPED_BY_CANCEL = "The tournament was cancelled, and this game with it."
+
+
+def game_stopped_by_result(result: str) -> str:
+    return f"The organiser set this game's result: {RESULT_WORDS[result]}. It is over."
+
+
 def no_show(name: str) -> str:
     return f"{name} did not play their game: a forfeit loss, and withdrawn from the tournament."
 

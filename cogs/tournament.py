@@ -52,7 +52,7 @@ from cogs._board import board_message
 from cogs._clock_words import parse_time, time_suggestions
 from cogs._delivery import after_board_posted, announce
 from cogs._permissions import check_here, check_thread, may_organise
-from cogs._send import bot_of
+from cogs._send import bot_of, send_to_channel
 from cogs._tables import table_for
 
 log = logging.getLogger(__name__)
@@ -446,10 +446,10 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         cancelled = await self.bot.store.set_tournament_status(
             info.id, "cancelled", actor_id=interaction.user.id, allowed=("signup", "running", "paused")
         )
+        await self.refresh_announcement(cancelled)
         await self.acted(interaction, info, words.action_cancelled())
         for game_id in running:
-            self.bot.spawn(announce(self.bot, game_id), name=f"announce-{game_id}")
-        await self.refresh_announcement(cancelled)
+            await self.post_stopped(game_id, words.GAME_STOPPED_BY_CANCEL)
 
     @app_commands.command()
     @app_commands.describe(
@@ -484,7 +484,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             ),
         )
         if pairing.game_id is not None:
-            self.bot.spawn(announce(self.bot, pairing.game_id), name=f"announce-{pairing.game_id}")
+            await self.post_stopped(pairing.game_id, words.game_stopped_by_result(result))
 
     @app_commands.command()
     @app_commands.describe(member="who to take out", tournament="which tournament (default: the one in this channel)")
@@ -553,8 +553,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
     async def acted(self, interaction: discord.Interaction[VeletasBot], info: TournamentInfo, text: str) -> None:
         """An organiser action, done: the organiser hears it privately, the tournament channel publicly."""
         line = words.organiser_action(interaction.user.id, text)
-        await interaction.response.send_message(line, ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
         await self.say(info, line)
+        await interaction.response.send_message(line, ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
 
     # --- reading ---------------------------------------------------------------------------------
 
@@ -627,8 +627,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             cancelled = await self.bot.store.set_tournament_status(
                 info.id, "cancelled", actor_id=0, allowed=("signup",)
             )
-            await self.say(info, words.not_started(info, str(exc)))
             await self.refresh_announcement(cancelled)
+            await self.say(info, words.not_started(info, str(exc)))
             return
         await self.after_start(started)
 
@@ -884,6 +884,19 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             files=self.export_files(snap),
             allowed_mentions=discord.AllowedMentions.none(),
         )
+
+    async def post_stopped(self, game_id: int, note: str) -> None:
+        """The last board of a game an organiser stopped (a result set, the tournament cancelled), in its thread."""
+        info = await self.bot.store.get_game(game_id)
+        if info.status != "cancelled" or not info.unannounced:
+            return
+        try:
+            out = await board_message(self.bot, info, note=note)
+            message_id = await send_to_channel(self.bot, info.channel_id, out)
+        except discord.HTTPException:
+            log.warning("Could not post the stopped board of game %d", game_id)
+            return
+        await after_board_posted(self.bot, info, message_id)
 
     # --- Discord plumbing ------------------------------------------------------------------------
 
