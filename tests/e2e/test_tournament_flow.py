@@ -86,6 +86,7 @@ async def test_a_40_player_swiss_of_7_rounds_with_a_drop_a_no_show_and_a_late_jo
     assert "39: " in next(f["value"] for f in announcement.embeds[0]["fields"] if f["name"] == "Players")
     # Twenty threads go out at once when the round starts: Discord's rate limit answers 429 on some of them.
     limited = sandbox.fail("POST", r"^/channels/\d+/threads$", 429, retry_after=0.05, times=3)
+    paced = sandbox.rate_limit("POST", r"^/channels/\d+/threads$", limit=10, per=0.5)
     await sandbox.user(alice).slash("tournament", "start")
     record = Record("swiss", 7)
     entered = {pid: (seed, joined) for pid, _, seed, joined, _ in db_players(db_path, tid)}
@@ -97,6 +98,7 @@ async def test_a_40_player_swiss_of_7_rounds_with_a_drop_a_no_show_and_a_late_jo
         found = await round_open(sandbox, db_path, tid, number)
         if number == 1:
             assert limited.hits == 3, "the rate limit was met and waited out"
+            assert paced.served == 19 and paced.limited == 0, "paced by the bucket's headers, never past it"
             assert len(found) == 19 and thread_count(db_path, tid) == 19
             assert len({t["id"] for t in sandbox.threads(sandbox.channel_id)}) == 19, "no thread twice"
         games: list[tuple[int, int, str]] = []
