@@ -189,6 +189,13 @@ def game_intro(info: TournamentInfo, number: int, board: int, white: int, black:
     )
 
 
+def cannot_pair(info: TournamentInfo, number: int) -> str:
+    return (
+        f"Round {number} of **{info.name}** cannot be paired: the players left have all met already. "
+        "The tournament ends with the rounds played."
+    )
+
+
 def standings_title(info: TournamentInfo, number: int, final: bool) -> str:
     return f"{info.name}: final standings" if final else f"{info.name}: standings after round {number}"
 

@@ -47,6 +47,7 @@ from bot.tournament_flow import (
     tiebreak_labels,
     trf_text,
 )
+from bot.tournaments import TournamentError
 from cogs import _tournament_words as words
 from cogs._board import board_message
 from cogs._clock_words import parse_time, time_suggestions
@@ -526,6 +527,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         """Pair the current round again, before any of its games has begun (organisers)."""
         info = await self.find(interaction, tournament)
         await self.check_organiser(interaction, info)
+        # A round being opened holds the tournament for a few seconds: the answer may have to wait for it.
+        await interaction.response.defer(ephemeral=True)
         async with self.lock(info.id):
             snap = await self.bot.store.snapshot(info.id)
             threads = [p.thread_id for p in snap.round_pairings(round) if p.thread_id is not None]
@@ -554,7 +557,12 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         """An organiser action, done: the organiser hears it privately, the tournament channel publicly."""
         line = words.organiser_action(interaction.user.id, text)
         await self.say(info, line)
-        await interaction.response.send_message(line, ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
+        if interaction.response.is_done():
+            await interaction.followup.send(line, ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
+        else:
+            await interaction.response.send_message(
+                line, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+            )
 
     # --- reading ---------------------------------------------------------------------------------
 
@@ -647,7 +655,14 @@ class TournamentCog(commands.Cog, name="Tournaments"):
                 if due_id is not None:
                     await self.bot.store.drop_due(due_id)
                 return
-            plan = await asyncio.to_thread(plan_next, snap)
+            try:
+                plan = await asyncio.to_thread(plan_next, snap)
+            except TournamentError as exc:
+                # Nobody left who may meet (a small field, many rounds): the tournament ends with the rounds played.
+                log.warning("Tournament %d: the next round cannot be paired (%s); finishing", tournament_id, exc)
+                await self.say(snap.info, words.cannot_pair(snap.info, len(snap.rounds) + 1))
+                await self.finish(snap)
+                return
             if plan is None:
                 if due_id is not None:
                     await self.bot.store.drop_due(due_id)

@@ -180,3 +180,28 @@ async def test_a_timed_start_without_players_cancels_the_tournament_and_says_why
     said = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "could not start" in m.content, after=cursor)
     assert "at least 2 players; 0 are entered" in said.content
     assert status(db_path, 1) == "cancelled" and sandbox.message(announcement.id).buttons == []
+
+
+async def test_a_swiss_whose_remaining_players_have_all_met_ends_with_the_rounds_played(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
+) -> None:
+    await sandbox.grant(alice, "manage_guild")
+    dave = sandbox.add_member("dave")
+    members = {m.id: m for m in (alice, bob, carol, dave)}
+    announcement = await sandbox.user(alice).slash(
+        "tournament", "create", name="Short", game="veloop", format="swiss", rounds=3, time="1d", board="5"
+    )
+    for member in members.values():
+        await sandbox.user(member).click(announcement, "Join")
+    await sandbox.user(alice).slash("tournament", "start")
+    first, second = await round_open(sandbox, db_path, 1, 1)
+    for pid in (second.white, second.black):
+        await sandbox.user(members[pid]).click(sandbox.message(announcement.id), "Leave")
+    for b in (first, second):
+        assert b.thread_id is not None
+        await resign_in(sandbox, members[b.black], b.thread_id, "veloop")
+    said = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "cannot be paired" in m.content)
+    assert "Round 2 of **Short**" in said.content
+    await finished(sandbox, db_path, 1)
+    podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "is over" in m.content)
+    assert rounds_stored(db_path, 1) == 1 and podium.files
