@@ -205,3 +205,57 @@ async def test_a_swiss_whose_remaining_players_have_all_met_ends_with_the_rounds
     await finished(sandbox, db_path, 1)
     podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "is over" in m.content)
     assert rounds_stored(db_path, 1) == 1 and podium.files
+
+
+async def test_an_organiser_role_runs_a_best_of_three_bracket_and_members_read_list_info_and_standings(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
+) -> None:
+    await sandbox.grant(alice, "manage_guild")
+    arbiters = await sandbox.grant(carol, role="Arbiters")
+    refused = await sandbox.user(carol).slash("tournament", "create", name="Cup", game="veloop", format="swiss")
+    assert refused.ephemeral and "organiser role" in refused.content
+    chosen = await sandbox.user(alice).slash("tournament", "organisers", role=arbiters)
+    assert chosen.ephemeral and f"<@&{arbiters}>" in chosen.content
+    announcement = await sandbox.user(carol).slash(
+        "tournament", "create", name="Cup", game="veloop", format="single_elimination", best_of="3", board="5"
+    )
+    assert not announcement.ephemeral and "best of 3" in field(announcement, "Format")
+    entrants = [sandbox.add_member(f"b{i}") for i in range(1, 5)]
+    members = {m.id: m for m in entrants}
+    for member in entrants:
+        await sandbox.user(member).click(announcement, "Join")
+    listed = await sandbox.user(bob).slash("tournament", "list")
+    assert listed.ephemeral and "**Cup**" in listed.embeds[0]["description"] and "4 players" in listed.text()
+    nothing_yet = await sandbox.user(bob).slash("tournament", "standings")
+    assert nothing_yet.ephemeral and "No round has finished yet" in nothing_yet.content
+    await sandbox.user(carol).slash("tournament", "start")
+    seeds = {pid: seed for pid, _, seed, _, _ in players(db_path, 1)}
+    colours: dict[str, list[int]] = {}
+    number = 0
+    while True:
+        number += 1
+        await sandbox.wait_until(
+            lambda n=number: status(db_path, 1) == "finished" or rounds_stored(db_path, 1) >= n,  # type: ignore[misc]
+            what="the next round or the end",
+        )
+        if status(db_path, 1) == "finished":
+            break
+        for b in await round_open(sandbox, db_path, 1, number):
+            assert b.match is not None and b.thread_id is not None
+            colours.setdefault(b.match, []).append(b.white)
+            weaker = max((b.white, b.black), key=seeds.__getitem__)
+            await resign_in(sandbox, members[weaker], b.thread_id, "veloop")
+        if number == 1:
+            info = await sandbox.user(bob).slash("tournament", "info")
+            assert info.ephemeral and "Cup" in info.content and "round 1" in info.content
+    assert number - 1 == 4, "two games per match, each won 2-0: two rounds for the semi-finals, two for the final"
+    for match, whites in colours.items():
+        assert len(whites) == 2 and whites[0] != whites[1], f"{match}: the first seat alternates within a match"
+    table = await sandbox.user(bob).slash("tournament", "standings", tournament=1)
+    assert table.ephemeral and "bracket" in table.embeds[0]["title"]
+    assert any(name.endswith(".csv") for name in table.files)
+    champion = min(seeds, key=seeds.__getitem__)
+    podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "is over" in m.content)
+    with sqlite3.connect(db_path) as db:
+        name = db.execute("SELECT name FROM tournament_players WHERE user_id = ?", (champion,)).fetchone()[0]
+    assert f"🥇 {name}" in podium.content, "the top seed won every game"
