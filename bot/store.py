@@ -362,6 +362,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             inactivity_days INTEGER NOT NULL DEFAULT 14,
             rated           INTEGER NOT NULL CHECK (rated IN (0, 1)),
             max_players     INTEGER CHECK (max_players IS NULL OR max_players > 1),
+            division_size   INTEGER CHECK (division_size IS NULL OR division_size > 2),
             starts_at       REAL,
             checkin_minutes INTEGER NOT NULL DEFAULT 0 CHECK (checkin_minutes >= 0),
             round_minutes   INTEGER NOT NULL CHECK (round_minutes > 0),
@@ -2330,6 +2331,7 @@ class Store:
         starts_at: float | None,
         checkin_minutes: int,
         round_minutes: int,
+        division_size: int | None = None,
     ) -> TournamentInfo:
         """A new tournament open for sign-up; its start time and check-in fall due on the scheduler."""
         kind = find_game(game)
@@ -2342,8 +2344,8 @@ class Store:
                 rows = await db.execute_fetchall(
                     "INSERT INTO tournaments (guild_id, channel_id, organiser_id, name, game, settings, format, "
                     "rounds, best_of, time_control, inactivity_days, rated, max_players, starts_at, checkin_minutes, "
-                    "round_minutes, status, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'signup', ?) RETURNING *",
+                    "round_minutes, division_size, status, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'signup', ?) RETURNING *",
                     (
                         guild_id,
                         channel_id,
@@ -2361,6 +2363,7 @@ class Store:
                         starts_at,
                         checkin_minutes,
                         round_minutes,
+                        division_size,
                         now,
                     ),
                 )
@@ -2992,6 +2995,7 @@ class TournamentInfo:
     time_control: TimeControl
     rated: bool
     max_players: int | None
+    division_size: int | None
     starts_at: float | None
     checkin_minutes: int
     round_minutes: int
@@ -3094,6 +3098,7 @@ def _tournament_from_row(row: sqlite3.Row) -> TournamentInfo:
         time_control=_control(row["time_control"], row["inactivity_days"]),
         rated=bool(row["rated"]),
         max_players=row["max_players"],
+        division_size=row["division_size"],
         starts_at=row["starts_at"],
         checkin_minutes=int(row["checkin_minutes"]),
         round_minutes=int(row["round_minutes"]),

@@ -8,8 +8,7 @@ second), so the bot calls ``plan_next`` off the event loop.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import cast
 
 from bot.store import Entrant, Pairing, RoundPlan, TournamentInfo, TournamentSnapshot
@@ -28,6 +27,7 @@ from bot.tournaments import (
     Tiebreak,
     Tournament,
     TournamentError,
+    divisions,
     double_elimination,
     match_winner,
     next_round,
@@ -50,12 +50,23 @@ class Finished:
     """Every round is played (or the bracket has its champion): the tournament is over."""
 
 
+def division_sizes(info: TournamentInfo, players: int) -> list[int]:
+    """How a round robin's field splits: the fewest divisions of at most ``division_size``, sizes within one."""
+    size = info.division_size
+    if size is None or players <= size:
+        return [players]
+    count = -(-players // size)
+    return [players // count + (1 if i < players % count else 0) for i in range(count)]
+
+
 def planned_rounds(info: TournamentInfo, players: int) -> int | None:
-    """The rounds a format plays with this many players (a Swiss: as the organiser chose; a bracket: unknown)."""
+    """The rounds a format plays with this many players (a Swiss: as the organiser chose; a bracket: unknown);
+    a round robin in divisions lasts as long as its biggest division's table."""
     if info.format == "swiss":
         return info.rounds
     if info.format in ("round_robin", "double_round_robin"):
-        return rounds_needed(players, double=info.format == "double_round_robin")
+        double = info.format == "double_round_robin"
+        return max(rounds_needed(n, double=double) for n in division_sizes(info, players))
     return None
 
 
@@ -65,20 +76,50 @@ def seeded_players(snap: TournamentSnapshot) -> tuple[Entrant, ...]:
 
 
 def engine_tournament(snap: TournamentSnapshot) -> Tournament:
-    """A round-played tournament as the engine's value, from its rows."""
+    """A round-played tournament as the engine's value, from its rows (a round robin in divisions: the first)."""
+    return groups(snap)[0][1]
+
+
+def _players(snap: TournamentSnapshot) -> tuple[Player, ...]:
+    return tuple(
+        Player(e.user_id, e.rating, cast(int, e.seed), e.joined_round, e.left_round) for e in seeded_players(snap)
+    )
+
+
+def groups(snap: TournamentSnapshot) -> list[tuple[str | None, Tournament]]:
+    """The engine's values of a round-played tournament: one, or one per division of a big round robin
+    (``divisions`` deals the seeds in a snake, so the divisions are even; each plays its own Berger table,
+    numbered from 1, for as many rounds as it needs). Labels are None when there is a single group."""
     info = snap.info
     if info.format not in ROUND_FORMATS:
         raise TournamentError(f"a {info.format} tournament is played as a bracket")
-    players = tuple(
-        Player(e.user_id, e.rating, cast(int, e.seed), e.joined_round, e.left_round) for e in seeded_players(snap)
-    )
-    rounds = []
-    for row in snap.rounds:
-        games = tuple(Game(p.white, p.black, cast("Result | None", p.result)) for p in snap.round_pairings(row.number))
-        byes = tuple(Bye(pid, cast(ByeKind, kind)) for number, pid, kind in snap.byes if number == row.number)
-        rounds.append(Round(row.number, games, byes))
-    total = info.rounds or max(len(rounds), 1)
-    return Tournament(info.format, players, total, tuple(rounds))  # type: ignore[arg-type]
+    players = _players(snap)
+    double = info.format == "double_round_robin"
+    if info.format == "swiss" or info.division_size is None or len(players) <= info.division_size:
+        parts: tuple[tuple[Player, ...], ...] = (players,)
+    else:
+        parts = divisions(players, info.division_size)
+    out: list[tuple[str | None, Tournament]] = []
+    for number, part in enumerate(parts, start=1):
+        ids = {p.id for p in part}
+        if len(parts) > 1:
+            part = tuple(replace(p, seed=i) for i, p in enumerate(sorted(part, key=lambda p: p.seed), start=1))
+        if info.format == "swiss":
+            total = info.rounds or max(len(snap.rounds), 1)
+        else:
+            total = rounds_needed(len(part), double=double)
+        rounds = []
+        for row in snap.rounds[:total]:
+            games = tuple(
+                Game(p.white, p.black, cast("Result | None", p.result))
+                for p in snap.round_pairings(row.number)
+                if p.white in ids
+            )
+            byes = tuple(Bye(pid, cast(ByeKind, kind)) for n, pid, kind in snap.byes if n == row.number and pid in ids)
+            rounds.append(Round(row.number, games, byes))
+        label = f"Division {number}" if len(parts) > 1 else None
+        out.append((label, Tournament(info.format, part, total, tuple(rounds))))  # type: ignore[arg-type]
+    return out
 
 
 def bracket_of(snap: TournamentSnapshot) -> Bracket:
@@ -136,6 +177,8 @@ def plan_next(snap: TournamentSnapshot) -> RoundPlan | Finished | None:
     minutes = snap.info.round_minutes
     if snap.info.is_elimination:
         return _plan_bracket(snap, number, minutes)
+    if snap.info.format != "swiss":
+        return _plan_round_robin(snap, number, minutes)
     t = engine_tournament(snap)
     if len(t.rounds) >= t.total_rounds:
         return Finished()
@@ -156,6 +199,20 @@ def plan_next(snap: TournamentSnapshot) -> RoundPlan | Finished | None:
     games = tuple((g.white, g.black, None, g.result) for g in rnd.games)
     byes = late_byes + tuple((number, b.player, b.kind) for b in rnd.byes)
     return RoundPlan(number, games, byes, tuple(seeds), minutes)
+
+
+def _plan_round_robin(snap: TournamentSnapshot, number: int, minutes: int) -> RoundPlan | Finished:
+    games: list[tuple[int, int, str | None, str | None]] = []
+    byes: list[tuple[int, int, str]] = []
+    for label, t in groups(snap):
+        if len(t.rounds) >= t.total_rounds:
+            continue  # this division has played its whole table
+        rnd = next_round(t)
+        games += [(g.white, g.black, label, g.result) for g in rnd.games]
+        byes += [(number, b.player, b.kind) for b in rnd.byes]
+    if not games and not byes:
+        return Finished()
+    return RoundPlan(number, tuple(games), tuple(byes), (), minutes)
 
 
 def _plan_bracket(snap: TournamentSnapshot, number: int, minutes: int) -> RoundPlan | Finished:
@@ -186,8 +243,13 @@ def tiebreak_labels(info: TournamentInfo) -> tuple[str, ...]:
 
 
 def table(snap: TournamentSnapshot) -> tuple[Standing, ...]:
-    """The standings over the finished rounds, with the format's tie-breaks."""
-    return standings(engine_tournament(snap), tiebreaks_of(snap.info))
+    """The standings over the finished rounds, with the format's tie-breaks (the first division's, if several)."""
+    return tables(snap)[0][1]
+
+
+def tables(snap: TournamentSnapshot) -> list[tuple[str | None, tuple[Standing, ...]]]:
+    """The standings of each group (one, or each division of a round robin)."""
+    return [(label, standings(t, tiebreaks_of(snap.info))) for label, t in groups(snap)]
 
 
 def names(snap: TournamentSnapshot) -> dict[int, str]:
@@ -202,7 +264,16 @@ def csv_text(snap: TournamentSnapshot) -> str:
             name = known.get(pid, "").replace('"', '""')
             lines.append(f'{place},{pid},"{name}"')
         return "\n".join(lines) + "\n"
-    return standings_csv(table(snap), tiebreaks_of(snap.info), names(snap))
+    parts = tables(snap)
+    if len(parts) == 1:
+        return standings_csv(parts[0][1], tiebreaks_of(snap.info), names(snap))
+    out: list[str] = []
+    for i, (_, rows) in enumerate(parts):
+        lines = standings_csv(rows, tiebreaks_of(snap.info), names(snap)).splitlines()
+        if i == 0:
+            out.append(f"division,{lines[0]}")
+        out += [f"{i + 1},{line}" for line in lines[1:]]
+    return "\n".join(out) + "\n"
 
 
 def trf_text(snap: TournamentSnapshot) -> str:
@@ -219,11 +290,12 @@ def places(snap: TournamentSnapshot) -> list[tuple[int, int]]:
     return [(s.rank, s.player) for s in table(snap)]
 
 
+def division_places(snap: TournamentSnapshot) -> list[tuple[str | None, list[tuple[int, int]]]]:
+    """(label, places) per group: one for most tournaments, one per division of a big round robin."""
+    if snap.info.is_elimination:
+        return [(None, places(snap))]
+    return [(label, [(s.rank, s.player) for s in rows]) for label, rows in tables(snap)]
+
+
 def pairing_result_text(result: str | None) -> str:
     return {"1/2-1/2": "½-½", None: "…"}.get(result, result or "…")
-
-
-def score_of(snap: TournamentSnapshot) -> Mapping[int, float]:
-    if snap.info.is_elimination:
-        return {}
-    return engine_tournament(snap).points()

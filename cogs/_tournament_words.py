@@ -60,6 +60,7 @@ BAD_START = (
 )
 START_PAST = "That start time (<t:{at}:F>) has already passed; choose a time in the future."
 START_TOO_FAR = "A tournament starts within 60 days; choose an earlier start."
+DIVISIONS_NOT_RR = "`division_size` is for a round robin only."
 NO_SUCH_PAIRING = "Round {round} has no board {board}."
 NO_PLAYER = "{member} is not in this tournament."
 NAME_EMPTY = "Give the tournament a name."
@@ -75,6 +76,8 @@ def format_line(info: TournamentInfo) -> str:
         text += f", {info.rounds} rounds"
     if info.is_elimination and info.best_of > 1:
         text += f", best of {info.best_of}"
+    if info.division_size is not None and not info.is_elimination and info.format != "swiss":
+        text += f", divisions of at most {info.division_size}"
     return text
 
 
@@ -222,12 +225,19 @@ def bracket_line(match: str, a: str, b: str, winner: str | None) -> str:
     return f"{match}: {a} – {b}" + (f" → **{winner}**" if winner else "")
 
 
-def podium_text(info: TournamentInfo, places: Sequence[tuple[int, str]]) -> str:
+def podium_text(info: TournamentInfo, podiums: Sequence[tuple[str | None, Sequence[tuple[int, str]]]]) -> str:
     lines = [f"🏆 **{info.name}** is over. Congratulations!"]
-    for place, name in places:
-        medal = MEDALS[place - 1] if place <= 3 else f"{place}."
-        lines.append(f"{medal} {name}")
+    for group, places in podiums:
+        if group is not None:
+            lines.append(division_heading(group))
+        for place, name in places:
+            medal = MEDALS[place - 1] if place <= 3 else f"{place}."
+            lines.append(f"{medal} {name}")
     return "\n".join(lines)
+
+
+def division_heading(label: str) -> str:
+    return f"**{label}**"
 
 
 def exports_note(swiss: bool) -> str:

@@ -39,11 +39,11 @@ from bot.tournament_flow import (
     Finished,
     bracket_state,
     csv_text,
+    division_places,
     names,
-    places,
     plan_next,
     planned_rounds,
-    table,
+    tables,
     tiebreak_labels,
     trf_text,
 )
@@ -239,6 +239,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         checkin="minutes before the start when check-in opens; who does not check in is not paired",
         round_minutes="minutes each round lasts before unfinished games are adjudicated by the clock",
         best_of="elimination only: games per match (1, 3, 5 or 7)",
+        division_size="round robin only: split a bigger field into divisions of at most this many players",
         variant="Veletas board: standard, medium or small",
         rules="Veletas edition: current or classic",
         board="Veloop board: 8, 5, 6 or 12",
@@ -258,6 +259,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         checkin: app_commands.Range[int, 5, 1440] | None = None,
         round_minutes: app_commands.Range[int, 5, 60 * 24 * 60] | None = None,
         best_of: Literal["1", "3", "5", "7"] | None = None,
+        division_size: app_commands.Range[int, 3, 64] | None = None,
         variant: Literal["standard", "medium", "small"] | None = None,
         rules: Literal["current", "classic"] | None = None,
         board: Literal["8", "5", "6", "12"] | None = None,
@@ -287,6 +289,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             raise UserError(words.BEST_OF_ROUNDS)
         if rounds is not None and format != "swiss":
             raise UserError(words.ROUNDS_NOT_SWISS)
+        if division_size is not None and format not in ("round_robin", "double_round_robin"):
+            raise UserError(words.DIVISIONS_NOT_RR)
         if rounds is not None and max_players is not None and rounds >= max_players:
             raise UserError(words.ROUNDS_OVER_LIMIT.format(rounds=rounds, need=rounds + 1, limit=max_players))
         now = self.bot.store.now()
@@ -318,6 +322,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             starts_at=starts_at,
             checkin_minutes=checkin or 0,
             round_minutes=round_minutes or default_round_minutes(control),
+            division_size=division_size,
         )
         embed = await self.announcement_embed(info)
         view = announcement_view(info)
@@ -862,7 +867,11 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             return paged(words.bracket_title(info, done), self.bracket_lines(snap, known))
         labels = tiebreak_labels(info)
         short = [SHORT_TIEBREAKS[label] for label in labels]
-        lines = words.standings_lines(table(snap), known, labels, short)
+        lines: list[str] = []
+        for group, rows in tables(snap):
+            if group is not None:
+                lines.append(words.division_heading(group))
+            lines += words.standings_lines(rows, known, labels, short)
         return paged(words.standings_title(info, done, final), lines, footer=words.tiebreak_legend(labels, short))
 
     async def standings_post(self, snap: TournamentSnapshot, number: int, *, final: bool = False) -> None:
@@ -893,9 +902,12 @@ class TournamentCog(commands.Cog, name="Tournaments"):
 
     async def podium_post(self, snap: TournamentSnapshot) -> None:
         known = {pid: _esc(n) for pid, n in names(snap).items()}
-        top = [(place, known.get(pid, "?")) for place, pid in places(snap) if place <= 3]
+        podiums = [
+            (group, [(place, known.get(pid, "?")) for place, pid in ranked if place <= 3])
+            for group, ranked in division_places(snap)
+        ]
         await self.bot.get_partial_messageable(snap.info.channel_id).send(
-            words.podium_text(snap.info, top) + "\n" + words.exports_note(snap.info.format == "swiss"),
+            words.podium_text(snap.info, podiums) + "\n" + words.exports_note(snap.info.format == "swiss"),
             files=self.export_files(snap),
             allowed_mentions=discord.AllowedMentions.none(),
         )

@@ -29,6 +29,7 @@ INFO = TournamentInfo(
     time_control=TimeControl.days(1),
     rated=False,
     max_players=None,
+    division_size=None,
     starts_at=None,
     checkin_minutes=0,
     round_minutes=60,

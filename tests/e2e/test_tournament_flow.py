@@ -351,3 +351,34 @@ async def test_a_restart_mid_round_then_the_deadline_adjudicates_the_game_still_
         await resign_in(sandbox, members[b.white], b.thread_id, "veloop")
     await finished(sandbox, db_path, 1)
     assert len(sandbox.threads(sandbox.channel_id)) == 4
+
+
+async def test_a_big_round_robin_is_played_in_even_divisions_each_with_its_own_table_and_podium(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
+) -> None:
+    rng = random.Random(10)
+    _, field = await _sign_up(
+        sandbox, alice, 10, name="League", game="veloop", format="round_robin", board="5", division_size=5
+    )
+    members = {m.id: m for m in field}
+    await sandbox.user(alice).slash("tournament", "start")
+    met: list[frozenset[int]] = []
+    for number in range(1, 6):
+        found = await round_open(sandbox, db_path, 1, number)
+        assert len(found) == 4 and {b.match for b in found} == {"Division 1", "Division 2"}
+        met += [frozenset((w, b)) for w, b, _ in await _play_out(sandbox, found, members, rng, "veloop")]
+    await finished(sandbox, db_path, 1)
+    assert rounds_stored(db_path, 1) == 5
+    seeds = {pid: seed for pid, _, seed, _, _ in db_players(db_path, 1)}
+    snake = {pid: ("A" if (seeds[pid] - 1) % 4 in (0, 3) else "B") for pid in seeds}
+    assert all(len({snake[p] for p in pair}) == 1 for pair in met), "games only within a division (snake-dealt seeds)"
+    assert len(met) == len(set(met)) == 20, "each pair of a division met once"
+    podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "is over" in m.content)
+    assert "**Division 1**" in podium.content and "**Division 2**" in podium.content
+    rows = csv_rows(podium)
+    assert sorted(r["division"] for r in rows) == ["1"] * 5 + ["2"] * 5
+    for division in ("1", "2"):
+        group = {int(r["player"]) for r in rows if r["division"] == division}
+        assert len({snake[p] for p in group}) == 1
+    final = next(m for m in sandbox.messages(sandbox.channel_id) if m.embeds and "final standings" in m.text())
+    assert "**Division 2**" in final.embeds[0]["description"]
