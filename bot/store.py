@@ -2408,6 +2408,10 @@ class Store:
                 "UPDATE tournaments SET message_id = ? WHERE id = ? AND message_id IS NULL", (message_id, tournament_id)
             )
 
+    async def rounds_started(self, tournament_id: int) -> int:
+        rows = await self._fetchall("SELECT COUNT(*) FROM tournament_rounds WHERE tournament_id = ?", (tournament_id,))
+        return int(rows[0][0])
+
     async def entrants(self, tournament_id: int) -> list[Entrant]:
         rows = await self._fetchall(
             "SELECT * FROM tournament_players WHERE tournament_id = ? ORDER BY seed IS NULL, seed, joined_at, user_id",

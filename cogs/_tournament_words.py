@@ -70,6 +70,15 @@ ALREADY_ORGANISER_ROLE = "Tournament organisers are now members with the {role} 
 # --- public ---
 
 
+def status_text(info: TournamentInfo, started: int) -> str:
+    text = STATUS_NAMES[info.status]
+    if info.status in ("running", "paused") and started:
+        text += f", round {started}" + (f" of {info.rounds}" if info.rounds else "")
+        if info.format == "swiss" and info.rounds is not None and started <= info.rounds // 2:
+            text += f"; late entries open until round {info.rounds // 2 + 1} starts"
+    return text
+
+
 def format_line(info: TournamentInfo) -> str:
     text = FORMAT_NAMES[info.format]
     if info.format == "swiss" and info.rounds:
@@ -86,7 +95,7 @@ def announcement_title(info: TournamentInfo) -> str:
 
 
 def announcement_fields(
-    info: TournamentInfo, game_text: str, count: int, names: Sequence[str], checked_in: int | None
+    info: TournamentInfo, game_text: str, count: int, names: Sequence[str], checked_in: int | None, started: int = 0
 ) -> list[tuple[str, str]]:
     players = f"{count}" + (f" / {info.max_players}" if info.max_players else "")
     shown = ", ".join(names[:30])
@@ -99,7 +108,7 @@ def announcement_fields(
         ("Rated", "yes: results change ratings, and seeding follows them" if info.rated else "no (casual)"),
         ("Round deadline", f"{info.round_minutes} minutes a round; a game still on then is adjudicated by the clock"),
         ("Players", players + (f": {shown}" if shown else "")),
-        ("Status", STATUS_NAMES[info.status]),
+        ("Status", status_text(info, started)),
     ]
     if info.starts_at is not None and info.status == "signup":
         at = int(info.starts_at)

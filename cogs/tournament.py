@@ -151,11 +151,13 @@ class TournamentButton(
         await bot.guard(interaction, cog.pressed(interaction, self.action, self.tournament_id))
 
 
-def announcement_view(info: TournamentInfo) -> discord.ui.View | None:
+def announcement_view(info: TournamentInfo, started: int = 0) -> discord.ui.View | None:
+    """Join while sign-up is open, and in a Swiss while late entries are (until half the rounds have started)."""
     if info.status in ("finished", "cancelled"):
         return None
     view = discord.ui.View(timeout=None)
-    if info.status == "signup" or info.format == "swiss":
+    late_open = info.format == "swiss" and info.rounds is not None and started <= info.rounds // 2
+    if info.status == "signup" or late_open:
         view.add_item(TournamentButton("join", info.id))
     view.add_item(TournamentButton("leave", info.id))
     if info.checkin_minutes and info.status == "signup":
@@ -341,13 +343,17 @@ class TournamentCog(commands.Cog, name="Tournaments"):
     ) -> list[app_commands.Choice[str]]:
         return time_suggestions(current)
 
-    async def announcement_embed(self, info: TournamentInfo) -> discord.Embed:
+    async def announcement(self, info: TournamentInfo) -> tuple[discord.Embed, discord.ui.View | None]:
+        started = await self.bot.store.rounds_started(info.id)
+        return await self.announcement_embed(info, started), announcement_view(info, started)
+
+    async def announcement_embed(self, info: TournamentInfo, started: int = 0) -> discord.Embed:
         entrants = await self.bot.store.entrants(info.id)
         playing = [e for e in entrants if e.left_round is None]
         checked = sum(1 for e in entrants if e.checked_in) if info.checkin_minutes else None
         embed = discord.Embed(title=words.announcement_title(info), colour=0xD4A017)
         for field_name, value in words.announcement_fields(
-            info, game_text(info), len(playing), [_esc(e.name) for e in playing], checked
+            info, game_text(info), len(playing), [_esc(e.name) for e in playing], checked, started
         ):
             embed.add_field(name=field_name, value=value, inline=field_name not in ("Players", "Round deadline"))
         return embed
@@ -357,7 +363,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             return
         message = self.bot.get_partial_messageable(info.channel_id).get_partial_message(info.message_id)
         try:
-            await message.edit(embed=await self.announcement_embed(info), view=announcement_view(info))
+            embed, view = await self.announcement(info)
+            await message.edit(embed=embed, view=view)
         except discord.HTTPException:
             log.warning("Could not update the announcement of tournament %d", info.id)
 
@@ -389,7 +396,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             text = words.checked_in(info)
         # The announcement's count changes as the answer to the press; the member then hears privately.
         now = await self.bot.store.tournament(info.id)
-        await interaction.response.edit_message(embed=await self.announcement_embed(now), view=announcement_view(now))
+        embed, view = await self.announcement(now)
+        await interaction.response.edit_message(embed=embed, view=view)
         await interaction.followup.send(text, ephemeral=True)
 
     # --- organiser tools -------------------------------------------------------------------------
@@ -690,6 +698,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
                 await self.results_post(snap, row.number - 1)
             await self.pairings_post(snap, row.number)
             await self.bot.store.mark_round_announced(tournament_id, row.number)
+            await self.refresh_announcement(snap.info)
 
     async def open_round(self, tournament_id: int, number: int, due_id: int | None) -> None:
         """Each pairing's thread and game, one at a time, every step recorded before the next."""

@@ -101,6 +101,8 @@ async def test_a_40_player_swiss_of_7_rounds_with_a_drop_a_no_show_and_a_late_jo
             assert paced.served == 19 and paced.limited == 0, "paced by the bucket's headers, never past it"
             assert len(found) == 19 and thread_count(db_path, tid) == 19
             assert len({t["id"] for t in sandbox.threads(sandbox.channel_id)}) == 19, "no thread twice"
+        labels = [b["label"] for b in sandbox.message(announcement.id).buttons]
+        assert labels == (["Join", "Leave"] if number <= 3 else ["Leave"]), "late entries close as round 4 starts"
         games: list[tuple[int, int, str]] = []
         draw_board = rng.randrange(1, len(found) + 1)
         for b in found:
