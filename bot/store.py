@@ -2635,6 +2635,18 @@ class Store:
             )
             if exists:
                 return False
+            paired = sorted({p for w, b, _, result in plan.games if result is None for p in (w, b)})
+            if paired:
+                marks = ", ".join("?" for _ in paired)
+                gone = await db.execute_fetchall(
+                    f"SELECT 1 FROM tournament_players WHERE tournament_id = ? AND user_id IN ({marks}) "
+                    "AND left_round IS NOT NULL AND left_round <= ? LIMIT 1",
+                    (tournament_id, *paired, plan.number),
+                )
+                if gone:
+                    # Someone withdrew while the round was being paired: pair it again without them.
+                    await self._due_tournament(db, tournament_id, "advance", now)
+                    return False
             for user_id, seed in plan.seeds:
                 await db.execute(
                     "UPDATE tournament_players SET seed = ?, late = 0 WHERE tournament_id = ? AND user_id = ?",

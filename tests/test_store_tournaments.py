@@ -308,3 +308,13 @@ async def test_the_migration_keeps_every_due_row_of_the_previous_schema(db_path:
         assert [(r.kind, r.game_id, r.tournament_id) for r in due] == [("expiry", challenge.id, None)]
     finally:
         await new.close()
+
+
+async def test_a_round_paired_before_a_withdrawal_landed_is_not_stored_and_is_paired_again(
+    store: Store, db_path: Path
+) -> None:
+    t = await tournament(store)
+    await store.leave_tournament(t.id, DAVE)  # before round 1: out from round 1
+    assert not await store.save_round(t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)), due_id=None)
+    assert (await store.snapshot(t.id)).rounds == ()
+    assert await advance_due(db_path, t.id), "the round is paired again, without the player who left"
