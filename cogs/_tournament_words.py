@@ -34,6 +34,16 @@ RESULT_WORDS: Mapping[str, str] = {
     "--": "0-0 (neither played)",
 }
 
+SHORT_TIEBREAKS: Mapping[str, str] = {
+    "Buchholz cut 1": "BH-C1",
+    "Buchholz": "BH",
+    "Sonneborn-Berger": "SB",
+    "head-to-head": "H2H",
+    "wins": "W",
+}
+LIST_TITLE = "Tournaments"
+NO_ORGANISER_ROLE = "Only members with Manage Server organise tournaments here; name a role to add its members."
+
 JOIN = "Join"
 LEAVE = "Leave"
 CHECK_IN = "Check in"
@@ -174,6 +184,18 @@ def pairing_line(board: int, white: str, black: str, result: str | None, match: 
     where = f"{match}: " if match else ""
     outcome = f" · **{RESULT_WORDS[result]}**" if result else ""
     return f"{board}. {where}{white} – {black}{outcome}"
+
+
+def pairings_title(info: TournamentInfo, number: int) -> str:
+    return f"{info.name}: round {number} pairings"
+
+
+def withdrawn_line(names: Sequence[str]) -> str:
+    return "Withdrawn: " + ", ".join(names)
+
+
+def bot_cannot_play(mention: str) -> str:
+    return f"{mention} is a bot and cannot play."
 
 
 def bye_line(name: str, kind: str) -> str:

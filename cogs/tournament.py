@@ -65,15 +65,7 @@ THREAD_RETRIES = 6
 MAX_START_DAYS = 60
 EMBED_TEXT = 3800
 MESSAGE_TEXT = 5500
-SHORT_TIEBREAKS = {
-    "Buchholz cut 1": "BH-C1",
-    "Buchholz": "BH",
-    "Sonneborn-Berger": "SB",
-    "head-to-head": "H2H",
-    "wins": "W",
-}
 GAME_OPTIONS = {"veletas": ("variant", "rules"), "veloop": ("board", "protocol")}
-DEFAULT_SETTINGS = {"veletas": {"variant": "standard", "rules": "current"}, "veloop": {"board": "8", "protocol": "122"}}
 _RELATIVE = re.compile(r"(?:in\s+)?(\d+)\s*(m|min|minutes?|h|hours?|d|days?)")
 _STAMP = re.compile(r"<t:(\d+)(?::[a-zA-Z])?>|(\d{9,11})")
 
@@ -284,8 +276,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
                         takes=" and ".join(f"`{o}`" for o in GAME_OPTIONS[game]),
                     )
                 )
-        settings = dict(DEFAULT_SETTINGS[game])
-        settings.update({o: v for o in GAME_OPTIONS[game] if (v := given[o]) is not None})
+        # The game fills in the settings left out with its own defaults.
+        settings = {o: v for o in GAME_OPTIONS[game] if (v := given[o]) is not None}
         elimination = format in ("single_elimination", "double_elimination")
         if best_of is not None and not elimination:
             raise UserError(words.BEST_OF_ROUNDS)
@@ -524,7 +516,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         info = await self.find(interaction, tournament)
         await self.check_organiser(interaction, info)
         if member.bot:
-            raise UserError(f"{member.mention} is a bot and cannot play.")
+            raise UserError(words.bot_cannot_play(member.mention))
         late = await self.bot.store.add_player(info.id, member.id, member.display_name, actor_id=interaction.user.id)
         await self.acted(interaction, info, words.action_added(_esc(member.display_name), late))
         await self.refresh_announcement(await self.bot.store.tournament(info.id))
@@ -559,11 +551,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         if role is not None:
             await self.bot.store.set_organiser_role(interaction.guild_id, role.id)
         current = await self.bot.store.organiser_role(interaction.guild_id)
-        text = (
-            words.ALREADY_ORGANISER_ROLE.format(role=f"<@&{current}>")
-            if current
-            else "Only members with Manage Server organise tournaments here; name a role to add its members."
-        )
+        text = words.ALREADY_ORGANISER_ROLE.format(role=f"<@&{current}>") if current else words.NO_ORGANISER_ROLE
         await interaction.response.send_message(text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
 
     async def acted(self, interaction: discord.Interaction[VeletasBot], info: TournamentInfo, text: str) -> None:
@@ -588,7 +576,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             await interaction.response.send_message(words.NO_TOURNAMENTS, ephemeral=True)
             return
         lines = [words.list_line(t, len(await self.bot.store.entrants(t.id))) for t in found]
-        embeds = paged("Tournaments", lines)[0]
+        embeds = paged(words.LIST_TITLE, lines)[0]
         await interaction.response.send_message(embeds=embeds, ephemeral=True)
 
     @app_commands.command()
@@ -858,9 +846,9 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         lines += [words.bye_line(known.get(pid, "?"), kind) for r, pid, kind in snap.byes if r == number]
         gone = [known.get(e.user_id, "?") for e in snap.players if e.left_round == number]
         if gone:
-            lines.append("Withdrawn: " + ", ".join(gone))
+            lines.append(words.withdrawn_line(gone))
         await self.say(info, words.round_header(info, number, row.deadline))
-        await self.post_pages(info, paged(f"{info.name}: round {number} pairings", lines))
+        await self.post_pages(info, paged(words.pairings_title(info, number), lines))
 
     async def results_post(self, snap: TournamentSnapshot, number: int, *, final: bool = False) -> None:
         if snap.info.is_elimination:
@@ -875,7 +863,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         if info.is_elimination:
             return paged(words.bracket_title(info, done), self.bracket_lines(snap, known))
         labels = tiebreak_labels(info)
-        short = [SHORT_TIEBREAKS[label] for label in labels]
+        short = [words.SHORT_TIEBREAKS[label] for label in labels]
         lines: list[str] = []
         for group, rows in tables(snap):
             if group is not None:
