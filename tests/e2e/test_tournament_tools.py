@@ -240,14 +240,15 @@ async def test_an_organiser_role_runs_a_best_of_three_bracket_and_members_read_l
         )
         if status(db_path, 1) == "finished":
             break
-        for b in await round_open(sandbox, db_path, 1, number):
+        found = await round_open(sandbox, db_path, 1, number)
+        if number == 1:
+            info = await sandbox.user(bob).slash("tournament", "info")
+            assert info.ephemeral and "Cup" in info.content and "round 1" in info.content
+        for b in found:
             assert b.match is not None and b.thread_id is not None
             colours.setdefault(b.match, []).append(b.white)
             weaker = max((b.white, b.black), key=seeds.__getitem__)
             await resign_in(sandbox, members[weaker], b.thread_id, "veloop")
-        if number == 1:
-            info = await sandbox.user(bob).slash("tournament", "info")
-            assert info.ephemeral and "Cup" in info.content and "round 1" in info.content
     assert number - 1 == 4, "two games per match, each won 2-0: two rounds for the semi-finals, two for the final"
     for match, whites in colours.items():
         assert len(whites) == 2 and whites[0] != whites[1], f"{match}: the first seat alternates within a match"
