@@ -208,12 +208,18 @@ def bye_line(name: str, kind: str) -> str:
     }[kind]
 
 
-def thread_name(tournament: str, number: int, board: int, white: str, black: str) -> str:
-    return f"R{number} B{board}: {white} vs {black} · {tournament}"[:100]
+def thread_name(tournament: str, tournament_id: int, number: int, board: int, white: str, black: str) -> str:
+    """``R3 B7: Ann vs Bo · Spring Swiss #12``: the round and board first, the tournament's number always kept."""
+    suffix = thread_suffix(tournament_id)
+    return f"{thread_prefix(number, board)} {white} vs {black} · {tournament}"[: 100 - len(suffix)] + suffix
 
 
 def thread_prefix(number: int, board: int) -> str:
     return f"R{number} B{board}:"
+
+
+def thread_suffix(tournament_id: int) -> str:
+    return f" #{tournament_id}"
 
 
 def game_intro(info: TournamentInfo, number: int, board: int, white: int, black: int, deadline: float) -> str:

@@ -722,11 +722,16 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         info = snap.info
         if pairing.state in ("paired", "thread_pending"):
             name = words.thread_name(
-                info.name, pairing.round, pairing.board, known.get(pairing.white, "?"), known.get(pairing.black, "?")
+                info.name,
+                info.id,
+                pairing.round,
+                pairing.board,
+                known.get(pairing.white, "?"),
+                known.get(pairing.black, "?"),
             )
             thread = None
             if pairing.state == "thread_pending":
-                thread = self.made_before(channel, pairing)
+                thread = self.made_before(channel, info.id, pairing)
             if thread is None:
                 await self.bot.store.pairing_thread_pending(pairing.id)
                 crash_point("tournament-thread-pending")
@@ -740,12 +745,13 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         crash_point("tournament-game-created")
         await self.first_board(info, pairing, game, deadline)
 
-    def made_before(self, channel: discord.TextChannel, pairing: Pairing) -> discord.Thread | None:
-        """The thread an earlier run asked Discord for before it could record it (the gateway announced it)."""
+    def made_before(self, channel: discord.TextChannel, tournament_id: int, pairing: Pairing) -> discord.Thread | None:
+        """The thread an earlier run asked Discord for before it could record it (the gateway announced it): the
+        bot's, in the tournament's channel, named for this round and board of this tournament."""
         me = self.bot.user.id if self.bot.user is not None else None
-        prefix = words.thread_prefix(pairing.round, pairing.board)
+        prefix, suffix = words.thread_prefix(pairing.round, pairing.board), words.thread_suffix(tournament_id)
         for thread in channel.threads:
-            if thread.owner_id == me and thread.name.startswith(prefix):
+            if thread.owner_id == me and thread.name.startswith(prefix) and thread.name.endswith(suffix):
                 return thread
         return None
 

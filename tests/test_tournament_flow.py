@@ -13,6 +13,7 @@ from bot.clocks import TimeControl
 from bot.store import Entrant, Pairing, RoundRow, TournamentInfo, TournamentSnapshot
 from bot.tournament_flow import Finished, engine_tournament, plan_next
 from bot.tournaments import TournamentError
+from cogs import _tournament_words as words
 from cogs.tournament import paged, parse_start
 
 INFO = TournamentInfo(
@@ -131,3 +132,12 @@ def test_start_times_read_as_organisers_write_them() -> None:
     assert parse_start("2027-01-15 18:00", now) == 1_800_036_000.0
     with pytest.raises(Exception, match="not a start time I can read"):
         parse_start("next tuesday", now)
+
+
+@given(st.text(min_size=1, max_size=80), st.text(min_size=1, max_size=32), st.integers(1, 10**12))
+def test_thread_names_fit_discord_and_always_name_their_tournament_round_and_board(
+    tournament: str, player: str, tournament_id: int
+) -> None:
+    name = words.thread_name(tournament, tournament_id, 12, 250, player, player)
+    assert len(name) <= 100
+    assert name.startswith("R12 B250:") and name.endswith(f" #{tournament_id}")
