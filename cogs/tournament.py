@@ -671,6 +671,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             if isinstance(plan, Finished):
                 await self.finish(snap)
                 return
+            crash_point("tournament-round-planned")
             if not await self.bot.store.save_round(tournament_id, plan, due_id=due_id):
                 return
             crash_point("tournament-round-saved")
@@ -957,12 +958,15 @@ class TournamentCog(commands.Cog, name="Tournaments"):
                 self.bot.spawn(self.reconcile(info.id), name=f"tournament-{info.id}-reconcile")
 
     async def reconcile(self, tournament_id: int) -> None:
+        """Posts owed, games not opened yet, and a round that ended while the bot was away: each done once."""
         async with self.lock(tournament_id):
             await self.announce_rounds(tournament_id)
         snap = await self.bot.store.snapshot(tournament_id)
         for row in snap.rounds:
             if any(p.result is None and p.state != "game" for p in snap.round_pairings(row.number)):
                 await self.open_round(tournament_id, row.number, None)
+        # Without waiting for the lease of an `advance` step the stopped process had taken.
+        await self.advance(tournament_id, None)
 
 
 async def setup(bot: VeletasBot) -> None:
