@@ -4,13 +4,14 @@ Discord limits the posts are cut to (cogs/tournament.paged)."""
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.clocks import TimeControl
-from bot.store import Entrant, Pairing, RoundRow, TournamentInfo, TournamentSnapshot
+from bot.store import Entrant, Pairing, RoundPlan, RoundRow, TournamentInfo, TournamentSnapshot
 from bot.tournament_flow import Finished, engine_tournament, plan_next
 from bot.tournaments import TournamentError
 from cogs import _tournament_words as words
@@ -141,3 +142,68 @@ def test_thread_names_fit_discord_and_always_name_their_tournament_round_and_boa
     name = words.thread_name(tournament, tournament_id, 12, 250, player, player)
     assert len(name) <= 100
     assert name.startswith("R12 B250:") and name.endswith(f" #{tournament_id}")
+
+
+def _store(snapshot: TournamentSnapshot, plan: RoundPlan, rng: random.Random) -> TournamentSnapshot:
+    """What ``Store.save_round`` and the games do to the rows: the round, its pairings with results, byes, seeds."""
+    seeds = dict(plan.seeds)
+    players = [
+        dataclasses.replace(e, seed=seeds[e.user_id], late=False)
+        if e.user_id in seeds
+        else (dataclasses.replace(e, joined_round=plan.number + 1) if e.late else e)
+        for e in snapshot.players
+    ]
+    start = len(snapshot.pairings)
+    pairings = [
+        Pairing(start + i, plan.number, i, w, b, match, result or rng.choice(["1-0", "0-1", "1/2-1/2"]), "game", 1, 1)
+        for i, (w, b, match, result) in enumerate(plan.games, start=1)
+    ]
+    return TournamentSnapshot(
+        snapshot.info,
+        tuple(players),
+        (*snapshot.rounds, RoundRow(plan.number, 0.0, 60.0, True)),
+        (*snapshot.pairings, *pairings),
+        (*snapshot.byes, *plan.byes),
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(4, 11), st.integers(2, 4), st.randoms(use_true_random=False))
+def test_every_swiss_round_planned_pairs_each_active_player_once_and_never_a_withdrawn_one(
+    size: int, rounds: int, rng: random.Random
+) -> None:
+    rounds = min(rounds, size - 1)
+    snapshot = snap([entrant(i, i) for i in range(1, size + 1)], [], 0, rounds=rounds)
+    next_id = size + 1
+    for number in range(1, rounds + 1):
+        try:
+            plan = plan_next(snapshot)
+        except TournamentError:
+            return  # the players left have all met: the bot ends the tournament there
+        assert isinstance(plan, RoundPlan) and plan.number == number
+        in_games = [p for w, b, _, _ in plan.games for p in (w, b)]
+        in_byes = [p for n, p, _ in plan.byes if n == number]
+        assert len(in_games) + len(in_byes) == len(set(in_games) | set(in_byes)), "nobody twice in a round"
+        snapshot = _store(snapshot, plan, rng)
+        active = {
+            e.user_id
+            for e in snapshot.players
+            if e.seed is not None and e.joined_round <= number and (e.left_round is None or e.left_round > number)
+        }
+        assert set(in_games) | set(in_byes) == active, "every active player once, nobody else"
+        played = [frozenset((p.white, p.black)) for p in snapshot.pairings if p.result in ("1-0", "0-1", "1/2-1/2")]
+        assert len(played) == len(set(played)), "no two players meet twice"
+        event = rng.random()
+        if event < 0.3 and len(active) > 2:
+            gone = rng.choice(sorted(active))
+            snapshot = dataclasses.replace(
+                snapshot,
+                players=tuple(
+                    dataclasses.replace(e, left_round=number + 1) if e.user_id == gone else e for e in snapshot.players
+                ),
+            )
+        elif event < 0.6 and number <= rounds // 2:
+            late = Entrant(next_id, f"p{next_id}", 1400, None, number + 1, None, False, True)
+            snapshot = dataclasses.replace(snapshot, players=(*snapshot.players, late))
+            next_id += 1
+    assert isinstance(plan_next(snapshot), Finished)
