@@ -2491,8 +2491,10 @@ class Store:
                 )
                 playing = await db.execute_fetchall(
                     "SELECT 1 FROM tournament_pairings WHERE tournament_id = ? AND round = ? "
-                    "AND (white = ? OR black = ?) LIMIT 1",
-                    (tournament_id, started, user_id, user_id),
+                    "AND (white = ? OR black = ?) "
+                    "UNION ALL SELECT 1 FROM tournament_byes WHERE tournament_id = ? AND round = ? AND user_id = ? "
+                    "LIMIT 1",
+                    (tournament_id, started, user_id, user_id, tournament_id, started, user_id),
                 )
                 round_open = await db.execute_fetchall(
                     "SELECT 1 FROM tournament_pairings WHERE tournament_id = ? AND round = ? AND result IS NULL "

@@ -318,3 +318,13 @@ async def test_a_round_paired_before_a_withdrawal_landed_is_not_stored_and_is_pa
     assert not await store.save_round(t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)), due_id=None)
     assert (await store.snapshot(t.id)).rounds == ()
     assert await advance_due(db_path, t.id), "the round is paired again, without the player who left"
+
+
+async def test_withdrawing_during_a_round_counts_a_bye_in_it_as_played(store: Store) -> None:
+    t = await tournament(store, (ALICE, BOB, CAROL), rounds=2)
+    bye = RoundPlan(1, ((ALICE, BOB, None, None),), ((1, CAROL, "pairing"),), (), 60)
+    await open_games(store, t.id, bye)
+    await store.leave_tournament(t.id, CAROL)
+    await store.leave_tournament(t.id, ALICE)
+    left = {e.user_id: e.left_round for e in await store.entrants(t.id)}
+    assert left == {ALICE: 2, BOB: None, CAROL: 2}, "the bye and the game of round 1 both stay theirs"
