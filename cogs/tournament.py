@@ -63,6 +63,9 @@ THREAD_PACE = 0.05
 """Seconds between two thread creations: a 20-board round goes out one thread at a time, never in a burst."""
 THREAD_RETRIES = 6
 MAX_START_DAYS = 60
+DIVISION_SIZE = 16
+"""A round robin bigger than this is played in divisions unless its organiser chose another size (15 rounds
+at most each, as on a club night)."""
 EMBED_TEXT = 3800
 MESSAGE_TEXT = 5500
 GAME_OPTIONS = {"veletas": ("variant", "rules"), "veloop": ("board", "protocol")}
@@ -233,7 +236,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         checkin="minutes before the start when check-in opens; who does not check in is not paired",
         round_minutes="minutes each round lasts before unfinished games are adjudicated by the clock",
         best_of="elimination only: games per match (1, 3, 5 or 7)",
-        division_size="round robin only: split a bigger field into divisions of at most this many players",
+        division_size="round robin only: divisions of at most this many players (default 16)",
         variant="Veletas board: standard, medium or small",
         rules="Veletas edition: current or classic",
         board="Veloop board: 8, 5, 6 or 12",
@@ -316,7 +319,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             starts_at=starts_at,
             checkin_minutes=checkin or 0,
             round_minutes=round_minutes or default_round_minutes(control),
-            division_size=division_size,
+            division_size=division_size or (DIVISION_SIZE if format in ("round_robin", "double_round_robin") else None),
         )
         embed = await self.announcement_embed(info)
         view = announcement_view(info)

@@ -225,10 +225,12 @@ async def test_a_9_player_round_robin_of_veletas_plays_everyone_once_with_a_rest
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
 ) -> None:
     rng = random.Random(9)
-    _, field = await _sign_up(
+    announcement, field = await _sign_up(
         sandbox, alice, 9, name="Autumn RR", game="veletas", format="round_robin", time="3d", variant="small"
     )
     members = {m.id: m for m in field}
+    fmt = next(f["value"] for f in announcement.embeds[0]["fields"] if f["name"] == "Format")
+    assert fmt == "round robin, divisions of at most 16", "nine players play one table"
     await sandbox.user(alice).slash("tournament", "start")
     record = Record("round_robin", 9)
     met: list[frozenset[int]] = []
