@@ -340,6 +340,10 @@ def info_lines(info: TournamentInfo, game_text: str, players: int, round_now: in
     return "\n".join(lines)
 
 
+def choice_name(info: TournamentInfo) -> str:
+    return f"#{info.id} {info.name} ({STATUS_NAMES[info.status]})"
+
+
 def list_line(info: TournamentInfo, players: int) -> str:
     return (
         f"#{info.id} **{info.name}** in <#{info.channel_id}> · {FORMAT_NAMES[info.format]} · "

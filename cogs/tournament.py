@@ -406,9 +406,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         started = await self.bot.store.start_tournament(
             info.id, actor_id=interaction.user.id, rounds_for=lambda n: self.rounds_for(info, n)
         )
-        await interaction.response.send_message(
-            words.organiser_action(interaction.user.id, words.action_started()), ephemeral=True
-        )
+        await self.acted(interaction, info, words.action_started())
         await self.after_start(started)
 
     def rounds_for(self, info: TournamentInfo, players: int) -> int | None:
@@ -604,6 +602,30 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         await interaction.response.send_message(embeds=pages[0], files=self.export_files(snap), ephemeral=True)
         for page in pages[1:]:
             await interaction.followup.send(embeds=page, ephemeral=True)
+
+    @start.autocomplete("tournament")
+    @pause.autocomplete("tournament")
+    @resume.autocomplete("tournament")
+    @cancel.autocomplete("tournament")
+    @result.autocomplete("tournament")
+    @remove.autocomplete("tournament")
+    @add.autocomplete("tournament")
+    @repair.autocomplete("tournament")
+    @info.autocomplete("tournament")
+    @standings.autocomplete("tournament")
+    async def tournament_choices(
+        self, interaction: discord.Interaction[VeletasBot], current: str
+    ) -> list[app_commands.Choice[int]]:
+        """This server's tournaments, those still to finish first, matching what is typed (a name or a number)."""
+        if interaction.guild_id is None:
+            return []
+        typed = current.strip().lower().lstrip("#")
+        found = await self.bot.store.tournaments(interaction.guild_id)
+        return [
+            app_commands.Choice(name=words.choice_name(t)[:100], value=t.id)
+            for t in found
+            if not typed or typed in t.name.lower() or str(t.id).startswith(typed)
+        ][:25]
 
     # --- the scheduler's steps -------------------------------------------------------------------
 

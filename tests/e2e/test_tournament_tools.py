@@ -202,6 +202,8 @@ async def test_a_swiss_whose_remaining_players_have_all_met_ends_with_the_rounds
         await resign_in(sandbox, members[b.black], b.thread_id, "veloop")
     said = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "cannot be paired" in m.content)
     assert "Round 2 of **Short**" in said.content
+    started = next(m for m in sandbox.messages(sandbox.channel_id, include_ephemeral=False) if "🛠️" in m.content)
+    assert f"<@{alice.id}> started the tournament" in started.content, "the start is an organiser action, shown"
     await finished(sandbox, db_path, 1)
     podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "is over" in m.content)
     assert rounds_stored(db_path, 1) == 1 and podium.files
@@ -224,6 +226,8 @@ async def test_an_organiser_role_runs_a_best_of_three_bracket_and_members_read_l
     members = {m.id: m for m in entrants}
     for member in entrants:
         await sandbox.user(member).click(announcement, "Join")
+    choices = await sandbox.user(bob).autocomplete("tournament", "info", tournament="1")
+    assert choices == [{"name": "#1 Cup (open for sign-up)", "value": 1}]
     listed = await sandbox.user(bob).slash("tournament", "list")
     assert listed.ephemeral and "**Cup**" in listed.embeds[0]["description"] and "4 players" in listed.text()
     nothing_yet = await sandbox.user(bob).slash("tournament", "standings")
