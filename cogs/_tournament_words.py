@@ -47,6 +47,8 @@ NO_ORGANISER_ROLE = "Only members with Manage Server organise tournaments here; 
 JOIN = "Join"
 LEAVE = "Leave"
 CHECK_IN = "Check in"
+WITHDRAW = "Withdraw for good"
+NOT_PLAYING = "You are not playing in this tournament."
 
 # --- refusals (private) ---
 NOT_ORGANISER = (
@@ -149,6 +151,13 @@ def left(info: TournamentInfo) -> str:
     if info.status == "signup":
         return f"You left **{info.name}**."
     return f"You withdrew from **{info.name}**: your results so far stay, and you are not paired again."
+
+
+def confirm_withdraw(info: TournamentInfo) -> str:
+    return (
+        f"Withdraw from **{info.name}**? Your results so far stay, a game you are playing goes on, and you are not "
+        "paired again; you cannot come back."
+    )
 
 
 def checked_in(info: TournamentInfo) -> str:

@@ -114,15 +114,22 @@ def _esc(name: str) -> str:
 
 
 class TournamentButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:(?P<action>join|leave|checkin):(?P<tid>\d+)"
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"{PREFIX}:(?P<action>join|leave|checkin|withdraw):(?P<tid>\d+)",
 ):
     """Join, Leave and Check in under an announcement; the custom id carries the tournament, checked on press."""
 
-    LABELS: ClassVar[dict[str, str]] = {"join": words.JOIN, "leave": words.LEAVE, "checkin": words.CHECK_IN}
+    LABELS: ClassVar[dict[str, str]] = {
+        "join": words.JOIN,
+        "leave": words.LEAVE,
+        "checkin": words.CHECK_IN,
+        "withdraw": words.WITHDRAW,
+    }
     STYLES: ClassVar[dict[str, discord.ButtonStyle]] = {
         "join": discord.ButtonStyle.success,
         "leave": discord.ButtonStyle.secondary,
         "checkin": discord.ButtonStyle.primary,
+        "withdraw": discord.ButtonStyle.danger,
     }
 
     def __init__(self, action: str, tournament_id: int) -> None:
@@ -373,6 +380,12 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         message = interaction.message
         if info.guild_id != interaction.guild_id or message is None or interaction.channel_id != info.channel_id:
             raise UserError(words.FORGED)
+        if action == "withdraw":
+            # The private confirmation of Leave once the tournament runs: it concerns only the one who pressed.
+            await self.bot.store.leave_tournament(info.id, interaction.user.id)
+            await interaction.response.edit_message(content=words.left(info), view=None)
+            await self.refresh_announcement(await self.bot.store.tournament(info.id))
+            return
         me = self.bot.user.id if self.bot.user is not None else None
         if info.message_id is None and message.author.id == me:
             # Pressed before the announcement's id was stored (a moment after it was posted): it is this one.
@@ -383,6 +396,14 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         if action == "join":
             _, late = await self.bot.store.join_tournament(info.id, user.id, user.display_name)
             text = words.joined(info, late)
+        elif action == "leave" and info.is_live:
+            # Withdrawing is for good: asked once more, privately.
+            if not any(e.user_id == user.id and e.left_round is None for e in await self.bot.store.entrants(info.id)):
+                raise UserError(words.NOT_PLAYING)
+            confirm = discord.ui.View(timeout=None)
+            confirm.add_item(TournamentButton("withdraw", info.id))
+            await interaction.response.send_message(words.confirm_withdraw(info), view=confirm, ephemeral=True)
+            return
         elif action == "leave":
             await self.bot.store.leave_tournament(info.id, user.id)
             text = words.left(info)

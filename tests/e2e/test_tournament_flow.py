@@ -127,10 +127,10 @@ async def test_a_40_player_swiss_of_7_rounds_with_a_drop_a_no_show_and_a_late_jo
                 said = await sandbox.wait_for_message(sandbox.channel_id, lambda m: m.ephemeral, after=cursor)
                 assert "from the next round on" in said.content
             if number == 3 and b.board == 1:
-                cursor = sandbox.cursor()
-                await sandbox.user(members[dropped]).click(announcement, "Leave")
-                said = await sandbox.wait_for_message(sandbox.channel_id, lambda m: m.ephemeral, after=cursor)
-                assert "withdrew" in said.content
+                asked = await sandbox.user(members[dropped]).click(announcement, "Leave")
+                assert asked.ephemeral and "Withdraw from **Big Swiss**?" in asked.content
+                said = await sandbox.user(members[dropped]).click(asked, "Withdraw for good")
+                assert "withdrew" in said.content and said.buttons == []
                 left_at[dropped] = 4
         if number == 4:
             assert absent

@@ -196,7 +196,10 @@ async def test_a_swiss_whose_remaining_players_have_all_met_ends_with_the_rounds
     await sandbox.user(alice).slash("tournament", "start")
     first, second = await round_open(sandbox, db_path, 1, 1)
     for pid in (second.white, second.black):
-        await sandbox.user(members[pid]).click(sandbox.message(announcement.id), "Leave")
+        asked = await sandbox.user(members[pid]).click(sandbox.message(announcement.id), "Leave")
+        await sandbox.user(members[pid]).click(asked, "Withdraw for good")
+    kept = await sandbox.user(members[first.white]).click(sandbox.message(announcement.id), "Leave")
+    assert kept.ephemeral and "Withdraw from" in kept.content, "asked first; not pressing it changes nothing"
     for b in (first, second):
         assert b.thread_id is not None
         await resign_in(sandbox, members[b.black], b.thread_id, "veloop")
