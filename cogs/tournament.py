@@ -63,6 +63,8 @@ THREAD_PACE = 0.05
 """Seconds between two thread creations: a 20-board round goes out one thread at a time, never in a burst."""
 THREAD_RETRIES = 6
 MAX_START_DAYS = 60
+ARCHIVE_WAITS = 40
+"""Quarter-seconds a finished game's thread waits for its last board before it is archived (left open if later)."""
 DIVISION_SIZE = 16
 """A round robin bigger than this is played in divisions unless its organiser chose another size (15 rounds
 at most each, as on a club night)."""
@@ -734,6 +736,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             await self.pairings_post(snap, row.number)
             await self.bot.store.mark_round_announced(tournament_id, row.number)
             await self.refresh_announcement(snap.info)
+            self.bot.spawn(self.archive_rounds(snap, row.number - 1), name=f"tournament-{tournament_id}-archive")
 
     async def open_round(self, tournament_id: int, number: int, due_id: int | None) -> None:
         """Each pairing's thread and game, one at a time, every step recorded before the next."""
@@ -869,6 +872,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             snap.info.id, "finished", actor_id=0, allowed=("running",)
         )
         await self.refresh_announcement(finished)
+        self.bot.spawn(self.archive_rounds(snap, number), name=f"tournament-{snap.info.id}-archive")
 
     # --- posts (one function each, so an image is attached in one place) -----------------------
 
@@ -974,6 +978,29 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             log.warning("Could not post the stopped board of game %d", game_id)
             return
         await after_board_posted(self.bot, info, message_id)
+
+    async def archive_rounds(self, snap: TournamentSnapshot, last: int) -> None:
+        """Archive the threads of finished games up to round ``last``, so the channel's thread list shows the games
+        on now (an archived thread stays readable, and a message in it, a rematch say, opens it again). In the
+        background: a game's last board may still be on its way, and posting it would open the thread again."""
+        for pairing in snap.pairings:
+            if pairing.round > last or pairing.thread_id is None or pairing.result is None:
+                continue
+            if pairing.game_id is not None:
+                for _ in range(ARCHIVE_WAITS):
+                    game = await self.bot.store.get_game(pairing.game_id)
+                    if game.status != "active" and not game.unannounced:
+                        break
+                    await asyncio.sleep(0.25)
+                else:
+                    continue
+            thread = self.bot.get_channel(pairing.thread_id)
+            if not isinstance(thread, discord.Thread) or thread.archived:
+                continue  # archived already (discord.py keeps only active threads)
+            try:
+                await thread.edit(archived=True)
+            except discord.HTTPException:
+                log.warning("Could not archive thread %d of tournament %d", pairing.thread_id, snap.info.id)
 
     # --- Discord plumbing ------------------------------------------------------------------------
 

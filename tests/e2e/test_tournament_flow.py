@@ -61,6 +61,12 @@ async def test_a_small_swiss_runs_from_sign_up_to_podium(
     podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "is over" in m.content)
     rows = csv_rows(podium)
     assert len(rows) == 4
+    threads = [b.thread_id for b in boards(db_path, tid)]
+    assert len(threads) == 6 and all(t is not None for t in threads)
+    await sandbox.wait_until(
+        lambda: all(sandbox.thread(t)["thread_metadata"]["archived"] for t in threads if t is not None),
+        what="finished games' threads archived",
+    )
 
 
 def _oracle_table(record: Record) -> dict[int, tuple[float, float, float, float]]:
