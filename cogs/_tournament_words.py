@@ -238,6 +238,14 @@ def game_intro(info: TournamentInfo, number: int, board: int, white: int, black:
     )
 
 
+def cannot_open(info: TournamentInfo, number: int) -> str:
+    return (
+        f"I cannot open the games of round {number} of **{info.name}**: Discord refuses me a thread or a post "
+        "here. A server manager should give me Create Public Threads, Send Messages in Threads, Embed Links and "
+        "Attach Files in this channel; I try again every minute."
+    )
+
+
 def cannot_pair(info: TournamentInfo, number: int) -> str:
     return (
         f"Round {number} of **{info.name}** cannot be paired: the players left have all met already. "

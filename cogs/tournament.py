@@ -11,6 +11,7 @@ fall due. What players read is worded in ``cogs._tournament_words``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import io
 import logging
@@ -204,6 +205,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
     def __init__(self, bot: VeletasBot) -> None:
         self.bot = bot
         self.locks: dict[int, asyncio.Lock] = {}
+        # Rounds whose games Discord refused to open (a permission taken away), already said in the channel.
+        self.told_forbidden: set[tuple[int, int]] = set()
         bot.scheduler.handlers["tournament"] = self.on_due
 
     def lock(self, tournament_id: int) -> asyncio.Lock:
@@ -754,10 +757,15 @@ class TournamentCog(commands.Cog, name="Tournaments"):
                     continue
                 try:
                     await self.open_pairing(snap, channel, pairing, known, row.deadline)
-                except discord.HTTPException:
+                except discord.HTTPException as exc:
                     log.exception(
                         "Could not open board %d of round %d in tournament %d", pairing.board, number, tournament_id
                     )
+                    if isinstance(exc, discord.Forbidden) and (tournament_id, number) not in self.told_forbidden:
+                        # Permissions taken away since the tournament was created: the organisers hear it once.
+                        self.told_forbidden.add((tournament_id, number))
+                        with contextlib.suppress(discord.HTTPException):
+                            await self.say(snap.info, words.cannot_open(snap.info, number))
                     return  # the step stays due: it is tried again when its lease ends
             await self.bot.store.finish_opening(tournament_id, number, due_id)
 

@@ -267,3 +267,27 @@ async def test_an_organiser_role_runs_a_best_of_three_bracket_and_members_read_l
     with sqlite3.connect(db_path) as db:
         name = db.execute("SELECT name FROM tournament_players WHERE user_id = ?", (champion,)).fetchone()[0]
     assert f"🥇 {name}" in podium.content, "the top seed won every game"
+
+
+async def test_threads_refused_mid_tournament_are_said_once_and_the_round_opens_when_allowed_again(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, db_path: Path, clock: ManualClock
+) -> None:
+    await sandbox.grant(alice, "manage_guild")
+    announcement = await sandbox.user(alice).slash(
+        "tournament", "create", name="Locked", game="veloop", format="swiss", rounds=1, board="5"
+    )
+    for member in (alice, bob):
+        await sandbox.user(member).click(announcement, "Join")
+    await sandbox.deny(sandbox.channel_id, "create_public_threads")
+    await sandbox.user(alice).slash("tournament", "start")
+    said = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "cannot open the games of round 1" in m.content)
+    assert "Create Public Threads" in said.content and sandbox.threads(sandbox.channel_id) == []
+    refused = sandbox.take_errors()
+    assert refused and all(r.status == 403 for r in refused)
+    await sandbox.allow(sandbox.channel_id, "create_public_threads")
+    clock.advance(1.1)  # the step's lease runs out: it is tried again
+    bot.scheduler.wake()
+    [board] = await round_open(sandbox, db_path, 1, 1)
+    assert board.thread_id is not None and len(sandbox.threads(sandbox.channel_id)) == 1
+    notes = [m for m in sandbox.messages(sandbox.channel_id) if "cannot open the games" in m.content]
+    assert len(notes) == 1, "said once"
