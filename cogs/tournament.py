@@ -69,6 +69,7 @@ ARCHIVE_WAITS = 40
 DIVISION_SIZE = 16
 """A round robin bigger than this is played in divisions unless its organiser chose another size (15 rounds
 at most each, as on a club night)."""
+CONTENT_LIMIT = 2000
 EMBED_TEXT = 3800
 MESSAGE_TEXT = 5500
 GAME_OPTIONS = {"veletas": ("variant", "rules"), "veloop": ("board", "protocol")}
@@ -968,11 +969,15 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             (group, [(place, known.get(pid, "?")) for place, pid in ranked if place <= 3])
             for group, ranked in division_places(snap)
         ]
-        await self.bot.get_partial_messageable(snap.info.channel_id).send(
-            words.podium_text(snap.info, podiums) + "\n" + words.exports_note(snap.info.format == "swiss"),
-            files=self.export_files(snap),
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
+        text = words.podium_text(snap.info, podiums) + "\n" + words.exports_note(snap.info.format == "swiss")
+        if len(text) <= CONTENT_LIMIT:
+            await self.bot.get_partial_messageable(snap.info.channel_id).send(
+                text, files=self.export_files(snap), allowed_mentions=discord.AllowedMentions.none()
+            )
+            return
+        # Many divisions: the podiums go in embeds, paged within Discord's limits, the exports with the last.
+        head, *lines = text.split("\n")
+        await self.post_pages(snap.info, paged(head, lines), self.export_files(snap))
 
     async def post_stopped(self, game_id: int, note: str) -> None:
         """The last board of a game an organiser stopped (a result set, the tournament cancelled), in its thread."""

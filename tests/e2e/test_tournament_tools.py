@@ -291,3 +291,33 @@ async def test_threads_refused_mid_tournament_are_said_once_and_the_round_opens_
     assert board.thread_id is not None and len(sandbox.threads(sandbox.channel_id)) == 1
     notes = [m for m in sandbox.messages(sandbox.channel_id) if "cannot open the games" in m.content]
     assert len(notes) == 1, "said once"
+
+
+async def test_the_podiums_of_many_divisions_are_paged_into_embeds_within_discords_limits(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
+) -> None:
+    await sandbox.grant(alice, "manage_guild")
+    organiser = sandbox.user(alice)
+    field_ = [sandbox.add_member(f"a-rather-long-display-name-{i:05d}") for i in range(54)]
+    announcement = await organiser.slash(
+        "tournament", "create", name="Club night", game="veloop", format="round_robin", board="5", division_size=3
+    )
+    for member in field_:
+        await sandbox.user(member).click(announcement, "Join")
+    await organiser.slash("tournament", "start")
+    for number in (1, 2, 3):
+        found = await round_open(sandbox, db_path, 1, number)
+        assert len(found) == 18, "eighteen divisions of three: one game and one rest each"
+        for b in found:
+            await organiser.slash("tournament", "result", round=number, board=b.board, result="1-0")
+    await finished(sandbox, db_path, 1)
+    podium = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "is over" in m.embeds[0].get("title", "")
+    )
+    text = "\n".join(e["description"] for e in podium.embeds)
+    assert text.count("**Division") == 18 and text.count("🥇") >= 18, "every division has its podium"
+    assert (
+        all(len(e["description"]) <= 4096 for e in podium.embeds)
+        and sum(len(e["description"]) for e in podium.embeds) > 2000
+    )
+    assert any(name.endswith(".csv") for name in podium.files)
