@@ -2401,7 +2401,7 @@ class Store:
         chosen = kind.check_settings(settings)
         now = self._now()
         if starts_at is not None and starts_at <= now:
-            raise UserError("The start time has already passed.")
+            raise UserError("tournament.refusal.start_passed")
         try:
             async with self._transaction() as db:
                 rows = await db.execute_fetchall(
@@ -2449,7 +2449,7 @@ class Store:
     async def tournament(self, tournament_id: int) -> TournamentInfo:
         rows = await self._fetchall("SELECT * FROM tournaments WHERE id = ?", (tournament_id,))
         if not rows:
-            raise UserError("That tournament does not exist.")
+            raise UserError("tournament.refusal.no_tournament")
         return _tournament_from_row(rows[0])
 
     async def tournaments(self, guild_id: int, *, limit: int = 25) -> list[TournamentInfo]:
@@ -2494,8 +2494,8 @@ class Store:
             )
             for row in rows:
                 if row[0] is not None:
-                    raise UserError("You withdrew from this tournament, so you cannot enter it again.")
-                raise UserError("You are already entered.")
+                    raise UserError("tournament.refusal.withdrew")
+                raise UserError("tournament.refusal.already_entered")
             late = False
             joined_round = 1
             if info.status in ("running", "paused"):
@@ -2503,16 +2503,16 @@ class Store:
                     db, "SELECT COUNT(*) FROM tournament_rounds WHERE tournament_id = ?", tournament_id
                 )
                 if info.format != "swiss":
-                    raise UserError("This tournament has started; only a Swiss takes late entries.")
+                    raise UserError("tournament.refusal.only_swiss_late")
                 if info.rounds is None or started > info.rounds // 2:
-                    raise UserError("Late entries closed once half the rounds had started.")
+                    raise UserError("tournament.refusal.late_closed")
                 late = True
                 joined_round = started + 1  # brought in when that round is paired
             elif info.status != "signup":
-                raise UserError("This tournament is over.")
+                raise UserError("tournament.refusal.over")
             count = await _count(db, "SELECT COUNT(*) FROM tournament_players WHERE tournament_id = ?", tournament_id)
             if info.max_players is not None and count >= info.max_players:
-                raise UserError(f"This tournament is full ({info.max_players} players).")
+                raise UserError("tournament.refusal.full", count=info.max_players)
             rating = await self._seed_rating(db, info, user_id)
             await db.execute(
                 "INSERT INTO tournament_players (tournament_id, user_id, name, rating, joined_round, late, joined_at) "
@@ -2542,7 +2542,9 @@ class Store:
             )
             entries = [_entrant_from_row(r) for r in rows]
             if not entries or entries[0].left_round is not None:
-                raise UserError("You are not playing in this tournament." if actor_id is None else "Not playing.")
+                raise UserError(
+                    "tournament.refusal.not_playing_you" if actor_id is None else "tournament.refusal.not_playing"
+                )
             entry = entries[0]
             if info.status == "signup" or entry.late:
                 await db.execute(
@@ -2571,7 +2573,7 @@ class Store:
                     (max(left, entry.joined_round), tournament_id, user_id),
                 )
             else:
-                raise UserError("This tournament is over.")
+                raise UserError("tournament.refusal.over")
             if actor_id is not None:
                 await self._log(db, tournament_id, actor_id, "remove", str(user_id))
         return entry
@@ -2580,16 +2582,16 @@ class Store:
         async with self._transaction() as db:
             info = await self._tournament_in(db, tournament_id)
             if info.status != "signup":
-                raise UserError("Check-in is over: the tournament has started.")
+                raise UserError("tournament.refusal.checkin_over")
             opens = info.checkin_opens_at
             if opens is None or self._now() < opens:
-                raise UserError("Check-in has not opened yet.")
+                raise UserError("tournament.refusal.checkin_not_open")
             cursor = await db.execute(
                 "UPDATE tournament_players SET checked_in = 1 WHERE tournament_id = ? AND user_id = ?",
                 (tournament_id, user_id),
             )
             if cursor.rowcount != 1:
-                raise UserError("You are not entered in this tournament: press Join first.")
+                raise UserError("tournament.refusal.not_entered")
 
     async def start_tournament(
         self,
@@ -2604,7 +2606,7 @@ class Store:
         async with self._transaction() as db:
             info = await self._tournament_in(db, tournament_id)
             if info.status != "signup":
-                raise UserError("This tournament has already started." if info.is_live else "This tournament is over.")
+                raise UserError("tournament.refusal.already_started" if info.is_live else "tournament.refusal.over")
             if info.checkin_minutes:
                 await db.execute(
                     "DELETE FROM tournament_players WHERE tournament_id = ? AND checked_in = 0", (tournament_id,)
@@ -2614,12 +2616,11 @@ class Store:
             )
             field_ = sorted(((int(r[0]), int(r[1])) for r in rows), key=lambda e: (-e[1], e[0]))
             if len(field_) < 2:
-                raise UserError(f"A tournament needs at least 2 players; {len(field_)} {_are(len(field_))} entered.")
+                raise UserError("tournament.refusal.too_few", count=len(field_))
             rounds = rounds_for(len(field_))
             if rounds is not None and info.format == "swiss" and rounds >= len(field_):
                 raise UserError(
-                    f"{rounds} rounds need at least {rounds + 1} players; {len(field_)} are entered. "
-                    "Lower the rounds or wait for more players."
+                    "tournament.refusal.rounds_need_players", rounds=rounds, need=rounds + 1, entered=len(field_)
                 )
             for seed, (user_id, _) in enumerate(field_, start=1):
                 await db.execute(
@@ -2647,7 +2648,7 @@ class Store:
             try:
                 info_rows = await self._db.execute_fetchall("SELECT * FROM tournaments WHERE id = ?", (tournament_id,))
                 if not info_rows:
-                    raise UserError("That tournament does not exist.")
+                    raise UserError("tournament.refusal.no_tournament")
                 players = await self._db.execute_fetchall(
                     "SELECT * FROM tournament_players WHERE tournament_id = ? ORDER BY seed IS NULL, seed, joined_at",
                     (tournament_id,),
@@ -2779,12 +2780,12 @@ class Store:
             )
             row = next(iter(rows), None)
             if row is None:
-                raise UserError("That pairing does not exist.")
+                raise UserError("tournament.refusal.no_pairing")
             if row["game_id"] is not None:
                 game_id = int(row["game_id"])
             else:
                 if row["thread_id"] is None or row["result"] is not None:
-                    raise UserError("This pairing has no game to start.")
+                    raise UserError("tournament.refusal.no_game_to_start")
                 control = _control(row["time_control"], row["inactivity_days"])
                 kind = find_game(row["game"])
                 first = kind.replay((), json.loads(row["settings"])).seat_to_act or "first"
@@ -2894,7 +2895,7 @@ class Store:
         """The organiser sets or corrects a pairing's result; a game still running in it is cancelled first (in the
         same transaction). Later rounds already paired keep their pairings; standings follow the new result."""
         if result not in RESULTS:
-            raise UserError(f"{result!r} is not a result; use one of {', '.join(RESULTS)}.")
+            raise UserError("tournament.refusal.not_a_result", result=repr(result), results=", ".join(RESULTS))
         now = self._now()
         async with self._transaction() as db:
             rows = await db.execute_fetchall(
@@ -2902,7 +2903,7 @@ class Store:
             )
             found = [_pairing_from_row(r) for r in rows]
             if not found:
-                raise UserError("There is no such pairing in this tournament.")
+                raise UserError("tournament.refusal.pairing_elsewhere")
             pairing = found[0]
             if pairing.game_id is not None:
                 cursor = await db.execute(
@@ -2937,7 +2938,7 @@ class Store:
         async with self._transaction() as db:
             info = await self._tournament_in(db, tournament_id)
             if info.status not in allowed:
-                raise UserError(_status_refusal(info.status))
+                raise UserError(f"tournament.refusal.status_{info.status}")
             ended = now if status in ("finished", "cancelled") else None
             await db.execute(
                 "UPDATE tournaments SET status = ?, ended_at = COALESCE(?, ended_at) WHERE id = ?",
@@ -2973,10 +2974,10 @@ class Store:
         async with self._transaction() as db:
             info = await self._tournament_in(db, tournament_id)
             if not info.is_live:
-                raise UserError(_status_refusal(info.status))
+                raise UserError(f"tournament.refusal.status_{info.status}")
             last = await _count(db, "SELECT COUNT(*) FROM tournament_rounds WHERE tournament_id = ?", tournament_id)
             if number != last or not last:
-                raise UserError(f"Only the current round ({last}) can be paired again.")
+                raise UserError("tournament.refusal.only_current_round", round=last)
             started = await db.execute_fetchall(
                 "SELECT 1 FROM tournament_pairings p JOIN games g ON g.id = p.game_id "
                 "WHERE p.tournament_id = ? AND p.round = ? AND (g.ply > 0 OR g.status <> 'active') LIMIT 1",
@@ -2988,7 +2989,7 @@ class Store:
                 (tournament_id, number),
             )
             if started or decided:
-                raise UserError(f"A game of round {number} has already begun, so it can no longer be paired again.")
+                raise UserError("tournament.refusal.round_begun", round=number)
             games = await db.execute_fetchall(
                 "SELECT game_id FROM tournament_pairings WHERE tournament_id = ? AND round = ? AND game_id IS NOT NULL",
                 (tournament_id, number),
@@ -3045,7 +3046,7 @@ class Store:
         rows = await db.execute_fetchall("SELECT * FROM tournaments WHERE id = ?", (tournament_id,))
         for row in rows:
             return _tournament_from_row(row)
-        raise UserError("That tournament does not exist.")
+        raise UserError("tournament.refusal.no_tournament")
 
 
 TournamentFormat = Literal["swiss", "round_robin", "double_round_robin", "single_elimination", "double_elimination"]
@@ -3222,20 +3223,6 @@ def _pairing_from_row(row: sqlite3.Row) -> Pairing:
 async def _count(db: aiosqlite.Connection, sql: str, *params: Any) -> int:
     rows = await db.execute_fetchall(sql, params)
     return int(next(iter(rows))[0])
-
-
-def _are(n: int) -> str:
-    return "is" if n == 1 else "are"
-
-
-def _status_refusal(status: str) -> str:
-    return {
-        "signup": "This tournament has not started yet.",
-        "running": "This tournament is running.",
-        "paused": "This tournament is paused.",
-        "finished": "This tournament is over.",
-        "cancelled": "This tournament was cancelled.",
-    }[status]
 
 
 @dataclass(frozen=True)

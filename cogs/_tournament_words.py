@@ -1,104 +1,112 @@
-"""Every sentence the tournament feature says, in one place (the words move into the message catalogue).
+"""What the tournament feature says, worded from the catalogue's ``tournament`` area (one place per sentence).
 
-Not an extension. Functions take plain values and return text; nothing here talks to Discord or the store.
+Not an extension. Every function takes the reader's ``Words`` first (the member's for a private answer, the
+server's for a public post: the cog chooses) and plain values, and returns text; nothing here talks to Discord
+or the store. The exports (CSV, TRF) are not worded here: their formats' headers are fixed English.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from bot.i18n import Words
+from bot.render.tournament import TournamentWords
 from bot.store import TournamentInfo
 from bot.tournaments import Standing
+from bot.tournaments.standings import TIEBREAK_LABELS
 
-FORMAT_NAMES: Mapping[str, str] = {
-    "swiss": "Swiss (FIDE Dutch)",
-    "round_robin": "round robin",
-    "double_round_robin": "double round robin",
-    "single_elimination": "single elimination",
-    "double_elimination": "double elimination",
-}
-STATUS_NAMES: Mapping[str, str] = {
-    "signup": "open for sign-up",
-    "running": "running",
-    "paused": "paused",
-    "finished": "finished",
-    "cancelled": "cancelled",
-}
 MEDALS = ("🥇", "🥈", "🥉")
-RESULT_WORDS: Mapping[str, str] = {
-    "1-0": "1-0",
-    "0-1": "0-1",
-    "1/2-1/2": "½-½",
-    "+-": "1-0 (forfeit)",
-    "-+": "0-1 (forfeit)",
-    "--": "0-0 (neither played)",
+RESULT_KEYS: Mapping[str, str] = {
+    "1-0": "white",
+    "0-1": "black",
+    "1/2-1/2": "draw",
+    "+-": "white_forfeit",
+    "-+": "black_forfeit",
+    "--": "double_forfeit",
 }
-
-SHORT_TIEBREAKS: Mapping[str, str] = {
-    "Buchholz cut 1": "BH-C1",
-    "Buchholz": "BH",
-    "Sonneborn-Berger": "SB",
-    "head-to-head": "H2H",
-    "wins": "W",
-}
-LIST_TITLE = "Tournaments"
-NO_ORGANISER_ROLE = "Only members with Manage Server organise tournaments here; name a role to add its members."
-
-JOIN = "Join"
-LEAVE = "Leave"
-CHECK_IN = "Check in"
-WITHDRAW = "Withdraw for good"
-NOT_PLAYING = "You are not playing in this tournament."
-
-# --- refusals (private) ---
-NOT_ORGANISER = (
-    "Only this tournament's organiser, members with Manage Server, or the server's tournament organiser role "
-    "can do this."
-)
-NOT_ORGANISER_CREATE = (
-    "Only members with Manage Server, or the server's tournament organiser role, can create tournaments."
-)
-NO_TOURNAMENT_HERE = "No tournament is signing up or running in this channel; name one with the `tournament` option."
-NOT_THIS_SERVER = "That tournament is not one of this server's."
-FORGED = "This button does not belong to that tournament."
-OPTION_OTHER_GAME = "`{option}` is a {other} setting; {game} tournaments take {takes}."
-BEST_OF_ROUNDS = "`best_of` is for elimination brackets only."
-ROUNDS_NOT_SWISS = "`rounds` is for a Swiss only: a round robin plays everyone once, a bracket until its final."
-ROUNDS_OVER_LIMIT = "{rounds} rounds need at least {need} players, but the limit is {limit}."
-CHECKIN_NEEDS_START = "A check-in window needs a start time (`start`), which check-in closes at."
-BAD_START = (
-    "{text} is not a start time I can read. Write it as a delay (`30m`, `2h`, `1d`), a UTC date and time "
-    "(`2026-12-01 18:00`), or a Discord timestamp (`<t:1796144400>`)."
-)
-START_PAST = "That start time (<t:{at}:F>) has already passed; choose a time in the future."
-START_TOO_FAR = "A tournament starts within 60 days; choose an earlier start."
-DIVISIONS_NOT_RR = "`division_size` is for a round robin only."
-NO_SUCH_PAIRING = "Round {round} has no board {board}."
-NO_PLAYER = "{member} is not in this tournament."
-NAME_EMPTY = "Give the tournament a name."
-NOT_RUNNING_FOR_ROUND = "The tournament is not running, so there is no round to pair again."
-ALREADY_ORGANISER_ROLE = "Tournament organisers are now members with the {role} role (and Manage Server)."
-
-# --- public ---
+TIEBREAK_KEYS: Mapping[str, str] = {label: code for code, label in TIEBREAK_LABELS.items()}
+"""The engine's tie-break labels (``Buchholz cut 1``) to their catalogue keys (``buchholz_cut1``)."""
+NAMES_SHOWN = 30
 
 
-def status_text(info: TournamentInfo, started: int) -> str:
-    text = STATUS_NAMES[info.status]
+def t(w: Words, key: str, /, **data: object) -> str:
+    """A message of the ``tournament`` area."""
+    return w(f"tournament.{key}", **data)
+
+
+def format_name(w: Words, fmt: str) -> str:
+    return t(w, f"format.{fmt}")
+
+
+def status_name(w: Words, status: str) -> str:
+    return t(w, f"status.{status}")
+
+
+def result_word(w: Words, result: str) -> str:
+    return t(w, f"result.{RESULT_KEYS[result]}")
+
+
+def tiebreak_name(w: Words, label: str) -> str:
+    return t(w, f"tiebreak.{TIEBREAK_KEYS[label]}")
+
+
+def tiebreak_short(w: Words, label: str) -> str:
+    return t(w, f"tiebreak.{TIEBREAK_KEYS[label]}.short")
+
+
+def label(w: Words, action: str) -> str:
+    """A button's label: join, leave, checkin, withdraw."""
+    return t(w, f"{action}.label")
+
+
+def image_words(w: Words) -> TournamentWords:
+    """The fixed words of the tournament images, in ``w``'s language."""
+    return TournamentWords(
+        rank=t(w, "image.rank"),
+        player=t(w, "image.player"),
+        points=t(w, "image.points"),
+        withdrawn=t(w, "image.withdrawn"),
+        round=t(w, "image.round", n="{n}"),
+        final=t(w, "image.final"),
+        semifinals=t(w, "image.semifinals"),
+        quarterfinals=t(w, "image.quarterfinals"),
+        winners_bracket=t(w, "image.winners_bracket"),
+        losers_bracket=t(w, "image.losers_bracket"),
+        losers_final=t(w, "image.losers_final"),
+        grand_final=t(w, "image.grand_final"),
+        reset=t(w, "image.reset"),
+        winner_of=t(w, "image.winner_of", match="{match}"),
+        loser_of=t(w, "image.loser_of", match="{match}"),
+        bye=t(w, "image.bye"),
+        walkover=t(w, "image.walkover"),
+        not_needed=t(w, "image.not_needed"),
+        best_of=t(w, "image.best_of", n="{n}"),
+        champion=t(w, "image.champion"),
+        places=(t(w, "image.first"), t(w, "image.second"), t(w, "image.third")),
+        more=t(w, "image.more", n="{n}"),
+    )
+
+
+def status_text(w: Words, info: TournamentInfo, started: int) -> str:
+    text = status_name(w, info.status)
     if info.status in ("running", "paused") and started:
-        text += f", round {started}" + (f" of {info.rounds}" if info.rounds else "")
+        if info.rounds:
+            text = t(w, "status_round_of", status=text, round=started, total=info.rounds)
+        else:
+            text = t(w, "status_round", status=text, round=started)
         if info.format == "swiss" and info.rounds is not None and started <= info.rounds // 2:
-            text += f"; late entries open until round {info.rounds // 2 + 1} starts"
+            text = t(w, "status_late", status=text, round=info.rounds // 2 + 1)
     return text
 
 
-def format_line(info: TournamentInfo) -> str:
-    text = FORMAT_NAMES[info.format]
+def format_line(w: Words, info: TournamentInfo) -> str:
+    text = format_name(w, info.format)
     if info.format == "swiss" and info.rounds:
-        text += f", {info.rounds} rounds"
+        text = t(w, "format_rounds", format=text, rounds=info.rounds)
     if info.is_elimination and info.best_of > 1:
-        text += f", best of {info.best_of}"
+        text = t(w, "format_best_of", format=text, count=info.best_of)
     if info.division_size is not None and not info.is_elimination and info.format != "swiss":
-        text += f", divisions of at most {info.division_size}"
+        text = t(w, "format_divisions", format=text, count=info.division_size)
     return text
 
 
@@ -107,270 +115,215 @@ def announcement_title(info: TournamentInfo) -> str:
 
 
 def announcement_fields(
-    info: TournamentInfo, game_text: str, count: int, names: Sequence[str], checked_in: int | None, started: int = 0
-) -> list[tuple[str, str]]:
-    players = f"{count}" + (f" / {info.max_players}" if info.max_players else "")
-    shown = ", ".join(names[:30])
-    if len(names) > 30:
-        shown += f" and {len(names) - 30} more"
+    w: Words,
+    info: TournamentInfo,
+    game_text: str,
+    clock: str,
+    count: int,
+    names: Sequence[str],
+    checked_in: int | None,
+    started: int = 0,
+) -> list[tuple[str, str, bool]]:
+    """(name, value, inline) of each field of the announcement."""
+    players = (
+        t(w, "players_of", count=count, limit=info.max_players)
+        if info.max_players
+        else t(w, "players_count", count=count)
+    )
+    shown = ", ".join(names[:NAMES_SHOWN])
+    if len(names) > NAMES_SHOWN:
+        shown = t(w, "and_more", names=shown, count=len(names) - NAMES_SHOWN)
     fields = [
-        ("Game", game_text),
-        ("Format", format_line(info)),
-        ("Clock", info.time_control.describe()),
-        ("Rated", "yes: results change ratings, and seeding follows them" if info.rated else "no (casual)"),
-        ("Round deadline", f"{info.round_minutes} minutes a round; a game still on then is adjudicated by the clock"),
-        ("Players", players + (f": {shown}" if shown else "")),
-        ("Status", status_text(info, started)),
+        (t(w, "field.game"), game_text, True),
+        (t(w, "field.format"), format_line(w, info), True),
+        (t(w, "field.clock"), clock, True),
+        (t(w, "field.rated"), t(w, "rated_yes" if info.rated else "rated_no"), True),
+        (t(w, "field.round_deadline"), t(w, "round_minutes", count=info.round_minutes), False),
+        (t(w, "field.players"), t(w, "players_names", players=players, names=shown) if shown else players, False),
+        (t(w, "field.status"), status_text(w, info, started), True),
     ]
     if info.starts_at is not None and info.status == "signup":
-        at = int(info.starts_at)
-        fields.append(("Starts", f"<t:{at}:F> (<t:{at}:R>)"))
+        fields.append((t(w, "field.starts"), t(w, "starts_at", at=str(int(info.starts_at))), True))
     else:
-        fields.append(("Starts", "when the organiser starts it" if info.status == "signup" else "started"))
+        fields.append(
+            (t(w, "field.starts"), t(w, "starts_manual" if info.status == "signup" else "starts_started"), True)
+        )
     if info.checkin_minutes and info.status == "signup":
         opens = int(info.checkin_opens_at or 0)
-        done = "" if checked_in is None else f" ({checked_in} checked in)"
-        fields.append(("Check-in", f"opens <t:{opens}:R>, {info.checkin_minutes} minutes before the start{done}"))
-    fields.append(("Organiser", f"<@{info.organiser_id}>"))
-    return [(name, value[:1024]) for name, value in fields]
-
-
-def created(info: TournamentInfo) -> str:
-    return f"Tournament **{info.name}** (#{info.id}) is open: press **Join** to play."
-
-
-def joined(info: TournamentInfo, late: bool) -> str:
-    if late:
-        return (
-            f"You are entered in **{info.name}** from the next round on (with a ½-point bye for the last round missed)."
+        done = "" if checked_in is None else t(w, "checked_in_count", count=checked_in)
+        fields.append(
+            (t(w, "field.checkin"), t(w, "checkin_opens", opens=str(opens), minutes=info.checkin_minutes) + done, True)
         )
-    return f"You are entered in **{info.name}**."
+    fields.append((t(w, "field.organiser"), f"<@{info.organiser_id}>", True))
+    return [(name, value[:1024], inline) for name, value, inline in fields]
 
 
-def left(info: TournamentInfo) -> str:
-    if info.status == "signup":
-        return f"You left **{info.name}**."
-    return f"You withdrew from **{info.name}**: your results so far stay, and you are not paired again."
+def joined(w: Words, info: TournamentInfo, late: bool) -> str:
+    return t(w, "joined_late" if late else "joined", name=info.name)
 
 
-def confirm_withdraw(info: TournamentInfo) -> str:
-    return (
-        f"Withdraw from **{info.name}**? Your results so far stay, a game you are playing goes on, and you are not "
-        "paired again; you cannot come back."
+def left(w: Words, info: TournamentInfo) -> str:
+    return t(w, "left" if info.status == "signup" else "withdrew", name=info.name)
+
+
+def started(w: Words, info: TournamentInfo, players: int) -> str:
+    if info.rounds:
+        return t(w, "started_rounds", name=info.name, count=players, rounds=info.rounds)
+    return t(w, "started", name=info.name, count=players)
+
+
+def round_header(w: Words, info: TournamentInfo, number: int, deadline: float) -> str:
+    at = str(int(deadline))
+    if info.rounds:
+        return t(w, "round_header_of", name=info.name, round=number, total=info.rounds, at=at)
+    return t(w, "round_header", name=info.name, round=number, at=at)
+
+
+def pairing_line(w: Words, board: int, white: str, black: str, result: str | None, match: str | None) -> str:
+    line = (
+        t(w, "pairing_line_match", board=board, match=match, white=white, black=black)
+        if match
+        else t(w, "pairing_line", board=board, white=white, black=black)
     )
+    return t(w, "pairing_result", line=line, result=result_word(w, result)) if result else line
 
 
-def checked_in(info: TournamentInfo) -> str:
-    return f"You are checked in for **{info.name}**."
+def bye_line(w: Words, name: str, kind: str) -> str:
+    return t(w, f"bye.{kind}", name=name)
 
 
-def checkin_open(info: TournamentInfo) -> str:
-    at = int(info.starts_at or 0)
-    return (
-        f"Check-in for **{info.name}** is open until the start, <t:{at}:t> (<t:{at}:R>): entered players, press "
-        "**Check in** on the announcement, or you will not be paired."
-    )
-
-
-def started(info: TournamentInfo, players: int) -> str:
-    rounds = f", {info.rounds} rounds" if info.rounds else ""
-    return f"**{info.name}** has started with {players} players{rounds}. Good luck!"
-
-
-def not_started(info: TournamentInfo, reason: str) -> str:
-    return f"**{info.name}** could not start at its time and is cancelled: {reason}"
-
-
-def round_header(info: TournamentInfo, number: int, deadline: float) -> str:
-    total = f" of {info.rounds}" if info.rounds else ""
-    return (
-        f"**{info.name}: round {number}{total}.** Your game is in its own thread below; it ends at the "
-        f"round's deadline, <t:{int(deadline)}:F> (<t:{int(deadline)}:R>), if not before."
-    )
-
-
-def pairing_line(board: int, white: str, black: str, result: str | None, match: str | None) -> str:
-    where = f"{match}: " if match else ""
-    outcome = f" · **{RESULT_WORDS[result]}**" if result else ""
-    return f"{board}. {where}{white} – {black}{outcome}"
-
-
-def pairings_title(info: TournamentInfo, number: int) -> str:
-    return f"{info.name}: round {number} pairings"
-
-
-def withdrawn_line(names: Sequence[str]) -> str:
-    return "Withdrawn: " + ", ".join(names)
-
-
-def bot_cannot_play(mention: str) -> str:
-    return f"{mention} is a bot and cannot play."
-
-
-def bye_line(name: str, kind: str) -> str:
-    return {
-        "pairing": f"{name}: bye (1 point)",
-        "half": f"{name}: ½-point bye",
-        "full": f"{name}: bye (1 point)",
-        "zero": f"{name}: absent (0 points)",
-        "rest": f"{name}: sits this round out",
-    }[kind]
-
-
-def thread_name(tournament: str, tournament_id: int, number: int, board: int, white: str, black: str) -> str:
+def thread_name(w: Words, tournament: str, tournament_id: int, number: int, board: int, white: str, black: str) -> str:
     """``R3 B7: Ann vs Bo · Spring Swiss #12``: the round and board first, the tournament's number always kept."""
     suffix = thread_suffix(tournament_id)
-    return f"{thread_prefix(number, board)} {white} vs {black} · {tournament}"[: 100 - len(suffix)] + suffix
+    whole = t(w, "thread_name", prefix=thread_prefix(w, number, board), white=white, black=black, name=tournament)
+    return whole[: 100 - len(suffix)] + suffix
 
 
-def thread_prefix(number: int, board: int) -> str:
-    return f"R{number} B{board}:"
+def thread_prefix(w: Words, number: int, board: int) -> str:
+    return t(w, "thread_prefix", round=str(number), board=str(board))
 
 
 def thread_suffix(tournament_id: int) -> str:
     return f" #{tournament_id}"
 
 
-def game_intro(info: TournamentInfo, number: int, board: int, white: int, black: int, deadline: float) -> str:
-    return (
-        f"**{info.name}**, round {number}, board {board}: <@{white}> plays first against <@{black}>. "
-        f"The round ends <t:{int(deadline)}:R>; play your turns here. Good luck!"
+def game_intro(w: Words, info: TournamentInfo, number: int, board: int, white: int, black: int, deadline: float) -> str:
+    return t(
+        w,
+        "game_intro",
+        name=info.name,
+        round=number,
+        board=board,
+        white=f"<@{white}>",
+        black=f"<@{black}>",
+        at=str(int(deadline)),
     )
 
 
-def cannot_open(info: TournamentInfo, number: int) -> str:
+def standings_title(w: Words, info: TournamentInfo, number: int, final: bool) -> str:
     return (
-        f"I cannot open the games of round {number} of **{info.name}**: Discord refuses me a thread or a post "
-        "here. A server manager should give me Create Public Threads, Send Messages in Threads, Embed Links and "
-        "Attach Files in this channel; I try again every minute."
+        t(w, "standings_final.title", name=info.name)
+        if final
+        else t(w, "standings.title", name=info.name, round=number)
     )
 
 
-def cannot_pair(info: TournamentInfo, number: int) -> str:
-    return (
-        f"Round {number} of **{info.name}** cannot be paired: the players left have all met already. "
-        "The tournament ends with the rounds played."
-    )
+def score(w: Words, x: float) -> str:
+    """Points with halves as ½ (``2½``, ``½``)."""
+    whole = int(x)
+    half = x - whole >= 0.5
+    if half and whole == 0:
+        return "½"
+    return w.number(whole) + ("½" if half else "")
 
 
-def standings_title(info: TournamentInfo, number: int, final: bool) -> str:
-    return f"{info.name}: final standings" if final else f"{info.name}: standings after round {number}"
-
-
-def standings_lines(
-    table: Sequence[Standing], names: Mapping[int, str], labels: Sequence[str], short: Sequence[str]
-) -> list[str]:
+def standings_lines(w: Words, table: Sequence[Standing], names: Mapping[int, str], short: Sequence[str]) -> list[str]:
     out = []
     for s in table:
-        breaks = " · ".join(f"{tag} {_num(v)}" for tag, v in zip(short, s.tiebreaks, strict=True))
-        out.append(f"`{s.rank:>3}` **{names.get(s.player, str(s.player))}** — {_num(s.points)} pts · {breaks}")
+        breaks = " · ".join(f"{tag} {score(w, v)}" for tag, v in zip(short, s.tiebreaks, strict=True))
+        player = names.get(s.player, str(s.player))
+        out.append(f"`{s.rank:>3}` " + t(w, "standings_line", player=player, points=score(w, s.points), breaks=breaks))
     return out
 
 
-def tiebreak_legend(labels: Sequence[str], short: Sequence[str]) -> str:
-    return "Tie-breaks in order: " + ", ".join(f"{tag} = {label}" for tag, label in zip(short, labels, strict=True))
-
-
-def bracket_title(info: TournamentInfo, number: int) -> str:
-    return f"{info.name}: bracket after round {number}"
+def tiebreak_legend(w: Words, labels: Sequence[str]) -> str:
+    legend = ", ".join(f"{tiebreak_short(w, label)} = {tiebreak_name(w, label)}" for label in labels)
+    return t(w, "tiebreak_legend", legend=legend)
 
 
 def bracket_line(match: str, a: str, b: str, winner: str | None) -> str:
     return f"{match}: {a} – {b}" + (f" → **{winner}**" if winner else "")
 
 
-def podium_text(info: TournamentInfo, podiums: Sequence[tuple[str | None, Sequence[tuple[int, str]]]]) -> str:
-    lines = [f"🏆 **{info.name}** is over. Congratulations!"]
+def podium_text(w: Words, info: TournamentInfo, podiums: Sequence[tuple[str | None, Sequence[tuple[int, str]]]]) -> str:
+    lines = [t(w, "podium", name=info.name)]
     for group, places in podiums:
         if group is not None:
-            lines.append(division_heading(group))
+            lines.append(division_heading(w, group))
         for place, name in places:
             medal = MEDALS[place - 1] if place <= 3 else f"{place}."
             lines.append(f"{medal} {name}")
     return "\n".join(lines)
 
 
-def division_heading(label: str) -> str:
-    return f"**{label}**"
+def division_name(w: Words, label: str) -> str:
+    """A division's label (``Division 2``, as the flow names it) in ``w``'s language."""
+    number = label.rsplit(" ", 1)[-1]
+    return t(w, "division", number=number) if number.isdigit() else label
 
 
-def exports_note(swiss: bool) -> str:
-    return "Standings as CSV" + (" and the tournament as TRF (for FIDE pairing programs)" if swiss else "") + "."
+def division_heading(w: Words, label: str) -> str:
+    return f"**{division_name(w, label)}**"
 
 
-def organiser_action(actor: int, text: str) -> str:
-    return f"🛠️ <@{actor}> {text}"
+def exports_note(w: Words, swiss: bool) -> str:
+    return t(w, "exports_trf" if swiss else "exports")
 
 
-def action_paused() -> str:
-    return "paused the tournament: games in progress go on, the next round waits until it resumes."
+def organiser_action(w: Words, actor: int, text: str) -> str:
+    return t(w, "organiser_action", actor=f"<@{actor}>", action=text)
 
 
-def action_resumed() -> str:
-    return "resumed the tournament."
+def action_result(w: Words, number: int, board: int, white: str, black: str, result: str) -> str:
+    return t(w, "action_result", round=number, board=board, white=white, black=black, result=result_word(w, result))
 
 
-def action_cancelled() -> str:
-    return "cancelled the tournament; games still in progress were cancelled."
+def action_added(w: Words, name: str, late: bool) -> str:
+    return t(w, "action_added_late" if late else "action_added", name=name)
 
 
-def action_started() -> str:
-    return "started the tournament."
-
-
-def action_result(number: int, board: int, white: str, black: str, result: str) -> str:
-    return f"set round {number}, board {board} ({white} – {black}) to **{RESULT_WORDS[result]}**."
-
-
-def action_removed(name: str) -> str:
-    return f"removed {name} from the tournament (their results so far stay)."
-
-
-def action_added(name: str, late: bool) -> str:
-    return f"added {name}" + (" from the next round on (½-point bye for the last round missed)." if late else ".")
-
-
-def action_repaired(number: int) -> str:
-    return f"threw away the pairings of round {number} before any game began; it is paired again now."
-
-
-GAME_STOPPED_BY_CANCEL = "The tournament was cancelled, and this game with it."
-
-
-def game_stopped_by_result(result: str) -> str:
-    return f"The organiser set this game's result: {RESULT_WORDS[result]}. It is over."
-
-
-def no_show(name: str) -> str:
-    return f"{name} did not play their game: a forfeit loss, and withdrawn from the tournament."
-
-
-def info_lines(info: TournamentInfo, game_text: str, players: int, round_now: int) -> str:
+def info_lines(w: Words, info: TournamentInfo, game_text: str, clock: str, players: int, round_now: int) -> str:
+    fmt = format_line(w, info)
+    count = t(w, "info.players", count=players)
     lines = [
-        f"**{info.name}** (#{info.id}) in <#{info.channel_id}>: {STATUS_NAMES[info.status]}",
-        f"{game_text}; {format_line(info)}; clock {info.time_control.describe()}; "
-        f"{'rated' if info.rated else 'casual'}",
-        f"{players} players" + (f"; round {round_now}" if round_now else ""),
+        t(
+            w,
+            "info.head",
+            name=info.name,
+            id=str(info.id),
+            channel=f"<#{info.channel_id}>",
+            status=status_name(w, info.status),
+        ),
+        t(w, "info.rated" if info.rated else "info.casual", game=game_text, format=fmt, clock=clock),
+        t(w, "info.round", players=count, round=round_now) if round_now else count,
     ]
     if info.starts_at is not None and info.status == "signup":
-        lines.append(f"Starts <t:{int(info.starts_at)}:F> (<t:{int(info.starts_at)}:R>)")
+        lines.append(t(w, "info.starts", at=str(int(info.starts_at))))
     return "\n".join(lines)
 
 
-def choice_name(info: TournamentInfo) -> str:
-    return f"#{info.id} {info.name} ({STATUS_NAMES[info.status]})"
+def choice_name(w: Words, info: TournamentInfo) -> str:
+    return t(w, "choice", id=str(info.id), name=info.name, status=status_name(w, info.status))
 
 
-def list_line(info: TournamentInfo, players: int) -> str:
-    return (
-        f"#{info.id} **{info.name}** in <#{info.channel_id}> · {FORMAT_NAMES[info.format]} · "
-        f"{STATUS_NAMES[info.status]} · {players} players"
+def list_line(w: Words, info: TournamentInfo, players: int) -> str:
+    return t(
+        w,
+        "list_line",
+        id=str(info.id),
+        name=info.name,
+        channel=f"<#{info.channel_id}>",
+        format=format_name(w, info.format),
+        status=status_name(w, info.status),
+        players=t(w, "info.players", count=players),
     )
-
-
-NO_TOURNAMENTS = "This server has no tournaments yet. Create one with `/tournament create`."
-NO_STANDINGS_YET = "No round has finished yet, so there are no standings."
-
-
-def _num(x: float) -> str:
-    return f"{x:g}".replace(".5", "½") if x != 0.5 else "½"

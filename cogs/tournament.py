@@ -5,7 +5,10 @@ The flow lives in the store's rows and the scheduler's due rows, so a restart at
 games one pairing at a time (its thread, then its game, each step recorded, so a step cut short is
 finished, never repeated); ``deadline:N`` adjudicates what still runs when the round's time is up. A game's
 end records its pairing's result in the same transaction, and the round's last result makes ``advance``
-fall due. What players read is worded in ``cogs._tournament_words``.
+fall due. What players read is worded in ``cogs._tournament_words`` from the catalogue: private answers in the
+member's language, public posts (announcement, rounds, standings, podium, organiser lines) in the server's. The
+standings, the bracket and the podium are posted with their images (``bot.render.tournament``), drawn off the
+event loop.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import io
 import logging
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Literal
 
 import discord
@@ -28,7 +31,9 @@ from bot.client import VeletasBot
 from bot.clocks import DAY, MINUTE, TimeControl
 from bot.crashpoints import crash_point
 from bot.errors import UserError
-from bot.i18n import words as catalogue
+from bot.i18n import LANGUAGES, Phrase, Words
+from bot.i18n import words as words_in
+from bot.render.tournament import MAX_STANDINGS_ROWS, bracket_png, podium_png, standings_png
 from bot.store import (
     RESULTS,
     DueRow,
@@ -42,6 +47,8 @@ from bot.tournament_flow import (
     bracket_state,
     csv_text,
     division_places,
+    game_winner,
+    match_games,
     names,
     plan_next,
     planned_rounds,
@@ -49,14 +56,16 @@ from bot.tournament_flow import (
     tiebreak_labels,
     trf_text,
 )
-from bot.tournaments import TournamentError
+from bot.tournaments import Standing, TournamentError
+from bot.tournaments.elimination import BracketState
 from cogs import _tournament_words as words
-from cogs._board import board_message
-from cogs._clock_words import parse_time, time_suggestions
+from cogs._board import DEFAULT_THEME, board_message
+from cogs._clock_words import describe_control, parse_time, time_suggestions
 from cogs._delivery import after_board_posted, announce
 from cogs._permissions import check_here, check_thread, may_organise
 from cogs._send import bot_of, send_to_channel
 from cogs._tables import table_for
+from cogs._words import private_words, public_words
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +80,10 @@ DIVISION_SIZE = 16
 """A round robin bigger than this is played in divisions unless its organiser chose another size (15 rounds
 at most each, as on a club night)."""
 CONTENT_LIMIT = 2000
+MAX_FILES = 10
+"""Attachments one message may carry (Discord's limit)."""
+PUBLIC_THEME = DEFAULT_THEME
+"""The theme of the tournament images: the one the bot draws public boards in for anyone without a choice."""
 EMBED_TEXT = 3800
 MESSAGE_TEXT = 5500
 GAME_OPTIONS = {"veletas": ("variant", "rules"), "veloop": ("board", "protocol")}
@@ -89,7 +102,7 @@ def parse_start(text: str, now: float) -> float:
     try:
         moment = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise UserError(words.BAD_START.format(text=f"`{text[:40]}`")) from None
+        raise UserError("tournament.bad_start", text=f"`{text[:40]}`") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
     return moment.timestamp()
@@ -109,9 +122,30 @@ def swiss_rounds(players: int) -> int:
     return max(1, min(players - 1, math.ceil(math.log2(max(players, 2))) + 1))
 
 
-def game_text(info: TournamentInfo) -> str:
+def game_text(w: Words, info: TournamentInfo) -> str:
     table_ = table_for(info.game)
-    return f"{table_.title} ({table_.settings_text(catalogue(), info.settings)})"
+    return f"{table_.title} ({table_.settings_text(w, info.settings)})"
+
+
+def png_file(png: bytes, filename: str) -> discord.File:
+    return discord.File(io.BytesIO(png), filename=filename)
+
+
+def rounds_done(snap: TournamentSnapshot) -> int:
+    """Rounds whose every result is in."""
+    return sum(1 for r in snap.rounds if all(p.result is not None for p in snap.round_pairings(r.number)))
+
+
+def match_scores(snap: TournamentSnapshot, state: BracketState) -> dict[str, tuple[int, int]]:
+    """Games won by each side of every best-of-N match begun (for the bracket image)."""
+    out: dict[str, tuple[int, int]] = {}
+    for m in state.matches:
+        if not isinstance(m.a, int) or not isinstance(m.b, int):
+            continue
+        winners = [w for p in match_games(snap.pairings, m.match.id) if (w := game_winner(p, m.a)) is not None]
+        if winners:
+            out[m.match.id] = (winners.count(m.a), winners.count(m.b))
+    return out
 
 
 def _esc(name: str) -> str:
@@ -124,12 +158,6 @@ class TournamentButton(
 ):
     """Join, Leave and Check in under an announcement; the custom id carries the tournament, checked on press."""
 
-    LABELS: ClassVar[dict[str, str]] = {
-        "join": words.JOIN,
-        "leave": words.LEAVE,
-        "checkin": words.CHECK_IN,
-        "withdraw": words.WITHDRAW,
-    }
     STYLES: ClassVar[dict[str, discord.ButtonStyle]] = {
         "join": discord.ButtonStyle.success,
         "leave": discord.ButtonStyle.secondary,
@@ -137,10 +165,13 @@ class TournamentButton(
         "withdraw": discord.ButtonStyle.danger,
     }
 
-    def __init__(self, action: str, tournament_id: int) -> None:
+    def __init__(self, action: str, tournament_id: int, w: Words | None = None) -> None:
+        # The label is shown only when the bot sends the button (in its reader's language); a press carries the id.
         super().__init__(
             discord.ui.Button(
-                label=self.LABELS[action], style=self.STYLES[action], custom_id=f"{PREFIX}:{action}:{tournament_id}"
+                label=words.label(w, action) if w is not None else action,
+                style=self.STYLES[action],
+                custom_id=f"{PREFIX}:{action}:{tournament_id}",
             )
         )
         self.action, self.tournament_id = action, tournament_id
@@ -158,17 +189,17 @@ class TournamentButton(
         await bot.guard(interaction, cog.pressed(interaction, self.action, self.tournament_id))
 
 
-def announcement_view(info: TournamentInfo, started: int = 0) -> discord.ui.View | None:
+def announcement_view(w: Words, info: TournamentInfo, started: int = 0) -> discord.ui.View | None:
     """Join while sign-up is open, and in a Swiss while late entries are (until half the rounds have started)."""
     if info.status in ("finished", "cancelled"):
         return None
     view = discord.ui.View(timeout=None)
     late_open = info.format == "swiss" and info.rounds is not None and started <= info.rounds // 2
     if info.status == "signup" or late_open:
-        view.add_item(TournamentButton("join", info.id))
-    view.add_item(TournamentButton("leave", info.id))
+        view.add_item(TournamentButton("join", info.id, w))
+    view.add_item(TournamentButton("leave", info.id, w))
     if info.checkin_minutes and info.status == "signup":
-        view.add_item(TournamentButton("checkin", info.id))
+        view.add_item(TournamentButton("checkin", info.id, w))
     return view
 
 
@@ -214,13 +245,17 @@ class TournamentCog(commands.Cog, name="Tournaments"):
     def lock(self, tournament_id: int) -> asyncio.Lock:
         return self.locks.setdefault(tournament_id, asyncio.Lock())
 
+    async def public(self, info: TournamentInfo) -> Words:
+        """The words of the tournament's public posts: its server's language."""
+        return await public_words(self.bot, info.guild_id)
+
     # --- who may ---------------------------------------------------------------------------------
 
     async def check_organiser(self, interaction: discord.Interaction[VeletasBot], info: TournamentInfo | None) -> None:
         assert interaction.guild_id is not None
         role = await self.bot.store.organiser_role(interaction.guild_id)
         if not may_organise(interaction, role, info.organiser_id if info is not None else None):
-            raise UserError(words.NOT_ORGANISER if info is not None else words.NOT_ORGANISER_CREATE)
+            raise UserError("tournament.not_organiser" if info is not None else "tournament.not_organiser_create")
 
     async def find(self, interaction: discord.Interaction[VeletasBot], tournament: int | None) -> TournamentInfo:
         """The tournament named, or the one signing up or running in this channel."""
@@ -228,12 +263,12 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         if tournament is not None:
             info = await self.bot.store.tournament(tournament)
             if info.guild_id != interaction.guild_id:
-                raise UserError(words.NOT_THIS_SERVER)
+                raise UserError("tournament.not_this_server")
             return info
         for info in await self.bot.store.tournaments(interaction.guild_id):
             if info.channel_id == interaction.channel_id and info.status in ("signup", "running", "paused"):
                 return info
-        raise UserError(words.NO_TOURNAMENT_HERE)
+        raise UserError("tournament.no_tournament_here")
 
     # --- /tournament create ----------------------------------------------------------------------
 
@@ -256,6 +291,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         board="Veloop board: 8, 5, 6 or 12",
         protocol="Veloop protocol: 122 or alternating",
     )
+    # Values of their own: a choice is translated by its value, and "5" is already Veloop's 5×5 board.
+    @app_commands.choices(best_of=[app_commands.Choice(name=str(n), value=f"bo{n}") for n in (1, 3, 5, 7)])
     async def create(
         self,
         interaction: discord.Interaction[VeletasBot],
@@ -269,7 +306,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         start: app_commands.Range[str, 1, 60] | None = None,
         checkin: app_commands.Range[int, 5, 1440] | None = None,
         round_minutes: app_commands.Range[int, 5, 60 * 24 * 60] | None = None,
-        best_of: Literal["1", "3", "5", "7"] | None = None,
+        best_of: str | None = None,
         division_size: app_commands.Range[int, 3, 64] | None = None,
         variant: Literal["standard", "medium", "small"] | None = None,
         rules: Literal["current", "classic"] | None = None,
@@ -280,38 +317,38 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         assert interaction.guild_id is not None and interaction.channel_id is not None
         await self.check_organiser(interaction, None)
         if not name.strip():
-            raise UserError(words.NAME_EMPTY)
+            raise UserError("tournament.name_empty")
         given = {"variant": variant, "rules": rules, "board": board, "protocol": protocol}
         other = "veloop" if game == "veletas" else "veletas"
         for option in GAME_OPTIONS[other]:
             if given[option] is not None:
+                first, second = (f"`{o}`" for o in GAME_OPTIONS[game])
                 raise UserError(
-                    words.OPTION_OTHER_GAME.format(
-                        option=option,
-                        other=table_for(other).title,
-                        game=table_for(game).title,
-                        takes=" and ".join(f"`{o}`" for o in GAME_OPTIONS[game]),
-                    )
+                    "tournament.option_other_game",
+                    option=option,
+                    other=table_for(other).title,
+                    game=table_for(game).title,
+                    takes=Phrase("tournament.and", first=first, second=second),
                 )
         # The game fills in the settings left out with its own defaults.
         settings = {o: v for o in GAME_OPTIONS[game] if (v := given[o]) is not None}
         elimination = format in ("single_elimination", "double_elimination")
         if best_of is not None and not elimination:
-            raise UserError(words.BEST_OF_ROUNDS)
+            raise UserError("tournament.best_of_rounds")
         if rounds is not None and format != "swiss":
-            raise UserError(words.ROUNDS_NOT_SWISS)
+            raise UserError("tournament.rounds_not_swiss")
         if division_size is not None and format not in ("round_robin", "double_round_robin"):
-            raise UserError(words.DIVISIONS_NOT_RR)
+            raise UserError("tournament.divisions_not_rr")
         if rounds is not None and max_players is not None and rounds >= max_players:
-            raise UserError(words.ROUNDS_OVER_LIMIT.format(rounds=rounds, need=rounds + 1, limit=max_players))
+            raise UserError("tournament.rounds_over_limit", rounds=rounds, need=rounds + 1, limit=max_players)
         now = self.bot.store.now()
         starts_at = None if start is None else parse_start(start, now)
         if starts_at is not None and starts_at <= now:
-            raise UserError(words.START_PAST.format(at=int(starts_at)))
+            raise UserError("tournament.start_past", at=str(int(starts_at)))
         if starts_at is not None and starts_at > now + MAX_START_DAYS * DAY:
-            raise UserError(words.START_TOO_FAR)
+            raise UserError("tournament.start_too_far")
         if checkin is not None and starts_at is None:
-            raise UserError(words.CHECKIN_NEEDS_START)
+            raise UserError("tournament.checkin_needs_start")
         server = await self.bot.store.get_guild_settings(interaction.guild_id)
         control = parse_time(time, server.default_control(), inactivity_days=server.inactivity_days)
         # Every round opens a thread per game and posts boards there: refused now, not at round 1.
@@ -326,7 +363,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             settings=settings,
             format=format,
             rounds=rounds,
-            best_of=int(best_of or "1"),
+            best_of=int((best_of or "bo1")[2:]),
             time_control=control,
             rated=server.rated if rated is None else rated == "yes",
             max_players=max_players,
@@ -335,10 +372,11 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             round_minutes=round_minutes or default_round_minutes(control),
             division_size=division_size or (DIVISION_SIZE if format in ("round_robin", "double_round_robin") else None),
         )
-        embed = await self.announcement_embed(info)
-        view = announcement_view(info)
+        pw = await self.public(info)
+        embed = await self.announcement_embed(pw, info)
+        view = announcement_view(pw, info)
         callback = await interaction.response.send_message(
-            words.created(info),
+            words.t(pw, "created", name=info.name, id=str(info.id)),
             embed=embed,
             view=view or discord.utils.MISSING,
             allowed_mentions=discord.AllowedMentions.none(),
@@ -354,17 +392,25 @@ class TournamentCog(commands.Cog, name="Tournaments"):
 
     async def announcement(self, info: TournamentInfo) -> tuple[discord.Embed, discord.ui.View | None]:
         started = await self.bot.store.rounds_started(info.id)
-        return await self.announcement_embed(info, started), announcement_view(info, started)
+        pw = await self.public(info)
+        return await self.announcement_embed(pw, info, started), announcement_view(pw, info, started)
 
-    async def announcement_embed(self, info: TournamentInfo, started: int = 0) -> discord.Embed:
+    async def announcement_embed(self, w: Words, info: TournamentInfo, started: int = 0) -> discord.Embed:
         entrants = await self.bot.store.entrants(info.id)
         playing = [e for e in entrants if e.left_round is None]
         checked = sum(1 for e in entrants if e.checked_in) if info.checkin_minutes else None
         embed = discord.Embed(title=words.announcement_title(info), colour=0xD4A017)
-        for field_name, value in words.announcement_fields(
-            info, game_text(info), len(playing), [_esc(e.name) for e in playing], checked, started
+        for field_name, value, inline in words.announcement_fields(
+            w,
+            info,
+            game_text(w, info),
+            describe_control(w, info.time_control),
+            len(playing),
+            [_esc(e.name) for e in playing],
+            checked,
+            started,
         ):
-            embed.add_field(name=field_name, value=value, inline=field_name not in ("Players", "Round deadline"))
+            embed.add_field(name=field_name, value=value, inline=inline)
         return embed
 
     async def refresh_announcement(self, info: TournamentInfo) -> None:
@@ -383,14 +429,14 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         try:
             info = await self.bot.store.tournament(tournament_id)
         except UserError:
-            raise UserError(words.FORGED) from None
+            raise UserError("tournament.forged") from None
         message = interaction.message
         if info.guild_id != interaction.guild_id or message is None or interaction.channel_id != info.channel_id:
-            raise UserError(words.FORGED)
+            raise UserError("tournament.forged")
         if action == "withdraw":
             # The private confirmation of Leave once the tournament runs: it concerns only the one who pressed.
             await self.bot.store.leave_tournament(info.id, interaction.user.id)
-            await interaction.response.edit_message(content=words.left(info), view=None)
+            await interaction.response.edit_message(content=words.left(private_words(interaction), info), view=None)
             await self.refresh_announcement(await self.bot.store.tournament(info.id))
             return
         me = self.bot.user.id if self.bot.user is not None else None
@@ -398,25 +444,28 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             # Pressed before the announcement's id was stored (a moment after it was posted): it is this one.
             await self.bot.store.set_tournament_message(info.id, message.id)
         elif message.id != info.message_id:
-            raise UserError(words.FORGED)
+            raise UserError("tournament.forged")
         user = interaction.user
+        w = private_words(interaction)
         if action == "join":
             _, late = await self.bot.store.join_tournament(info.id, user.id, user.display_name)
-            text = words.joined(info, late)
+            text = words.joined(w, info, late)
         elif action == "leave" and info.is_live:
             # Withdrawing is for good: asked once more, privately.
             if not any(e.user_id == user.id and e.left_round is None for e in await self.bot.store.entrants(info.id)):
-                raise UserError(words.NOT_PLAYING)
+                raise UserError("tournament.not_playing")
             confirm = discord.ui.View(timeout=None)
-            confirm.add_item(TournamentButton("withdraw", info.id))
-            await interaction.response.send_message(words.confirm_withdraw(info), view=confirm, ephemeral=True)
+            confirm.add_item(TournamentButton("withdraw", info.id, w))
+            await interaction.response.send_message(
+                words.t(w, "confirm_withdraw", name=info.name), view=confirm, ephemeral=True
+            )
             return
         elif action == "leave":
             await self.bot.store.leave_tournament(info.id, user.id)
-            text = words.left(info)
+            text = words.left(w, info)
         else:
             await self.bot.store.check_in(info.id, user.id)
-            text = words.checked_in(info)
+            text = words.t(w, "checked_in", name=info.name)
         # The announcement's count changes as the answer to the press; the member then hears privately.
         now = await self.bot.store.tournament(info.id)
         embed, view = await self.announcement(now)
@@ -434,7 +483,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         started = await self.bot.store.start_tournament(
             info.id, actor_id=interaction.user.id, rounds_for=lambda n: self.rounds_for(info, n)
         )
-        await self.acted(interaction, info, words.action_started())
+        await self.acted(interaction, info, lambda w: words.t(w, "action_started"))
         await self.after_start(started)
 
     def rounds_for(self, info: TournamentInfo, players: int) -> int | None:
@@ -444,7 +493,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
 
     async def after_start(self, info: TournamentInfo) -> None:
         entrants = await self.bot.store.entrants(info.id)
-        await self.say(info, words.started(info, len(entrants)))
+        await self.say(info, words.started(await self.public(info), info, len(entrants)))
         await self.refresh_announcement(info)
 
     @app_commands.command()
@@ -456,7 +505,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         await self.bot.store.set_tournament_status(
             info.id, "paused", actor_id=interaction.user.id, allowed=("running",)
         )
-        await self.acted(interaction, info, words.action_paused())
+        await self.acted(interaction, info, lambda w: words.t(w, "action_paused"))
 
     @app_commands.command()
     @app_commands.describe(tournament="which tournament (default: the one in this channel)")
@@ -467,7 +516,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         await self.bot.store.set_tournament_status(
             info.id, "running", actor_id=interaction.user.id, allowed=("paused",)
         )
-        await self.acted(interaction, info, words.action_resumed())
+        await self.acted(interaction, info, lambda w: words.t(w, "action_resumed"))
 
     @app_commands.command()
     @app_commands.describe(tournament="which tournament (default: the one in this channel)")
@@ -482,9 +531,9 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             info.id, "cancelled", actor_id=interaction.user.id, allowed=("signup", "running", "paused")
         )
         await self.refresh_announcement(cancelled)
-        await self.acted(interaction, info, words.action_cancelled())
+        await self.acted(interaction, info, lambda w: words.t(w, "action_cancelled"))
         for game_id in running:
-            await self.post_stopped(game_id, words.GAME_STOPPED_BY_CANCEL)
+            await self.post_stopped(game_id, "stopped_by_cancel")
 
     @app_commands.command()
     @app_commands.describe(
@@ -507,19 +556,19 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         snap = await self.bot.store.snapshot(info.id)
         pairing = next((p for p in snap.pairings if p.round == round and p.board == board), None)
         if pairing is None:
-            raise UserError(words.NO_SUCH_PAIRING.format(round=round, board=board))
+            raise UserError("tournament.no_such_pairing", round=round, board=board)
         assert result in RESULTS
         await self.bot.store.set_result(info.id, pairing.id, result, actor_id=interaction.user.id)
         known = names(snap)
         await self.acted(
             interaction,
             info,
-            words.action_result(
-                round, board, _esc(known.get(pairing.white, "?")), _esc(known.get(pairing.black, "?")), result
+            lambda w: words.action_result(
+                w, round, board, _esc(known.get(pairing.white, "?")), _esc(known.get(pairing.black, "?")), result
             ),
         )
         if pairing.game_id is not None:
-            await self.post_stopped(pairing.game_id, words.game_stopped_by_result(result))
+            await self.post_stopped(pairing.game_id, "stopped_by_result", result=result)
 
     @app_commands.command()
     @app_commands.describe(member="who to take out", tournament="which tournament (default: the one in this channel)")
@@ -532,8 +581,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         try:
             entry = await self.bot.store.leave_tournament(info.id, member.id, actor_id=interaction.user.id)
         except UserError:
-            raise UserError(words.NO_PLAYER.format(member=member.mention)) from None
-        await self.acted(interaction, info, words.action_removed(_esc(entry.name)))
+            raise UserError("tournament.no_player", member=member.mention) from None
+        await self.acted(interaction, info, lambda w: words.t(w, "action_removed", name=_esc(entry.name)))
         await self.refresh_announcement(await self.bot.store.tournament(info.id))
 
     @app_commands.command()
@@ -545,9 +594,9 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         info = await self.find(interaction, tournament)
         await self.check_organiser(interaction, info)
         if member.bot:
-            raise UserError(words.bot_cannot_play(member.mention))
+            raise UserError("tournament.bot_cannot_play", member=member.mention)
         late = await self.bot.store.add_player(info.id, member.id, member.display_name, actor_id=interaction.user.id)
-        await self.acted(interaction, info, words.action_added(_esc(member.display_name), late))
+        await self.acted(interaction, info, lambda w: words.action_added(w, _esc(member.display_name), late))
         await self.refresh_announcement(await self.bot.store.tournament(info.id))
 
     @app_commands.command()
@@ -567,7 +616,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             snap = await self.bot.store.snapshot(info.id)
             threads = [p.thread_id for p in snap.round_pairings(round) if p.thread_id is not None]
             await self.bot.store.repair_round(info.id, round, actor_id=interaction.user.id)
-        await self.acted(interaction, info, words.action_repaired(round))
+        await self.acted(interaction, info, lambda w: words.t(w, "action_repaired", round=round))
         for thread_id in threads:
             await self.remove_thread(thread_id)
 
@@ -580,13 +629,20 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         if role is not None:
             await self.bot.store.set_organiser_role(interaction.guild_id, role.id)
         current = await self.bot.store.organiser_role(interaction.guild_id)
-        text = words.ALREADY_ORGANISER_ROLE.format(role=f"<@&{current}>") if current else words.NO_ORGANISER_ROLE
+        w = private_words(interaction)
+        text = words.t(w, "organiser_role", role=f"<@&{current}>") if current else words.t(w, "no_organiser_role")
         await interaction.response.send_message(text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
 
-    async def acted(self, interaction: discord.Interaction[VeletasBot], info: TournamentInfo, text: str) -> None:
-        """An organiser action, done: the organiser hears it privately, the tournament channel publicly."""
-        line = words.organiser_action(interaction.user.id, text)
-        await self.say(info, line)
+    async def acted(
+        self, interaction: discord.Interaction[VeletasBot], info: TournamentInfo, said: Callable[[Words], str]
+    ) -> None:
+        """An organiser action, done: the organiser hears it privately (in their language), the tournament channel
+        publicly (in the server's)."""
+        await self.say(
+            info, words.organiser_action(await self.public(info), interaction.user.id, said(await self.public(info)))
+        )
+        w = private_words(interaction)
+        line = words.organiser_action(w, interaction.user.id, said(w))
         if interaction.response.is_done():
             await interaction.followup.send(line, ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
         else:
@@ -601,11 +657,12 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         """This server's tournaments."""
         assert interaction.guild_id is not None
         found = await self.bot.store.tournaments(interaction.guild_id)
+        w = private_words(interaction)
         if not found:
-            await interaction.response.send_message(words.NO_TOURNAMENTS, ephemeral=True)
+            await interaction.response.send_message(words.t(w, "no_tournaments"), ephemeral=True)
             return
-        lines = [words.list_line(t, len(await self.bot.store.entrants(t.id))) for t in found]
-        embeds = paged(words.LIST_TITLE, lines)[0]
+        lines = [words.list_line(w, t, len(await self.bot.store.entrants(t.id))) for t in found]
+        embeds = paged(words.t(w, "list.title"), lines)[0]
         await interaction.response.send_message(embeds=embeds, ephemeral=True)
 
     @app_commands.command()
@@ -615,7 +672,10 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         info = await self.find(interaction, tournament)
         snap = await self.bot.store.snapshot(info.id)
         playing = sum(1 for e in snap.players if e.left_round is None)
-        text = words.info_lines(info, game_text(info), playing, len(snap.rounds))
+        w = private_words(interaction)
+        text = words.info_lines(
+            w, info, game_text(w, info), describe_control(w, info.time_control), playing, len(snap.rounds)
+        )
         await interaction.response.send_message(text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
 
     @app_commands.command()
@@ -625,8 +685,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         info = await self.find(interaction, tournament)
         snap = await self.bot.store.snapshot(info.id)
         if not any(all(p.result is not None for p in snap.round_pairings(r.number)) for r in snap.rounds):
-            raise UserError(words.NO_STANDINGS_YET)
-        pages = self.standings_pages(snap, final=info.status == "finished")
+            raise UserError("tournament.no_standings_yet")
+        pages = self.standings_pages(private_words(interaction), snap, final=info.status == "finished")
         await interaction.response.send_message(embeds=pages[0], files=self.export_files(snap), ephemeral=True)
         for page in pages[1:]:
             await interaction.followup.send(embeds=page, ephemeral=True)
@@ -649,8 +709,9 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             return []
         typed = current.strip().lower().lstrip("#")
         found = await self.bot.store.tournaments(interaction.guild_id)
+        w = private_words(interaction)
         return [
-            app_commands.Choice(name=words.choice_name(t)[:100], value=t.id)
+            app_commands.Choice(name=words.choice_name(w, t)[:100], value=t.id)
             for t in found
             if not typed or typed in t.name.lower() or str(t.id).startswith(typed)
         ][:25]
@@ -690,7 +751,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
                 info.id, "cancelled", actor_id=0, allowed=("signup",)
             )
             await self.refresh_announcement(cancelled)
-            await self.say(info, words.not_started(info, str(exc)))
+            pw = await self.public(info)
+            await self.say(info, words.t(pw, "not_started", name=info.name, reason=exc.worded(pw)))
             return
         await self.after_start(started)
 
@@ -698,7 +760,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         info = await self.bot.store.tournament(tournament_id)
         await self.bot.store.drop_due(due_id)
         if info.status == "signup":
-            await self.say(info, words.checkin_open(info))
+            at = str(int(info.starts_at or 0))
+            await self.say(info, words.t(await self.public(info), "checkin_open", name=info.name, at=at))
             await self.refresh_announcement(info)
 
     async def advance(self, tournament_id: int, due_id: int | None) -> None:
@@ -714,7 +777,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             except TournamentError as exc:
                 # Nobody left who may meet (a small field, many rounds): the tournament ends with the rounds played.
                 log.warning("Tournament %d: the next round cannot be paired (%s); finishing", tournament_id, exc)
-                await self.say(snap.info, words.cannot_pair(snap.info, len(snap.rounds) + 1))
+                pw = await self.public(snap.info)
+                await self.say(snap.info, words.t(pw, "cannot_pair", name=snap.info.name, round=len(snap.rounds) + 1))
                 await self.finish(snap)
                 return
             if plan is None:
@@ -767,7 +831,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
                         # Permissions taken away since the tournament was created: the organisers hear it once.
                         self.told_forbidden.add((tournament_id, number))
                         with contextlib.suppress(discord.HTTPException):
-                            await self.say(snap.info, words.cannot_open(snap.info, number))
+                            pw = await self.public(snap.info)
+                            await self.say(snap.info, words.t(pw, "cannot_open", name=snap.info.name, round=number))
                     return  # the step stays due: it is tried again when its lease ends
             await self.bot.store.finish_opening(tournament_id, number, due_id)
 
@@ -782,6 +847,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         info = snap.info
         if pairing.state in ("paired", "thread_pending"):
             name = words.thread_name(
+                await self.public(info),
                 info.name,
                 info.id,
                 pairing.round,
@@ -809,9 +875,13 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         """The thread an earlier run asked Discord for before it could record it (the gateway announced it): the
         bot's, in the tournament's channel, named for this round and board of this tournament."""
         me = self.bot.user.id if self.bot.user is not None else None
-        prefix, suffix = words.thread_prefix(pairing.round, pairing.board), words.thread_suffix(tournament_id)
+        # Named in the server's language when it was asked for, which may have changed since: any language's prefix.
+        prefixes = tuple(
+            words.thread_prefix(words_in(language), pairing.round, pairing.board) for language in LANGUAGES
+        )
+        suffix = words.thread_suffix(tournament_id)
         for thread in channel.threads:
-            if thread.owner_id == me and thread.name.startswith(prefix) and thread.name.endswith(suffix):
+            if thread.owner_id == me and thread.name.startswith(prefixes) and thread.name.endswith(suffix):
                 return thread
         return None
 
@@ -833,7 +903,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
     async def first_board(self, info: TournamentInfo, pairing: Pairing, game: GameInfo, deadline: float) -> None:
         """The game's first board, calling both players once."""
         out = (await board_message(self.bot, game)).quiet()
-        intro = words.game_intro(info, pairing.round, pairing.board, pairing.white, pairing.black, deadline)
+        pw = await self.public(info)
+        intro = words.game_intro(pw, info, pairing.round, pairing.board, pairing.white, pairing.black, deadline)
         thread = self.bot.get_partial_messageable(game.channel_id)
         kwargs: dict[str, Any] = {
             "content": intro,
@@ -894,28 +965,33 @@ class TournamentCog(commands.Cog, name="Tournaments"):
     async def post_pages(
         self, info: TournamentInfo, pages: list[list[discord.Embed]], files: list[discord.File] | None = None
     ) -> None:
+        """Embeds page after page; the files with the last page, ten a message (Discord's most), the rest after."""
         channel = self.bot.get_partial_messageable(info.channel_id)
+        batches = [files[i : i + MAX_FILES] for i in range(0, len(files or []), MAX_FILES)] if files else []
         for i, page in enumerate(pages):
-            extra = files if files and i == len(pages) - 1 else None
+            extra = batches[0] if batches and i == len(pages) - 1 else None
             if extra:
                 await channel.send(embeds=page, files=extra, allowed_mentions=discord.AllowedMentions.none())
             else:
                 await channel.send(embeds=page, allowed_mentions=discord.AllowedMentions.none())
+        for batch in batches[1:]:
+            await channel.send(files=batch, allowed_mentions=discord.AllowedMentions.none())
 
     async def pairings_post(self, snap: TournamentSnapshot, number: int) -> None:
         info = snap.info
+        pw = await self.public(info)
         known = {pid: _esc(n) for pid, n in names(snap).items()}
         row = next(r for r in snap.rounds if r.number == number)
         lines = [
-            words.pairing_line(p.board, known.get(p.white, "?"), known.get(p.black, "?"), p.result, p.match)
+            words.pairing_line(pw, p.board, known.get(p.white, "?"), known.get(p.black, "?"), p.result, p.match)
             for p in snap.round_pairings(number)
         ]
-        lines += [words.bye_line(known.get(pid, "?"), kind) for r, pid, kind in snap.byes if r == number]
+        lines += [words.bye_line(pw, known.get(pid, "?"), kind) for r, pid, kind in snap.byes if r == number]
         gone = [known.get(e.user_id, "?") for e in snap.players if e.left_round == number]
         if gone:
-            lines.append(words.withdrawn_line(gone))
-        await self.say(info, words.round_header(info, number, row.deadline))
-        await self.post_pages(info, paged(words.pairings_title(info, number), lines))
+            lines.append(words.t(pw, "withdrawn_line", names=", ".join(gone)))
+        await self.say(info, words.round_header(pw, info, number, row.deadline))
+        await self.post_pages(info, paged(words.t(pw, "pairings.title", name=info.name, round=number), lines))
 
     async def results_post(self, snap: TournamentSnapshot, number: int, *, final: bool = False) -> None:
         if snap.info.is_elimination:
@@ -923,23 +999,61 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         else:
             await self.standings_post(snap, number, final=final)
 
-    def standings_pages(self, snap: TournamentSnapshot, *, final: bool) -> list[list[discord.Embed]]:
+    def standings_pages(self, w: Words, snap: TournamentSnapshot, *, final: bool) -> list[list[discord.Embed]]:
         info = snap.info
         known = {pid: _esc(n) for pid, n in names(snap).items()}
-        done = sum(1 for r in snap.rounds if all(p.result is not None for p in snap.round_pairings(r.number)))
+        done = rounds_done(snap)
         if info.is_elimination:
-            return paged(words.bracket_title(info, done), self.bracket_lines(snap, known))
+            return paged(words.t(w, "bracket.title", name=info.name, round=done), self.bracket_lines(snap, known))
         labels = tiebreak_labels(info)
-        short = [words.SHORT_TIEBREAKS[label] for label in labels]
+        short = [words.tiebreak_short(w, label) for label in labels]
         lines: list[str] = []
         for group, rows in tables(snap):
             if group is not None:
-                lines.append(words.division_heading(group))
-            lines += words.standings_lines(rows, known, labels, short)
-        return paged(words.standings_title(info, done, final), lines, footer=words.tiebreak_legend(labels, short))
+                lines.append(words.division_heading(w, group))
+            lines += words.standings_lines(w, rows, known, short)
+        return paged(words.standings_title(w, info, done, final), lines, footer=words.tiebreak_legend(w, labels))
 
     async def standings_post(self, snap: TournamentSnapshot, number: int, *, final: bool = False) -> None:
-        await self.post_pages(snap.info, self.standings_pages(snap, final=final))
+        """The standings after a round: the table as embeds, and as images (a hundred rows each) in the server's
+        language and the theme of public posts, withdrawn players marked."""
+        info = snap.info
+        pw = await self.public(info)
+        title = words.standings_title(pw, info, rounds_done(snap), final)
+        labels = [words.tiebreak_short(pw, label) for label in tiebreak_labels(info)]
+        shown = names(snap)
+        gone = {e.user_id for e in snap.players if e.left_round is not None}
+        image_words = words.image_words(pw)
+        jobs: list[tuple[str, Sequence[Standing]]] = []
+        for group, rows in tables(snap):
+            head = title if group is None else f"{title} · {words.division_name(pw, group)}"
+            pages = [rows[i : i + MAX_STANDINGS_ROWS] for i in range(0, len(rows), MAX_STANDINGS_ROWS)] or [rows]
+            for n, page in enumerate(pages, start=1):
+                page_title = (
+                    head if len(pages) == 1 else words.t(pw, "image_page", title=head, page=n, pages=len(pages))
+                )
+                jobs.append((page_title, page))
+
+        def draw() -> list[bytes]:
+            return [
+                standings_png(
+                    page,
+                    shown,
+                    title=page_title,
+                    tiebreak_labels=labels,
+                    theme=PUBLIC_THEME,
+                    withdrawn=gone,
+                    words=image_words,
+                )
+                for page_title, page in jobs
+            ]
+
+        images = await asyncio.to_thread(draw)
+        files = [
+            png_file(png, f"standings-{i}.png" if len(images) > 1 else "standings.png")
+            for i, png in enumerate(images, 1)
+        ]
+        await self.post_pages(info, self.standings_pages(pw, snap, final=final), files)
 
     def bracket_lines(self, snap: TournamentSnapshot, known: dict[int, str]) -> list[str]:
         state = bracket_state(snap)
@@ -954,8 +1068,17 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         return out
 
     async def bracket_post(self, snap: TournamentSnapshot, number: int) -> None:
+        """The bracket after a round: its matches as embeds, and the whole bracket as an image."""
+        info = snap.info
+        pw = await self.public(info)
         known = {pid: _esc(n) for pid, n in names(snap).items()}
-        await self.post_pages(snap.info, paged(words.bracket_title(snap.info, number), self.bracket_lines(snap, known)))
+        title = words.t(pw, "bracket.title", name=info.name, round=number)
+        state, shown, image_words = bracket_state(snap), names(snap), words.image_words(pw)
+        scores = match_scores(snap, state) if info.best_of > 1 else None
+        png = await asyncio.to_thread(
+            bracket_png, state, shown, title=title, theme=PUBLIC_THEME, scores=scores, words=image_words
+        )
+        await self.post_pages(info, paged(title, self.bracket_lines(snap, known)), [png_file(png, "bracket.png")])
 
     def export_files(self, snap: TournamentSnapshot) -> list[discord.File]:
         slug = re.sub(r"[^a-z0-9]+", "-", snap.info.name.lower()).strip("-") or "tournament"
@@ -965,28 +1088,52 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         return files
 
     async def podium_post(self, snap: TournamentSnapshot) -> None:
+        """The end: the podium (each division's) in words and as images, with the exports."""
+        info = snap.info
+        pw = await self.public(info)
         known = {pid: _esc(n) for pid, n in names(snap).items()}
+        grouped = division_places(snap)
         podiums = [
-            (group, [(place, known.get(pid, "?")) for place, pid in ranked if place <= 3])
-            for group, ranked in division_places(snap)
+            (group, [(place, known.get(pid, "?")) for place, pid in ranked if place <= 3]) for group, ranked in grouped
         ]
-        text = words.podium_text(snap.info, podiums) + "\n" + words.exports_note(snap.info.format == "swiss")
-        if len(text) <= CONTENT_LIMIT:
-            await self.bot.get_partial_messageable(snap.info.channel_id).send(
-                text, files=self.export_files(snap), allowed_mentions=discord.AllowedMentions.none()
+        shown, image_words = names(snap), words.image_words(pw)
+        title = words.t(pw, "podium.title", name=info.name)
+        jobs = [
+            (title if group is None else f"{title} · {words.division_name(pw, group)}", ranked)
+            for group, ranked in grouped
+        ]
+
+        def draw() -> list[bytes]:
+            return [
+                podium_png(ranked, shown, title=head, theme=PUBLIC_THEME, words=image_words) for head, ranked in jobs
+            ]
+
+        images = await asyncio.to_thread(draw)
+        pictures = [
+            png_file(png, f"podium-{i}.png" if len(images) > 1 else "podium.png") for i, png in enumerate(images, 1)
+        ]
+        files = [*pictures, *self.export_files(snap)]
+        text = words.podium_text(pw, info, podiums) + "\n" + words.exports_note(pw, info.format == "swiss")
+        if len(text) <= CONTENT_LIMIT and len(files) <= MAX_FILES:
+            await self.bot.get_partial_messageable(info.channel_id).send(
+                text, files=files, allowed_mentions=discord.AllowedMentions.none()
             )
             return
-        # Many divisions: the podiums go in embeds, paged within Discord's limits, the exports with the last.
+        # Many divisions: the podiums go in embeds, paged within Discord's limits, the files with the last.
         head, *lines = text.split("\n")
-        await self.post_pages(snap.info, paged(head, lines), self.export_files(snap))
+        await self.post_pages(info, paged(head, lines), files)
 
-    async def post_stopped(self, game_id: int, note: str) -> None:
-        """The last board of a game an organiser stopped (a result set, the tournament cancelled), in its thread."""
+    async def post_stopped(self, game_id: int, note: str, **data: object) -> None:
+        """The last board of a game an organiser stopped (a result set, the tournament cancelled), in its thread,
+        its note (a ``tournament`` key) in the server's language."""
         info = await self.bot.store.get_game(game_id)
         if info.status != "cancelled" or not info.unannounced:
             return
+        pw = await public_words(self.bot, info.guild_id)
+        if "result" in data:
+            data["result"] = words.result_word(pw, str(data["result"]))
         try:
-            out = await board_message(self.bot, info, note=note)
+            out = await board_message(self.bot, info, note=words.t(pw, note, **data), w=pw)
             message_id = await send_to_channel(self.bot, info.channel_id, out)
         except discord.HTTPException:
             log.warning("Could not post the stopped board of game %d", game_id)

@@ -11,6 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.clocks import TimeControl
+from bot.i18n import LANGUAGES
+from bot.i18n import words as catalogue
 from bot.store import Entrant, Pairing, RoundPlan, RoundRow, TournamentInfo, TournamentSnapshot
 from bot.tournament_flow import Finished, engine_tournament, plan_next
 from bot.tournaments import TournamentError
@@ -135,13 +137,21 @@ def test_start_times_read_as_organisers_write_them() -> None:
         parse_start("next tuesday", now)
 
 
-@given(st.text(min_size=1, max_size=80), st.text(min_size=1, max_size=32), st.integers(1, 10**12))
+@given(
+    st.text(min_size=1, max_size=80),
+    st.text(min_size=1, max_size=32),
+    st.integers(1, 10**12),
+    st.sampled_from(LANGUAGES),
+)
 def test_thread_names_fit_discord_and_always_name_their_tournament_round_and_board(
-    tournament: str, player: str, tournament_id: int
+    tournament: str, player: str, tournament_id: int, language: str
 ) -> None:
-    name = words.thread_name(tournament, tournament_id, 12, 250, player, player)
+    w = catalogue(language)
+    name = words.thread_name(w, tournament, tournament_id, 12, 250, player, player)
     assert len(name) <= 100
-    assert name.startswith("R12 B250:") and name.endswith(f" #{tournament_id}")
+    prefix = {"en": "R12 B250:", "es": "R12 M250:", "ja": "R12 卓250:"}[language]
+    assert words.thread_prefix(w, 12, 250) == prefix
+    assert name.startswith(prefix) and name.endswith(f" #{tournament_id}")
 
 
 def _store(snapshot: TournamentSnapshot, plan: RoundPlan, rng: random.Random) -> TournamentSnapshot:

@@ -222,7 +222,7 @@ async def test_an_organiser_role_runs_a_best_of_three_bracket_and_members_read_l
     chosen = await sandbox.user(alice).slash("tournament", "organisers", role=arbiters)
     assert chosen.ephemeral and f"<@&{arbiters}>" in chosen.content
     announcement = await sandbox.user(carol).slash(
-        "tournament", "create", name="Cup", game="veloop", format="single_elimination", best_of="3", board="5"
+        "tournament", "create", name="Cup", game="veloop", format="single_elimination", best_of="bo3", board="5"
     )
     assert not announcement.ephemeral and "best of 3" in field(announcement, "Format")
     entrants = [sandbox.add_member(f"b{i}") for i in range(1, 5)]
