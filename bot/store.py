@@ -2439,10 +2439,7 @@ class Store:
         except sqlite3.IntegrityError as exc:
             if "tournaments.channel_id" not in str(exc):
                 raise
-            raise ChannelBusy(
-                "A tournament is already signing up or running in this channel: finish or cancel it first, "
-                "or announce this one in another channel."
-            ) from exc
+            raise ChannelBusy("tournament.refusal.channel_busy") from exc
         log.info("tournament %d: created by %d in channel %d", info.id, organiser_id, channel_id)
         return info
 

@@ -638,9 +638,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
     ) -> None:
         """An organiser action, done: the organiser hears it privately (in their language), the tournament channel
         publicly (in the server's)."""
-        await self.say(
-            info, words.organiser_action(await self.public(info), interaction.user.id, said(await self.public(info)))
-        )
+        pw = await self.public(info)
+        await self.say(info, words.organiser_action(pw, interaction.user.id, said(pw)))
         w = private_words(interaction)
         line = words.organiser_action(w, interaction.user.id, said(w))
         if interaction.response.is_done():
@@ -1112,7 +1111,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         pictures = [
             png_file(png, f"podium-{i}.png" if len(images) > 1 else "podium.png") for i, png in enumerate(images, 1)
         ]
-        files = [*pictures, *self.export_files(snap)]
+        # The exports travel with the podium's words (the first ten files), further podiums after them.
+        files = [*self.export_files(snap), *pictures]
         text = words.podium_text(pw, info, podiums) + "\n" + words.exports_note(pw, info.format == "swiss")
         if len(text) <= CONTENT_LIMIT and len(files) <= MAX_FILES:
             await self.bot.get_partial_messageable(info.channel_id).send(

@@ -22,6 +22,8 @@ from e2e.tourney import (
     boards,
     csv_rows,
     finished,
+    png,
+    posts_with,
     resign_in,
     round_open,
     rounds_stored,
@@ -61,6 +63,13 @@ async def test_a_small_swiss_runs_from_sign_up_to_podium(
     podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "is over" in m.content)
     rows = csv_rows(podium)
     assert len(rows) == 4
+    # Standings with their image after every round (the last one final), and the podium's image.
+    tables = posts_with(sandbox, sandbox.channel_id, "standings.png")
+    assert len(tables) == 3
+    images = [png(m, "standings.png") for m in tables]
+    assert all(i.width == 800 and i.height > 200 for i in images)
+    assert len({i.tobytes() for i in images}) == 3, "each round's standings differ from the last"
+    assert png(podium, "podium.png").size[0] == 800
     threads = [b.thread_id for b in boards(db_path, tid)]
     assert len(threads) == 6 and all(t is not None for t in threads)
     await sandbox.wait_until(

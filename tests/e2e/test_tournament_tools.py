@@ -7,10 +7,11 @@ import sqlite3
 from pathlib import Path
 
 from bot.client import VeletasBot
+from bot.render.tournament import BRACKET_WIDTH
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from e2e.conftest import ManualClock
-from e2e.tourney import boards, finished, players, resign_in, round_open, rounds_stored, status
+from e2e.tourney import boards, finished, players, png, posts_with, resign_in, round_open, rounds_stored, status
 
 
 def tournaments_stored(db_path: Path) -> int:
@@ -40,7 +41,7 @@ async def test_bad_organiser_input_is_refused_privately_and_changes_nothing(
         ({"checkin": 15}, "needs a start time"),
         ({"variant": "small"}, "`variant` is a Veletas setting"),
         ({"format": "round_robin", "rounds": 3}, "`rounds` is for a Swiss only"),
-        ({"best_of": "3"}, "elimination brackets only"),
+        ({"best_of": "bo3"}, "elimination brackets only"),
         ({"time": "soon"}, "not a time control"),
     ]
     for options, words in cases:
@@ -267,6 +268,11 @@ async def test_an_organiser_role_runs_a_best_of_three_bracket_and_members_read_l
     with sqlite3.connect(db_path) as db:
         name = db.execute("SELECT name FROM tournament_players WHERE user_id = ?", (champion,)).fetchone()[0]
     assert f"🥇 {name}" in podium.content, "the top seed won every game"
+    # The bracket as an image after every round (the final one too), changing as matches are decided.
+    brackets = [png(m, "bracket.png") for m in posts_with(sandbox, sandbox.channel_id, "bracket.png")]
+    assert len(brackets) == 4 and all(b.width == BRACKET_WIDTH for b in brackets)
+    assert brackets[0].tobytes() != brackets[1].tobytes() != brackets[3].tobytes()
+    assert png(podium, "podium.png").width == 800
 
 
 async def test_threads_refused_mid_tournament_are_said_once_and_the_round_opens_when_allowed_again(
@@ -321,3 +327,14 @@ async def test_the_podiums_of_many_divisions_are_paged_into_embeds_within_discor
         and sum(len(e["description"]) for e in podium.embeds) > 2000
     )
     assert any(name.endswith(".csv") for name in podium.files)
+    # Each division's podium as an image, ten files a message at most, the exports with the podium's words.
+    pictures = [
+        png(m, name)
+        for m in sandbox.messages(sandbox.channel_id, include_ephemeral=False)
+        for name in m.files
+        if name.startswith("podium-")
+    ]
+    assert len(pictures) == 18 and all(p.width == 800 for p in pictures)
+    assert len({p.tobytes() for p in pictures}) == 18, "each division's podium shows its own players"
+    tables = posts_with(sandbox, sandbox.channel_id, "standings-18.png")
+    assert len(tables) == 3, "standings after each of the three rounds, one image per division"

@@ -9,6 +9,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from PIL import Image
+
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from bot.tournaments import Bye, Game, Player, Round, Tournament
@@ -134,3 +136,26 @@ class Record:
 def csv_rows(message: Message) -> list[dict[str, str]]:
     name = next(n for n in message.files if n.endswith(".csv"))
     return list(csv.DictReader(io.StringIO(message.files[name].decode())))
+
+
+def png(message: Message, name: str) -> Image.Image:
+    """An image the bot attached, decoded (a file that is not a whole PNG fails here)."""
+    assert name in message.files, (name, sorted(message.files))
+    image = Image.open(io.BytesIO(message.files[name]))
+    assert image.format == "PNG"
+    image.load()
+    return image
+
+
+def posts_with(fake: FakeDiscord, channel_id: int, filename: str) -> list[Message]:
+    """The public posts of a channel carrying a file of this name, in order."""
+    return [m for m in fake.messages(channel_id, include_ephemeral=False) if filename in m.files]
+
+
+async def resign_by_id(fake: FakeDiscord, member: Member, thread_id: int, group: str) -> None:
+    """Resign through the command and its confirmation, pressed by its custom id (whatever the member's language)."""
+    user = fake.user(member, channel_id=thread_id)
+    asked = await user.slash(group, "resign")
+    assert asked.ephemeral and asked.buttons, asked.content
+    confirm = next(b["custom_id"] for b in asked.buttons if str(b["custom_id"]).endswith(":yes"))
+    await user.click(asked, confirm)
