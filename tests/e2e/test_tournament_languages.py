@@ -12,8 +12,12 @@ from pathlib import Path
 
 from bot.client import VeletasBot
 from bot.i18n import words
+from bot.render.tournament import standings_png
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
+from bot.tournament_flow import names, tables, tiebreak_labels
+from cogs import _tournament_words as tw
+from cogs.tournament import PUBLIC_THEME
 from e2e.conftest import ManualClock
 from e2e.test_languages import assert_no_english, in_language
 from e2e.tourney import boards, finished, png, posts_with, resign_by_id, round_open
@@ -68,6 +72,25 @@ async def test_a_spanish_server_runs_a_swiss_round_and_its_standings_without_eng
     assert in_language(podium.content, "es") and podium.content.startswith("🏆"), podium.content
     assert len(posts_with(sandbox, sandbox.channel_id, "standings.png")) == 2, "after round 1, and the final table"
     assert len(boards(db_path, 1)) == 4
+
+    # The final standings' image is drawn with the Spanish catalogue's words (and would differ in English).
+    final = posts_with(sandbox, sandbox.channel_id, "standings.png")[-1]
+    snap = await bot.store.snapshot(1)
+    [(_, rows)] = tables(snap)
+
+    def drawn(language: str) -> bytes:
+        w = words(language)
+        return standings_png(
+            rows,
+            names(snap),
+            title=tw.standings_title(w, snap.info, 2, True),
+            tiebreak_labels=[tw.tiebreak_short(w, label) for label in tiebreak_labels(snap.info)],
+            theme=PUBLIC_THEME,
+            withdrawn=(),
+            words=tw.image_words(w),
+        )
+
+    assert final.files["standings.png"] == drawn("es") != drawn("en")
 
     read = assert_no_english(sandbox, everyone, [sandbox.channel_id, *threads])
     assert read > 20, read
