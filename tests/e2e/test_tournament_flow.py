@@ -10,11 +10,16 @@ from pathlib import Path
 from tournaments import tourney_oracle as oracle
 
 from bot.client import VeletasBot
+from bot.i18n import words
+from bot.render.tournament import standings_png
 from bot.rules.veloop import Game
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
+from bot.tournament_flow import names, tables, tiebreak_labels
 from bot.tournaments import Player
+from cogs import _tournament_words as tw
+from cogs.tournament import PUBLIC_THEME
 from e2e.conftest import Factory, ManualClock
 from e2e.tourney import (
     Board,
@@ -207,6 +212,27 @@ async def test_a_40_player_swiss_of_7_rounds_with_a_drop_a_no_show_and_a_late_jo
         if m.embeds and "final standings" in m.embeds[0].get("title", "")
     ]
     assert len(final) == 1 and sum(e["description"].count("\n") + 1 for e in final[0].embeds) == 40
+    # Its image: the whole field of 40 in one picture, the two who left marked as withdrawn.
+    snap = await bot.store.snapshot(tid)
+    [(_, table)] = tables(snap)
+    gone = {e.user_id for e in snap.players if e.left_round is not None}
+    assert gone == {dropped, absent}
+
+    def drawn(withdrawn: set[int]) -> bytes:
+        w = words("en")
+        return standings_png(
+            table,
+            names(snap),
+            title=tw.standings_title(w, snap.info, 7, True),
+            tiebreak_labels=[tw.tiebreak_short(w, label) for label in tiebreak_labels(snap.info)],
+            theme=PUBLIC_THEME,
+            withdrawn=withdrawn,
+            words=tw.image_words(w),
+        )
+
+    image = final[-1].files.get("standings.png", b"")
+    assert image == drawn(gone) != drawn(set()), "the posted image marks exactly the withdrawn players"
+    assert png(final[-1], "standings.png").height > 40 * 20, "forty rows"
 
 
 async def _sign_up(
