@@ -34,6 +34,11 @@ def t(w: Words, key: str, /, **data: object) -> str:
     return w(f"tournament.{key}", **data)
 
 
+def listed(w: Words, items: Sequence[str]) -> str:
+    """Names or labels one after another, with the language's separator (``, `` / ``、``)."""
+    return t(w, "separator").join(items)
+
+
 def format_name(w: Words, fmt: str) -> str:
     return t(w, f"format.{fmt}")
 
@@ -130,7 +135,7 @@ def announcement_fields(
         if info.max_players
         else t(w, "players_count", count=count)
     )
-    shown = ", ".join(names[:NAMES_SHOWN])
+    shown = listed(w, names[:NAMES_SHOWN])
     if len(names) > NAMES_SHOWN:
         shown = t(w, "and_more", names=shown, count=len(names) - NAMES_SHOWN)
     fields = [
@@ -247,7 +252,7 @@ def standings_lines(w: Words, table: Sequence[Standing], names: Mapping[int, str
 
 
 def tiebreak_legend(w: Words, labels: Sequence[str]) -> str:
-    legend = ", ".join(f"{tiebreak_short(w, label)} = {tiebreak_name(w, label)}" for label in labels)
+    legend = listed(w, [f"{tiebreak_short(w, label)} = {tiebreak_name(w, label)}" for label in labels])
     return t(w, "tiebreak_legend", legend=legend)
 
 

@@ -988,7 +988,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         lines += [words.bye_line(pw, known.get(pid, "?"), kind) for r, pid, kind in snap.byes if r == number]
         gone = [known.get(e.user_id, "?") for e in snap.players if e.left_round == number]
         if gone:
-            lines.append(words.t(pw, "withdrawn_line", names=", ".join(gone)))
+            lines.append(words.t(pw, "withdrawn_line", names=words.listed(pw, gone)))
         await self.say(info, words.round_header(pw, info, number, row.deadline))
         await self.post_pages(info, paged(words.t(pw, "pairings.title", name=info.name, round=number), lines))
 
