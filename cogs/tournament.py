@@ -685,10 +685,16 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         snap = await self.bot.store.snapshot(info.id)
         if not any(all(p.result is not None for p in snap.round_pairings(r.number)) for r in snap.rounds):
             raise UserError("tournament.no_standings_yet")
-        pages = self.standings_pages(private_words(interaction), snap, final=info.status == "finished")
-        await interaction.response.send_message(embeds=pages[0], files=self.export_files(snap), ephemeral=True)
+        w, final = private_words(interaction), info.status == "finished"
+        # Drawing a big field's images takes a moment: the answer is deferred, as Discord allows.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        pages = self.standings_pages(w, snap, final=final)
+        files = [*self.export_files(snap), *await self.standings_images(w, snap, final=final)]
+        await interaction.followup.send(embeds=pages[0], files=files[:MAX_FILES], ephemeral=True)
         for page in pages[1:]:
             await interaction.followup.send(embeds=page, ephemeral=True)
+        for i in range(MAX_FILES, len(files), MAX_FILES):
+            await interaction.followup.send(files=files[i : i + MAX_FILES], ephemeral=True)
 
     @start.autocomplete("tournament")
     @pause.autocomplete("tournament")
@@ -1013,24 +1019,23 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             lines += words.standings_lines(w, rows, known, short)
         return paged(words.standings_title(w, info, done, final), lines, footer=words.tiebreak_legend(w, labels))
 
-    async def standings_post(self, snap: TournamentSnapshot, number: int, *, final: bool = False) -> None:
-        """The standings after a round: the table as embeds, and as images (a hundred rows each) in the server's
-        language and the theme of public posts, withdrawn players marked."""
+    async def standings_images(self, w: Words, snap: TournamentSnapshot, *, final: bool) -> list[discord.File]:
+        """The standings as images (a hundred rows each, one set per division) in ``w``'s language and the theme of
+        public posts, withdrawn players marked; drawn off the event loop. An elimination's is its bracket."""
         info = snap.info
-        pw = await self.public(info)
-        title = words.standings_title(pw, info, rounds_done(snap), final)
-        labels = [words.tiebreak_short(pw, label) for label in tiebreak_labels(info)]
+        if info.is_elimination:
+            return [await self.bracket_image(w, snap, rounds_done(snap))]
+        title = words.standings_title(w, info, rounds_done(snap), final)
+        labels = [words.tiebreak_short(w, label) for label in tiebreak_labels(info)]
         shown = names(snap)
         gone = {e.user_id for e in snap.players if e.left_round is not None}
-        image_words = words.image_words(pw)
+        image_words = words.image_words(w)
         jobs: list[tuple[str, Sequence[Standing]]] = []
         for group, rows in tables(snap):
-            head = title if group is None else f"{title} · {words.division_name(pw, group)}"
+            head = title if group is None else f"{title} · {words.division_name(w, group)}"
             pages = [rows[i : i + MAX_STANDINGS_ROWS] for i in range(0, len(rows), MAX_STANDINGS_ROWS)] or [rows]
             for n, page in enumerate(pages, start=1):
-                page_title = (
-                    head if len(pages) == 1 else words.t(pw, "image_page", title=head, page=n, pages=len(pages))
-                )
+                page_title = head if len(pages) == 1 else words.t(w, "image_page", title=head, page=n, pages=len(pages))
                 jobs.append((page_title, page))
 
         def draw() -> list[bytes]:
@@ -1048,11 +1053,16 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             ]
 
         images = await asyncio.to_thread(draw)
-        files = [
+        return [
             png_file(png, f"standings-{i}.png" if len(images) > 1 else "standings.png")
             for i, png in enumerate(images, 1)
         ]
-        await self.post_pages(info, self.standings_pages(pw, snap, final=final), files)
+
+    async def standings_post(self, snap: TournamentSnapshot, number: int, *, final: bool = False) -> None:
+        """The standings after a round: the table as embeds, with its images, in the server's language."""
+        pw = await self.public(snap.info)
+        files = await self.standings_images(pw, snap, final=final)
+        await self.post_pages(snap.info, self.standings_pages(pw, snap, final=final), files)
 
     def bracket_lines(self, snap: TournamentSnapshot, known: dict[int, str]) -> list[str]:
         state = bracket_state(snap)
@@ -1066,18 +1076,25 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             out.append(words.bracket_line(m.match.id, a, b, winner))
         return out
 
+    async def bracket_image(self, w: Words, snap: TournamentSnapshot, number: int) -> discord.File:
+        """The whole bracket after round ``number`` as an image (games won per match in a best-of-N)."""
+        info = snap.info
+        title = words.t(w, "bracket.title", name=info.name, round=number)
+        state = bracket_state(snap)
+        scores = match_scores(snap, state) if info.best_of > 1 else None
+        png = await asyncio.to_thread(
+            bracket_png, state, names(snap), title=title, theme=PUBLIC_THEME, scores=scores, words=words.image_words(w)
+        )
+        return png_file(png, "bracket.png")
+
     async def bracket_post(self, snap: TournamentSnapshot, number: int) -> None:
         """The bracket after a round: its matches as embeds, and the whole bracket as an image."""
         info = snap.info
         pw = await self.public(info)
         known = {pid: _esc(n) for pid, n in names(snap).items()}
         title = words.t(pw, "bracket.title", name=info.name, round=number)
-        state, shown, image_words = bracket_state(snap), names(snap), words.image_words(pw)
-        scores = match_scores(snap, state) if info.best_of > 1 else None
-        png = await asyncio.to_thread(
-            bracket_png, state, shown, title=title, theme=PUBLIC_THEME, scores=scores, words=image_words
-        )
-        await self.post_pages(info, paged(title, self.bracket_lines(snap, known)), [png_file(png, "bracket.png")])
+        image = await self.bracket_image(pw, snap, number)
+        await self.post_pages(info, paged(title, self.bracket_lines(snap, known)), [image])
 
     def export_files(self, snap: TournamentSnapshot) -> list[discord.File]:
         slug = re.sub(r"[^a-z0-9]+", "-", snap.info.name.lower()).strip("-") or "tournament"

@@ -91,6 +91,10 @@ async def test_a_spanish_server_runs_a_swiss_round_and_its_standings_without_eng
         )
 
     assert final.files["standings.png"] == drawn("es") != drawn("en")
+    # Asked privately, the standings (and their image) come in the member's own language.
+    mine = await sandbox.user(carol).slash("tournament", "standings", tournament=1)
+    assert mine.ephemeral and in_language(mine.embeds[-1]["footer"]["text"], "ja"), mine.embeds
+    assert mine.files["standings.png"] == drawn("ja")
 
     read = assert_no_english(sandbox, everyone, [sandbox.channel_id, *threads])
     assert read > 20, read

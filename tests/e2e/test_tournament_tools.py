@@ -263,6 +263,7 @@ async def test_an_organiser_role_runs_a_best_of_three_bracket_and_members_read_l
     table = await sandbox.user(bob).slash("tournament", "standings", tournament=1)
     assert table.ephemeral and "bracket" in table.embeds[0]["title"]
     assert any(name.endswith(".csv") for name in table.files)
+    assert png(table, "bracket.png").width == BRACKET_WIDTH, "the bracket's image comes with it"
     champion = min(seeds, key=seeds.__getitem__)
     podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "is over" in m.content)
     with sqlite3.connect(db_path) as db:
