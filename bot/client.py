@@ -44,6 +44,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.analyze",
     "cogs.settings",
     "cogs.clocks",
+    "cogs.tournament",
 )
 
 GROUP_NAME = "veletas"

@@ -6,7 +6,9 @@ name of a point; the process kills itself there, so no ``finally`` and no shutdo
 exactly as with a power cut or ``kill -9``. Unset (always, outside tests), ``crash_point`` does nothing.
 
 Points: ``thread-created``: a challenge's thread exists, its game is not in the store yet;
-``game-accepted``: the game is stored as started, its first board not posted yet.
+``game-accepted``: the game is stored as started, its first board not posted yet; a tournament round's
+``tournament-round-planned``, ``tournament-round-saved``, ``tournament-thread-pending``,
+``tournament-thread-created`` and ``tournament-game-created`` (see ``cogs/tournament.py``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""One scheduler for everything that falls due: deadlines (time forfeits) and reminders, for every game.
+"""One scheduler for everything that falls due: deadlines (time forfeits), reminders and challenge expiry for every
+game, and tournaments' steps (start, check-in, pairing the next round, opening a round's games, its deadline).
 
 Discord-free: what to do with a row is a handler per kind, given by the bot. The rows live in the
 store's ``due`` table, written in the same transaction as the change that makes them due; the loop
@@ -117,5 +118,6 @@ class Scheduler:
                 except Exception:
                     # The row stays leased: it falls due again when the lease ends.
                     self.failed += 1
-                    log.exception("Acting on due row %d (%s, game %d) failed", row.id, row.kind, row.game_id)
+                    subject = f"tournament {row.tournament_id}" if row.tournament_id else f"game {row.game_id}"
+                    log.exception("Acting on due row %d (%s, %s) failed", row.id, row.kind, subject)
                 handled += 1

@@ -64,7 +64,7 @@ from bot.errors import (
     UserError,
 )
 from bot.i18n import LANGUAGES, Phrase
-from bot.ratings import PROVISIONAL_DEVIATION, PoolKey, RatedGame, Rating, apply_game, pools_for
+from bot.ratings import PROVISIONAL_DEVIATION, START_RATING, PoolKey, RatedGame, Rating, apply_game, pools_for
 from bot.rules import Game, RecordError
 from bot.rules.protocol import Colour, GameKind, GameState, IllegalMove, Outcome, Seat, Termination, other_colour
 from bot.rules.registry import find_game
@@ -344,6 +344,139 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE guild_settings ADD COLUMN language TEXT "
         "CHECK (language IS NULL OR length(language) BETWEEN 2 AND 8)",
     ),
+    (
+        # Tournaments. A tournament is announced in one channel (one unfinished tournament per channel), members
+        # sign up, and the bot runs its rounds. Its rounds are rows of pairings written in one transaction before
+        # any thread exists; each pairing then goes paired -> thread_pending (a thread is being made; written before
+        # asking Discord) -> thread (its id kept) -> game (its game stored), or straight to done (a forfeit, a walk-
+        # over), so a restart finishes each step once. A pairing's result is written in the same transaction that
+        # ends its game, whichever way it ends.
+        """
+        CREATE TABLE tournaments (
+            id              INTEGER PRIMARY KEY,
+            guild_id        INTEGER NOT NULL,
+            channel_id      INTEGER NOT NULL,
+            organiser_id    INTEGER NOT NULL,
+            name            TEXT NOT NULL,
+            game            TEXT NOT NULL,
+            settings        TEXT NOT NULL,
+            format          TEXT NOT NULL CHECK (format IN ('swiss', 'round_robin', 'double_round_robin',
+                                'single_elimination', 'double_elimination')),
+            rounds          INTEGER CHECK (rounds IS NULL OR rounds > 0),
+            best_of         INTEGER NOT NULL DEFAULT 1 CHECK (best_of > 0 AND best_of % 2 = 1),
+            time_control    TEXT NOT NULL,
+            inactivity_days INTEGER NOT NULL DEFAULT 14,
+            rated           INTEGER NOT NULL CHECK (rated IN (0, 1)),
+            max_players     INTEGER CHECK (max_players IS NULL OR max_players > 1),
+            division_size   INTEGER CHECK (division_size IS NULL OR division_size > 2),
+            starts_at       REAL,
+            checkin_minutes INTEGER NOT NULL DEFAULT 0 CHECK (checkin_minutes >= 0),
+            round_minutes   INTEGER NOT NULL CHECK (round_minutes > 0),
+            status          TEXT NOT NULL CHECK (status IN ('signup', 'running', 'paused', 'finished', 'cancelled')),
+            message_id      INTEGER,
+            created_at      REAL NOT NULL,
+            started_at      REAL,
+            ended_at        REAL
+        ) STRICT
+        """,
+        "CREATE UNIQUE INDEX tournaments_one_per_channel ON tournaments (channel_id) "
+        "WHERE status IN ('signup', 'running', 'paused')",
+        "CREATE INDEX tournaments_by_guild ON tournaments (guild_id, id)",
+        """
+        CREATE TABLE tournament_players (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+            user_id       INTEGER NOT NULL,
+            name          TEXT NOT NULL,
+            rating        INTEGER NOT NULL DEFAULT 1500,
+            seed          INTEGER,
+            joined_round  INTEGER NOT NULL DEFAULT 1 CHECK (joined_round >= 1),
+            left_round    INTEGER,
+            checked_in    INTEGER NOT NULL DEFAULT 0 CHECK (checked_in IN (0, 1)),
+            late          INTEGER NOT NULL DEFAULT 0 CHECK (late IN (0, 1)),
+            joined_at     REAL NOT NULL,
+            PRIMARY KEY (tournament_id, user_id)
+        ) STRICT, WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE tournament_rounds (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+            number        INTEGER NOT NULL CHECK (number >= 1),
+            started_at    REAL NOT NULL,
+            deadline      REAL NOT NULL,
+            announced     INTEGER NOT NULL DEFAULT 0 CHECK (announced IN (0, 1)),
+            PRIMARY KEY (tournament_id, number)
+        ) STRICT, WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE tournament_pairings (
+            id            INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+            round         INTEGER NOT NULL,
+            board         INTEGER NOT NULL CHECK (board >= 1),
+            white         INTEGER NOT NULL,
+            black         INTEGER NOT NULL CHECK (black <> white),
+            match         TEXT,
+            result        TEXT CHECK (result IS NULL OR result IN ('1-0', '0-1', '1/2-1/2', '+-', '-+', '--')),
+            state         TEXT NOT NULL DEFAULT 'paired'
+                              CHECK (state IN ('paired', 'thread_pending', 'thread', 'game', 'done')),
+            thread_id     INTEGER,
+            game_id       INTEGER UNIQUE REFERENCES games (id),
+            UNIQUE (tournament_id, round, board),
+            FOREIGN KEY (tournament_id, round) REFERENCES tournament_rounds (tournament_id, number)
+        ) STRICT
+        """,
+        "CREATE INDEX tournament_pairings_open ON tournament_pairings (tournament_id, round) WHERE result IS NULL",
+        """
+        CREATE TABLE tournament_byes (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+            round         INTEGER NOT NULL,
+            user_id       INTEGER NOT NULL,
+            kind          TEXT NOT NULL CHECK (kind IN ('pairing', 'half', 'full', 'zero', 'rest')),
+            PRIMARY KEY (tournament_id, round, user_id)
+        ) STRICT, WITHOUT ROWID
+        """,
+        # Every organiser action, with who did it and when; shown in the tournament channel as it happens.
+        """
+        CREATE TABLE tournament_log (
+            id            INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+            at            REAL NOT NULL,
+            actor_id      INTEGER NOT NULL,
+            action        TEXT NOT NULL,
+            detail        TEXT NOT NULL DEFAULT ''
+        ) STRICT
+        """,
+        # The one scheduler serves tournaments too (start time, check-in, round deadlines, running a round):
+        # a due row names a game or a tournament, never both. SQLite cannot change a table's constraints in
+        # place, so the table is rebuilt with its rows in this one transaction.
+        """
+        CREATE TABLE due_next (
+            id            INTEGER PRIMARY KEY,
+            kind          TEXT NOT NULL CHECK (kind IN ('deadline', 'reminder', 'expiry', 'tournament')),
+            game_id       INTEGER REFERENCES games (id) ON DELETE CASCADE,
+            tournament_id INTEGER REFERENCES tournaments (id) ON DELETE CASCADE,
+            key           TEXT NOT NULL DEFAULT '',
+            due_at        REAL NOT NULL,
+            claimed_until REAL,
+            CHECK ((game_id IS NULL) <> (tournament_id IS NULL)),
+            UNIQUE (kind, game_id, key),
+            UNIQUE (kind, tournament_id, key)
+        ) STRICT
+        """,
+        "INSERT INTO due_next (id, kind, game_id, key, due_at, claimed_until) "
+        "SELECT id, kind, game_id, key, due_at, claimed_until FROM due",
+        "DROP TABLE due",
+        "ALTER TABLE due_next RENAME TO due",
+        "CREATE INDEX due_by_time ON due (due_at)",
+        "CREATE INDEX due_by_game ON due (game_id) WHERE game_id IS NOT NULL",
+        # The role whose members may organise tournaments in a server, besides members with Manage Server.
+        """
+        CREATE TABLE tournament_organisers (
+            guild_id INTEGER PRIMARY KEY,
+            role_id  INTEGER NOT NULL
+        ) STRICT
+        """,
+    ),
 )
 
 REMINDERS_LEFT: tuple[float, ...] = (24 * HOUR, HOUR)
@@ -352,13 +485,15 @@ REMINDERS_LEFT: tuple[float, ...] = (24 * HOUR, HOUR)
 
 @dataclass(frozen=True)
 class DueRow:
-    """Something that falls due: a game's deadline, or a reminder (``key``: seconds left it speaks of)."""
+    """Something that falls due: a game's deadline, or a reminder (``key``: seconds left it speaks of), or a
+    tournament's step (kind ``tournament``: ``game_id`` is 0 and ``tournament_id`` names it; ``key`` says which)."""
 
     id: int
     kind: str
     game_id: int
     key: str
     due_at: float
+    tournament_id: int | None = None
 
 
 THEMES: tuple[str, ...] = ("light", "dark", "contrast")
@@ -1520,7 +1655,7 @@ class Store:
                 (game_id, info.ply + 1, game.turns[-1], user_id, now),
             )
             if status == "finished":
-                await self._on_game_end(db, info, winner_id, now)
+                await self._on_game_end(db, info, winner_id, now, termination)
         self._remember(game_id, game)
         played = replace(
             info,
@@ -1568,7 +1703,7 @@ class Store:
             if cursor.rowcount != 1:
                 raise RaceLost(_RACE_MESSAGE)
             await self._schedule(db, game_id, None)
-            await self._on_game_end(db, info, winner_id, now)
+            await self._on_game_end(db, info, winner_id, now, "resignation")
         log.info("game %d: %s", game_id, result)
         resigned = replace(
             info,
@@ -1747,6 +1882,7 @@ class Store:
             if not rows:
                 raise RaceLost(_RACE_MESSAGE)
             await self._schedule(db, game_id, None)
+            await self._record_pairing(db, info, None, "cancelled")
         log.info("game %d: cancelled", game_id)
         return self._attach(_info_from_row(next(iter(rows))))
 
@@ -1791,10 +1927,13 @@ class Store:
         """
         async with self._transaction() as db:
             rows = await db.execute_fetchall(
-                "SELECT id, kind, game_id, key, due_at FROM due WHERE due_at <= ? ORDER BY due_at LIMIT ?",
+                "SELECT id, kind, game_id, key, due_at, tournament_id FROM due WHERE due_at <= ? "
+                "ORDER BY due_at LIMIT ?",
                 (now, limit),
             )
-            taken = [DueRow(int(r[0]), str(r[1]), int(r[2]), str(r[3]), float(r[4])) for r in rows]
+            taken = [
+                DueRow(int(r[0]), str(r[1]), int(r[2] or 0), str(r[3]), float(r[4]), r[5] and int(r[5])) for r in rows
+            ]
             if taken:
                 marks = ", ".join("?" for _ in taken)
                 await db.execute(
@@ -1840,7 +1979,7 @@ class Store:
             if cursor.rowcount != 1:
                 return None
             await self._schedule(db, game_id, None)
-            await self._on_game_end(db, info, winner_id, now)
+            await self._on_game_end(db, info, winner_id, now, "time forfeit")
         log.info("game %d: %s", game_id, result)
         return self._attach(
             replace(
@@ -1908,14 +2047,25 @@ class Store:
 
     # --- ratings ---------------------------------------------------------------------------------
 
-    async def _on_game_end(self, db: Connection, before: GameInfo, winner_id: int | None, now: float) -> None:
-        """Every path that ends a game calls this inside its transaction: the end time, and a rated game's ratings.
+    async def _on_game_end(
+        self,
+        db: Connection,
+        before: GameInfo,
+        winner_id: int | None,
+        now: float,
+        termination: str | None = None,
+    ) -> None:
+        """Every path that ends a game calls this inside its transaction: the end time, a tournament pairing's
+        result, and a rated game's ratings.
 
         Casual games and games against the AI change no rating; a draw counts half for each player. The
         changes land in the same transaction as the result, so a game never ends without them, nor they
-        without it.
+        without it. A tournament game lost on time by a player who never took a turn in it is a no-show: a
+        forfeit, which rates nobody.
         """
         await db.execute("UPDATE games SET ended_at = ? WHERE id = ?", (now, before.id))
+        if await self._record_pairing(db, before, winner_id, termination) == "forfeit":
+            return
         # Whoever just played here is a member of the server (again).
         await db.execute(
             "DELETE FROM departed WHERE guild_id = ? AND user_id IN (?, ?)",
@@ -2166,6 +2316,931 @@ class Store:
             )
         self._remember(game_id, game)
         return _with_state(_info_from_row(next(iter(updated))), game)
+
+    # --- tournaments ----------------------------------------------------------------------------
+
+    async def _record_pairing(
+        self, db: Connection, before: GameInfo, winner_id: int | None, termination: str | None
+    ) -> str | None:
+        """Inside the transaction that ends a game: its tournament pairing's result, a no-show's withdrawal, and,
+        once every game of the round has its result, the tournament's next step (``advance``) falls due now.
+
+        Returns None for a game of no tournament (or one whose result was already set by its organiser),
+        ``forfeit`` for a no-show (not rated), else ``game``.
+        """
+        rows = await db.execute_fetchall(
+            "SELECT id, tournament_id, round, white, black, result FROM tournament_pairings WHERE game_id = ?",
+            (before.id,),
+        )
+        found = [(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), r[5]) for r in rows]
+        if not found or found[0][5] is not None:
+            return None
+        pairing_id, tournament_id, number, white, black, _ = found[0]
+        kind = "game"
+        result: str
+        if termination == "cancelled":
+            result = "--"  # neither scores; the organiser can set what it should have been
+        elif winner_id is None:
+            result = "1/2-1/2"
+        else:
+            loser = black if winner_id == white else white
+            moved = await db.execute_fetchall(
+                "SELECT 1 FROM moves WHERE game_id = ? AND user_id = ? LIMIT 1", (before.id, loser)
+            )
+            if termination in ("time forfeit", "adjudication") and not moved:
+                # Lichess: a player who never came loses by forfeit and is withdrawn from the next round on.
+                kind = "forfeit"
+                result = "+-" if winner_id == white else "-+"
+                await db.execute(
+                    "UPDATE tournament_players SET left_round = ? "
+                    "WHERE tournament_id = ? AND user_id = ? AND left_round IS NULL",
+                    (number + 1, tournament_id, loser),
+                )
+                await self._log(db, tournament_id, 0, "no-show", str(loser))
+            else:
+                result = "1-0" if winner_id == white else "0-1"
+        await db.execute("UPDATE tournament_pairings SET result = ? WHERE id = ?", (result, pairing_id))
+        await self._advance_if_round_over(db, tournament_id, number)
+        return kind
+
+    async def _advance_if_round_over(self, db: Connection, tournament_id: int, number: int) -> None:
+        open_left = await db.execute_fetchall(
+            "SELECT 1 FROM tournament_pairings WHERE tournament_id = ? AND round = ? AND result IS NULL LIMIT 1",
+            (tournament_id, number),
+        )
+        if not open_left:
+            await self._due_tournament(db, tournament_id, "advance", self._now())
+
+    async def _due_tournament(self, db: Connection, tournament_id: int, key: str, at: float) -> None:
+        await db.execute(
+            "INSERT INTO due (kind, tournament_id, key, due_at) VALUES ('tournament', ?, ?, ?) "
+            "ON CONFLICT (kind, tournament_id, key) DO UPDATE SET due_at = excluded.due_at, claimed_until = NULL",
+            (tournament_id, key, at),
+        )
+        if self.on_scheduled is not None:
+            self.on_scheduled()
+
+    async def _log(self, db: Connection, tournament_id: int, actor_id: int, action: str, detail: str) -> None:
+        await db.execute(
+            "INSERT INTO tournament_log (tournament_id, at, actor_id, action, detail) VALUES (?, ?, ?, ?, ?)",
+            (tournament_id, self._now(), actor_id, action, detail),
+        )
+
+    async def drop_due(self, due_id: int) -> None:
+        """Remove a due row its handler found nothing to do for."""
+        async with self._transaction() as db:
+            await db.execute("DELETE FROM due WHERE id = ?", (due_id,))
+
+    async def schedule_tournament(self, tournament_id: int, key: str, at: float | None = None) -> None:
+        """Make a tournament step fall due (now unless ``at``): the bot's own nudge after a change it made."""
+        async with self._transaction() as db:
+            await self._due_tournament(db, tournament_id, key, self._now() if at is None else at)
+
+    async def create_tournament(
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        organiser_id: int,
+        name: str,
+        game: str,
+        settings: Mapping[str, str],
+        format: TournamentFormat,
+        rounds: int | None,
+        best_of: int,
+        time_control: TimeControl,
+        rated: bool,
+        max_players: int | None,
+        starts_at: float | None,
+        checkin_minutes: int,
+        round_minutes: int,
+        division_size: int | None = None,
+    ) -> TournamentInfo:
+        """A new tournament open for sign-up; its start time and check-in fall due on the scheduler."""
+        kind = find_game(game)
+        chosen = kind.check_settings(settings)
+        now = self._now()
+        if starts_at is not None and starts_at <= now:
+            raise UserError("tournament.refusal.start_passed")
+        try:
+            async with self._transaction() as db:
+                rows = await db.execute_fetchall(
+                    "INSERT INTO tournaments (guild_id, channel_id, organiser_id, name, game, settings, format, "
+                    "rounds, best_of, time_control, inactivity_days, rated, max_players, starts_at, checkin_minutes, "
+                    "round_minutes, division_size, status, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'signup', ?) RETURNING *",
+                    (
+                        guild_id,
+                        channel_id,
+                        organiser_id,
+                        name,
+                        kind.name,
+                        settings_json(chosen),
+                        format,
+                        rounds,
+                        best_of,
+                        time_control.text,
+                        round(time_control.start / DAY) if time_control.family == "none" else DEFAULT_INACTIVITY_DAYS,
+                        int(rated),
+                        max_players,
+                        starts_at,
+                        checkin_minutes,
+                        round_minutes,
+                        division_size,
+                        now,
+                    ),
+                )
+                info = _tournament_from_row(next(iter(rows)))
+                if starts_at is not None:
+                    await self._due_tournament(db, info.id, "start", starts_at)
+                    if checkin_minutes:
+                        await self._due_tournament(db, info.id, "checkin", max(now, starts_at - checkin_minutes * 60))
+                await self._log(db, info.id, organiser_id, "create", name)
+        except sqlite3.IntegrityError as exc:
+            if "tournaments.channel_id" not in str(exc):
+                raise
+            raise ChannelBusy("tournament.refusal.channel_busy") from exc
+        log.info("tournament %d: created by %d in channel %d", info.id, organiser_id, channel_id)
+        return info
+
+    async def tournament(self, tournament_id: int) -> TournamentInfo:
+        rows = await self._fetchall("SELECT * FROM tournaments WHERE id = ?", (tournament_id,))
+        if not rows:
+            raise UserError("tournament.refusal.no_tournament")
+        return _tournament_from_row(rows[0])
+
+    async def tournaments(self, guild_id: int, *, limit: int = 25) -> list[TournamentInfo]:
+        """A server's tournaments, those still to finish first, then the latest."""
+        rows = await self._fetchall(
+            "SELECT * FROM tournaments WHERE guild_id = ? "
+            "ORDER BY status IN ('finished', 'cancelled'), id DESC LIMIT ?",
+            (guild_id, limit),
+        )
+        return [_tournament_from_row(r) for r in rows]
+
+    async def live_tournaments(self) -> list[TournamentInfo]:
+        rows = await self._fetchall("SELECT * FROM tournaments WHERE status IN ('running', 'paused') ORDER BY id")
+        return [_tournament_from_row(r) for r in rows]
+
+    async def set_tournament_message(self, tournament_id: int, message_id: int) -> None:
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE tournaments SET message_id = ? WHERE id = ? AND message_id IS NULL", (message_id, tournament_id)
+            )
+
+    async def rounds_started(self, tournament_id: int) -> int:
+        rows = await self._fetchall("SELECT COUNT(*) FROM tournament_rounds WHERE tournament_id = ?", (tournament_id,))
+        return int(rows[0][0])
+
+    async def entrants(self, tournament_id: int) -> list[Entrant]:
+        rows = await self._fetchall(
+            "SELECT * FROM tournament_players WHERE tournament_id = ? ORDER BY seed IS NULL, seed, joined_at, user_id",
+            (tournament_id,),
+        )
+        return [_entrant_from_row(r) for r in rows]
+
+    async def join_tournament(self, tournament_id: int, user_id: int, name: str) -> tuple[TournamentInfo, bool]:
+        """Sign a member up (before the start), or enter them late (a Swiss until half its rounds have started:
+        they come in at the next round, with a ½-point bye for the last round missed). Returns whether it was late.
+        """
+        async with self._transaction() as db:
+            info = await self._tournament_in(db, tournament_id)
+            rows = await db.execute_fetchall(
+                "SELECT left_round FROM tournament_players WHERE tournament_id = ? AND user_id = ?",
+                (tournament_id, user_id),
+            )
+            for row in rows:
+                if row[0] is not None:
+                    raise UserError("tournament.refusal.withdrew")
+                raise UserError("tournament.refusal.already_entered")
+            late = False
+            joined_round = 1
+            if info.status in ("running", "paused"):
+                started = await _count(
+                    db, "SELECT COUNT(*) FROM tournament_rounds WHERE tournament_id = ?", tournament_id
+                )
+                if info.format != "swiss":
+                    raise UserError("tournament.refusal.only_swiss_late")
+                if info.rounds is None or started > info.rounds // 2:
+                    raise UserError("tournament.refusal.late_closed")
+                late = True
+                joined_round = started + 1  # brought in when that round is paired
+            elif info.status != "signup":
+                raise UserError("tournament.refusal.over")
+            count = await _count(db, "SELECT COUNT(*) FROM tournament_players WHERE tournament_id = ?", tournament_id)
+            if info.max_players is not None and count >= info.max_players:
+                raise UserError("tournament.refusal.full", count=info.max_players)
+            rating = await self._seed_rating(db, info, user_id)
+            await db.execute(
+                "INSERT INTO tournament_players (tournament_id, user_id, name, rating, joined_round, late, joined_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (tournament_id, user_id, name, rating, joined_round, int(late), self._now()),
+            )
+        return info, late
+
+    async def _seed_rating(self, db: Connection, info: TournamentInfo, user_id: int) -> int:
+        """A player's rating in the server's pool of the tournament's game and settings (1500 when unrated)."""
+        pool = pools_for(info.guild_id, info.game, info.settings)[0]
+        rows = await db.execute_fetchall(
+            "SELECT value FROM ratings WHERE scope = ? AND game = ? AND settings = ? AND user_id = ?",
+            (pool.scope, pool.game, pool.settings, user_id),
+        )
+        for row in rows:
+            return round(float(row[0]))
+        return round(START_RATING)
+
+    async def leave_tournament(self, tournament_id: int, user_id: int, *, actor_id: int | None = None) -> Entrant:
+        """Take a player out: before the start the entry is simply removed; once running they are withdrawn from
+        the next round on and keep every result so far (a game in progress is still played out)."""
+        async with self._transaction() as db:
+            info = await self._tournament_in(db, tournament_id)
+            rows = await db.execute_fetchall(
+                "SELECT * FROM tournament_players WHERE tournament_id = ? AND user_id = ?", (tournament_id, user_id)
+            )
+            entries = [_entrant_from_row(r) for r in rows]
+            if not entries or entries[0].left_round is not None:
+                raise UserError(
+                    "tournament.refusal.not_playing_you" if actor_id is None else "tournament.refusal.not_playing"
+                )
+            entry = entries[0]
+            if info.status == "signup" or entry.late:
+                await db.execute(
+                    "DELETE FROM tournament_players WHERE tournament_id = ? AND user_id = ?", (tournament_id, user_id)
+                )
+            elif info.status in ("running", "paused"):
+                started = await _count(
+                    db, "SELECT COUNT(*) FROM tournament_rounds WHERE tournament_id = ?", tournament_id
+                )
+                playing = await db.execute_fetchall(
+                    "SELECT 1 FROM tournament_pairings WHERE tournament_id = ? AND round = ? "
+                    "AND (white = ? OR black = ?) "
+                    "UNION ALL SELECT 1 FROM tournament_byes WHERE tournament_id = ? AND round = ? AND user_id = ? "
+                    "LIMIT 1",
+                    (tournament_id, started, user_id, user_id, tournament_id, started, user_id),
+                )
+                round_open = await db.execute_fetchall(
+                    "SELECT 1 FROM tournament_pairings WHERE tournament_id = ? AND round = ? AND result IS NULL "
+                    "LIMIT 1",
+                    (tournament_id, started),
+                )
+                # As the engine counts it: out from the current round if it is unfinished and they are not in it.
+                left = started if round_open and not playing and started else started + 1
+                await db.execute(
+                    "UPDATE tournament_players SET left_round = ? WHERE tournament_id = ? AND user_id = ?",
+                    (max(left, entry.joined_round), tournament_id, user_id),
+                )
+            else:
+                raise UserError("tournament.refusal.over")
+            if actor_id is not None:
+                await self._log(db, tournament_id, actor_id, "remove", str(user_id))
+        return entry
+
+    async def check_in(self, tournament_id: int, user_id: int) -> None:
+        async with self._transaction() as db:
+            info = await self._tournament_in(db, tournament_id)
+            if info.status != "signup":
+                raise UserError("tournament.refusal.checkin_over")
+            opens = info.checkin_opens_at
+            if opens is None or self._now() < opens:
+                raise UserError("tournament.refusal.checkin_not_open")
+            cursor = await db.execute(
+                "UPDATE tournament_players SET checked_in = 1 WHERE tournament_id = ? AND user_id = ?",
+                (tournament_id, user_id),
+            )
+            if cursor.rowcount != 1:
+                raise UserError("tournament.refusal.not_entered")
+
+    async def start_tournament(
+        self,
+        tournament_id: int,
+        *,
+        actor_id: int,
+        rounds_for: Callable[[int], int | None],
+        due_id: int | None = None,
+    ) -> TournamentInfo:
+        """Close sign-up: players who did not check in (when check-in was asked for) are dropped, the rest seeded
+        by rating; the first round falls due at once."""
+        async with self._transaction() as db:
+            info = await self._tournament_in(db, tournament_id)
+            if info.status != "signup":
+                raise UserError("tournament.refusal.already_started" if info.is_live else "tournament.refusal.over")
+            if info.checkin_minutes:
+                await db.execute(
+                    "DELETE FROM tournament_players WHERE tournament_id = ? AND checked_in = 0", (tournament_id,)
+                )
+            rows = await db.execute_fetchall(
+                "SELECT user_id, rating FROM tournament_players WHERE tournament_id = ?", (tournament_id,)
+            )
+            field_ = sorted(((int(r[0]), int(r[1])) for r in rows), key=lambda e: (-e[1], e[0]))
+            if len(field_) < 2:
+                raise UserError("tournament.refusal.too_few", count=len(field_))
+            rounds = rounds_for(len(field_))
+            if rounds is not None and info.format == "swiss" and rounds >= len(field_):
+                raise UserError(
+                    "tournament.refusal.rounds_need_players", rounds=rounds, need=rounds + 1, entered=len(field_)
+                )
+            for seed, (user_id, _) in enumerate(field_, start=1):
+                await db.execute(
+                    "UPDATE tournament_players SET seed = ? WHERE tournament_id = ? AND user_id = ?",
+                    (seed, tournament_id, user_id),
+                )
+            now = self._now()
+            await db.execute(
+                "UPDATE tournaments SET status = 'running', rounds = ?, started_at = ? WHERE id = ?",
+                (rounds, now, tournament_id),
+            )
+            await db.execute(
+                "DELETE FROM due WHERE tournament_id = ? AND key IN ('start', 'checkin')", (tournament_id,)
+            )
+            if due_id is not None:
+                await db.execute("DELETE FROM due WHERE id = ?", (due_id,))
+            await self._due_tournament(db, tournament_id, "advance", now)
+            await self._log(db, tournament_id, actor_id, "start", str(len(field_)))
+        return await self.tournament(tournament_id)
+
+    async def snapshot(self, tournament_id: int) -> TournamentSnapshot:
+        """Everything a tournament is, read in one transaction: settings, players, rounds, pairings and byes."""
+        async with self._lock:
+            await self._db.execute("BEGIN")
+            try:
+                info_rows = await self._db.execute_fetchall("SELECT * FROM tournaments WHERE id = ?", (tournament_id,))
+                if not info_rows:
+                    raise UserError("tournament.refusal.no_tournament")
+                players = await self._db.execute_fetchall(
+                    "SELECT * FROM tournament_players WHERE tournament_id = ? ORDER BY seed IS NULL, seed, joined_at",
+                    (tournament_id,),
+                )
+                rounds = await self._db.execute_fetchall(
+                    "SELECT number, started_at, deadline, announced FROM tournament_rounds WHERE tournament_id = ? "
+                    "ORDER BY number",
+                    (tournament_id,),
+                )
+                pairings = await self._db.execute_fetchall(
+                    "SELECT * FROM tournament_pairings WHERE tournament_id = ? ORDER BY round, board", (tournament_id,)
+                )
+                byes = await self._db.execute_fetchall(
+                    "SELECT round, user_id, kind FROM tournament_byes WHERE tournament_id = ? ORDER BY round, user_id",
+                    (tournament_id,),
+                )
+            finally:
+                await self._db.rollback()
+        return TournamentSnapshot(
+            _tournament_from_row(next(iter(info_rows))),
+            tuple(_entrant_from_row(r) for r in players),
+            tuple(RoundRow(int(r[0]), float(r[1]), float(r[2]), bool(r[3])) for r in rounds),
+            tuple(_pairing_from_row(r) for r in pairings),
+            tuple((int(r[0]), int(r[1]), str(r[2])) for r in byes),
+        )
+
+    async def save_round(
+        self,
+        tournament_id: int,
+        plan: RoundPlan,
+        *,
+        due_id: int | None,
+    ) -> bool:
+        """Store a freshly paired round whole, before any thread exists: its pairings (a walkover or forfeit
+        already decided), its byes, late entrants brought in, its deadline and the step that opens its games.
+
+        False, writing nothing, when that round was already stored (two runs never pair a round twice) or
+        the tournament is no longer running.
+        """
+        now = self._now()
+        deadline = now + plan.minutes * 60
+        async with self._transaction() as db:
+            info = await self._tournament_in(db, tournament_id)
+            if due_id is not None:
+                await db.execute("DELETE FROM due WHERE id = ?", (due_id,))
+            if info.status != "running":
+                return False
+            exists = await db.execute_fetchall(
+                "SELECT 1 FROM tournament_rounds WHERE tournament_id = ? AND number = ?", (tournament_id, plan.number)
+            )
+            if exists:
+                return False
+            paired = sorted({p for w, b, _, result in plan.games if result is None for p in (w, b)})
+            if paired:
+                marks = ", ".join("?" for _ in paired)
+                gone = await db.execute_fetchall(
+                    f"SELECT 1 FROM tournament_players WHERE tournament_id = ? AND user_id IN ({marks}) "
+                    "AND left_round IS NOT NULL AND left_round <= ? LIMIT 1",
+                    (tournament_id, *paired, plan.number),
+                )
+                if gone:
+                    # Someone withdrew while the round was being paired: pair it again without them.
+                    await self._due_tournament(db, tournament_id, "advance", now)
+                    return False
+            for user_id, seed in plan.seeds:
+                await db.execute(
+                    "UPDATE tournament_players SET seed = ?, late = 0 WHERE tournament_id = ? AND user_id = ?",
+                    (seed, tournament_id, user_id),
+                )
+            # A late entry that arrived after this round was paired waits for the next one.
+            await db.execute(
+                "UPDATE tournament_players SET joined_round = ? WHERE tournament_id = ? AND late = 1",
+                (plan.number + 1, tournament_id),
+            )
+            await db.execute(
+                "INSERT INTO tournament_rounds (tournament_id, number, started_at, deadline) VALUES (?, ?, ?, ?)",
+                (tournament_id, plan.number, now, deadline),
+            )
+            for board, (white, black, match, result) in enumerate(plan.games, start=1):
+                await db.execute(
+                    "INSERT INTO tournament_pairings (tournament_id, round, board, white, black, match, result, state) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (tournament_id, plan.number, board, white, black, match, result, "done" if result else "paired"),
+                )
+            for round_number, user_id, kind in plan.byes:
+                await db.execute(
+                    "INSERT INTO tournament_byes (tournament_id, round, user_id, kind) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (tournament_id, round, user_id) DO UPDATE SET kind = excluded.kind",
+                    (tournament_id, round_number, user_id, kind),
+                )
+            await self._due_tournament(db, tournament_id, f"play:{plan.number}", now)
+            await self._due_tournament(db, tournament_id, f"deadline:{plan.number}", deadline)
+            await self._advance_if_round_over(db, tournament_id, plan.number)
+        log.info("tournament %d: round %d paired (%d games)", tournament_id, plan.number, len(plan.games))
+        return True
+
+    async def mark_round_announced(self, tournament_id: int, number: int) -> None:
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE tournament_rounds SET announced = 1 WHERE tournament_id = ? AND number = ?",
+                (tournament_id, number),
+            )
+
+    async def pairing_thread_pending(self, pairing_id: int) -> None:
+        """About to ask Discord for this pairing's thread: a restart then looks for it before making another."""
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE tournament_pairings SET state = 'thread_pending' WHERE id = ? AND state = 'paired'",
+                (pairing_id,),
+            )
+
+    async def pairing_thread(self, pairing_id: int, thread_id: int) -> None:
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE tournament_pairings SET state = 'thread', thread_id = ? "
+                "WHERE id = ? AND state IN ('paired', 'thread_pending')",
+                (thread_id, pairing_id),
+            )
+
+    async def start_pairing_game(self, pairing_id: int) -> GameInfo:
+        """The pairing's game, in its thread, with the tournament's settings: white is the first seat (in Veletas
+        the one who sets up first). Made once: a second call returns the game already made."""
+        now = self._now()
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "SELECT p.state, p.game_id, p.thread_id, p.white, p.black, p.result, t.* FROM tournament_pairings p "
+                "JOIN tournaments t ON t.id = p.tournament_id WHERE p.id = ?",
+                (pairing_id,),
+            )
+            row = next(iter(rows), None)
+            if row is None:
+                raise UserError("tournament.refusal.no_pairing")
+            if row["game_id"] is not None:
+                game_id = int(row["game_id"])
+            else:
+                if row["thread_id"] is None or row["result"] is not None:
+                    raise UserError("tournament.refusal.no_game_to_start")
+                control = _control(row["time_control"], row["inactivity_days"])
+                kind = find_game(row["game"])
+                first = kind.replay((), json.loads(row["settings"])).seat_to_act or "first"
+                clock = control.new_clock().started(first, now)
+                created = await db.execute_fetchall(
+                    "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, game, settings, place, "
+                    "challenger_id, opponent_id, created_at, updated_at, time_control, inactivity_days, rated, "
+                    "version, board_version, clock_first, clock_second, clock_running, clock_since) "
+                    "VALUES (?, ?, ?, 'active', ?, ?, 'thread', ?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?, ?, ?) RETURNING id",
+                    (
+                        row["guild_id"],
+                        row["thread_id"],
+                        row["channel_id"],
+                        row["game"],
+                        row["settings"],
+                        row["white"],
+                        row["black"],
+                        now,
+                        now,
+                        row["time_control"],
+                        row["inactivity_days"],
+                        row["rated"],
+                        *_clock_values(clock),
+                    ),
+                )
+                game_id = int(next(iter(created))[0])
+                await db.execute(
+                    "UPDATE tournament_pairings SET state = 'game', game_id = ? WHERE id = ?", (game_id, pairing_id)
+                )
+                await self._schedule(db, game_id, clock)
+        return await self.get_game(game_id)
+
+    async def finish_opening(self, tournament_id: int, number: int, due_id: int | None) -> bool:
+        """The round's games are all made: its ``play`` step is done. False if a pairing still lacks its game."""
+        async with self._transaction() as db:
+            missing = await db.execute_fetchall(
+                "SELECT 1 FROM tournament_pairings WHERE tournament_id = ? AND round = ? "
+                "AND state NOT IN ('game', 'done') AND result IS NULL LIMIT 1",
+                (tournament_id, number),
+            )
+            if missing:
+                return False
+            if due_id is not None:
+                await db.execute("DELETE FROM due WHERE id = ?", (due_id,))
+            else:
+                await db.execute(
+                    "DELETE FROM due WHERE tournament_id = ? AND key = ?", (tournament_id, f"play:{number}")
+                )
+        return True
+
+    async def adjudicate(self, game_id: int) -> GameInfo | None:
+        """End a game still running at its round's deadline by the clock: whoever has more time left wins (equal:
+        a draw); a player who never took a turn loses as a no-show. None if the game was already over."""
+        info = await self.get_game(game_id)
+        if info.status != "active" or info.opponent_id is None:
+            return None
+        now = self._now()
+        moved = {user for _, _, user in await self.move_log(game_id)}
+        first, second = info.challenger_id, info.opponent_id
+        winner_id: int | None
+        if first not in moved or second not in moved:
+            winner_id = second if first not in moved and second in moved else first if second not in moved else None
+            if first not in moved and second not in moved:
+                winner_id = second if info.user_to_act == first else first
+        elif info.clock is None:
+            winner_id = None
+        else:
+            left_first, left_second = info.clock.left("first", now), info.clock.left("second", now)
+            winner_id = None if abs(left_first - left_second) < 1e-6 else first if left_first > left_second else second
+        if winner_id is None:
+            result = "Drawn by adjudication at the round's deadline"
+        else:
+            colour = info.colour_of_user(winner_id)
+            who = colour.capitalize() if colour else "The " + str(info.seat_of_user(winner_id)) + " player"
+            result = f"{who} wins by adjudication at the round's deadline"
+        version = info.version + 1
+        stopped = None if info.clock is None else info.clock.stopped(now)
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE games SET status = 'finished', winner_id = ?, result = ?, termination = 'adjudication', "
+                "undo_requested_by = NULL, updated_at = ?, version = ?, board_version = ?, "
+                "clock_first = ?, clock_second = ?, clock_running = ?, clock_since = ? "
+                "WHERE id = ? AND version = ? AND status = 'active'",
+                (winner_id, result, now, version, version, *_clock_values(stopped), game_id, info.version),
+            )
+            if cursor.rowcount != 1:
+                return None
+            await self._schedule(db, game_id, None)
+            await self._on_game_end(db, info, winner_id, now, "adjudication")
+        log.info("game %d: %s", game_id, result)
+        return await self.get_game(game_id)
+
+    async def close_round(self, tournament_id: int, number: int, due_id: int | None) -> None:
+        """At the round's deadline, after its games were adjudicated: a pairing that never got a game scores
+        nothing for either player (``--``), so the round ends."""
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE tournament_pairings SET result = '--', state = 'done' WHERE tournament_id = ? AND round = ? "
+                "AND result IS NULL AND game_id IS NULL",
+                (tournament_id, number),
+            )
+            if due_id is not None:
+                await db.execute("DELETE FROM due WHERE id = ?", (due_id,))
+            await self._advance_if_round_over(db, tournament_id, number)
+
+    async def set_result(self, tournament_id: int, pairing_id: int, result: str, *, actor_id: int) -> Pairing:
+        """The organiser sets or corrects a pairing's result; a game still running in it is cancelled first (in the
+        same transaction). Later rounds already paired keep their pairings; standings follow the new result."""
+        if result not in RESULTS:
+            raise UserError("tournament.refusal.not_a_result", result=repr(result), results=", ".join(RESULTS))
+        now = self._now()
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "SELECT * FROM tournament_pairings WHERE id = ? AND tournament_id = ?", (pairing_id, tournament_id)
+            )
+            found = [_pairing_from_row(r) for r in rows]
+            if not found:
+                raise UserError("tournament.refusal.pairing_elsewhere")
+            pairing = found[0]
+            if pairing.game_id is not None:
+                cursor = await db.execute(
+                    "UPDATE games SET status = 'cancelled', result = 'Cancelled', termination = 'cancelled', "
+                    "updated_at = ?, version = version + 1, board_version = version + 1, ended_at = ? "
+                    "WHERE id = ? AND status = 'active'",
+                    (now, now, pairing.game_id),
+                )
+                if cursor.rowcount:
+                    await self._schedule(db, pairing.game_id, None)
+            await db.execute(
+                "UPDATE tournament_pairings SET result = ?, state = CASE WHEN game_id IS NULL THEN 'done' ELSE state "
+                "END WHERE id = ?",
+                (result, pairing_id),
+            )
+            await self._log(db, tournament_id, actor_id, "result", f"{pairing.round}.{pairing.board} {result}")
+            await self._advance_if_round_over(db, tournament_id, pairing.round)
+        return replace(pairing, result=result)
+
+    async def add_player(self, tournament_id: int, user_id: int, name: str, *, actor_id: int) -> bool:
+        """The organiser enters a member: as a sign-up before the start, or late (a Swiss, as a late join)."""
+        _, late = await self.join_tournament(tournament_id, user_id, name)
+        async with self._transaction() as db:
+            await self._log(db, tournament_id, actor_id, "add", str(user_id))
+        return late
+
+    async def set_tournament_status(
+        self, tournament_id: int, status: TournamentStatus, *, actor_id: int, allowed: Sequence[TournamentStatus]
+    ) -> TournamentInfo:
+        """Pause, resume, cancel or finish; a cancellation cancels the games still running in it, all at once."""
+        now = self._now()
+        async with self._transaction() as db:
+            info = await self._tournament_in(db, tournament_id)
+            if info.status not in allowed:
+                raise UserError(f"tournament.refusal.status_{info.status}")
+            ended = now if status in ("finished", "cancelled") else None
+            await db.execute(
+                "UPDATE tournaments SET status = ?, ended_at = COALESCE(?, ended_at) WHERE id = ?",
+                (status, ended, tournament_id),
+            )
+            if status == "cancelled":
+                games = await db.execute_fetchall(
+                    "SELECT game_id FROM tournament_pairings WHERE tournament_id = ? AND game_id IS NOT NULL "
+                    "AND result IS NULL",
+                    (tournament_id,),
+                )
+                for row in games:
+                    game_id = int(row[0])
+                    cursor = await db.execute(
+                        "UPDATE games SET status = 'cancelled', result = 'Cancelled', termination = 'cancelled', "
+                        "updated_at = ?, version = version + 1, board_version = version + 1, ended_at = ? "
+                        "WHERE id = ? AND status = 'active'",
+                        (now, now, game_id),
+                    )
+                    if cursor.rowcount:
+                        await self._schedule(db, int(game_id), None)
+                await db.execute("DELETE FROM due WHERE tournament_id = ?", (tournament_id,))
+            elif status == "finished":
+                await db.execute("DELETE FROM due WHERE tournament_id = ?", (tournament_id,))
+            elif status == "running" and info.status == "paused":
+                await self._due_tournament(db, tournament_id, "advance", now)
+            if actor_id:
+                await self._log(db, tournament_id, actor_id, status, "")
+        return await self.tournament(tournament_id)
+
+    async def repair_round(self, tournament_id: int, number: int, *, actor_id: int) -> None:
+        """Throw away a round none of whose games has started (no turn taken), so it is paired again: its games
+        and threads are forgotten (the caller removes the threads), its pairings and byes deleted."""
+        async with self._transaction() as db:
+            info = await self._tournament_in(db, tournament_id)
+            if not info.is_live:
+                raise UserError(f"tournament.refusal.status_{info.status}")
+            last = await _count(db, "SELECT COUNT(*) FROM tournament_rounds WHERE tournament_id = ?", tournament_id)
+            if number != last or not last:
+                raise UserError("tournament.refusal.only_current_round", round=last)
+            started = await db.execute_fetchall(
+                "SELECT 1 FROM tournament_pairings p JOIN games g ON g.id = p.game_id "
+                "WHERE p.tournament_id = ? AND p.round = ? AND (g.ply > 0 OR g.status <> 'active') LIMIT 1",
+                (tournament_id, number),
+            )
+            decided = await db.execute_fetchall(
+                "SELECT 1 FROM tournament_pairings WHERE tournament_id = ? AND round = ? AND game_id IS NULL "
+                "AND state = 'done' AND match IS NULL LIMIT 1",
+                (tournament_id, number),
+            )
+            if started or decided:
+                raise UserError("tournament.refusal.round_begun", round=number)
+            games = await db.execute_fetchall(
+                "SELECT game_id FROM tournament_pairings WHERE tournament_id = ? AND round = ? AND game_id IS NOT NULL",
+                (tournament_id, number),
+            )
+            await db.execute(
+                "DELETE FROM tournament_pairings WHERE tournament_id = ? AND round = ?", (tournament_id, number)
+            )
+            for row in games:
+                await db.execute("DELETE FROM games WHERE id = ?", (int(row[0]),))
+            await db.execute(
+                "DELETE FROM tournament_byes WHERE tournament_id = ? AND round = ? AND kind <> 'half'",
+                (tournament_id, number),
+            )
+            await db.execute(
+                "DELETE FROM tournament_rounds WHERE tournament_id = ? AND number = ?", (tournament_id, number)
+            )
+            await db.execute(
+                "DELETE FROM due WHERE tournament_id = ? AND key IN (?, ?)",
+                (tournament_id, f"play:{number}", f"deadline:{number}"),
+            )
+            await self._log(db, tournament_id, actor_id, "repair", str(number))
+            await self._due_tournament(db, tournament_id, "advance", self._now())
+
+    async def tournament_log(self, tournament_id: int) -> list[tuple[float, int, str, str]]:
+        rows = await self._fetchall(
+            "SELECT at, actor_id, action, detail FROM tournament_log WHERE tournament_id = ? ORDER BY id",
+            (tournament_id,),
+        )
+        return [(float(r[0]), int(r[1]), str(r[2]), str(r[3])) for r in rows]
+
+    async def pairing_of_game(self, game_id: int) -> tuple[int, Pairing] | None:
+        """The tournament and pairing a game belongs to (None for a game outside tournaments)."""
+        rows = await self._fetchall("SELECT * FROM tournament_pairings WHERE game_id = ?", (game_id,))
+        for row in rows:
+            return int(row["tournament_id"]), _pairing_from_row(row)
+        return None
+
+    async def organiser_role(self, guild_id: int) -> int | None:
+        rows = await self._fetchall("SELECT role_id FROM tournament_organisers WHERE guild_id = ?", (guild_id,))
+        return None if not rows else int(rows[0][0])
+
+    async def set_organiser_role(self, guild_id: int, role_id: int | None) -> None:
+        async with self._transaction() as db:
+            if role_id is None:
+                await db.execute("DELETE FROM tournament_organisers WHERE guild_id = ?", (guild_id,))
+            else:
+                await db.execute(
+                    "INSERT INTO tournament_organisers (guild_id, role_id) VALUES (?, ?) "
+                    "ON CONFLICT (guild_id) DO UPDATE SET role_id = excluded.role_id",
+                    (guild_id, role_id),
+                )
+
+    async def _tournament_in(self, db: Connection, tournament_id: int) -> TournamentInfo:
+        rows = await db.execute_fetchall("SELECT * FROM tournaments WHERE id = ?", (tournament_id,))
+        for row in rows:
+            return _tournament_from_row(row)
+        raise UserError("tournament.refusal.no_tournament")
+
+
+TournamentFormat = Literal["swiss", "round_robin", "double_round_robin", "single_elimination", "double_elimination"]
+TournamentStatus = Literal["signup", "running", "paused", "finished", "cancelled"]
+TOURNAMENT_FORMATS: tuple[TournamentFormat, ...] = (
+    "swiss",
+    "round_robin",
+    "double_round_robin",
+    "single_elimination",
+    "double_elimination",
+)
+
+
+@dataclass(frozen=True)
+class TournamentInfo:
+    """One row of ``tournaments``: what the organiser chose and where the tournament stands."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    organiser_id: int
+    name: str
+    game: str
+    settings: Mapping[str, str]
+    format: TournamentFormat
+    rounds: int | None
+    best_of: int
+    time_control: TimeControl
+    rated: bool
+    max_players: int | None
+    division_size: int | None
+    starts_at: float | None
+    checkin_minutes: int
+    round_minutes: int
+    status: TournamentStatus
+    message_id: int | None
+    created_at: float
+    started_at: float | None
+    ended_at: float | None
+
+    @property
+    def is_elimination(self) -> bool:
+        return self.format in ("single_elimination", "double_elimination")
+
+    @property
+    def is_live(self) -> bool:
+        return self.status in ("running", "paused")
+
+    @property
+    def checkin_opens_at(self) -> float | None:
+        if not self.checkin_minutes or self.starts_at is None:
+            return None
+        return self.starts_at - self.checkin_minutes * 60
+
+
+@dataclass(frozen=True)
+class Entrant:
+    user_id: int
+    name: str
+    rating: int
+    seed: int | None
+    joined_round: int
+    left_round: int | None
+    checked_in: bool
+    late: bool
+
+
+@dataclass(frozen=True)
+class Pairing:
+    id: int
+    round: int
+    board: int
+    white: int
+    black: int
+    match: str | None
+    result: str | None
+    state: str
+    thread_id: int | None
+    game_id: int | None
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    number: int
+    started_at: float
+    deadline: float
+    announced: bool
+
+
+@dataclass(frozen=True)
+class TournamentSnapshot:
+    info: TournamentInfo
+    players: tuple[Entrant, ...]
+    rounds: tuple[RoundRow, ...]
+    pairings: tuple[Pairing, ...]
+    byes: tuple[tuple[int, int, str], ...]
+    """(round, player, kind)"""
+
+    def round_pairings(self, number: int) -> tuple[Pairing, ...]:
+        return tuple(p for p in self.pairings if p.round == number)
+
+
+@dataclass(frozen=True)
+class RoundPlan:
+    """A paired round as ``save_round`` stores it: games (white, black, match id, a result decided already or
+    None), byes (round, player, kind; a late joiner's ½-point bye names an earlier round), the seeds of late
+    entrants, and the minutes until its deadline."""
+
+    number: int
+    games: tuple[tuple[int, int, str | None, str | None], ...]
+    byes: tuple[tuple[int, int, str], ...]
+    seeds: tuple[tuple[int, int], ...]
+    minutes: int
+
+
+RESULTS: tuple[str, ...] = ("1-0", "0-1", "1/2-1/2", "+-", "-+", "--")
+
+
+def _tournament_from_row(row: Row) -> TournamentInfo:
+    return TournamentInfo(
+        id=int(row["id"]),
+        guild_id=int(row["guild_id"]),
+        channel_id=int(row["channel_id"]),
+        organiser_id=int(row["organiser_id"]),
+        name=str(row["name"]),
+        game=str(row["game"]),
+        settings=MappingProxyType(cast(dict[str, str], json.loads(row["settings"]))),
+        format=cast(TournamentFormat, row["format"]),
+        rounds=row["rounds"],
+        best_of=int(row["best_of"]),
+        time_control=_control(row["time_control"], row["inactivity_days"]),
+        rated=bool(row["rated"]),
+        max_players=row["max_players"],
+        division_size=row["division_size"],
+        starts_at=row["starts_at"],
+        checkin_minutes=int(row["checkin_minutes"]),
+        round_minutes=int(row["round_minutes"]),
+        status=cast(TournamentStatus, row["status"]),
+        message_id=row["message_id"],
+        created_at=float(row["created_at"]),
+        started_at=row["started_at"],
+        ended_at=row["ended_at"],
+    )
+
+
+def _entrant_from_row(row: Row) -> Entrant:
+    return Entrant(
+        int(row["user_id"]),
+        str(row["name"]),
+        int(row["rating"]),
+        row["seed"],
+        int(row["joined_round"]),
+        row["left_round"],
+        bool(row["checked_in"]),
+        bool(row["late"]),
+    )
+
+
+def _pairing_from_row(row: Row) -> Pairing:
+    return Pairing(
+        int(row["id"]),
+        int(row["round"]),
+        int(row["board"]),
+        int(row["white"]),
+        int(row["black"]),
+        row["match"],
+        row["result"],
+        str(row["state"]),
+        row["thread_id"],
+        row["game_id"],
+    )
+
+
+async def _count(db: Connection, sql: str, *params: Any) -> int:
+    rows = await db.execute_fetchall(sql, params)
+    return int(next(iter(rows))[0])
 
 
 @dataclass(frozen=True)

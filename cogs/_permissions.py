@@ -149,3 +149,16 @@ def refusal(
         return UserError("permission.grant_or_thread", start=start, grant=grant)
     log.debug("Neither here nor in a thread can the bot hold a game in channel %s", interaction.channel_id)
     return UserError("permission.grant", start=start, grant=grant)
+
+
+def may_organise(interaction: discord.Interaction[Any], role_id: int | None, organiser_id: int | None = None) -> bool:
+    """Whether the member may run tournaments here: Manage Server, the server's organiser role, or (for one
+    tournament) being the member who created it. Read from the interaction, as Discord computed it."""
+    user = interaction.user
+    if organiser_id is not None and user.id == organiser_id:
+        return True
+    if not isinstance(user, discord.Member):
+        return False
+    if interaction.permissions.manage_guild:
+        return True
+    return role_id is not None and any(role.id == role_id for role in user.roles)

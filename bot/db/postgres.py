@@ -200,10 +200,27 @@ class PostgresDatabase:
         return int(value)
 
     async def set_schema_version(self, version: int) -> None:
+        # A migration that rebuilt a table copied its rows with their ids; the identity must move past them,
+        # as SQLite's rowid does by itself, or the next insert would take an id that is already there.
+        await sync_identities(self._conn)
         await self._conn.execute("UPDATE schema_version SET version = $1", int(version))
 
     def ddl(self, statement: str) -> str:
         return sql.ddl(statement)
+
+
+async def sync_identities(conn: asyncpg.Connection[Any]) -> None:
+    """Set every identity column's next value past the largest id its table holds."""
+    identities = await conn.fetch(
+        "SELECT table_name, column_name FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND is_identity = 'YES'"
+    )
+    for row in identities:
+        table, column = str(row["table_name"]), str(row["column_name"])
+        await conn.execute(
+            f"SELECT setval(pg_get_serial_sequence('\"{table}\"', '{column}'), "
+            f'COALESCE((SELECT MAX("{column}") FROM "{table}"), 0) + 1, false)'
+        )
 
 
 READERS = 3

@@ -26,7 +26,7 @@ import aiosqlite
 import asyncpg
 
 from bot.db import redact
-from bot.db.postgres import PostgresDatabase, connect_postgresql
+from bot.db.postgres import PostgresDatabase, connect_postgresql, sync_identities
 
 log = logging.getLogger(__name__)
 
@@ -131,16 +131,7 @@ async def copy_to_postgresql(
                     )
                 copied.append(Copied(table, count))
                 say(f"{table}: {count} rows")
-            identities = await target.raw.fetch(
-                "SELECT table_name, column_name FROM information_schema.columns "
-                "WHERE table_schema = current_schema() AND is_identity = 'YES'"
-            )
-            for row in identities:
-                table, column = str(row["table_name"]), str(row["column_name"])
-                await target.raw.execute(
-                    f"SELECT setval(pg_get_serial_sequence('\"{table}\"', '{column}'), "
-                    f'COALESCE((SELECT MAX("{column}") FROM "{table}"), 0) + 1, false)'
-                )
+            await sync_identities(target.raw)
             await target.commit()
         except BaseException:
             if target.in_transaction:

@@ -97,6 +97,60 @@ class Fault:
 
 
 @dataclass
+class RateLimit:
+    """A per-route bucket as Discord runs them: at most ``limit`` requests in any ``per`` seconds (real time, as
+    the client sleeps in real time). Every answer carries the bucket's ``X-RateLimit-*`` headers, so a client
+    that reads them waits before it runs out; one that does not is answered 429 with ``Retry-After``."""
+
+    method: str
+    path: re.Pattern[str]
+    limit: int
+    per: float
+    name: str = "sandbox-bucket"
+    stamps: list[float] = field(default_factory=list)
+    served: int = 0
+    limited: int = 0
+    busiest: int = 0
+
+    def matches(self, method: str, path: str) -> bool:
+        return self.method in ("*", method) and self.path.search(path) is not None
+
+    def _window(self, now: float) -> None:
+        self.stamps = [t for t in self.stamps if t > now - self.per]
+
+    def take(self, now: float) -> float | None:
+        """Count a request now; the seconds until it may be retried when the bucket is already empty."""
+        self._window(now)
+        if len(self.stamps) >= self.limit:
+            self.limited += 1
+            return self.stamps[0] + self.per - now
+        self.stamps.append(now)
+        self.served += 1
+        self.busiest = max(self.busiest, len(self.stamps))
+        return None
+
+    def headers(self, now: float) -> dict[str, str]:
+        self._window(now)
+        reset_after = (self.stamps[0] + self.per - now) if self.stamps else self.per
+        return {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(max(0, self.limit - len(self.stamps))),
+            "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+            "X-RateLimit-Reset-After": f"{reset_after:.3f}",
+            "X-RateLimit-Bucket": self.name,
+        }
+
+    def refusal(self, wait: float, now: float) -> tuple[int, dict[str, Any], dict[str, str]]:
+        body = {"message": "You are being rate limited.", "retry_after": round(wait, 3), "global": False}
+        headers = self.headers(now) | {
+            "Via": "1.1 google",
+            "Retry-After": str(max(1, math.ceil(wait))),
+            "X-RateLimit-Scope": "user",
+        }
+        return 429, body, headers
+
+
+@dataclass
 class RecordedRequest:
     """One REST call the bot made and what the fake answered."""
 
@@ -149,6 +203,7 @@ class FakeDiscord:
         self.requests: list[RecordedRequest] = []
         self.errors: list[RecordedRequest] = []
         self.faults: list[Fault] = []
+        self.rate_limits: list[RateLimit] = []
         self._waiters: list[asyncio.Future[None]] = []
         # Called after every change, like the waiters: the local table's page listens here.
         self.listeners: list[Callable[[], None]] = []
@@ -433,6 +488,13 @@ class FakeDiscord:
         self.faults.append(fault)
         return fault
 
+    def rate_limit(self, method: str, path: str, *, limit: int, per: float) -> RateLimit:
+        """Put the requests matching ``method`` and the regex ``path`` under one rate-limit bucket from now on
+        (``limit`` in any ``per`` seconds), headers and 429s as Discord answers them."""
+        bucket = RateLimit(method, re.compile(path), limit, per, name=f"sandbox-bucket-{len(self.rate_limits)}")
+        self.rate_limits.append(bucket)
+        return bucket
+
     def take_errors(self) -> list[RecordedRequest]:
         """Claim the error answers so far: the test looked at them, ``check()`` will not complain."""
         taken, self.errors = self.errors, []
@@ -540,12 +602,21 @@ class FakeDiscord:
         headers: dict[str, str] = {}
         try:
             fault = next((f for f in self.faults if f.matches(request.method, path)), None)
+            bucket = next((b for b in self.rate_limits if b.matches(request.method, path)), None)
+            now = time.monotonic()
+            wait = None if bucket is None or fault is not None else bucket.take(now)
             if fault is not None:
                 await request.read()
                 status, payload, headers = fault.answer()
                 record.faulted = True
+            elif bucket is not None and wait is not None:
+                await request.read()
+                status, payload, headers = bucket.refusal(wait, now)
+                record.faulted = True
             else:
                 status, payload = await self._serve(request, path, record)
+                if bucket is not None:
+                    headers = bucket.headers(now)
         finally:
             self._in_flight -= 1
         record.status = status

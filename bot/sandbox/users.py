@@ -253,7 +253,12 @@ class SandboxUser:
             } | {"permissions": str(self.fake.state.permissions(self.member.id, int(value)))}
             value = str(value)
         elif kind == ROLE:
-            value = str(value)
+            # As Discord sends it: the role's id, and the role itself under resolved.roles.
+            role_id = int(value)
+            if role_id not in self.fake.state.role_permissions:
+                raise InjectionRefused(f"{where}: no such role {value!r}")
+            resolved.setdefault("roles", {})[str(role_id)] = self.fake.state.role_json(role_id)
+            value = str(role_id)
         else:
             raise InjectionRefused(f"{where}: option type {kind} is not supported by the sandbox")
         choices = option.get("choices")

@@ -31,7 +31,7 @@ async def test_dev_guild_gets_the_commands_and_global_scope_stays_empty(
         return VeletasBot(settings, store)
 
     await sandbox_runner.start(factory, sync=False)
-    assert [c["name"] for c in sandbox.commands(guild=True)] == ["veletas", "veloop"]
+    assert [c["name"] for c in sandbox.commands(guild=True)] == ["veletas", "veloop", "tournament"]
     assert sandbox.commands() == []
     assert command_puts(sandbox) == [f"/applications/{sandbox.application_id}/guilds/{sandbox.guild_id}/commands"]
     subcommands = {o["name"] for o in sandbox.commands(guild=True)[0]["options"]}

@@ -1,0 +1,301 @@
+"""What a stored tournament means to the engine: the engine's values built from the store's rows, the next
+round planned, the standings and the final places.
+
+Discord-free and SQL-free: the store hands a ``TournamentSnapshot`` in, this module hands plans and tables
+out, and the cog says them. Pairing is CPU work (a Swiss round of 40 players takes a good fraction of a
+second), so the bot calls ``plan_next`` off the event loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import cast
+
+from bot.store import Entrant, Pairing, RoundPlan, TournamentInfo, TournamentSnapshot
+from bot.tournaments import (
+    ROUND_ROBIN_TIEBREAKS,
+    SWISS_TIEBREAKS,
+    Bracket,
+    BracketState,
+    Bye,
+    ByeKind,
+    Game,
+    Player,
+    Result,
+    Round,
+    Standing,
+    Tiebreak,
+    Tournament,
+    TournamentError,
+    divisions,
+    double_elimination,
+    match_winner,
+    next_round,
+    resolve,
+    rounds_needed,
+    single_elimination,
+    standings,
+    standings_csv,
+    to_trf,
+)
+from bot.tournaments.standings import TIEBREAK_LABELS
+
+ROUND_FORMATS = ("swiss", "round_robin", "double_round_robin")
+WHITE_WINS = ("1-0", "+-")
+BLACK_WINS = ("0-1", "-+")
+
+
+@dataclass(frozen=True)
+class Finished:
+    """Every round is played (or the bracket has its champion): the tournament is over."""
+
+
+def division_sizes(info: TournamentInfo, players: int) -> list[int]:
+    """How a round robin's field splits: the fewest divisions of at most ``division_size``, sizes within one."""
+    size = info.division_size
+    if size is None or players <= size:
+        return [players]
+    count = -(-players // size)
+    return [players // count + (1 if i < players % count else 0) for i in range(count)]
+
+
+def planned_rounds(info: TournamentInfo, players: int) -> int | None:
+    """The rounds a format plays with this many players (a Swiss: as the organiser chose; a bracket: unknown);
+    a round robin in divisions lasts as long as its biggest division's table."""
+    if info.format == "swiss":
+        return info.rounds
+    if info.format in ("round_robin", "double_round_robin"):
+        double = info.format == "double_round_robin"
+        return max(rounds_needed(n, double=double) for n in division_sizes(info, players))
+    return None
+
+
+def seeded_players(snap: TournamentSnapshot) -> tuple[Entrant, ...]:
+    """The entrants the pairings know: seeded, and not waiting for their late entry to be paired."""
+    return tuple(e for e in snap.players if e.seed is not None and not e.late)
+
+
+def engine_tournament(snap: TournamentSnapshot) -> Tournament:
+    """A round-played tournament as the engine's value, from its rows (a round robin in divisions: the first)."""
+    return groups(snap)[0][1]
+
+
+def _players(snap: TournamentSnapshot) -> tuple[Player, ...]:
+    return tuple(
+        Player(e.user_id, e.rating, cast(int, e.seed), e.joined_round, e.left_round) for e in seeded_players(snap)
+    )
+
+
+def groups(snap: TournamentSnapshot) -> list[tuple[str | None, Tournament]]:
+    """The engine's values of a round-played tournament: one, or one per division of a big round robin
+    (``divisions`` deals the seeds in a snake, so the divisions are even; each plays its own Berger table,
+    numbered from 1, for as many rounds as it needs). Labels are None when there is a single group."""
+    info = snap.info
+    if info.format not in ROUND_FORMATS:
+        raise TournamentError(f"a {info.format} tournament is played as a bracket")
+    players = _players(snap)
+    double = info.format == "double_round_robin"
+    if info.format == "swiss" or info.division_size is None or len(players) <= info.division_size:
+        parts: tuple[tuple[Player, ...], ...] = (players,)
+    else:
+        parts = divisions(players, info.division_size)
+    out: list[tuple[str | None, Tournament]] = []
+    for number, part in enumerate(parts, start=1):
+        ids = {p.id for p in part}
+        if len(parts) > 1:
+            part = tuple(replace(p, seed=i) for i, p in enumerate(sorted(part, key=lambda p: p.seed), start=1))
+        if info.format == "swiss":
+            total = info.rounds or max(len(snap.rounds), 1)
+        else:
+            total = rounds_needed(len(part), double=double)
+        rounds = []
+        for row in snap.rounds[:total]:
+            games = tuple(
+                Game(p.white, p.black, cast("Result | None", p.result))
+                for p in snap.round_pairings(row.number)
+                if p.white in ids
+            )
+            byes = tuple(Bye(pid, cast(ByeKind, kind)) for n, pid, kind in snap.byes if n == row.number and pid in ids)
+            rounds.append(Round(row.number, games, byes))
+        label = f"Division {number}" if len(parts) > 1 else None
+        out.append((label, Tournament(info.format, part, total, tuple(rounds))))  # type: ignore[arg-type]
+    return out
+
+
+def bracket_of(snap: TournamentSnapshot) -> Bracket:
+    players = tuple(
+        Player(e.user_id, e.rating, cast(int, e.seed), e.joined_round, e.left_round) for e in seeded_players(snap)
+    )
+    if snap.info.format == "double_elimination":
+        return double_elimination(players, best_of=snap.info.best_of)
+    return single_elimination(players, best_of=snap.info.best_of)
+
+
+def match_games(pairings: tuple[Pairing, ...], match_id: str) -> list[Pairing]:
+    return [p for p in pairings if p.match == match_id]
+
+
+def game_winner(p: Pairing, a: int) -> int | None:
+    """Who won one game of a bracket match: a draw is replayed (nobody); both absent counts for the ``a`` side."""
+    if p.result in WHITE_WINS:
+        return p.white
+    if p.result in BLACK_WINS:
+        return p.black
+    if p.result == "--":
+        return a
+    return None
+
+
+def bracket_state(snap: TournamentSnapshot) -> BracketState:
+    """The bracket after the games played so far (each match's winner by its best-of-N games)."""
+    bracket = bracket_of(snap)
+    winners: dict[str, int] = {}
+    state = resolve(bracket, winners)
+    # Matches resolve in bracket order; a later match's players depend on earlier winners, so grow the map.
+    for _ in range(len(bracket.matches) + 1):
+        changed = False
+        for m in state.matches:
+            if m.match.id in winners or not m.ready:
+                continue
+            a, b = cast(int, m.a), cast(int, m.b)
+            played = [w for p in match_games(snap.pairings, m.match.id) if (w := game_winner(p, a)) is not None]
+            won = match_winner(a, b, played, bracket.best_of)
+            if won is not None:
+                winners[m.match.id] = won
+                changed = True
+        if not changed:
+            break
+        state = resolve(bracket, winners)
+    return state
+
+
+def plan_next(snap: TournamentSnapshot) -> RoundPlan | Finished | None:
+    """The next round to store, ``Finished`` when there is none, or None while the current round is still on."""
+    if any(p.result is None for p in snap.pairings):
+        return None
+    number = len(snap.rounds) + 1
+    minutes = snap.info.round_minutes
+    if snap.info.is_elimination:
+        return _plan_bracket(snap, number, minutes)
+    if snap.info.format != "swiss":
+        return _plan_round_robin(snap, number, minutes)
+    t = engine_tournament(snap)
+    if len(t.rounds) >= t.total_rounds:
+        return Finished()
+    seeds: list[tuple[int, int]] = []
+    before = {(b.player, rnd.number) for rnd in t.rounds for b in rnd.byes}
+    for e in sorted((e for e in snap.players if e.late), key=lambda e: (e.joined_round, e.user_id)):
+        if e.left_round is not None:
+            continue
+        t = t.join_late(e.user_id, e.rating)
+        seeds.append((e.user_id, t.player(e.user_id).seed))
+    active = [p for p in t.players if p.active_in(number)]
+    if not active:
+        return Finished()
+    rnd = next_round(t)
+    late_byes = tuple(
+        (r.number, b.player, b.kind) for r in t.rounds for b in r.byes if (b.player, r.number) not in before
+    )
+    games = tuple((g.white, g.black, None, g.result) for g in rnd.games)
+    byes = late_byes + tuple((number, b.player, b.kind) for b in rnd.byes)
+    return RoundPlan(number, games, byes, tuple(seeds), minutes)
+
+
+def _plan_round_robin(snap: TournamentSnapshot, number: int, minutes: int) -> RoundPlan | Finished:
+    games: list[tuple[int, int, str | None, str | None]] = []
+    byes: list[tuple[int, int, str]] = []
+    for label, t in groups(snap):
+        if len(t.rounds) >= t.total_rounds:
+            continue  # this division has played its whole table
+        rnd = next_round(t)
+        games += [(g.white, g.black, label, g.result) for g in rnd.games]
+        byes += [(number, b.player, b.kind) for b in rnd.byes]
+    if not games and not byes:
+        return Finished()
+    return RoundPlan(number, tuple(games), tuple(byes), (), minutes)
+
+
+def _plan_bracket(snap: TournamentSnapshot, number: int, minutes: int) -> RoundPlan | Finished:
+    state = bracket_state(snap)
+    if state.champion is not None:
+        return Finished()
+    gone = {e.user_id for e in snap.players if e.left_round is not None}
+    games: list[tuple[int, int, str | None, str | None]] = []
+    for m in state.ready():
+        a, b = cast(int, m.a), cast(int, m.b)
+        count = len(match_games(snap.pairings, m.match.id))
+        white, black = (a, b) if count % 2 == 0 else (b, a)
+        result: str | None = None
+        if white in gone or black in gone:
+            result = "--" if white in gone and black in gone else ("-+" if white in gone else "+-")
+        games.append((white, black, m.match.id, result))
+    if not games:
+        return Finished()
+    return RoundPlan(number, tuple(games), (), (), minutes)
+
+
+def tiebreaks_of(info: TournamentInfo) -> tuple[Tiebreak, ...]:
+    return SWISS_TIEBREAKS if info.format == "swiss" else ROUND_ROBIN_TIEBREAKS
+
+
+def tiebreak_labels(info: TournamentInfo) -> tuple[str, ...]:
+    return tuple(TIEBREAK_LABELS[c] for c in tiebreaks_of(info))
+
+
+def table(snap: TournamentSnapshot) -> tuple[Standing, ...]:
+    """The standings over the finished rounds, with the format's tie-breaks (the first division's, if several)."""
+    return tables(snap)[0][1]
+
+
+def tables(snap: TournamentSnapshot) -> list[tuple[str | None, tuple[Standing, ...]]]:
+    """The standings of each group (one, or each division of a round robin)."""
+    return [(label, standings(t, tiebreaks_of(snap.info))) for label, t in groups(snap)]
+
+
+def names(snap: TournamentSnapshot) -> dict[int, str]:
+    return {e.user_id: e.name for e in snap.players}
+
+
+def csv_text(snap: TournamentSnapshot) -> str:
+    if snap.info.is_elimination:
+        lines = ["place,player,name"]
+        known = names(snap)
+        for place, pid in bracket_state(snap).placements():
+            name = known.get(pid, "").replace('"', '""')
+            lines.append(f'{place},{pid},"{name}"')
+        return "\n".join(lines) + "\n"
+    parts = tables(snap)
+    if len(parts) == 1:
+        return standings_csv(parts[0][1], tiebreaks_of(snap.info), names(snap))
+    out: list[str] = []
+    for i, (_, rows) in enumerate(parts):
+        lines = standings_csv(rows, tiebreaks_of(snap.info), names(snap)).splitlines()
+        if i == 0:
+            out.append(f"division,{lines[0]}")
+        out += [f"{i + 1},{line}" for line in lines[1:]]
+    return "\n".join(out) + "\n"
+
+
+def trf_text(snap: TournamentSnapshot) -> str:
+    """The Swiss as TRF, over its finished rounds."""
+    t = engine_tournament(snap)
+    finished = tuple(r for r in t.rounds if r.finished)
+    return to_trf(Tournament(t.format, t.players, t.total_rounds, finished), name=snap.info.name)
+
+
+def places(snap: TournamentSnapshot) -> list[tuple[int, int]]:
+    """(place, player) at the end: the bracket's placements, or the standings' ranks."""
+    if snap.info.is_elimination:
+        return bracket_state(snap).placements()
+    return [(s.rank, s.player) for s in table(snap)]
+
+
+def division_places(snap: TournamentSnapshot) -> list[tuple[str | None, list[tuple[int, int]]]]:
+    """(label, places) per group: one for most tournaments, one per division of a big round robin."""
+    if snap.info.is_elimination:
+        return [(None, places(snap))]
+    return [(label, [(s.rank, s.player) for s in rows]) for label, rows in tables(snap)]
+
+
+def pairing_result_text(result: str | None) -> str:
+    return {"1/2-1/2": "½-½", None: "…"}.get(result, result or "…")

@@ -1,0 +1,355 @@
+"""Tournaments in the store, on real SQLite files: rounds stored whole and once, each pairing's result written in
+the transaction that ends its game (every way a game ends), no-shows, late entries, refusals, the migration."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+from dbtools import raw, tables
+from store_fixtures import Clock
+from test_store import ALICE, BOB, CAROL, CHANNEL, GUILD
+from test_store_ratings import drawn_moves, play_out
+
+from bot.clocks import TimeControl
+from bot.db import is_postgresql
+from bot.errors import UserError
+from bot.rules import veloop
+from bot.store import MIGRATIONS, GameInfo, RoundPlan, Store, TournamentInfo
+
+DAVE = 1004
+THREADS = iter(range(900_000, 999_999))
+SETTINGS = {"board": "5", "protocol": "alternating"}
+
+
+async def tournament(
+    store: Store,
+    players: tuple[int, ...] = (ALICE, BOB, CAROL, DAVE),
+    *,
+    format: str = "swiss",
+    rounds: int | None = 3,
+    rated: bool = False,
+    start: bool = True,
+) -> TournamentInfo:
+    info = await store.create_tournament(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        organiser_id=ALICE,
+        name="Test Open",
+        game="veloop",
+        settings=SETTINGS,
+        format=format,  # type: ignore[arg-type]
+        rounds=rounds,
+        best_of=1,
+        time_control=TimeControl.days(1),
+        rated=rated,
+        max_players=None,
+        starts_at=None,
+        checkin_minutes=0,
+        round_minutes=60,
+    )
+    for player in players:
+        await store.join_tournament(info.id, player, f"player {player}")
+    if start:
+        info = await store.start_tournament(info.id, actor_id=ALICE, rounds_for=lambda n: rounds)
+        [row] = [r for r in await store.claim_due(store.now(), lease=60, limit=10) if r.key == "advance"]
+        await store.drop_due(row.id)  # the bot's step that pairs round 1; these tests pair by hand
+    return info
+
+
+async def open_games(store: Store, tid: int, plan: RoundPlan) -> list[GameInfo]:
+    assert await store.save_round(tid, plan, due_id=None)
+    snap = await store.snapshot(tid)
+    games = []
+    for pairing in snap.round_pairings(plan.number):
+        if pairing.result is not None:
+            continue
+        await store.pairing_thread_pending(pairing.id)
+        await store.pairing_thread(pairing.id, next(THREADS))
+        games.append(await store.start_pairing_game(pairing.id))
+    return games
+
+
+def plan(number: int, *games: tuple[int, int]) -> RoundPlan:
+    return RoundPlan(number, tuple((w, b, None, None) for w, b in games), (), (), 60)
+
+
+async def result_of(store: Store, tid: int, game_id: int) -> str | None:
+    snap = await store.snapshot(tid)
+    return next(p.result for p in snap.pairings if p.game_id == game_id)
+
+
+async def advance_due(db_path: Path, tid: int) -> bool:
+    with raw(db_path) as db:
+        return bool(db.execute("SELECT 1 FROM due WHERE tournament_id = ? AND key = 'advance'", (tid,)).fetchall())
+
+
+async def test_a_round_is_stored_whole_once_and_its_games_start_with_the_tournaments_settings(
+    store: Store, db_path: Path
+) -> None:
+    t = await tournament(store)
+    games = await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+    assert not await store.save_round(t.id, plan(1, (ALICE, CAROL), (BOB, DAVE)), due_id=None), "never twice"
+    snap = await store.snapshot(t.id)
+    assert [(p.white, p.black) for p in snap.pairings] == [(ALICE, BOB), (CAROL, DAVE)]
+    assert all(p.state == "game" for p in snap.pairings)
+    first = games[0]
+    assert first.status == "active" and first.challenger_id == ALICE and first.opponent_id == BOB
+    assert dict(first.settings) == SETTINGS and first.time_control == TimeControl.days(1)
+    assert first.clock is not None and first.clock.running == "first"
+    again = await store.start_pairing_game(snap.pairings[0].id)
+    assert again.id == first.id, "a second call returns the game already made"
+    with raw(db_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2
+        keys = {r[0] for r in db.execute("SELECT key FROM due WHERE tournament_id = ?", (t.id,))}
+    assert {"play:1", "deadline:1"} <= keys
+
+
+async def test_every_way_a_game_ends_writes_its_pairings_result_in_the_same_transaction(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    t = await tournament(store, (ALICE, BOB, CAROL, DAVE, 1005, 1006, 1007, 1008, 1009, 1010), rounds=1)
+    pairs = [(ALICE, BOB), (CAROL, DAVE), (1005, 1006), (1007, 1008), (1009, 1010)]
+    resigned, drawn, flagged, cancelled, adjudicated = await open_games(store, t.id, plan(1, *pairs))
+    await store.resign(resigned.id, BOB)
+    assert await result_of(store, t.id, resigned.id) == "1-0"
+    finished = await play_out(store, drawn, drawn_moves())
+    assert finished.status == "finished" and finished.winner_id is None
+    assert await result_of(store, t.id, drawn.id) == "1/2-1/2", "a draw on the board (two passes)"
+    move = str(veloop.Game.new(5, "alternating").position.legal_moves()[0])
+    await store.play(flagged.id, 1005, move)  # 1005 moved; 1006 never answers within the day
+    await store.play(adjudicated.id, 1009, move)
+    clock.advance(minutes=30)
+    await store.play(adjudicated.id, 1010, str(veloop.Game.new(5, "alternating").play(move).position.legal_moves()[0]))
+    await store.cancel_game(cancelled.id)
+    assert await result_of(store, t.id, cancelled.id) == "--"
+    clock.advance(hours=20)
+    assert await store.adjudicate(adjudicated.id) is not None
+    assert await result_of(store, t.id, adjudicated.id) == "0-1", "1009's clock ran 20 h, 1010's is untouched"
+    assert not await advance_due(db_path, t.id), "one game still runs"
+    clock.advance(hours=5)
+    assert await store.flag(flagged.id) is not None
+    assert await result_of(store, t.id, flagged.id) == "+-", "a no-show: a forfeit, not a game"
+    entrants = {e.user_id: e for e in await store.entrants(t.id)}
+    assert entrants[1006].left_round == 2 and entrants[1005].left_round is None
+    assert await advance_due(db_path, t.id), "the round's last result makes the next step fall due"
+
+
+async def test_a_game_played_to_its_end_on_the_board_scores_its_winner(store: Store) -> None:
+    t = await tournament(store, rounds=1)
+    first, _ = await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+    rng = random.Random(3)
+    info = first
+    while info.status == "active":
+        actor = info.user_to_act
+        assert actor is not None
+        info = await store.play(info.id, actor, str(rng.choice(info.state.position.legal_moves())))  # type: ignore[attr-defined]
+    expected = "1/2-1/2" if info.winner_id is None else "1-0" if info.winner_id == ALICE else "0-1"
+    assert info.termination in ("confinement", "passes")
+    assert await result_of(store, t.id, first.id) == expected
+
+
+async def test_a_failure_in_the_pairing_write_leaves_the_game_running(store: Store, db_path: Path) -> None:
+    t = await tournament(store, rounds=1)
+    game, _ = await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+    with raw(db_path) as db:
+        if is_postgresql(db_path):
+            db.execute(
+                "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
+                "$$ BEGIN RAISE EXCEPTION 'refused' USING ERRCODE = 'integrity_constraint_violation'; END $$"
+            )
+            db.execute(
+                "CREATE TRIGGER no_results BEFORE UPDATE OF result ON tournament_pairings "
+                "FOR EACH ROW EXECUTE FUNCTION refuse()"
+            )
+        else:
+            db.execute(
+                "CREATE TRIGGER no_results BEFORE UPDATE OF result ON tournament_pairings "
+                "BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
+    with pytest.raises(sqlite3.IntegrityError):
+        await store.resign(game.id, BOB)
+    assert (await store.get_game(game.id)).status == "active", "the game did not end without its pairing's result"
+    assert await result_of(store, t.id, game.id) is None
+
+
+async def test_a_rated_tournament_rates_its_games_but_not_a_no_show(store: Store, clock: Clock) -> None:
+    t = await tournament(store, rated=True, rounds=1)
+    played, absent = await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+    await store.resign(played.id, BOB)
+    assert len(await store.rating_changes(played.id)) == 4
+    clock.advance(days=1, minutes=1)
+    await store.flag(absent.id)
+    assert await store.rating_changes(absent.id) == []
+    assert await result_of(store, t.id, absent.id) == "-+"
+
+
+async def test_late_entries_until_half_the_rounds_and_only_in_a_swiss(store: Store) -> None:
+    t = await tournament(store, (ALICE, BOB, CAROL, DAVE, 1009), rounds=4)
+    await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+    info, late = await store.join_tournament(t.id, 1005, "late")
+    assert late and info.id == t.id
+    entry = next(e for e in await store.entrants(t.id) if e.user_id == 1005)
+    assert entry.late and entry.joined_round == 2 and entry.seed is None
+    with pytest.raises(UserError, match="already entered"):
+        await store.join_tournament(t.id, 1005, "late")
+    for number in (2, 3):
+        assert await store.save_round(t.id, plan(number), due_id=None) or number == 2
+    with pytest.raises(UserError, match="half the rounds"):
+        await store.join_tournament(t.id, 1006, "too late")
+    rr = await store.create_tournament(
+        guild_id=GUILD,
+        channel_id=CHANNEL + 1,
+        organiser_id=ALICE,
+        name="RR",
+        game="veloop",
+        settings=SETTINGS,
+        format="round_robin",
+        rounds=None,
+        best_of=1,
+        time_control=TimeControl.days(1),
+        rated=False,
+        max_players=2,
+        starts_at=None,
+        checkin_minutes=0,
+        round_minutes=60,
+    )
+    await store.join_tournament(rr.id, ALICE, "a")
+    await store.join_tournament(rr.id, BOB, "b")
+    with pytest.raises(UserError, match="full"):
+        await store.join_tournament(rr.id, CAROL, "c")
+    await store.start_tournament(rr.id, actor_id=ALICE, rounds_for=lambda n: 1)
+    with pytest.raises(UserError, match="only a Swiss"):
+        await store.join_tournament(rr.id, CAROL, "c")
+
+
+async def test_bad_starts_are_refused_and_change_nothing(store: Store, clock: Clock, db_path: Path) -> None:
+    empty = await tournament(store, (), start=False)
+    with pytest.raises(UserError, match="at least 2 players; 0 are entered"):
+        await store.start_tournament(empty.id, actor_id=ALICE, rounds_for=lambda n: 3)
+    assert (await store.tournament(empty.id)).status == "signup"
+    await store.set_tournament_status(empty.id, "cancelled", actor_id=ALICE, allowed=("signup",))
+    small = await tournament(store, (ALICE, BOB, CAROL), start=False, rounds=5)
+    with pytest.raises(UserError, match="5 rounds need at least 6 players; 3 are entered"):
+        await store.start_tournament(small.id, actor_id=ALICE, rounds_for=lambda n: 5)
+    assert (await store.tournament(small.id)).status == "signup"
+    with pytest.raises(UserError, match="already passed"):
+        await store.create_tournament(
+            guild_id=GUILD,
+            channel_id=CHANNEL + 5,
+            organiser_id=ALICE,
+            name="Past",
+            game="veloop",
+            settings=SETTINGS,
+            format="swiss",
+            rounds=3,
+            best_of=1,
+            time_control=TimeControl.days(1),
+            rated=False,
+            max_players=None,
+            starts_at=store.now() - 60,
+            checkin_minutes=0,
+            round_minutes=60,
+        )
+    with raw(db_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM tournaments").fetchone()[0] == 2
+
+
+async def test_a_withdrawal_keeps_past_results_and_a_round_is_paired_again_only_before_any_turn(store: Store) -> None:
+    t = await tournament(store)
+    first, _ = await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+    await store.repair_round(t.id, 1, actor_id=ALICE)
+    snap = await store.snapshot(t.id)
+    assert snap.rounds == () and snap.pairings == ()
+    with pytest.raises(UserError, match="does not exist"):
+        await store.get_game(first.id)
+    first, _ = await open_games(store, t.id, plan(1, (ALICE, CAROL), (BOB, DAVE)))
+    move = str(veloop.Game.new(5, "alternating").position.legal_moves()[0])
+    await store.play(first.id, ALICE, move)
+    with pytest.raises(UserError, match="already begun"):
+        await store.repair_round(t.id, 1, actor_id=ALICE)
+    await store.resign(first.id, CAROL)
+    await store.leave_tournament(t.id, CAROL)
+    entry = next(e for e in await store.entrants(t.id) if e.user_id == CAROL)
+    assert entry.left_round == 2, "withdrawn from the next round; round 1's result stays"
+    assert await result_of(store, t.id, first.id) == "1-0"
+    log = await store.tournament_log(t.id)
+    assert [a for _, _, a, _ in log] == ["create", "start", "repair"]
+
+
+async def test_the_migration_keeps_every_due_row_of_the_previous_schema(db_path: Path, clock: Clock) -> None:
+    mine = next(i for i, m in enumerate(MIGRATIONS) if any("CREATE TABLE tournaments" in s for s in m))
+    old = await Store.open(db_path, clock=clock, migrations=MIGRATIONS[:mine])
+    challenge = await old.create_challenge(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        challenger_id=ALICE,
+        opponent_id=BOB,
+        where="here",
+        expires_at=clock() + __import__("datetime").timedelta(minutes=15),
+        game="veloop",
+        settings=SETTINGS,
+    )
+    game = await old.create_challenge(
+        guild_id=GUILD,
+        channel_id=CHANNEL + 1,
+        challenger_id=CAROL,
+        opponent_id=DAVE,
+        where="here",
+        expires_at=None,
+        game="veloop",
+        settings=SETTINGS,
+        time_control=TimeControl.days(2),
+    )
+    await old.accept_challenge(game.id, DAVE, channel_id=CHANNEL + 1)
+    await old.close()
+    with raw(db_path) as db:
+        before = sorted(db.execute("SELECT id, kind, game_id, key, due_at FROM due"))
+    assert {r[1] for r in before} == {"expiry", "deadline", "reminder"}
+    new = await Store.open(db_path, clock=clock)
+    try:
+        with raw(db_path) as db:
+            after = sorted(db.execute("SELECT id, kind, game_id, key, due_at FROM due"))
+        assert after == before
+        assert {"tournaments", "tournament_players", "tournament_pairings", "tournament_rounds"} <= set(tables(db_path))
+        clock.advance(minutes=16)
+        due = await new.claim_due(new.now(), lease=60, limit=10)
+        assert [(r.kind, r.game_id, r.tournament_id) for r in due] == [("expiry", challenge.id, None)]
+        # The rebuilt table takes new rows after the copied ones (on PostgreSQL its identity moved past them).
+        later = await new.create_challenge(
+            guild_id=GUILD,
+            channel_id=CHANNEL + 2,
+            challenger_id=ALICE,
+            opponent_id=CAROL,
+            where="here",
+            expires_at=clock() + __import__("datetime").timedelta(minutes=15),
+            game="veloop",
+            settings=SETTINGS,
+        )
+        with raw(db_path) as db:
+            ids = sorted(r[0] for r in db.execute("SELECT id FROM due WHERE game_id = ?", (later.id,)))
+        assert ids and min(ids) > max(r[0] for r in before)
+    finally:
+        await new.close()
+
+
+async def test_a_round_paired_before_a_withdrawal_landed_is_not_stored_and_is_paired_again(
+    store: Store, db_path: Path
+) -> None:
+    t = await tournament(store)
+    await store.leave_tournament(t.id, DAVE)  # before round 1: out from round 1
+    assert not await store.save_round(t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)), due_id=None)
+    assert (await store.snapshot(t.id)).rounds == ()
+    assert await advance_due(db_path, t.id), "the round is paired again, without the player who left"
+
+
+async def test_withdrawing_during_a_round_counts_a_bye_in_it_as_played(store: Store) -> None:
+    t = await tournament(store, (ALICE, BOB, CAROL), rounds=2)
+    bye = RoundPlan(1, ((ALICE, BOB, None, None),), ((1, CAROL, "pairing"),), (), 60)
+    await open_games(store, t.id, bye)
+    await store.leave_tournament(t.id, CAROL)
+    await store.leave_tournament(t.id, ALICE)
+    left = {e.user_id: e.left_round for e in await store.entrants(t.id)}
+    assert left == {ALICE: 2, BOB: None, CAROL: 2}, "the bye and the game of round 1 both stay theirs"
