@@ -13,6 +13,7 @@ from dbtools import columns, query, snapshot, tables
 from store_fixtures import Clock
 from test_store import ALICE, BOB, CAROL, GUILD, play_turns, some_turn
 from test_store_clocks import veloop_game
+from test_store_tournaments import DAVE, open_games, plan, tournament
 
 from bot.clocks import TimeControl
 from bot.store import Store
@@ -57,6 +58,11 @@ async def _populate(path: Path, clock: Clock) -> list[int]:
             expires_at=clock.now.replace(year=2030),
         )  # fmt: skip
         ids.append(waiting.id)
+        # A tournament in its first round: players, a round, pairings with their threads and games, the log.
+        cup = await tournament(store, rounds=2)
+        played, running = await open_games(store, cup.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+        await store.resign(played.id, BOB)
+        ids += [played.id, running.id]
         await store.set_theme(ALICE, "dark")
         await store.set_notify(BOB, mode="dm")
         await store.set_guild_settings(GUILD, analysis=False, time_control=TimeControl.parse("5+3"))
@@ -86,6 +92,8 @@ async def test_a_populated_file_is_copied_whole_and_the_copy_plays_on(
         assert f"{table}: {len(lite)} rows" in done.stdout
     assert query(pg_url, "SELECT COUNT(*) FROM rating_changes")[0][0] > 0, "rated games and their changes came"
     assert query(pg_url, "SELECT COUNT(*) FROM due")[0][0] > 0, "what falls due came"
+    assert query(pg_url, "SELECT COUNT(*) FROM tournament_pairings WHERE result IS NOT NULL")[0][0] == 1
+    assert query(pg_url, "SELECT COUNT(*) FROM tournament_players")[0][0] == 4, "the tournament came whole"
     lite_store = await Store.open(sqlite_path, clock=clock)
     pg_store = await Store.open(pg_url, clock=clock)
     try:
