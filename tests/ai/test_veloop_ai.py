@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 import time
@@ -279,3 +280,44 @@ def test_level_three_thinking_time_is_reported_per_decision(monkeypatch: pytest.
     assert all(cell.endswith(" s") for cell in cells[1:5]) and cells[6].endswith(" s")
     assert cells[5].endswith("×"), "the longest decision beside the house reference"
     assert 0 <= int(cells[7]) <= int(cells[0])
+
+
+def test_a_partial_run_keeps_the_other_published_rows_with_their_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--rows 1 --keep --write`` measures row 1 and keeps rows 2–5 as published, each naming the run that
+    measured it; a second partial run keeps naming that first run, not itself."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks import bench_ai
+
+    results = tmp_path / "benchmarks" / "results"
+    results.mkdir(parents=True)
+    old = [
+        f"| {r.level_a} vs {r.level_b} | 8×8 | 40 | {50 + k}% | x | x | x | x | x |"
+        for k, r in enumerate(bench_ai.VELOOP_ROWS)
+    ]
+    (tmp_path / "README.md").write_text(
+        "# Bot\n\n<!-- bench:ai-veloop -->\n### Veloop AI strength\n\n| match |\n|---|\n"
+        + "\n".join(old)
+        + "\n\n_Measured on Old CPU, 2026-01-01 with `old command`._\n<!-- /bench:ai-veloop -->\n"
+    )
+    monkeypatch.setattr(bench_ai, "RESULTS", results)
+    monkeypatch.setattr(bench_ai, "ROOT", tmp_path)
+    argv = ["--game", "veloop", "--games", "2", "--jobs", "1", "--seed", "3", "--rows", "1", "--keep", "--write"]
+    assert bench_ai.main(argv) == 0
+    readme = (tmp_path / "README.md").read_text()
+    table = [line for line in readme.splitlines() if re.match(r"\| \d vs \d \|", line)]
+    assert [line.split("|")[1].strip() for line in table] == ["2 vs 1", "3 vs 2", "4 vs 3", "5 vs 3", "5 vs 4"]
+    assert table[0] not in old and "| 2 |" in table[0], "row 1 is measured afresh (2 games)"
+    assert table[1:] == old[1:], "the other rows are kept as published"
+    old_source = "as measured on Old CPU, 2026-01-01 with `old command`."
+    assert f"Kept from an earlier run: 3 vs 2, 4 vs 3, 5 vs 3, 5 vs 4, {old_source}" in readme
+    assert "--rows 1 --keep --write`._" in readme
+    # Row 2 now, keeping row 1 from the run above and the rest from the old one.
+    argv[argv.index("--rows") + 1] = "2"
+    monkeypatch.setitem(ai.LEVELS, 3, replace(ai.LEVELS[3], iterations=8))
+    assert bench_ai.main(argv) == 0
+    readme = (tmp_path / "README.md").read_text()
+    assert f"Kept from an earlier run: 4 vs 3, 5 vs 3, 5 vs 4, {old_source}" in readme
+    assert re.search(r"Kept from an earlier run: 2 vs 1, as measured on .+ with `.*--rows 1 --keep --write`\.", readme)
+    assert readme.count("<!-- bench:ai-veloop -->") == 1
