@@ -381,6 +381,10 @@ def choose(board: Board, level: int, rng: random.Random, budget: Budget) -> Choi
     if found.wins:
         return Choice(found.wins[0], 1.0 if mover == 0 else 0.0, 0, mover)
     options = found.sensible()
+    if level >= 4 and len(found.safe) > 1 and board.two_ply and board.ply < board.plies:
+        # The first ply of a double turn: keep those after which a safe second ply remains.
+        whole = [ply for ply in found.safe if has_safe_turn(board.after(ply), budget)]
+        options = whole or options
     if len(options) == 1 or level <= 1:
         return Choice(rng.choice(options), 0.5, 1)
     ranked = rank(board, options, rng, NOISE if level == 2 else 0.0)
@@ -388,6 +392,14 @@ def choose(board: Board, level: int, rng: random.Random, budget: Budget) -> Choi
         return Choice(ranked[0], 0.5, len(ranked))
     if level == 3:
         return _flat(board, ranked[:SHORTLIST], rng, budget)
+    if level >= 5 and found.safe:
+        for ply in ranked:
+            after = board.after(ply)
+            if after.colour != board.colour and not has_safe_turn(after, budget):
+                if budget.remaining() <= 0:
+                    break
+                # The opponent's every turn hands us the game.
+                return Choice(ply, 1.0 if mover == 0 else 0.0, 0, mover)
     settings = TreeSettings(
         TREE.explore, TREE.widen_base, TREE.widen_power, TREE.root_base, TREE.root_power, level >= 5
     )
@@ -429,6 +441,40 @@ def choose_move(
     board = Board(position)
     found = choose(board, level, random.Random(seed), budget)
     return board.move_of(found.ply)
+
+
+def has_safe_turn(board: Board, budget: Budget | None = None) -> bool:
+    """Whether the side to move can play out its turn without handing the opponent a win on theirs.
+
+    A ply that wins will do; a ply that goes on and ends the turn must leave the opponent's whole
+    next turn unable to confine (as ``tactics(deep=True)`` judges safety); the first ply of a double
+    turn must be followed by such a second one. It stops at the first safe turn it finds, so a
+    roomy position costs a few plies' checks and only a tight one is searched through; when the
+    budget's clock runs out it answers True (nothing proven).
+    """
+    mover = board.mover
+    colour = board.colour
+    for ply in board.moves():
+        if budget is not None and budget.remaining() <= 0:
+            return True
+        result = board.outcome(ply)
+        if result == mover:
+            return True
+        if result != ONGOING:
+            continue
+        after = board.after(ply)
+        if after.colour == colour:
+            if has_safe_turn(after, budget):
+                return True
+            continue
+        other = after.colour
+        if after.two_ply and after.plies == 2:
+            threat = _wins_in_two(after.top, after.under, after.geo, other)
+        else:
+            threat = _wins_now(after.top, after.under, after.geo, other)
+        if not threat:
+            return True
+    return False
 
 
 def _wins_now(top: list[int], under: list[int], geo: _Geometry, colour: int) -> bool:

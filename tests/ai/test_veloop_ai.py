@@ -180,6 +180,54 @@ def test_stronger_levels_see_their_whole_double_turn_and_the_opponents() -> None
     assert checked >= 3
 
 
+def _turn_is_safe(board: ai.Board) -> bool:
+    """Oracle for ``has_safe_turn`` through the tactics alone: the mover's (whole) turn has a way not to lose."""
+    found = ai.tactics(board, None, deep=True)
+    if found.wins:
+        return True
+    if board.two_ply and board.ply < board.plies:
+        return any(_turn_is_safe(board.after(ply)) for ply in found.safe)
+    return bool(found.safe)
+
+
+# Random games' last turns (seed 700 + k, plies before the end) where it matters: the first ply of a double
+# turn where only some first plies leave a safe second one, and a ply ending a turn that leaves the opponent
+# no safe turn among others that do not.
+FIRST_PLY_TRAPS = [(15, 4), (20, 4), (30, 4), (70, 5), (89, 2), (115, 3)]
+KILLING_TURNS = [(14, 3), (27, 4), (37, 4), (76, 5), (89, 3)]
+
+
+@pytest.mark.parametrize("level", [4, 5])
+def test_the_tree_levels_keep_a_safe_second_ply_for_their_double_turn(level: int) -> None:
+    for k, before in FIRST_PLY_TRAPS:
+        position = _near_end(8, "122", 700 + k, before)
+        board = ai.Board(position)
+        assert position.ply == 1 and position.plies == 2
+        found = ai.tactics(board, None, deep=True)
+        whole = [ply for ply in found.safe if _turn_is_safe(board.after(ply))]
+        assert 0 < len(whole) < len(found.safe), "the sample holds first plies with no safe second one"
+        assert all(ai.has_safe_turn(board.after(ply)) == (ply in whole) for ply in found.safe)
+        move = choose_veloop_move(position, level, seed=k, time_limit=60.0)
+        assert move in {board.move_of(ply) for ply in whole}, f"level {level} in {position}: {move}"
+        # Even a search too short to see the trap itself keeps out of it.
+        for iterations in (1, 4):
+            quick = ai.choose(ai.Board(position), level, random.Random(k), Budget(iterations, 60.0))
+            assert quick.ply in whole, f"level {level} with {iterations} iterations in {position}"
+
+
+def test_level_five_leaves_the_opponent_without_a_safe_turn_when_it_can() -> None:
+    for k, before in KILLING_TURNS:
+        position = _near_end(8, "122", 700 + k, before)
+        board = ai.Board(position)
+        found = ai.tactics(board, None, deep=True)
+        assert not found.wins
+        killing = [ply for ply in found.safe if not _turn_is_safe(board.after(ply))]
+        assert 0 < len(killing) < len(found.safe)
+        assert all(ai.has_safe_turn(board.after(ply)) == (ply not in killing) for ply in found.safe)
+        move = choose_veloop_move(position, 5, seed=k, time_limit=60.0)
+        assert move in {board.move_of(ply) for ply in killing}, f"level 5 in {position}: {move}"
+
+
 def test_level_one_plays_at_random_among_safe_moves() -> None:
     position = Position.start(8, "122").play("f6<e4")
     seen = {choose_veloop_move(position, 1, seed=seed) for seed in range(30)}
