@@ -228,6 +228,31 @@ def test_level_five_leaves_the_opponent_without_a_safe_turn_when_it_can() -> Non
         assert move in {board.move_of(ply) for ply in killing}, f"level 5 in {position}: {move}"
 
 
+def test_level_fives_tree_counts_a_turn_with_no_safe_way_out_as_lost() -> None:
+    """The proving adapter judges a position where the mover starts a turn with no safe turn as the
+    opponent's win (only when asked to prove, and only at the start of a turn); level 5 still plays a legal
+    move from such a position of its own (its root is never judged)."""
+    judged = 0
+    for k, before in KILLING_TURNS:
+        position = _near_end(8, "122", 700 + k, before)
+        board = ai.Board(position)
+        found = ai.tactics(board, None, deep=True)
+        for ply in found.safe:
+            after = board.after(ply)
+            lost = not _turn_is_safe(after)
+            assert after.ply == 1
+            assert ai.Adapter(prove=True).winner(after) == (board.mover if lost else ai.ONGOING)
+            assert ai.Adapter().winner(after) == ai.ONGOING
+            if lost:
+                judged += 1
+                second = after.after(after.moves()[0])
+                if second.result < 0 and second.ply == 2:
+                    assert ai.Adapter(prove=True).winner(second) == ai.ONGOING, "mid-turn positions are not judged"
+                move = choose_veloop_move(after.position(), 5, seed=k, time_limit=60.0)
+                assert move in after.position().legal_moves()
+    assert judged >= len(KILLING_TURNS)
+
+
 def test_level_one_plays_at_random_among_safe_moves() -> None:
     position = Position.start(8, "122").play("f6<e4")
     seen = {choose_veloop_move(position, 1, seed=seed) for seed in range(30)}
