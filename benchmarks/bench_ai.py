@@ -6,7 +6,9 @@ section. Every row is the same match that ``python -m bot.ai match A B --games N
 --seed S`` (or ``--game veloop --board 8 --protocol 122``) plays: random setups or openings,
 each played with both colours, moves chosen with seeds so a rerun replays the same games.
 ``--jobs 2`` plays two games at once. A full table (40 games a row) takes a long while on two
-cores; ``--games 2`` is a smoke run that only shows the machinery works.
+cores; ``--games 2`` is a smoke run that only shows the machinery works. ``--rows 3,4,5 --keep --write``
+measures only those rows and keeps the others of the published table, each saying which run measured it
+(for rows whose levels did not change since).
 """
 
 from __future__ import annotations
@@ -103,7 +105,68 @@ HEADER = [
 ]
 
 
-def table(measured: Sequence[Measured], games: int, seed: int, game: str = "veletas") -> str:
+@dataclass(frozen=True)
+class Kept:
+    """A row of the published table that this run did not measure, and the run that did (machine and command)."""
+
+    line: str
+    source: str
+
+
+KEPT_NOTE = re.compile(r"^Kept from an earlier run: (.+?), as measured on (.+)\.$")
+MEASURED_NOTE = re.compile(r"^_Measured on (.+)\._$")
+
+
+def published_rows(section: str, readme: str) -> dict[str, Kept]:
+    """The rows of ``section``'s table in ``readme`` by their first cell (``4 vs 3``), each with the run it came from.
+
+    A row published as kept keeps the run named in its note; the others come from the run in
+    the block's last line.
+    """
+    pattern = re.compile(
+        re.escape(f"<!-- bench:{section} -->") + r"(.*?)" + re.escape(f"<!-- /bench:{section} -->"), re.S
+    )
+    found = pattern.search(readme)
+    if found is None:
+        return {}
+    lines = found.group(1).splitlines()
+    latest = ""
+    earlier: dict[str, str] = {}
+    for line in lines:
+        measured = MEASURED_NOTE.match(line.strip())
+        if measured:
+            latest = measured.group(1)
+        kept = KEPT_NOTE.match(line.strip())
+        if kept:
+            for name in kept.group(1).split(", "):
+                earlier[name] = kept.group(2)
+    rows: dict[str, Kept] = {}
+    for line in lines:
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and re.fullmatch(r"\d+ vs \d+", cells[0]):
+            rows[cells[0]] = Kept(line.rstrip(), earlier.get(cells[0], latest))
+    return rows
+
+
+def table(
+    measured: Sequence[Measured],
+    games: int,
+    seed: int,
+    game: str = "veletas",
+    kept: dict[Row, Kept] | None = None,
+) -> str:
+    """The markdown table of ``measured``, with ``kept`` rows (from earlier runs) in their places and their notes."""
+    kept = kept or {}
+    order = VELOOP_ROWS if game == "veloop" else ROWS
+    by_row = {m.row: "| " + " | ".join(m.cells()) + " |" for m in measured}
+    by_row.update({row: k.line for row, k in kept.items() if row not in by_row})
+    ranked = sorted(by_row, key=lambda row: order.index(row) if row in order else len(order))
+    sources: dict[str, list[str]] = {}
+    for row, k in kept.items():
+        sources.setdefault(k.source, []).append(f"{row.level_a} vs {row.level_b}")
+    notes = [
+        f"Kept from an earlier run: {', '.join(names)}, as measured on {source}." for source, names in sources.items()
+    ]
     if game == "veloop":
         title = "### Veloop AI strength (paired games from random openings, protocol 122)"
     else:
@@ -114,7 +177,7 @@ def table(measured: Sequence[Measured], games: int, seed: int, game: str = "vele
         "| " + " | ".join(HEADER) + " |",
         "|" + "|".join("---" for _ in HEADER) + "|",
     ]
-    lines += ["| " + " | ".join(m.cells()) + " |" for m in measured]
+    lines += [by_row[row] for row in ranked]
     if game == "veloop":
         draws = sum(m.score.draws for m in measured)
         lines += ["", level_three_time(measured)]
@@ -126,6 +189,7 @@ def table(measured: Sequence[Measured], games: int, seed: int, game: str = "vele
             "target, likely when only the rate does; *s/move* is the mean thinking time of each side per move "
             "it chose.",
         ]
+        lines += [line for note in notes for line in ("", note)]
         return "\n".join(lines)
     lines += [
         "",
@@ -134,6 +198,7 @@ def table(measured: Sequence[Measured], games: int, seed: int, game: str = "vele
         "interval clears the target, likely when only the rate does; *s/move* is the mean thinking time "
         "of each side.",
     ]
+    lines += [line for note in notes for line in ("", note)]
     return "\n".join(lines)
 
 
@@ -236,6 +301,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rows", type=str, default="", help="comma-separated row numbers (1-based) to run")
     parser.add_argument("--write", action="store_true", help="publish the table into the README")
     parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="with --rows: keep the published table's other rows, each noted with the run that measured it",
+    )
+    parser.add_argument(
         "--think-time",
         action="store_true",
         help="instead of matches: level 3's thinking time on 8×8 Veloop, one decision at a time",
@@ -252,6 +322,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = rows
     if args.rows:
         chosen = tuple(rows[int(n) - 1] for n in args.rows.split(","))
+    kept: dict[Row, Kept] = {}
+    if args.keep:
+        section = "ai-veloop" if args.game == "veloop" else "ai"
+        readme = ROOT / "README.md"
+        published = published_rows(section, readme.read_text() if readme.exists() else "")
+        for row in rows:
+            name = f"{row.level_a} vs {row.level_b}"
+            if row not in chosen and name in published:
+                kept[row] = published[name]
     measured = []
     for row in chosen:
         start = time.perf_counter()
@@ -279,18 +358,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if args.write and len(measured) < len(chosen):
             # A long run publishes each row as it lands, saying which rows are still to come.
-            _write(args, measured, chosen[len(measured) :], argv)
-    text = table(measured, measured[0].score.games if measured else args.games, args.seed, args.game)
+            _write(args, measured, chosen[len(measured) :], argv, kept)
+    text = table(measured, measured[0].score.games if measured else args.games, args.seed, args.game, kept)
     print(text)
     if args.write:
-        _write(args, measured, (), argv)
+        _write(args, measured, (), argv, kept)
     return 0
 
 
 def _write(
-    args: argparse.Namespace, measured: Sequence[Measured], pending: Sequence[Row], argv: Sequence[str] | None
+    args: argparse.Namespace,
+    measured: Sequence[Measured],
+    pending: Sequence[Row],
+    argv: Sequence[str] | None,
+    kept: dict[Row, Kept],
 ) -> None:
-    text = table(measured, measured[0].score.games if measured else args.games, args.seed, args.game)
+    text = table(measured, measured[0].score.games if measured else args.games, args.seed, args.game, kept)
     if pending:
         rows = ", ".join(f"{row.level_a} vs {row.level_b}" for row in pending)
         text += f"\n\nStill running when this was written: {rows}."

@@ -14,8 +14,13 @@ own stones, or leaving the opponent a confinement on their next ply. Every level
 3. flat Monte Carlo: the greedy shortlist, tactical playouts sharing the budget, successive
    halving;
 4. tree search (``bot.ai.search.TreeSearch``): the safe moves at the root in greedy order,
-   progressive widening, each new node seeing its winning and losing plies at once;
-5. the same with the solver (a proven win is played, a proven loss never) and a longer budget.
+   progressive widening, each new node seeing its winning and losing plies at once; on the
+   first ply of a double turn only the plies after which a safe second ply remains
+   (``has_safe_turn``: flat Monte Carlo and the tree alike often missed that trap);
+5. the same with the solver, and with a whole turn of tactics at every node: a position where
+   the side to move starts a turn with no safe turn is a proven loss for it (so a ply that leaves
+   the opponent so is a proven win, played at once, and one that lets the opponent do it to us is
+   never played). Each iteration costs more, so its budget counts fewer of them.
 
 Playouts are *tactical*: random, except that a side takes a confinement that wins when it has
 one and never confines its own stones while another ply exists. Uniformly random games end
@@ -58,12 +63,14 @@ LEVELS: dict[int, Level] = {
     2: Level(2, 0.5, 1, 1.0),
     3: Level(3, 0.4, 120, 1.0),
     4: Level(4, 1.0, 250, 5.0),
-    5: Level(5, 2.5, 800, 10.0),
+    5: Level(5, 2.5, 300, 10.0),
 }
 """Per level: seconds without a seed, iterations (playouts, tree iterations) with one, and the hard cap.
 
 Level 2's seconds are an allowance for its whole-turn tactics (about a tenth of a second on 8×8);
-level 3's cap keeps it within the second the issue allows on 8×8.
+level 3's cap keeps it within the second the issue allows on 8×8. Level 5's iterations each judge
+whole turns (``has_safe_turn``), about three times the work of level 4's: 300 of them take about
+a second on 8×8, and without a seed it thinks 2.5 s, never more than 10.
 """
 
 NOISE = 2.0
@@ -315,7 +322,15 @@ def rank(board: Board, plies: list[Ply], rng: random.Random, noise: float) -> li
 
 
 class Adapter:
-    """The Veloop side of ``bot.ai.search``'s adapter: a node's plies are wins first, losses last."""
+    """The Veloop side of ``bot.ai.search``'s adapter: a node's plies are wins first, losses last.
+
+    With ``prove`` (level 5, once the root is made) a position where the side to move starts a
+    turn with no safe turn (``has_safe_turn``) counts as won by the opponent: the tree then sees
+    a whole turn of tactics at every such node and the solver carries the proofs up.
+    """
+
+    def __init__(self, prove: bool = False) -> None:
+        self.prove = prove
 
     def copy(self, state: Board) -> Board:
         return state.copy()
@@ -324,7 +339,9 @@ class Adapter:
         return state.mover
 
     def winner(self, state: Board) -> int:
-        return state.result
+        if state.result >= 0 or not self.prove or state.ply != 1:
+            return state.result
+        return ONGOING if has_safe_turn(state) else 1 - state.mover
 
     def actions(self, state: Board) -> list[Ply]:
         """A winning ply alone when there is one; else the plies that go on, best pressure first, then the rest.
@@ -381,6 +398,10 @@ def choose(board: Board, level: int, rng: random.Random, budget: Budget) -> Choi
     if found.wins:
         return Choice(found.wins[0], 1.0 if mover == 0 else 0.0, 0, mover)
     options = found.sensible()
+    if level >= 4 and len(found.safe) > 1 and board.two_ply and board.ply < board.plies:
+        # The first ply of a double turn: keep those after which a safe second ply remains.
+        whole = [ply for ply in found.safe if has_safe_turn(board.after(ply), budget)]
+        options = whole or options
     if len(options) == 1 or level <= 1:
         return Choice(rng.choice(options), 0.5, 1)
     ranked = rank(board, options, rng, NOISE if level == 2 else 0.0)
@@ -388,10 +409,19 @@ def choose(board: Board, level: int, rng: random.Random, budget: Budget) -> Choi
         return Choice(ranked[0], 0.5, len(ranked))
     if level == 3:
         return _flat(board, ranked[:SHORTLIST], rng, budget)
+    if level >= 5 and found.safe:
+        for ply in ranked:
+            after = board.after(ply)
+            if after.colour != board.colour and not has_safe_turn(after, budget):
+                # The opponent's every turn hands us the game (a False is never the clock's doing).
+                return Choice(ply, 1.0 if mover == 0 else 0.0, 0, mover)
     settings = TreeSettings(
         TREE.explore, TREE.widen_base, TREE.widen_power, TREE.root_base, TREE.root_power, level >= 5
     )
-    search = TreeSearch(Adapter(), board, settings, rng, ranked)
+    adapter = Adapter()
+    search = TreeSearch(adapter, board, settings, rng, ranked)
+    # The root is the position to play, judged above: the proofs start below it.
+    adapter.prove = level >= 5
     result = search.run(budget)
     return Choice(result.action, result.black, result.iterations, result.proven)
 
@@ -429,6 +459,40 @@ def choose_move(
     board = Board(position)
     found = choose(board, level, random.Random(seed), budget)
     return board.move_of(found.ply)
+
+
+def has_safe_turn(board: Board, budget: Budget | None = None) -> bool:
+    """Whether the side to move can play out its turn without handing the opponent a win on theirs.
+
+    A ply that wins or draws at once will do; a ply that goes on and ends the turn must leave the opponent's whole
+    next turn unable to confine (as ``tactics(deep=True)`` judges safety); the first ply of a double
+    turn must be followed by such a second one. It stops at the first safe turn it finds, so a
+    roomy position costs a few plies' checks and only a tight one is searched through; when the
+    budget's clock runs out it answers True (nothing proven).
+    """
+    mover = board.mover
+    colour = board.colour
+    for ply in board.moves():
+        if budget is not None and budget.remaining() <= 0:
+            return True
+        result = board.outcome(ply)
+        if result in (mover, DRAW):
+            return True
+        if result != ONGOING:
+            continue
+        after = board.after(ply)
+        if after.colour == colour:
+            if has_safe_turn(after, budget):
+                return True
+            continue
+        other = after.colour
+        if after.two_ply and after.plies == 2:
+            threat = _wins_in_two(after.top, after.under, after.geo, other)
+        else:
+            threat = _wins_now(after.top, after.under, after.geo, other)
+        if not threat:
+            return True
+    return False
 
 
 def _wins_now(top: list[int], under: list[int], geo: _Geometry, colour: int) -> bool:

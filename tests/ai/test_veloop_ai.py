@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 import time
@@ -179,6 +180,79 @@ def test_stronger_levels_see_their_whole_double_turn_and_the_opponents() -> None
     assert checked >= 3
 
 
+def _turn_is_safe(board: ai.Board) -> bool:
+    """Oracle for ``has_safe_turn`` through the tactics alone: the mover's (whole) turn has a way not to lose."""
+    found = ai.tactics(board, None, deep=True)
+    if found.wins:
+        return True
+    if board.two_ply and board.ply < board.plies:
+        return any(_turn_is_safe(board.after(ply)) for ply in found.safe)
+    return bool(found.safe)
+
+
+# Random games' last turns (seed 700 + k, plies before the end) where it matters: the first ply of a double
+# turn where only some first plies leave a safe second one, and a ply ending a turn that leaves the opponent
+# no safe turn among others that do not.
+FIRST_PLY_TRAPS = [(15, 4), (20, 4), (30, 4), (70, 5), (89, 2), (115, 3)]
+KILLING_TURNS = [(14, 3), (27, 4), (37, 4), (76, 5), (89, 3)]
+
+
+@pytest.mark.parametrize("level", [4, 5])
+def test_the_tree_levels_keep_a_safe_second_ply_for_their_double_turn(level: int) -> None:
+    for k, before in FIRST_PLY_TRAPS:
+        position = _near_end(8, "122", 700 + k, before)
+        board = ai.Board(position)
+        assert position.ply == 1 and position.plies == 2
+        found = ai.tactics(board, None, deep=True)
+        whole = [ply for ply in found.safe if _turn_is_safe(board.after(ply))]
+        assert 0 < len(whole) < len(found.safe), "the sample holds first plies with no safe second one"
+        assert all(ai.has_safe_turn(board.after(ply)) == (ply in whole) for ply in found.safe)
+        move = choose_veloop_move(position, level, seed=k, time_limit=60.0)
+        assert move in {board.move_of(ply) for ply in whole}, f"level {level} in {position}: {move}"
+        # Even a search too short to see the trap itself keeps out of it.
+        for iterations in (1, 4):
+            quick = ai.choose(ai.Board(position), level, random.Random(k), Budget(iterations, 60.0))
+            assert quick.ply in whole, f"level {level} with {iterations} iterations in {position}"
+
+
+def test_level_five_leaves_the_opponent_without_a_safe_turn_when_it_can() -> None:
+    for k, before in KILLING_TURNS:
+        position = _near_end(8, "122", 700 + k, before)
+        board = ai.Board(position)
+        found = ai.tactics(board, None, deep=True)
+        assert not found.wins
+        killing = [ply for ply in found.safe if not _turn_is_safe(board.after(ply))]
+        assert 0 < len(killing) < len(found.safe)
+        assert all(ai.has_safe_turn(board.after(ply)) == (ply not in killing) for ply in found.safe)
+        move = choose_veloop_move(position, 5, seed=k, time_limit=60.0)
+        assert move in {board.move_of(ply) for ply in killing}, f"level 5 in {position}: {move}"
+
+
+def test_level_fives_tree_counts_a_turn_with_no_safe_way_out_as_lost() -> None:
+    """The proving adapter judges a position where the mover starts a turn with no safe turn as the
+    opponent's win (only when asked to prove, and only at the start of a turn); level 5 still plays a legal
+    move from such a position of its own (its root is never judged)."""
+    judged = 0
+    for k, before in KILLING_TURNS:
+        position = _near_end(8, "122", 700 + k, before)
+        board = ai.Board(position)
+        found = ai.tactics(board, None, deep=True)
+        for ply in found.safe:
+            after = board.after(ply)
+            lost = not _turn_is_safe(after)
+            assert after.ply == 1
+            assert ai.Adapter(prove=True).winner(after) == (board.mover if lost else ai.ONGOING)
+            assert ai.Adapter().winner(after) == ai.ONGOING
+            if lost:
+                judged += 1
+                second = after.after(after.moves()[0])
+                if second.result < 0 and second.ply == 2:
+                    assert ai.Adapter(prove=True).winner(second) == ai.ONGOING, "mid-turn positions are not judged"
+                move = choose_veloop_move(after.position(), 5, seed=k, time_limit=60.0)
+                assert move in after.position().legal_moves()
+    assert judged >= len(KILLING_TURNS)
+
+
 def test_level_one_plays_at_random_among_safe_moves() -> None:
     position = Position.start(8, "122").play("f6<e4")
     seen = {choose_veloop_move(position, 1, seed=seed) for seed in range(30)}
@@ -279,3 +353,44 @@ def test_level_three_thinking_time_is_reported_per_decision(monkeypatch: pytest.
     assert all(cell.endswith(" s") for cell in cells[1:5]) and cells[6].endswith(" s")
     assert cells[5].endswith("×"), "the longest decision beside the house reference"
     assert 0 <= int(cells[7]) <= int(cells[0])
+
+
+def test_a_partial_run_keeps_the_other_published_rows_with_their_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--rows 1 --keep --write`` measures row 1 and keeps rows 2–5 as published, each naming the run that
+    measured it; a second partial run keeps naming that first run, not itself."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    from benchmarks import bench_ai
+
+    results = tmp_path / "benchmarks" / "results"
+    results.mkdir(parents=True)
+    old = [
+        f"| {r.level_a} vs {r.level_b} | 8×8 | 40 | {50 + k}% | x | x | x | x | x |"
+        for k, r in enumerate(bench_ai.VELOOP_ROWS)
+    ]
+    (tmp_path / "README.md").write_text(
+        "# Bot\n\n<!-- bench:ai-veloop -->\n### Veloop AI strength\n\n| match |\n|---|\n"
+        + "\n".join(old)
+        + "\n\n_Measured on Old CPU, 2026-01-01 with `old command`._\n<!-- /bench:ai-veloop -->\n"
+    )
+    monkeypatch.setattr(bench_ai, "RESULTS", results)
+    monkeypatch.setattr(bench_ai, "ROOT", tmp_path)
+    argv = ["--game", "veloop", "--games", "2", "--jobs", "1", "--seed", "3", "--rows", "1", "--keep", "--write"]
+    assert bench_ai.main(argv) == 0
+    readme = (tmp_path / "README.md").read_text()
+    table = [line for line in readme.splitlines() if re.match(r"\| \d vs \d \|", line)]
+    assert [line.split("|")[1].strip() for line in table] == ["2 vs 1", "3 vs 2", "4 vs 3", "5 vs 3", "5 vs 4"]
+    assert table[0] not in old and "| 2 |" in table[0], "row 1 is measured afresh (2 games)"
+    assert table[1:] == old[1:], "the other rows are kept as published"
+    old_source = "as measured on Old CPU, 2026-01-01 with `old command`."
+    assert f"Kept from an earlier run: 3 vs 2, 4 vs 3, 5 vs 3, 5 vs 4, {old_source}" in readme
+    assert "--rows 1 --keep --write`._" in readme
+    # Row 2 now, keeping row 1 from the run above and the rest from the old one.
+    argv[argv.index("--rows") + 1] = "2"
+    monkeypatch.setitem(ai.LEVELS, 3, replace(ai.LEVELS[3], iterations=8))
+    assert bench_ai.main(argv) == 0
+    readme = (tmp_path / "README.md").read_text()
+    assert f"Kept from an earlier run: 4 vs 3, 5 vs 3, 5 vs 4, {old_source}" in readme
+    assert re.search(r"Kept from an earlier run: 2 vs 1, as measured on .+ with `.*--rows 1 --keep --write`\.", readme)
+    assert readme.count("<!-- bench:ai-veloop -->") == 1
