@@ -47,8 +47,10 @@ players. The module relies on py4swiss internals, which is one more reason py4sw
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator, Mapping
-from typing import Any
+from itertools import repeat
+from typing import Any, cast
 
 from py4swiss.dynamicuint import DynamicUint
 from py4swiss.engines import DutchEngine
@@ -271,26 +273,27 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
         set_edge = computer.set_edge_weight
         get_weight = super()._get_weight
         for i in range(n):
-            id1, row, alive_row, cached = ids[i], weights[i], alive[i], known[kinds[i]]
+            id1, cached = ids[i], known[kinds[i]]
             banned = {j for j in met_by.get(id1, ()) if j > i}
             if tags[i] is not None:
                 banned.update(j for j in by_tag[tags[i]] if j > i)
             if forbidden:
                 banned.update(j for j in range(i + 1, n) if (id1, ids[j]) in forbidden or (ids[j], id1) in forbidden)
-            for j in range(i + 1, n):
-                if j in banned:
-                    # Not allowed to meet: py4swiss's zero weight (it stays in place; nothing edits it).
-                    weight = zero
-                else:
-                    same = cached[kinds[j]]
-                    if same is None:
-                        computed = get_weight(players[i], players[j])
-                        same = cached[kinds[j]] = (computed, bool(computed))
-                    weight, is_edge = same
-                    alive_row[j] = alive[j][i] = is_edge
-                row[j] = weight
-                weights[j][i] = weight
-                set_edge(i, j, weight)
+            later = range(i + 1, n)
+            for j in later:
+                if cached[kinds[j]] is None and j not in banned:
+                    computed = get_weight(players[i], players[j])
+                    cached[kinds[j]] = (computed, bool(computed))
+            # Not allowed to meet: py4swiss's zero weight (it stays in place; nothing edits it).
+            filled = cast(list[tuple[DynamicUint, bool]], cached)  # every kind met by an allowed pair is in now
+            upper = [(zero, False) if j in banned else filled[kinds[j]] for j in later]
+            weights[i][i + 1 :] = row = [weight for weight, _ in upper]
+            alive[i][i + 1 :] = [is_edge for _, is_edge in upper]
+            # Edge (i, j) for each later j, in py4swiss's order.
+            deque(map(set_edge, repeat(i), later, row), maxlen=0)
+        for i in range(n):  # the lower triangle: each edge's weight and flag seen from its other end
+            weights[i][:i] = [weights[j][i] for j in range(i)]
+            alive[i][:i] = [alive[j][i] for j in range(i)]
 
     def _set_weight(self, i: int, j: int, weight: DynamicUint) -> None:
         """BracketMatcher._set_weight, noting whether the weight is an edge."""
@@ -376,14 +379,27 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
         i, j = self._index_by_id[player_1.id], self._index_by_id[player_2.id]
         row_i, row_j = self._weights[i], self._weights[j]
         alive_i, alive_j = self._alive[i], self._alive[j]
-        remove = self._remove
+        weights, alive = self._weights, self._alive
+        zero, shared = self._zero_weight, self._max_weight
+        set_edge, remove = self._computer.set_edge_weight, self._remove
         # For each k, edge i-k then edge j-k, as py4swiss goes; an edge seen from both ends (i-j) is removed once,
-        # as there, since the first removal is seen by the second look.
-        for k in range(self._len):
+        # as there, since the first removal is seen by the second look. Only the k with an edge to i or j are
+        # visited: a removal never makes an edge.
+        for k in [k for k, (a, b) in enumerate(zip(alive_i, alive_j, strict=True)) if a or b]:
             if alive_i[k]:
-                remove(i, k, row_i[k])
+                if row_i[k] is shared:
+                    remove(i, k, shared)
+                else:  # _remove, inline
+                    row_i[k] = weights[k][i] = zero
+                    alive_i[k] = alive[k][i] = False
+                    set_edge(i, k, zero)
             if alive_j[k]:
-                remove(j, k, row_j[k])
+                if row_j[k] is shared:
+                    remove(j, k, shared)
+                else:
+                    row_j[k] = weights[k][j] = zero
+                    alive_j[k] = alive[k][j] = False
+                    set_edge(j, k, zero)
         self._set_weight(i, j, self._max_weight)
 
 
