@@ -1,4 +1,4 @@
-"""py4swiss's FIDE Dutch engine, driven so that a 500-player round pairs in about a second, with the same result.
+"""py4swiss's FIDE Dutch engine, driven so that a 500-player round pairs in under two seconds, with the same result.
 
 ``pair(trf)`` returns exactly what ``py4swiss.engines.DutchEngine.generate_pairings(trf)`` returns (the same
 pairs, colours and board order, or the same ``PairingError``). It runs py4swiss 0.3.1's own engine: its
@@ -14,7 +14,7 @@ py4swiss's, in the state py4swiss puts it in. What this module replaces, and why
    whether the colour difference is beyond ±1, two same colours running, the floats of the last two rounds,
    bye received, topscorer -- provided the two may meet at all (C1: not met before, C3, no forbidden pair).
    So the weight of each ordered pair of such *profiles* is computed once, by py4swiss's own ``_get_weight``
-   on the first two players that have them, and every pair with the same two profiles gets its own copy.
+   on the first two players that have them, and every pair with the same two profiles shares it.
    Each edge is still handed to the C++ computer one by one, in py4swiss's order.
 
 2. **The bracket graph's later edits** (``add_to_weights``, ``remove_weights``, ``finalize_match``,
@@ -336,10 +336,12 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
         alive_row = alive[i]
         set_edge = self._computer.set_edge_weight
         step_for = self._step
+        step = step_for(abs(value))
         for other in player_list:
             j = index[other.id]
             if alive_row[j]:  # a zero weight is no edge, and stays none
-                step = step_for(abs(value))
+                if increment:
+                    step = step_for(abs(value))
                 if value > 0:
                     weight = row[j] + step
                 else:
