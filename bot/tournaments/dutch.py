@@ -1,4 +1,4 @@
-"""py4swiss's FIDE Dutch engine, driven so that a 500-player round pairs in about a second, with the same result.
+"""py4swiss's FIDE Dutch engine, driven so that a 500-player round pairs in under two seconds, with the same result.
 
 ``pair(trf)`` returns exactly what ``py4swiss.engines.DutchEngine.generate_pairings(trf)`` returns (the same
 pairs, colours and board order, or the same ``PairingError``). It runs py4swiss 0.3.1's own engine: its
@@ -14,11 +14,14 @@ py4swiss's, in the state py4swiss puts it in. What this module replaces, and why
    whether the colour difference is beyond ±1, two same colours running, the floats of the last two rounds,
    bye received, topscorer -- provided the two may meet at all (C1: not met before, C3, no forbidden pair).
    So the weight of each ordered pair of such *profiles* is computed once, by py4swiss's own ``_get_weight``
-   on the first two players that have them, and every pair with the same two profiles gets its own copy.
+   on the first two players that have them, and every pair with the same two profiles shares it.
    Each edge is still handed to the C++ computer one by one, in py4swiss's order.
 
 2. **The bracket graph's later edits** (``add_to_weights``, ``remove_weights``, ``finalize_match``,
-   ``update_matching``): py4swiss's steps, the same values and the same calls, in tighter loops.
+   ``update_matching``): py4swiss's steps, the same values and the same calls, in tighter loops. Whether a stored
+   weight is an edge (not zero) -- which py4swiss asks the weight before every edit, at the cost of a call into
+   C++ -- is kept beside it as a plain flag; removed edges get py4swiss's zero weight stored instead of being
+   zeroed in place, so edges with the same weight can share one object (see ``FastBracketMatcher``).
 
 3. **The completion check** (``ValidityMatcher``, C.04.3 A.9: can the rest of the round still be paired?).
    py4swiss reads nothing of that computer but one yes or no -- whether its graph has a perfect matching --
@@ -44,8 +47,10 @@ players. The module relies on py4swiss internals, which is one more reason py4sw
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator, Mapping
-from typing import Any
+from itertools import repeat
+from typing import Any, cast
 
 from py4swiss.dynamicuint import DynamicUint
 from py4swiss.engines import DutchEngine
@@ -222,7 +227,17 @@ class _Matching(Mapping[Player, Player]):
 
 
 class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ships no type information
-    """py4swiss's bracket graph, each pair's weight computed once per pair of player profiles."""
+    """py4swiss's bracket graph, each pair's weight computed once per pair of player profiles.
+
+    py4swiss asks a stored weight whether it is zero (no edge) before each edit; that question costs as much as
+    the edit's call into the computer, so here the answer is kept beside the weight (``_alive``), set whenever a
+    weight is stored. A stored weight is never edited in place here: an edge's removal stores py4swiss's zero
+    weight instead of zeroing the object in place, which py4swiss does -- the same values, since the two ends of
+    an edge share one object there and both are replaced here. That lets every edge with the same pair of
+    profiles share one weight object, where py4swiss makes a copy per edge. The one object py4swiss shares
+    beyond an edge's two ends is its ``_max_weight``, stored for every finalized pair: should py4swiss ever zero
+    it in place (it does not, in any step of its pairer), so is it here, and every answer re-read.
+    """
 
     def _set_up_computer(self) -> None:
         computer = self._computer
@@ -231,13 +246,14 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
         # Vertex numbers by player id: the same as py4swiss's _index_dict (players are equal when their ids
         # are), without a call to Player.__hash__ per look-up.
         self._index_by_id = {p.id: i for i, p in enumerate(players)}
+        self._steps: dict[int, DynamicUint] = {}
         for _ in range(n):
             computer.add_vertex()
         zero = self._zero_weight
         # Players with the same profile get numbered alike; the roles were set for this bracket already.
         numbered: dict[Profile, int] = {}
         kinds = [numbered.setdefault(profile(p), len(numbered)) for p in players]
-        known: list[list[DynamicUint | None]] = [[None] * len(numbered) for _ in numbered]
+        known: list[list[tuple[DynamicUint, bool] | None]] = [[None] * len(numbered) for _ in numbered]
         ids = [p.id for p in players]
         tags = [_c3_tag(p) for p in players]
         # Who may not meet whom (is_allowed_pair(players[i], players[j]) for i < j, as py4swiss's set-up asks
@@ -253,29 +269,62 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
                 by_tag.setdefault(tag, []).append(j)
         forbidden = self._validity_matcher._forbidden_pairs
         weights = self._weights
+        alive = self._alive = [[False] * n for _ in range(n)]
         set_edge = computer.set_edge_weight
         get_weight = super()._get_weight
         for i in range(n):
-            id1, row, cached = ids[i], weights[i], known[kinds[i]]
+            id1, cached = ids[i], known[kinds[i]]
             banned = {j for j in met_by.get(id1, ()) if j > i}
             if tags[i] is not None:
                 banned.update(j for j in by_tag[tags[i]] if j > i)
             if forbidden:
                 banned.update(j for j in range(i + 1, n) if (id1, ids[j]) in forbidden or (ids[j], id1) in forbidden)
-            for j in range(i + 1, n):
-                if j in banned:
-                    # Not allowed to meet: py4swiss's zero weight. A zero weight is never edited in place
-                    # (_remove_weight and add_to_weight leave zero weights alone), so one object serves all.
-                    weight = zero
-                else:
-                    same = cached[kinds[j]]
-                    if same is None:
-                        same = cached[kinds[j]] = get_weight(players[i], players[j])
-                    # A fresh copy per edge, as py4swiss makes: _remove_weight later edits a stored weight in place.
-                    weight = DynamicUint(same)
-                row[j] = weight
-                weights[j][i] = weight
-                set_edge(i, j, weight)
+            later = range(i + 1, n)
+            for j in later:
+                if cached[kinds[j]] is None and j not in banned:
+                    computed = get_weight(players[i], players[j])
+                    cached[kinds[j]] = (computed, bool(computed))
+            # Not allowed to meet: py4swiss's zero weight (it stays in place; nothing edits it).
+            filled = cast(list[tuple[DynamicUint, bool]], cached)  # every kind met by an allowed pair is in now
+            upper = [(zero, False) if j in banned else filled[kinds[j]] for j in later]
+            weights[i][i + 1 :] = row = [weight for weight, _ in upper]
+            alive[i][i + 1 :] = [is_edge for _, is_edge in upper]
+            # Edge (i, j) for each later j, in py4swiss's order.
+            deque(map(set_edge, repeat(i), later, row), maxlen=0)
+        for i in range(n):  # the lower triangle: each edge's weight and flag seen from its other end
+            weights[i][:i] = [weights[j][i] for j in range(i)]
+            alive[i][:i] = [alive[j][i] for j in range(i)]
+
+    def _set_weight(self, i: int, j: int, weight: DynamicUint) -> None:
+        """BracketMatcher._set_weight, noting whether the weight is an edge."""
+        self._weights[i][j] = self._weights[j][i] = weight
+        self._alive[i][j] = self._alive[j][i] = bool(weight)
+        self._computer.set_edge_weight(i, j, weight)
+
+    def _zero_in_place(self, weight: DynamicUint) -> None:
+        """py4swiss's in-place zeroing of a weight shared beyond one edge (its ``_max_weight``): every edge holding
+        that object becomes no edge there, so every answer is read again."""
+        weight &= 0
+        for alive_row, row in zip(self._alive, self._weights, strict=True):
+            alive_row[:] = [bool(w) for w in row]  # in place: a caller may hold a row
+
+    def _remove(self, i: int, j: int, weight: DynamicUint) -> None:
+        """Edge i-j (alive, holding ``weight``) removed as py4swiss's ``_remove_weight`` removes it."""
+        zero = self._zero_weight
+        if weight is self._max_weight:
+            self._zero_in_place(weight)
+            self._computer.set_edge_weight(i, j, weight)
+            return
+        self._weights[i][j] = self._weights[j][i] = zero
+        self._alive[i][j] = self._alive[j][i] = False
+        self._computer.set_edge_weight(i, j, zero)
+
+    def _step(self, value: int) -> DynamicUint:
+        """``zero | value`` as py4swiss makes it, made once per value (a step is only ever read)."""
+        step = self._steps.get(value)
+        if step is None:
+            step = self._steps[value] = self._zero_weight | value
+        return step
 
     def add_to_weights(self, player: Player, player_list: list[Player], value: int, increment: bool = False) -> None:
         """BracketMatcher.add_to_weights (``add_to_weight`` for each listed player): the same sums, stores and calls."""
@@ -283,19 +332,27 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
         i = index[player.id]
         weights = self._weights
         row = weights[i]
-        zero = self._zero_weight
+        alive = self._alive
+        alive_row = alive[i]
         set_edge = self._computer.set_edge_weight
-        fixed_step = None if increment else zero | abs(value)  # the same value every time: made once
+        step_for = self._step
+        step = step_for(abs(value))
         for other in player_list:
             j = index[other.id]
-            current = row[j]
-            if current:  # a zero weight is no edge, and stays none
-                step = zero | abs(value) if fixed_step is None else fixed_step
-                weight = current + step if value > 0 else current - step
+            if alive_row[j]:  # a zero weight is no edge, and stays none
+                if increment:
+                    step = step_for(abs(value))
+                if value > 0:
+                    weight = row[j] + step
+                else:
+                    weight = row[j] - step
+                    if not weight:  # py4swiss's weights never get there; if one did, it is no edge from now on
+                        alive_row[j] = alive[j][i] = False
                 row[j] = weight
                 weights[j][i] = weight
                 set_edge(i, j, weight)
-            value += int(increment)
+            if increment:
+                value += 1
 
     def add_to_weight(self, player_1: Player, player_2: Player, value: int) -> None:
         self.add_to_weights(player_1, [player_2], value)
@@ -304,14 +361,12 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
         """BracketMatcher.remove_weights (``_remove_weight`` for each listed player), in a tighter loop."""
         index = self._index_by_id
         i = index[player.id]
-        row = self._weights[i]
-        set_edge = self._computer.set_edge_weight
+        row, alive_row = self._weights[i], self._alive[i]
+        remove = self._remove
         for other in player_list:
             j = index[other.id]
-            weight = row[j]
-            if weight:
-                weight &= 0  # in place, as py4swiss does: the stored weight becomes zero too
-                set_edge(i, j, weight)
+            if alive_row[j]:
+                remove(i, j, row[j])
 
     def remove_weight(self, player_1: Player, player_2: Player) -> None:
         self.remove_weights(player_1, [player_2])
@@ -324,17 +379,29 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
     def finalize_match(self, player_1: Player, player_2: Player) -> None:
         """BracketMatcher.finalize_match: the same removals and calls, in the same order."""
         i, j = self._index_by_id[player_1.id], self._index_by_id[player_2.id]
-        weights = self._weights
-        set_edge = self._computer.set_edge_weight
-        # For each k, edge i-k then edge j-k, as py4swiss goes. The rows are read as the loop goes (zip is lazy)
-        # and weights are zeroed in place, so an edge seen from both ends is removed once, as there.
-        for k, (weight_i, weight_j) in enumerate(zip(weights[i], weights[j], strict=True)):
-            if weight_i:
-                weight_i &= 0
-                set_edge(i, k, weight_i)
-            if weight_j:
-                weight_j &= 0
-                set_edge(j, k, weight_j)
+        row_i, row_j = self._weights[i], self._weights[j]
+        alive_i, alive_j = self._alive[i], self._alive[j]
+        weights, alive = self._weights, self._alive
+        zero, shared = self._zero_weight, self._max_weight
+        set_edge, remove = self._computer.set_edge_weight, self._remove
+        # For each k, edge i-k then edge j-k, as py4swiss goes; an edge seen from both ends (i-j) is removed once,
+        # as there, since the first removal is seen by the second look. Only the k with an edge to i or j are
+        # visited: a removal never makes an edge.
+        for k in [k for k, (a, b) in enumerate(zip(alive_i, alive_j, strict=True)) if a or b]:
+            if alive_i[k]:
+                if row_i[k] is shared:
+                    remove(i, k, shared)
+                else:  # _remove, inline
+                    row_i[k] = weights[k][i] = zero
+                    alive_i[k] = alive[k][i] = False
+                    set_edge(i, k, zero)
+            if alive_j[k]:
+                if row_j[k] is shared:
+                    remove(j, k, shared)
+                else:
+                    row_j[k] = weights[k][j] = zero
+                    alive_j[k] = alive[k][j] = False
+                    set_edge(j, k, zero)
         self._set_weight(i, j, self._max_weight)
 
 

@@ -331,3 +331,64 @@ def test_the_completion_check_says_yes_and_no_like_py4swiss_and_mostly_without_i
     assert answers[True] > 50 and answers[False] > 5
     # A "no" is always py4swiss's own answer; a "yes" mostly comes with a perfect matching found here.
     assert answers[False] <= asked[0] < answers[False] + answers[True] // 4
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    n=st.integers(min_value=4, max_value=30),
+    rounds=st.integers(min_value=1, max_value=4),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_the_bracket_graph_edits_as_py4swiss_s_in_any_order(
+    n: int, rounds: int, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Any sequence of the matcher's edits, not only the pairer's: weights raised and lowered, edges removed,
+    # pairs finalized (and a finalized pair's edge removed after, which zeroes py4swiss's shared maximum weight
+    # in place), a weight lowered to zero, matchings asked for. The calls into the computer, the stored weights
+    # and the matchings must be py4swiss's throughout.
+    players = _players_after(n, rounds, seed)
+    bracket = Brackets(players, rounds + 1).get_current_bracket()
+    members = bracket.mdp_list + bracket.resident_list + bracket.lower_list
+    if len(members) < 2:
+        return
+    rng = random.Random(seed)
+    with _recorded(monkeypatch) as theirs_log:
+        theirs = bracket_matcher_module.BracketMatcher(bracket, ValidityMatcher(players, set()))
+    with _recorded(monkeypatch) as mine_log:
+        mine = dutch.FastBracketMatcher(bracket, ValidityMatcher(players, set()))
+    finalized: list[tuple[Any, Any]] = []
+    for _ in range(rng.randint(1, 12)):
+        step = rng.choice(["add", "increment", "remove", "finalize", "unfinalize", "drain", "match"])
+        a = rng.choice(members)
+        others = rng.sample(members, rng.randint(0, len(members)))
+        value = rng.choice([-6, -1, 1, 2, len(members)])
+        b = others[0] if others else members[-1]
+        # "drain": lower a weight by all it holds, so that an edge becomes none by subtraction
+        drain = -int(str(theirs._weights[members.index(a)][members.index(b)]), 2)
+        for matcher, log in ((theirs, theirs_log), (mine, mine_log)):
+            with _recorded(monkeypatch) as calls:
+                matcher._computer = _Recording(matcher._computer, calls)
+                if step == "add":
+                    matcher.add_to_weights(a, others, value)
+                elif step == "increment":
+                    matcher.add_to_weights(a, others, 0, increment=True)
+                elif step == "remove":
+                    matcher.remove_weights(a, others)
+                elif step == "finalize":
+                    matcher.finalize_match(a, b)
+                elif step == "drain" and 0 < -drain < 2**63:  # what py4swiss can subtract
+                    matcher.add_to_weights(a, [b], drain)
+                elif step == "unfinalize" and finalized:
+                    matcher.remove_weight(*finalized[-1])
+                elif step == "match":
+                    matcher.update_matching()
+                matcher._computer = matcher._computer._real
+            log.extend(calls)
+        if step == "finalize":
+            finalized.append((a, b))
+        assert mine_log == theirs_log
+        assert [[str(w) for w in row] for row in mine._weights] == [[str(w) for w in row] for row in theirs._weights]
+        assert str(mine._max_weight) == str(theirs._max_weight)
+    mine.update_matching()
+    theirs.update_matching()
+    assert {p.id: mine.matching[p].id for p in members} == {p.id: theirs.matching[p].id for p in members}
