@@ -170,6 +170,10 @@ class VeletasBot(commands.Bot):
         for group in self.groups.values():
             self.tree.add_command(group)
         self.synced = await self.sync_if_changed()
+        # Fonts and sprites load off the event loop now rather than in the first answer that draws a board.
+        from bot import render
+
+        self.spawn(asyncio.to_thread(render.warm, [words(language) for language in LANGUAGES]), name="warm-images")
         self.spawn(self._heartbeat(), name="heartbeat")
         self.spawn(self._run_scheduler(), name="scheduler")
         self.spawn(self._watch_lag(), name="loop-lag")

@@ -190,3 +190,21 @@ def test_without_the_fonts_a_japanese_status_still_renders() -> None:
 
 def test_the_fonts_come_back_after_the_fixture() -> None:
     assert [which for which, _ in TextFace(20).runs("ネ🎲")] == ["cjk", "emoji"]
+
+
+def test_warming_up_loads_the_fonts_a_language_needs_before_any_board_is_asked_for() -> None:
+    from bot import render
+    from bot.i18n import words
+    from bot.rules.registry import find_game
+
+    canvas.reset_fonts()
+    assert canvas._cjk.cache_info().currsize == 0 and canvas._emoji.cache_info().currsize == 0
+    render.warm([words("en"), words("ja")])
+    loaded = canvas._cjk.cache_info().currsize
+    assert loaded > 0, "Japanese needs the CJK font"
+    assert canvas._emoji.cache_info().currsize == 1, "names with emoji need the emoji font"
+    for game in ("veletas", "veloop"):
+        render.drawer(game).game_png(
+            find_game(game).new(), theme="dark", players={"black": "さくら", "white": "🐉"}, words=words("ja")
+        )
+    assert canvas._cjk.cache_info().currsize == loaded, "a Japanese member's board loads no font after the warm-up"

@@ -7,9 +7,10 @@ game's drawer by the game's name, so code that serves every game never names one
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from bot.i18n import Words
 from bot.render import veletas, veloop
 from bot.render.canvas import DEFAULT_WIDTH, PNG_COMPRESS_LEVEL, THEMES, Layout, Theme, layout
 from bot.render.veletas import Hints, board_image, board_png, game_image, game_png, replay_gif
@@ -44,6 +45,7 @@ __all__ = [
     "veloop_game_image",
     "veloop_game_png",
     "veloop_replay_gif",
+    "warm",
 ]
 
 
@@ -62,6 +64,22 @@ DRAWERS: dict[str, Drawer] = {
     "veletas": Drawer("veletas", veletas.board_png, veletas.game_png, veletas.replay_gif, Hints),
     "veloop": Drawer("veloop", veloop.veloop_board_png, veloop.veloop_game_png, veloop.veloop_replay_gif, VeloopHints),
 }
+
+
+def warm(languages: Iterable[Words]) -> None:
+    """Draw a board of every game, in every theme and each of ``languages``, with names in other scripts.
+
+    Fonts (Noto Sans CJK is tens of megabytes), sprites and glyphs load on first use; a bot calls this
+    off its event loop as it starts, so the first member to see a board in Japanese does not wait for them.
+    """
+    from bot.rules.registry import find_game
+
+    names = {"black": "黒石 🎌", "white": "Émile ★"}
+    for each in languages:
+        for name, drawn in DRAWERS.items():
+            state = find_game(name).new()
+            for theme in THEMES:
+                drawn.game_png(state, theme=theme, players=names, words=each)
 
 
 def drawer(game: str) -> Drawer:
