@@ -1968,19 +1968,8 @@ class Store:
         winner_id = next((p for p in info.participants if p != loser_id), None)
         stopped = clock.stopped(now)
         version = info.version + 1
-        async with self._transaction() as db:
-            cursor = await db.execute(
-                "UPDATE games SET status = 'finished', winner_id = ?, result = ?, termination = 'time forfeit', "
-                "undo_requested_by = NULL, updated_at = ?, version = ?, board_version = ?, "
-                "clock_first = ?, clock_second = ?, clock_running = ?, clock_since = ? "
-                "WHERE id = ? AND version = ? AND status = 'active'",
-                (winner_id, result, now, version, version, *_clock_values(stopped), game_id, info.version),
-            )
-            if cursor.rowcount != 1:
-                return None
-            await self._schedule(db, game_id, None)
-            await self._on_game_end(db, info, winner_id, now, "time forfeit")
-        log.info("game %d: %s", game_id, result)
+        if not await self._end_by_clock(info, winner_id, result, "time forfeit", stopped, now):
+            return None
         return self._attach(
             replace(
                 info,
@@ -2878,22 +2867,31 @@ class Store:
             colour = info.colour_of_user(winner_id)
             who = colour.capitalize() if colour else "The " + str(info.seat_of_user(winner_id)) + " player"
             result = f"{who} wins by adjudication at the round's deadline"
-        version = info.version + 1
         stopped = None if info.clock is None else info.clock.stopped(now)
+        if not await self._end_by_clock(info, winner_id, result, "adjudication", stopped, now):
+            return None
+        return await self.get_game(game_id)
+
+    async def _end_by_clock(
+        self, info: GameInfo, winner_id: int | None, result: str, termination: str, stopped: Clock | None, now: float
+    ) -> bool:
+        """End an active game the clock decided (lost on time, adjudicated at a round's deadline) in one
+        transaction with its consequences; False if the game changed since ``info`` was read."""
+        version = info.version + 1
         async with self._transaction() as db:
             cursor = await db.execute(
-                "UPDATE games SET status = 'finished', winner_id = ?, result = ?, termination = 'adjudication', "
+                "UPDATE games SET status = 'finished', winner_id = ?, result = ?, termination = ?, "
                 "undo_requested_by = NULL, updated_at = ?, version = ?, board_version = ?, "
                 "clock_first = ?, clock_second = ?, clock_running = ?, clock_since = ? "
                 "WHERE id = ? AND version = ? AND status = 'active'",
-                (winner_id, result, now, version, version, *_clock_values(stopped), game_id, info.version),
+                (winner_id, result, termination, now, version, version, *_clock_values(stopped), info.id, info.version),
             )
             if cursor.rowcount != 1:
-                return None
-            await self._schedule(db, game_id, None)
-            await self._on_game_end(db, info, winner_id, now, "adjudication")
-        log.info("game %d: %s", game_id, result)
-        return await self.get_game(game_id)
+                return False
+            await self._schedule(db, info.id, None)
+            await self._on_game_end(db, info, winner_id, now, termination)
+        log.info("game %d: %s", info.id, result)
+        return True
 
     async def close_round(self, tournament_id: int, number: int, due_id: int | None) -> None:
         """At the round's deadline, after its games were adjudicated: a pairing that never got a game scores
