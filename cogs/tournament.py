@@ -61,7 +61,7 @@ from bot.tournaments.elimination import BracketState
 from cogs import _tournament_words as words
 from cogs._board import DEFAULT_THEME, board_message
 from cogs._clock_words import describe_control, parse_time, time_suggestions
-from cogs._delivery import after_board_posted, announce
+from cogs._delivery import after_board_posted, announce, board_lock
 from cogs._permissions import check_here, check_thread, may_organise
 from cogs._send import bot_of, send_to_channel
 from cogs._tables import table_for
@@ -906,24 +906,29 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         raise RuntimeError("unreachable")
 
     async def first_board(self, info: TournamentInfo, pairing: Pairing, game: GameInfo, deadline: float) -> None:
-        """The game's first board, calling both players once."""
-        out = (await board_message(self.bot, game)).quiet()
+        """The game's first board, calling both players once.
+
+        Posted under the game's board lock, from the game as stored then: a sweep for owed boards (a restarted
+        bot runs one while it finishes opening a round) may have posted this board meanwhile, and then the
+        players are still called, without a second board.
+        """
         pw = await self.public(info)
         intro = words.game_intro(pw, info, pairing.round, pairing.board, pairing.white, pairing.black, deadline)
         thread = self.bot.get_partial_messageable(game.channel_id)
-        kwargs: dict[str, Any] = {
-            "content": intro,
-            "files": out.discord_files(),
-            "allowed_mentions": discord.AllowedMentions(
-                users=[discord.Object(pairing.white), discord.Object(pairing.black)]
-            ),
-        }
-        if out.embed is not None:
-            kwargs["embed"] = out.embed
-        if out.view is not None:
-            kwargs["view"] = out.view
-        message = await thread.send(**kwargs)
-        await after_board_posted(self.bot, game, message.id)
+        mentions = discord.AllowedMentions(users=[discord.Object(pairing.white), discord.Object(pairing.black)])
+        async with board_lock(self.bot, game.id):
+            current = await self.bot.store.get_game(game.id)
+            if not current.unannounced:
+                await thread.send(content=intro, allowed_mentions=mentions)
+                return
+            out = (await board_message(self.bot, current)).quiet()
+            kwargs: dict[str, Any] = {"content": intro, "files": out.discord_files(), "allowed_mentions": mentions}
+            if out.embed is not None:
+                kwargs["embed"] = out.embed
+            if out.view is not None:
+                kwargs["view"] = out.view
+            message = await thread.send(**kwargs)
+            await after_board_posted(self.bot, current, message.id)
 
     async def round_deadline(self, tournament_id: int, number: int, due_id: int) -> None:
         """The round's time is up: games still on are adjudicated by the clock, games never opened score nothing."""
