@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
 
@@ -61,11 +62,22 @@ class Scheduler:
         self.failed = 0
         self._wake = asyncio.Event()
         self._last_alive = 0.0
-        store.on_scheduled = self.wake
+        # When the loop will look next anyway (on the store's clock): -inf while it is looking, so a row
+        # scheduled meanwhile always wakes the next sleep.
+        self._looks_at = -math.inf
+        store.on_scheduled = self.scheduled
 
     def wake(self) -> None:
-        """Look again now (something was scheduled, or a test moved the clock)."""
+        """Look again now (a test moved the clock)."""
         self._wake.set()
+
+    def scheduled(self, due_at: float) -> None:
+        """A row falling due at ``due_at`` was scheduled: look again now if the loop sleeps past that moment.
+
+        Every move schedules its game's new deadline, later than what is due already: those wake nobody.
+        """
+        if due_at < self._looks_at:
+            self._wake.set()
 
     async def start(self) -> float:
         """Give back downtime before anything is acted on; returns the seconds given back."""
@@ -79,6 +91,7 @@ class Scheduler:
         while True:
             # Cleared before looking, so a row scheduled while this round runs wakes the next sleep at once.
             self._wake.clear()
+            self._looks_at = -math.inf
             try:
                 # Alive first: after a stall (the machine slept), time is given back before anything is acted on.
                 if time.monotonic() - self._last_alive >= self.heartbeat:
@@ -91,6 +104,7 @@ class Scheduler:
             except Exception:
                 log.exception("The scheduler failed a round; trying again shortly")
                 delay = min(self.tick, 5.0)
+            self._looks_at = self.now() + delay
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=delay)
 

@@ -999,8 +999,9 @@ class Store:
         self._themes: dict[int, str | None] = {}
         self._notify: dict[int, NotifyPrefs] = {}
         self._closed = False
-        # Called after a commit that scheduled something (a new deadline), so a sleeping scheduler looks again.
-        self.on_scheduled: Callable[[], None] | None = None
+        # Told, in the transaction that schedules something (a new deadline), when the earliest new row falls
+        # due, so a scheduler sleeping past that moment looks again.
+        self.on_scheduled: Callable[[float], None] | None = None
         # The gateway shards this process runs (shard count, shard ids), when the bot is split over several
         # processes: the sweeps of boards owed and AI turns owed take only the games of its own servers.
         self.shards: tuple[int, tuple[int, ...]] | None = None
@@ -1422,7 +1423,7 @@ class Store:
                         "INSERT INTO due (kind, game_id, key, due_at) VALUES ('expiry', ?, '', ?)", (created, expires)
                     )
                     if self.on_scheduled is not None:
-                        self.on_scheduled()
+                        self.on_scheduled(expires)
         except sqlite3.IntegrityError as exc:
             # The unique index is the last word when another writer claimed the channel first.
             if not _is_channel_clash(exc):
@@ -1902,6 +1903,7 @@ class Store:
         await db.execute(
             "INSERT INTO due (kind, game_id, key, due_at) VALUES ('deadline', ?, '', ?)", (game_id, deadline)
         )
+        earliest = deadline
         if clock.control.family != "none" and not clock.control.is_live:
             for left in REMINDERS_LEFT:
                 moment = clock.at_left(left)
@@ -1910,8 +1912,9 @@ class Store:
                         "INSERT INTO due (kind, game_id, key, due_at) VALUES ('reminder', ?, ?, ?)",
                         (game_id, str(int(left)), moment),
                     )
+                    earliest = min(earliest, moment)
         if self.on_scheduled is not None:
-            self.on_scheduled()
+            self.on_scheduled(earliest)
 
     async def next_due_at(self) -> float | None:
         """When the earliest due row falls due (the scheduler sleeps until then); one step down an index."""
@@ -2367,7 +2370,7 @@ class Store:
             (tournament_id, key, at),
         )
         if self.on_scheduled is not None:
-            self.on_scheduled()
+            self.on_scheduled(at)
 
     async def _log(self, db: Connection, tournament_id: int, actor_id: int, action: str, detail: str) -> None:
         await db.execute(

@@ -242,6 +242,35 @@ async def test_the_scheduler_loop_wakes_for_what_falls_due(store: Store, clock: 
         task.cancel()
 
 
+async def test_the_scheduler_looks_again_only_for_a_row_due_before_it_would_look_anyway(
+    store: Store, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every move reschedules its game's deadline; one that falls due after the loop's next look wakes nobody."""
+    looks = 0
+    claim = store.claim_due
+
+    async def counted(now: float, *, lease: float, limit: int) -> list[DueRow]:
+        nonlocal looks
+        looks += 1
+        return await claim(now, lease=lease, limit=limit)
+
+    monkeypatch.setattr(store, "claim_due", counted)
+    scheduler = Scheduler(store, {}, tick=3600)
+    task = asyncio.create_task(scheduler.run())
+    try:
+        await asyncio.sleep(0.2)
+        assert looks == 1, "one look at start, then asleep for the tick"
+        slow = await veloop_game(store, TimeControl.parse("3d"), channel=CHANNEL + 1)
+        await store.play(slow.id, ALICE, move(slow))
+        await asyncio.sleep(0.2)
+        assert looks == 1, "deadlines days away are not looked at before the next tick"
+        await veloop_game(store, TimeControl.parse("1+0"))
+        await asyncio.sleep(0.2)
+        assert looks == 2, "a deadline a minute away wakes the loop"
+    finally:
+        task.cancel()
+
+
 async def test_challenge_expiry_is_a_due_row_of_the_one_scheduler(store: Store, db_path: Path, clock: Clock) -> None:
     deadline = clock.now + dt.timedelta(minutes=15)
     made = [
