@@ -1081,13 +1081,18 @@ class Store:
         return _to_ts(self._clock())
 
     @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[Connection]:
+    async def _transaction(self, game: int | None = None) -> AsyncIterator[Connection]:
         """One write transaction, all or nothing. It takes the database's write lock up front (SQLite's
         BEGIN IMMEDIATE, PostgreSQL's advisory lock: bot/db), so a second process waits instead of
-        failing half-way through, and nothing lands between this transaction's reads and its writes."""
+        failing half-way through, and nothing lands between this transaction's reads and its writes.
+
+        A transaction given a ``game`` must write only that game's own rows (the game, its moves, its due
+        rows) and read nothing else: on PostgreSQL it then waits only for that game's writers and for
+        whole-database ones, so moves in different games do not queue behind one another.
+        """
         async with self._lock:
             try:
-                await self._db.begin()
+                await self._db.begin(game)
             except Busy as exc:
                 # Another process held the write lock for all of the timeout: nothing began, so nothing
                 # changed, and the caller can say so and let the player try again.
@@ -1626,7 +1631,8 @@ class Store:
         clock = _clock_after(info, game, now)
         version = info.version + 1
         changed = max(info.changed_stamp, stamp or 0)
-        async with self._transaction() as db:
+        # A move that ends the game also writes ratings, tournaments...: that takes the whole database.
+        async with self._transaction(game=None if status == "finished" else game_id) as db:
             cursor = await db.execute(
                 "UPDATE games SET ply = ?, turns = ?, status = ?, winner_id = ?, result = ?, termination = ?, "
                 "undo_requested_by = NULL, updated_at = ?, version = ?, board_version = ?, changed_stamp = ?, "
@@ -2241,7 +2247,7 @@ class Store:
         before the players could see the change is refused like one sent before the change itself.
         A board of an older version than one already posted changes nothing.
         """
-        async with self._transaction() as db:
+        async with self._transaction(game=game_id) as db:
             await db.execute(
                 "UPDATE games SET board_message_id = ?, "
                 "changed_stamp = CASE WHEN ? > posted_version THEN MAX(changed_stamp, ?) ELSE changed_stamp END, "

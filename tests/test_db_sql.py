@@ -152,3 +152,31 @@ async def test_both_backends_answer_the_same_calls_the_same_way(
     finally:
         await db.close()
         await other.close()
+
+
+async def test_on_postgresql_writers_of_different_games_go_side_by_side_and_a_whole_database_writer_goes_alone(
+    pg_url: str,
+) -> None:
+    first, second, third = [await open_database(pg_url) for _ in range(3)]
+    try:
+        for db in (second, third):
+            assert isinstance(db, PostgresDatabase)
+            await db.raw.execute("SET lock_timeout = '200ms'")
+        await first.begin(game=1)
+        await second.begin(game=2)  # another game's writer does not wait
+        await second.rollback()
+        with pytest.raises(Busy):
+            await second.begin(game=1)  # the same game's writer waits its turn
+        with pytest.raises(Busy):
+            await third.begin()  # a whole-database writer waits for every game's writer
+        await first.rollback()
+        await third.begin()
+        for game in (1, 2):
+            with pytest.raises(Busy):
+                await second.begin(game=game)  # and every game's writer waits for it
+        await third.rollback()
+        await second.begin(game=1 + 2**31)  # ids beyond the lock's 32 bits share a lock, never a fault
+        await second.commit()
+    finally:
+        for db in (first, second, third):
+            await db.close()

@@ -9,8 +9,11 @@ dialects differ). Both give:
 - ``execute`` (a cursor with ``rowcount``), ``executemany`` and ``execute_fetchall`` (rows by name or index);
 - ``begin`` / ``commit`` / ``rollback``: ``begin`` opens a write transaction that holds the database's
   one write lock, so writers take turns exactly as SQLite's ``BEGIN IMMEDIATE`` makes them (on
-  PostgreSQL, a transaction-level advisory lock; reads outside a transaction never wait for it). If
-  the lock stays taken longer than ``BUSY_TIMEOUT_MS`` nothing began and ``Busy`` is raised;
+  PostgreSQL, a transaction-level advisory lock; reads outside a transaction never wait for it).
+  ``begin(game=id)`` opens one that writes only that game's own rows: on PostgreSQL it waits only for
+  writers of the same game and for whole-database writers, so moves in different games land side by
+  side; SQLite, one writer at a time, treats it as any other. If the lock stays taken longer than
+  ``BUSY_TIMEOUT_MS`` nothing began and ``Busy`` is raised;
 - ``schema_version`` / ``set_schema_version`` (SQLite's ``PRAGMA user_version``; on PostgreSQL a
   one-row table) and ``ddl`` (a migration statement as this backend runs it), so one list of
   migrations serves both;
@@ -81,7 +84,7 @@ class Database(Connection, Protocol):
     @property
     def in_transaction(self) -> bool: ...
 
-    async def begin(self) -> None: ...
+    async def begin(self, game: int | None = None) -> None: ...
 
     async def commit(self) -> None: ...
 

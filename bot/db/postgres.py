@@ -3,9 +3,13 @@
 Writers take turns on one transaction-level advisory lock (``WRITE_LOCK``), which makes a write
 transaction here what ``BEGIN IMMEDIATE`` makes it in SQLite: nothing another process writes can land
 between a transaction's reads and its writes, so every check the store makes inside a transaction
-holds until its commit, on either backend, for any number of processes. Reads outside a transaction
-take no lock and never wait. A transaction that cannot get the lock within ``BUSY_TIMEOUT_MS``
-(``lock_timeout``) begins nothing and raises ``Busy``.
+holds until its commit, on either backend, for any number of processes. A transaction that writes one
+game's own rows and reads nothing else (a move that does not end the game, a board marked posted)
+takes that lock shared, plus the game's own lock (``GAME_LOCKS``, the game's id) exclusive: such
+transactions of different games run side by side, those of one game take turns, and a whole-database
+writer still has everything to itself, since it waits for every shared holder and they for it. Reads
+outside a transaction take no lock and never wait. A transaction that cannot get its locks within
+``BUSY_TIMEOUT_MS`` (``lock_timeout``) begins nothing and raises ``Busy``.
 
 The schema version lives in the one-row table ``schema_version`` (SQLite keeps it in ``PRAGMA
 user_version``), read and written inside the migration's own transaction.
@@ -30,6 +34,7 @@ import asyncpg
 from bot.db import BUSY_TIMEOUT_MS, Backend, Busy, Row, sql
 
 WRITE_LOCK = 0x5645_4C45  # "VELE": the advisory lock every write transaction holds
+GAME_LOCKS = 0x4741  # "GA": with a game's id (modulo 2**31), the lock of one game's writers (two-key lock space)
 NOTIFY_CHANNEL = "veletas_due"
 
 
@@ -160,9 +165,14 @@ class PostgresDatabase:
     def in_transaction(self) -> bool:
         return self._conn.is_in_transaction()
 
-    async def begin(self) -> None:
+    async def begin(self, game: int | None = None) -> None:
+        if game is None:
+            lock = f"pg_advisory_xact_lock({WRITE_LOCK})"
+        else:
+            key = int(game) % 2**31
+            lock = f"pg_advisory_xact_lock_shared({WRITE_LOCK}), pg_advisory_xact_lock({GAME_LOCKS}, {key})"
         try:
-            await self._conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+            await self._conn.execute(f"BEGIN; SELECT {lock}")
         except (asyncpg.LockNotAvailableError, asyncpg.QueryCanceledError) as exc:
             await self.rollback()
             raise Busy() from exc

@@ -49,9 +49,9 @@ class SQLiteDatabase:
     def in_transaction(self) -> bool:
         return self._db.in_transaction
 
-    async def begin(self) -> None:
+    async def begin(self, game: int | None = None) -> None:
         """IMMEDIATE takes the write lock up front, so a second process waits (busy_timeout) instead of
-        failing half-way through."""
+        failing half-way through. The file has one writer at a time: a ``game``'s transaction is no different."""
         try:
             await self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
