@@ -525,12 +525,15 @@ async def speed(
             try:
                 offered = await offered_load(seats, rate, seconds)
                 bot_cpu = sum(cpu_seconds(bot.process.pid) for bot in bots)
+                # This process: the fake Discord and the simulated players, on the same cores as the bot.
+                bench_cpu = cpu_seconds(os.getpid())
                 if cluster is not None:
                     await cluster.query("SELECT pg_stat_statements_reset()")
                     db_before, db_cpu = await cluster.counters(), cluster.cpu_seconds()
                 closed, throughput = await closed_loop(seats, seconds) if closed_phase else (Load(), 0.0)
                 moves = max(1, len(closed.latencies))
                 costs["bot_cpu_ms"] = (sum(cpu_seconds(bot.process.pid) for bot in bots) - bot_cpu) / moves * 1000
+                costs["bench_cpu_ms"] = (cpu_seconds(os.getpid()) - bench_cpu) / moves * 1000
                 if cluster is not None:
                     after = await cluster.counters()
                     costs["db_cpu_ms"] = (cluster.cpu_seconds() - db_cpu) / moves * 1000
