@@ -121,17 +121,28 @@ def bench_fake(validate: bool, lifetime: float) -> Any:
     """The fake Discord, with a way of waiting that scales to a hundred users acting at once.
 
     The fake's own ``wait_until`` gives every waiting user a timer and re-checks it every 50 ms;
-    with a hundred users that is the load generator's cost, not the bot's. Here all waiters share
-    one future per change (plus a slow tick for conditions that depend on the bot), and
-    ``settle`` is skipped: under load the fake is never idle, and slash commands need no settling.
+    with a hundred users that is the load generator's cost, not the bot's. Here the waiting
+    conditions are checked together, once per loop turn in which something changed (plus a slow
+    tick for conditions that depend on the clock or the bot), and only a waiter whose condition
+    holds (or has failed, or timed out) is woken. ``settle`` is skipped: under load the fake is
+    never idle, and slash commands need no settling.
     """
     from bot.sandbox.errors import SandboxTimeout
     from bot.sandbox.server import FakeDiscord
 
+    @dataclass
+    class Waiter:
+        predicate: Any
+        future: asyncio.Future[Any]
+        deadline: float
+        limit: float
+        what: str
+
     class BenchFake(FakeDiscord):
         def __init__(self) -> None:
             super().__init__(validate=validate, lifetime=lifetime, wait_timeout=120)
-            self._generation: asyncio.Future[None] | None = None
+            self._bench_waiters: list[Waiter] = []
+            self._check_due = False
             self._ticker: asyncio.Task[None] | None = None
 
         async def start(self) -> None:
@@ -142,6 +153,9 @@ def bench_fake(validate: bool, lifetime: float) -> Any:
             if self._ticker is not None:
                 self._ticker.cancel()
             await super().stop()
+            for waiter in self._bench_waiters:
+                waiter.future.cancel()
+            self._bench_waiters = []
 
         async def _tick(self) -> None:
             while True:
@@ -150,23 +164,43 @@ def bench_fake(validate: bool, lifetime: float) -> Any:
 
         def changed(self) -> None:
             super().changed()
-            generation, self._generation = self._generation, None
-            if generation is not None and not generation.done():
-                generation.set_result(None)
+            if not self._check_due and self._bench_waiters:
+                self._check_due = True
+                asyncio.get_running_loop().call_soon(self._check)
+
+        def _check(self) -> None:
+            self._check_due = False
+            now = asyncio.get_running_loop().time()
+            waiting = []
+            for waiter in self._bench_waiters:
+                if waiter.future.done():
+                    continue  # its task was cancelled
+                try:
+                    result = waiter.predicate()
+                except Exception as error:
+                    waiter.future.set_exception(error)
+                    continue
+                if result:
+                    waiter.future.set_result(result)
+                elif now >= waiter.deadline:
+                    waiter.future.set_exception(
+                        SandboxTimeout(
+                            f"timed out after {waiter.limit:.1f} s waiting for {waiter.what or waiter.predicate}"
+                        )
+                    )
+                else:
+                    waiting.append(waiter)
+            self._bench_waiters = waiting
 
         async def wait_until(self, predicate: Any, *, timeout: float | None = None, what: str = "") -> Any:
+            result = predicate()
+            if result:
+                return result
             loop = asyncio.get_running_loop()
             limit = timeout if timeout is not None else self.wait_timeout
-            deadline = loop.time() + limit
-            while True:
-                result = predicate()
-                if result:
-                    return result
-                if loop.time() >= deadline:
-                    raise SandboxTimeout(f"timed out after {limit:.1f} s waiting for {what or predicate}")
-                if self._generation is None:
-                    self._generation = loop.create_future()
-                await asyncio.shield(self._generation)
+            waiter = Waiter(predicate, loop.create_future(), loop.time() + limit, limit, what)
+            self._bench_waiters.append(waiter)
+            return await waiter.future
 
         async def settle(self) -> None:
             return None

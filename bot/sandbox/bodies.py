@@ -35,7 +35,9 @@ _PART_HEADER = re.compile(rb"((?i:content-type|content-disposition)): ([\x21-\x7
 # Quoted values with no backslash, semicolon or leading slash, which aiohttp's parser keeps as they are.
 _VALUE = r'"([^"\\;/\x00-\x1f\x7f][^"\\;\x00-\x1f\x7f]*)"'
 _DISPOSITION = re.compile(rf"form-data; name={_VALUE}(?:; filename={_VALUE})?")
-_PART_TYPE = re.compile(r"[A-Za-z0-9.+-]+/[A-Za-z0-9.+-]+")
+# A part's type with no parameter but the charset aiohttp would decode it with anyway (discord.py sends
+# payload_json as text/plain; charset=utf-8).
+_PART_TYPE = re.compile(r"[A-Za-z0-9.+-]+/[A-Za-z0-9.+-]+(?:; charset=utf-8)?")
 
 
 @dataclass

@@ -274,7 +274,7 @@ async def outcome(raw: bytes, *, fast: bool) -> Any:
 async def test_discord_py_bodies_are_read_directly() -> None:
     """The shape discord.py sends (aiohttp's FormData) takes the direct path, and reads as aiohttp reads it."""
     form = aiohttp.FormData(quote_fields=False)
-    form.add_field("payload_json", json.dumps({"content": "board"}), content_type="application/json")
+    form.add_field("payload_json", json.dumps({"content": "board"}))  # text/plain; charset=utf-8, as discord.py
     form.add_field("files[0]", PNG + b"\r\n--" + b"not the boundary", filename="board.png")
     sent = form()
     raw = await sent.as_bytes()
@@ -289,14 +289,24 @@ async def test_discord_py_bodies_are_read_directly() -> None:
 
 NAMES = st.sampled_from(["payload_json", "files[0]", "files[1]", "file", "_charset_", "/slash", "", 'q"uote'])
 TYPES = st.sampled_from(
-    [None, "application/json", "application/octet-stream", "image/png", "multipart/mixed; boundary=q", "text/x; a=b"]
+    [
+        None,
+        "application/json",
+        "image/png",
+        "multipart/mixed; boundary=q",
+        "text/plain; charset=latin-1",
+        "text/plain; charset=UTF-8",
+        "text/x; a=b",
+    ]
 )
 EXTRA = st.sampled_from(
     [None, "Content-Transfer-Encoding: base64", "X-Other: 1", "content-type: image/png", "Content-Length: 3", "Bad"]
 )
 DATA = st.one_of(
     st.binary(max_size=40),
-    st.sampled_from([b'{"content": "x"}', b"{", b"\r\n--" + BOUNDARY.encode() + b"x", b"\r\n", b"\xff", b""]),
+    st.sampled_from(
+        [b'{"content": "x"}', b'{"content": "\xe9"}', b"{", b"\r\n--" + BOUNDARY.encode() + b"x", b"\r\n", b"\xff", b""]
+    ),
 )
 
 
@@ -314,7 +324,7 @@ def bodies(draw: st.DrawFn) -> bytes:
         if not plain:
             disposition = draw(st.sampled_from([disposition, f"form-data; name={name}", "inline"]))
         headers = {"Content-Disposition": disposition}
-        content_type = draw(st.sampled_from([None, "application/json", "image/png"]) if plain else TYPES)
+        content_type = draw(st.sampled_from([None, "text/plain; charset=utf-8", "image/png"]) if plain else TYPES)
         if content_type is not None:
             headers = {"Content-Type": content_type} | headers
         head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
