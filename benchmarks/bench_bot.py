@@ -903,6 +903,8 @@ def table(
         f"| (c) resident memory, {args.stored:,} stored games of which {args.active:,} active, after moves in "
         f"{args.probe} of them | {m['rss']:.0f} MB ({m['rss_start']:.0f} MB just after start) | ≤ 200 MB | "
         f"{verdict(m['rss'] <= 200)} |",
+        f"| a move's CPU in (b): the bot's process / this benchmark's (fake Discord and players) | "
+        f"{s['bot_cpu_ms']:.1f} ms / {s['bench_cpu_ms']:.1f} ms | | |",
         f"| reference: {REFERENCE}, median before / after the load phases | {reference[0]:.1f} ms / "
         f"{reference[1]:.1f} ms | | |",
     ]
@@ -912,7 +914,8 @@ def table(
     )
     note = (
         f"{speed_mix(args.veloop_share)} The bot runs as `python -m bot` in its own process; the fake Discord "
-        f"and the simulated players run in another, on the same {os.cpu_count()} cores. Request bodies "
+        f"and the simulated players run in another, on the same {os.cpu_count()} cores, so the CPU they use "
+        f"(the benchmark's row) is CPU the bot does not get. Request bodies "
         f"{'validated' if args.validate else 'not validated'} against Discord's OpenAPI spec by the fake; "
         f"{args.seconds:.0f} s per load phase; memory is the bot process's resident set."
     )
@@ -952,6 +955,8 @@ def postgresql_table(
         f"| a move's cost in (b): bot CPU, database CPU | {one['bot_cpu_ms']:.1f} ms, {one['db_cpu_ms']:.2f} ms | "
         f"{several['bot_cpu_ms']:.1f} ms, {several['db_cpu_ms']:.2f} ms | {lite['bot_cpu_ms']:.1f} ms (in-process) "
         "| | |",
+        f"| a move's CPU in (b) in this benchmark's process (fake Discord and players), not the bot's | "
+        f"{one['bench_cpu_ms']:.1f} ms | {several['bench_cpu_ms']:.1f} ms | {lite['bench_cpu_ms']:.1f} ms | | |",
         f"| a move's queries in (b): statements (write transactions), commits, SQL time | "
         f"{one['statements']:.1f} ({one['writes']:.1f}), {one['commits']:.1f}, {one['exec_ms']:.2f} ms | "
         f"{several['statements']:.1f} ({several['writes']:.1f}), {several['commits']:.1f}, "
