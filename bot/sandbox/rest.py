@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot.sandbox import limits, permissions
+from bot.sandbox.bodies import Upload
 from bot.sandbox.clock import iso_timestamp
 from bot.sandbox.errors import DiscordError, form_error, unknown
 from bot.sandbox.permissions import (
@@ -30,7 +31,16 @@ from bot.sandbox.permissions import (
     SEND_MESSAGES_IN_THREADS,
     VIEW_CHANNEL,
 )
-from bot.sandbox.state import EPHEMERAL, LOADING, Attachment, Interaction, Member, Message, SandboxState
+from bot.sandbox.state import (
+    EPHEMERAL,
+    LOADING,
+    Attachment,
+    Interaction,
+    Member,
+    Message,
+    SandboxState,
+    json_copy,
+)
 
 if TYPE_CHECKING:
     from bot.sandbox.gateway import Gateway
@@ -54,16 +64,6 @@ _ALLOWED_RESPONSES = {
 }
 _COMMAND_NAME = re.compile(r"^[-_'\w]{1,32}$")
 _MENTION = re.compile(r"<@!?(\d+)>")
-
-
-@dataclass
-class Upload:
-    """One ``files[N]`` part of a multipart body."""
-
-    field: str
-    filename: str
-    content_type: str | None
-    data: bytes
 
 
 @dataclass
@@ -318,7 +318,7 @@ class Rest:
         elif kind == MODAL:
             limits.check_modal(data)
         interaction.response_type = kind
-        interaction.response_body = copy.deepcopy(body)
+        interaction.response_body = json_copy(body)
         self._changed()
         if not call.flag("with_response"):
             return None
@@ -335,7 +335,7 @@ class Rest:
         if call.id("application_id") != self.state.application_id:
             raise unknown("Webhook", 10015)
         token = call.params["token"]
-        interaction = next((i for i in self.state.interactions.values() if i.token == token), None)
+        interaction = self.state.interactions.by_token(token)
         if interaction is None:
             raise unknown("Webhook", 10015)
         if self.state.clock.now() - interaction.created_at > TOKEN_LIFETIME:
@@ -722,7 +722,7 @@ class Rest:
     def _resolve_embeds(self, embeds: list[dict[str, Any]], attachments: list[Attachment]) -> list[dict[str, Any]]:
         """Embeds referring to ``attachment://name`` point at the uploaded file, as Discord rewrites them."""
         urls = {a.filename: a.url for a in attachments}
-        resolved = copy.deepcopy(embeds)
+        resolved: list[dict[str, Any]] = json_copy(embeds)
         for embed in resolved:
             embed.setdefault("type", "rich")
             for key in ("image", "thumbnail"):
@@ -787,11 +787,11 @@ class Rest:
             "pinned": False,
             "type": 0,
             "flags": int(body.get("flags") or 0) & ~(1 << 12),  # SUPPRESS_NOTIFICATIONS is not echoed
-            "components": copy.deepcopy(body.get("components") or []),
+            "components": json_copy(body.get("components") or []),
         }
         if isinstance(body.get("message_reference"), dict):
             data["type"] = 19
-            data["message_reference"] = copy.deepcopy(body["message_reference"])
+            data["message_reference"] = json_copy(body["message_reference"])
         if interaction is not None:
             data["type"] = 20 if interaction.type == 2 else 0
             data["webhook_id"] = str(self.state.application_id)
@@ -846,7 +846,7 @@ class Rest:
             data["content"] = str(body["content"] or "")
             data["mentions"] = self._mentions(data["content"])
         if "components" in body:
-            data["components"] = copy.deepcopy(body["components"] or [])
+            data["components"] = json_copy(body["components"] or [])
         if "attachments" in body or uploads:
             listed = body.get("attachments")
             keep_ids = {str(a.get("id")) for a in listed if isinstance(a, dict)} if isinstance(listed, list) else None

@@ -24,14 +24,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import discord
-from aiohttp import BodyPartReader, web
+from aiohttp import web
 from discord.ext import commands
 
 from bot.sandbox import permissions
+from bot.sandbox.bodies import MAX_BODY, read_body
 from bot.sandbox.clock import SimClock, Snowflakes
 from bot.sandbox.errors import DiscordError, SandboxError, SandboxTimeout
 from bot.sandbox.gateway import Gateway
-from bot.sandbox.rest import Call, Rest, Upload
+from bot.sandbox.rest import Call, Rest
 from bot.sandbox.runner import BotFactory, BotRunner
 from bot.sandbox.spec import DEFAULT_SPEC_PATH, SpecValidator
 from bot.sandbox.state import PRIVILEGED_INTENTS, Member, Message, SandboxState
@@ -220,7 +221,7 @@ class FakeDiscord:
     # -- lifecycle ----------------------------------------------------------------------------
 
     async def start(self) -> None:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app = web.Application(client_max_size=MAX_BODY)
         app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._handle_rest)
         app.router.add_get("/gateway", self._handle_gateway)
         app.router.add_get("/gateway-resume", self._handle_gateway)
@@ -642,7 +643,7 @@ class FakeDiscord:
             record.authorized = authorization == f"Bot {self.state.token}"
             if route.bot_auth and not record.authorized:
                 raise DiscordError(401, 0, "401: Unauthorized")
-            body, uploads, multipart = await self._read_body(request)
+            body, uploads, multipart = await read_body(request)
             record.body = body
             record.files = {u.filename: u.data for u in uploads}
             if self.validator is not None and (body is not None or multipart):
@@ -658,43 +659,3 @@ class FakeDiscord:
             # so the bot fails at once and check() reports the request.
             log.exception("sandbox failed on %s %s", request.method, path)
             return 501, {"message": f"sandbox error: {error!r}", "code": 0}
-
-    async def _read_body(self, request: web.Request) -> tuple[Any, list[Upload], bool]:
-        if not request.can_read_body:
-            return None, [], False
-        content_type = request.content_type
-        if content_type == "application/json":
-            try:
-                return json.loads(await request.text()), [], False
-            except ValueError:
-                raise DiscordError(400, 50109, "The request body contains invalid JSON.") from None
-        if content_type == "multipart/form-data":
-            reader = await request.multipart()
-            body: Any = None
-            uploads: list[Upload] = []
-            while True:
-                part = await reader.next()
-                if part is None:
-                    break
-                if not isinstance(part, BodyPartReader):
-                    raise DiscordError(400, 50035, "Nested multipart bodies are not accepted")
-                name = part.name or ""
-                if name == "payload_json":
-                    try:
-                        body = json.loads(await part.text())
-                    except ValueError:
-                        raise DiscordError(400, 50109, "payload_json contains invalid JSON.") from None
-                else:
-                    uploads.append(
-                        Upload(
-                            field=name,
-                            filename=part.filename or name,
-                            content_type=part.headers.get("Content-Type"),
-                            data=bytes(await part.read()),
-                        )
-                    )
-            return body, uploads, True
-        raw = await request.read()
-        if raw:
-            raise DiscordError(400, 50035, f"Unsupported Content-Type {content_type!r}")
-        return None, [], False

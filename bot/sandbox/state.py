@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,22 @@ BOT_PERMISSIONS = MEMBER_PERMISSIONS | (1 << 13) | (1 << 34)  # manage messages,
 COMPONENT_BUTTON = 2
 SELECT_TYPES = {3, 5, 6, 7, 8}
 TEXT_INPUT = 4
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists and scalars), the same as ``copy.deepcopy`` makes of it at a
+    fraction of the cost; anything else inside is handed to ``copy.deepcopy``."""
+    kind = type(value)
+    if kind is dict:
+        return {key: json_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [json_copy(item) for item in value]
+    if kind in _SCALARS:
+        return value
+    return copy.deepcopy(value)
 
 
 def iter_interactive(components: list[dict[str, Any]] | None) -> Iterator[dict[str, Any]]:
@@ -189,7 +205,7 @@ class Message:
         return "\n".join(p for p in parts if p)
 
     def to_json(self) -> dict[str, Any]:
-        data = copy.deepcopy(self.data)
+        data: dict[str, Any] = json_copy(self.data)
         data["attachments"] = [a.to_json() for a in self.attachments]
         return data
 
@@ -224,6 +240,54 @@ class Interaction:
         return str(data.get("name") or data.get("custom_id") or "")
 
 
+class Interactions(MutableMapping[int, Interaction]):
+    """Every interaction by id, and by token as webhook routes look them up: one dict lookup, however many
+    interactions a long run has made. Every change goes through ``__setitem__`` and ``__delitem__``, which keep
+    the token index in step."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, Interaction] = {}
+        # Token -> ids holding it, oldest first (tokens are random, so in practice one id each).
+        self._by_token: dict[str, dict[int, None]] = {}
+
+    def __getitem__(self, interaction_id: int) -> Interaction:
+        return self._by_id[interaction_id]
+
+    def __setitem__(self, interaction_id: int, interaction: Interaction) -> None:
+        if interaction_id in self._by_id:
+            self._unindex(interaction_id)
+        self._by_id[interaction_id] = interaction
+        self._by_token.setdefault(interaction.token, {})[interaction_id] = None
+
+    def __delitem__(self, interaction_id: int) -> None:
+        self._unindex(interaction_id)
+        del self._by_id[interaction_id]
+
+    def _unindex(self, interaction_id: int) -> None:
+        token = self._by_id[interaction_id].token
+        ids = self._by_token.get(token, {})
+        ids.pop(interaction_id, None)
+        if not ids:
+            self._by_token.pop(token, None)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._by_id)
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __repr__(self) -> str:
+        return repr(self._by_id)
+
+    def by_token(self, token: str) -> Interaction | None:
+        """The interaction holding ``token`` (the first made, should two share one)."""
+        ids = self._by_token.get(token)
+        if not ids:
+            return None
+        first = min(ids, key=list(self._by_id).index) if len(ids) > 1 else next(iter(ids))
+        return self._by_id[first]
+
+
 class SandboxState:
     """The single guild world the fake serves, with the ids a test needs to talk about it."""
 
@@ -243,7 +307,7 @@ class SandboxState:
         self.thread_members: dict[int, set[int]] = {}
         self.messages: dict[int, Message] = {}
         self.commands: dict[int | None, list[dict[str, Any]]] = {None: []}
-        self.interactions: dict[int, Interaction] = {}
+        self.interactions = Interactions()
         self.bot_role_id = snowflakes.next()
         self.bot.roles.append(self.bot_role_id)
         self.role_permissions: dict[int, int] = {self.guild_id: MEMBER_PERMISSIONS, self.bot_role_id: BOT_PERMISSIONS}
