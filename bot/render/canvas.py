@@ -2,11 +2,13 @@
 
 The bot posts a fresh board after every turn, so drawing must be cheap as well as pretty. Every
 stone, mark and tinted square is drawn once per (theme, square size) at four times its size and
-scaled down, which gives smooth edges; a board is then only a copy of a cached background plus a
-few pastes. The finished RGB image is mapped onto a fixed 256-colour palette made for its theme
-and game: mapping onto a known palette is cheap, where choosing a palette per image is not, and a
-palette image encodes as a PNG several times faster and smaller than an RGB one. Replays share
-that palette, so every GIF frame needs no colour table of its own.
+scaled down, which gives smooth edges; a board is then a cached background plus a few pastes and
+the header. Images are mapped onto a fixed 256-colour palette made for their theme and game:
+mapping onto a known palette is cheap, where choosing a palette per image is not, and a palette
+image encodes as a PNG several times faster and smaller than an RGB one. Replays share that
+palette, so every GIF frame needs no colour table of its own. As that mapping is pixel by pixel,
+boards are put together already mapped, from cached pieces (``Compositor``): the same indices as
+the plain RGB board (``compose``) mapped whole, for a fraction of the work.
 
 Each game's drawer (``veletas``, ``veloop``) turns its rules objects into pastes on this canvas;
 nothing here knows a game's rules.
