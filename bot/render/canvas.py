@@ -1092,10 +1092,12 @@ class Compositor:
     palette and sprites. Thread-safe: it draws under ``DRAWING``.
     """
 
-    def __init__(self, palette: Callable[[Theme], Image.Image], cells: int = 4096, pixels: int = 48 << 20) -> None:
+    # An 800-px board's square is 60 to 150 pixels wide: 4096 squares are 15 to 90 MB, so the
+    # pixel bound (one byte each) holds the cache to 24 MB; headers' strips are 0.1 MB each.
+    def __init__(self, palette: Callable[[Theme], Image.Image], cells: int = 4096, pixels: int = 24 << 20) -> None:
         self.palette = palette
         self.cells: Recent[Image.Image] = Recent(cells, pixels)
-        self.headers: Recent[_Strip] = Recent(64, 16 << 20)
+        self.headers: Recent[_Strip] = Recent(64, 8 << 20)
         self.counts = Counts()
         self._tokens: dict[tuple[Theme, int, int], int] = {}
         self._boards: OrderedDict[int, _Board] = OrderedDict()
@@ -1112,7 +1114,7 @@ class Compositor:
         board = self._boards.get(token)
         if board is None:
             board = self._boards[token] = _Board(token, theme, lay, self.palette(theme))
-            while len(self._boards) > 24:
+            while len(self._boards) > 12:
                 self._boards.popitem(last=False)
         else:
             self._boards.move_to_end(token)
