@@ -23,8 +23,8 @@ import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, fields
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Generic, NamedTuple, TypeVar
 
@@ -84,6 +84,14 @@ class Theme:
     shaded: bool = True  # pieces lit from the upper left; flat in the contrast theme
     square_shooters: bool = False  # shooters as rounded squares, so they differ from stones by shape too
     marked_claims: bool = False  # a claimed shooter's cap carries a dot of the other colour
+
+    # Every sprite cache is keyed by the theme: hashing its 27 fields once, not on each lookup.
+    def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash(tuple(getattr(self, f.name) for f in fields(self)))
 
 
 THEMES: dict[str, Theme] = {
@@ -1188,6 +1196,7 @@ class Compositor:
 # --- names and squares ---------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=4096)
 def cell_of(square: str, n: int) -> Cell:
     return parse_square(square, n)
 
