@@ -17,12 +17,14 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 from PIL import Image
 
 from bot import render
 from bot.render import tournament as tournament_drawer
 from bot.render import veloop as veloop_drawer
+from bot.render.canvas import DRAWING, Compositor, Layout, Paste
 from bot.rules import Game, random_setup
 from bot.rules.veloop import SIZES, Move, Position, playout, write_record
 from bot.tournaments import BracketState, Player, double_elimination, resolve
@@ -226,7 +228,13 @@ def standings_64() -> list[Standing]:
     rows: list[Standing] = []
     for i in range(64):
         points = (13 - i // 5) / 2
-        tiebreaks = (rng.randrange(20, 60) / 2, rng.randrange(24, 70) / 2, rng.randrange(0, 160) / 4, 0.0, 3.0)
+        tiebreaks: tuple[float, ...] = (
+            rng.randrange(20, 60) / 2,
+            rng.randrange(24, 70) / 2,
+            rng.randrange(0, 160) / 4,
+            0.0,
+            3.0,
+        )
         rank = rows[-1].rank if rows and i % 9 == 8 else i + 1
         if rank != i + 1:
             points, tiebreaks = rows[-1].points, rows[-1].tiebreaks
@@ -281,29 +289,66 @@ def tournament_rows(table: Table, runs: int) -> None:
 
 
 def stage_rows(table: Table, runs: int) -> None:
-    """Where the time of one board goes, so a regression points at its stage."""
-    game = midgame()
+    """Where the time of one board goes, so a regression points at its stage.
+
+    A board is drawn from cached palette pieces (``canvas.Compositor``): its squares and header strip
+    come from caches when a board like it was drawn before, as in a running game, and are mapped
+    afresh when not, as on a new game's first board. The plain way (compose the RGB board, map it
+    whole onto the palette), which the pieces reproduce index for index, is timed beside them.
+    """
     theme = render.THEMES["dark"]
-    scene = render.veletas._game_scene(game, None, None, None)
-    rgb = render.veletas._compose(scene, theme, None)
-    palette = render.veletas._palette(theme)
-    pal = render.canvas.to_palette(rgb, palette)
+    game = midgame()
     position, last = veloop_midgame(8)
-    vscene = veloop_drawer._scene(position, last_move=last, hints=None, names=("Black", "White"), result=None)
-    vrgb = veloop_drawer._compose(vscene, theme, None)
-    vpalette = veloop_drawer._palette(theme)
-    vpal = render.canvas.to_palette(vrgb, vpalette)
-    stages: list[tuple[str, Callable[[], object]]] = [
-        ("  Veletas: compose (cached layers and sprites)", lambda: render.veletas._compose(scene, theme, None)),
-        ("  Veletas: map onto the theme's palette", lambda: render.canvas.to_palette(rgb, palette)),
-        (f"  Veletas: PNG encode (zlib level {render.PNG_COMPRESS_LEVEL})", lambda: render.canvas.png(pal)),
-        ("  Veloop 8×8: compose", lambda: veloop_drawer._compose(vscene, theme, None)),
-        ("  Veloop 8×8: map onto the theme's palette", lambda: render.canvas.to_palette(vrgb, vpalette)),
-        (f"  Veloop 8×8: PNG encode (zlib level {render.PNG_COMPRESS_LEVEL})", lambda: render.canvas.png(vpal)),
+    scenes: list[tuple[str, Any, Any]] = [
+        ("Veletas", render.veletas, render.veletas._game_scene(game, None, None, None)),
+        (
+            "Veloop 8×8",
+            veloop_drawer,
+            veloop_drawer._scene(position, last_move=last, hints=None, names=("Black", "White"), result=None),
+        ),
     ]
-    for what, work in stages:
-        ms, ratio = table.time(work, runs)
-        table.add(what, f"{ms:.1f} ms", ratio)
+    for label, drawer, scene in scenes:
+        lay = render.layout(scene.n)
+        boards: Compositor = drawer._BOARDS
+
+        def pastes(d: Any = drawer, sc: Any = scene, lo: Layout = lay) -> list[Paste]:
+            with DRAWING:
+                return d._pastes(sc, theme, lo)  # type: ignore[no-any-return]
+
+        laid = pastes()
+
+        def cached(b: Compositor = boards, sc: Any = scene, lo: Layout = lay, ps: list[Paste] = laid) -> Image.Image:
+            return b.draw(theme, lo, ps, sc.header)
+
+        def new_header(b: Compositor = boards, again: Callable[[], Image.Image] = cached) -> Image.Image:
+            b.headers.clear()
+            return again()
+
+        def cold(b: Compositor = boards, again: Callable[[], Image.Image] = cached) -> Image.Image:
+            b.cells.clear()
+            b.headers.clear()
+            return again()
+
+        def plain(d: Any = drawer, sc: Any = scene) -> Image.Image:
+            with DRAWING:
+                return render.canvas.to_palette(d._compose(sc, theme, None), d._palette(theme))
+
+        image = cached()
+
+        def encode(im: Image.Image = image) -> bytes:
+            return render.canvas.png(im)
+
+        stages: list[tuple[str, Callable[[], object]]] = [
+            (f"  {label}: scene to pastes", pastes),
+            (f"  {label}: draw from cached pieces, all cached (a board like earlier ones)", cached),
+            (f"  {label}: draw from cached pieces, the header new (its strip drawn and mapped)", new_header),
+            (f"  {label}: draw from cached pieces, caches empty (every square and the header mapped)", cold),
+            (f"  {label}: PNG encode (zlib level {render.PNG_COMPRESS_LEVEL})", encode),
+            (f"  {label}: the plain way, for comparison: compose the RGB board, map it whole", plain),
+        ]
+        for what, work in stages:
+            ms, ratio = table.time(work, runs)
+            table.add(what, f"{ms:.1f} ms", ratio)
 
 
 def level_rows(table: Table, runs: int) -> None:

@@ -5,7 +5,7 @@ setup hatching, the pie choice and the result; hints for the guided move.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -17,14 +17,16 @@ from bot.render.canvas import (
     GIF_FINAL_MS,
     GIF_FRAME_MS,
     Cell,
+    Compositor,
     Header,
+    Layout,
+    Paste,
     Theme,
-    background,
     build_palette,
     cap,
     cell_of,
     circle,
-    draw_header,
+    compose,
     drawable,
     face,
     gif,
@@ -35,12 +37,12 @@ from bot.render.canvas import (
     segment,
     shaded_disc,
     shooter_light,
+    sprite_at,
     square_tile,
     stone,
     stone_light,
     supersampled,
     theme_named,
-    to_palette,
 )
 from bot.render.words import colour_names, or_english
 from bot.rules import Game, Move, Position
@@ -196,39 +198,37 @@ def _badge(theme: Theme, sq: int, black: int, white: int) -> Image.Image:
     return supersampled(sq, sq, draw)
 
 
-def _compose(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
-    """The scene as an RGB image: cached background, then tints, lines, marks and pieces in that order."""
-    lay = layout(scene.n, width)
-    sq = lay.square
-    im = background(theme, scene.n, lay.width).copy()
+def _pastes(scene: _Scene, theme: Theme, lay: Layout) -> list[Paste]:
+    """The scene's sprites in the order they are laid: tints, lines, marks, pieces, hints, badges."""
+    pastes: list[Paste] = []
+
+    def add(cell: Cell, draw: Callable[..., Image.Image], *args: Hashable) -> None:
+        pastes.append(sprite_at(theme, lay, cell, draw, *args))
+
     for cell in set(scene.tints) | scene.hatched:
-        tile = square_tile(theme, sq, (cell[0] + cell[1]) % 2 == 0, scene.tints.get(cell), cell in scene.hatched)
-        im.paste(tile, lay.origin(cell))
+        add(cell, square_tile, (cell[0] + cell[1]) % 2 == 0, scene.tints.get(cell), cell in scene.hatched)
     for line, style in ((scene.path, "move"), (scene.shot, "shot")):
         for a, b in itertools.pairwise(line):
-            df, dr = b[0] - a[0], b[1] - a[1]
-            seg = segment(theme, sq, df, dr, style)
-            x = lay.origin((min(a[0], b[0]), max(a[1], b[1])))
-            im.paste(seg, x, seg)
+            add((min(a[0], b[0]), max(a[1], b[1])), segment, b[0] - a[0], b[1] - a[1], style)
         if len(line) > 1 and style == "move":
-            start = cap(theme, sq, style)
-            im.paste(start, lay.origin(line[0]), start)
+            add(line[0], cap, style)
     for cells, kind in ((scene.ghosts, "ghost"), (scene.claims, "claim")):
         for cell in cells:
-            sprite = _mark(theme, sq, kind)
-            im.paste(sprite, lay.origin(cell), sprite)
+            add(cell, _mark, kind)
     for cell, piece in scene.pieces.items():
-        sprite = _piece(theme, sq, piece)
-        im.paste(sprite, lay.origin(cell), sprite)
+        add(cell, _piece, piece)
     for cells, kind in ((scene.dots, "dot"), (scene.rings, "ring"), (scene.selected, "select")):
         for cell in cells:
-            sprite = _mark(theme, sq, kind)
-            im.paste(sprite, lay.origin(cell), sprite)
+            add(cell, _mark, kind)
     for cell, (black, white) in scene.badges.items():
-        badge = _badge(theme, sq, black, white)
-        im.paste(badge, lay.origin(cell), badge)
-    draw_header(im, theme, lay, scene.header)
-    return im
+        add(cell, _badge, black, white)
+    return pastes
+
+
+def _compose(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
+    """The scene as an RGB image, drawn the plain way (palettes are built from these)."""
+    lay = layout(scene.n, width)
+    return compose(theme, lay, _pastes(scene, theme, lay), scene.header)
 
 
 # --- the palette: fixed per theme, built from a catalogue of everything the renderer draws ---------------
@@ -273,9 +273,14 @@ def _palette(theme: Theme) -> Image.Image:
     return build_palette(theme, [_compose(scene, theme, None) for scene in _catalogue(theme)])
 
 
+_BOARDS = Compositor(_palette)
+
+
 def _draw(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
+    """The scene as a palette image: ``to_palette(_compose(...), _palette(theme))``, from cached pieces."""
+    lay = layout(scene.n, width)
     with DRAWING:
-        return to_palette(_compose(scene, theme, width), _palette(theme))
+        return _BOARDS.draw(theme, lay, _pastes(scene, theme, lay), scene.header)
 
 
 def _ended(header: Header, result: str | None) -> Header:

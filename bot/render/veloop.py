@@ -9,7 +9,7 @@ drawn whole.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol
@@ -23,14 +23,16 @@ from bot.render.canvas import (
     GIF_FRAME_MS,
     RGB,
     Cell,
+    Compositor,
     Header,
+    Layout,
+    Paste,
     Theme,
-    background,
     build_palette,
     cap,
     cell_of,
     circle,
-    draw_header,
+    compose,
     gif,
     layout,
     mark,
@@ -38,11 +40,11 @@ from bot.render.canvas import (
     png,
     segment,
     shaded_disc,
+    sprite_at,
     square_tile,
     stone_light,
     supersampled,
     theme_named,
-    to_palette,
 )
 from bot.render.words import colour_names, or_english
 from bot.rules.common import read_record
@@ -228,41 +230,39 @@ def _swap_arrow(theme: Theme, sq: int, across: bool, colour: RGB) -> Image.Image
 # --- composing ---------------------------------------------------------------------------------------------
 
 
-def _compose(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
-    """The scene as an RGB image: background, tints, the leap, stones, then marks on top."""
-    lay = layout(scene.n, width)
-    sq = lay.square
-    im = background(theme, scene.n, lay.width).copy()
+def _pastes(scene: _Scene, theme: Theme, lay: Layout) -> list[Paste]:
+    """The scene's sprites in the order they are laid: tints, the leap, stones, then marks on top."""
+    pastes: list[Paste] = []
+
+    def add(cell: Cell, draw: Callable[..., Image.Image], *args: Hashable) -> None:
+        pastes.append(sprite_at(theme, lay, cell, draw, *args))
+
     for cell, tint in scene.tints.items():
-        im.paste(square_tile(theme, sq, (cell[0] + cell[1]) % 2 == 0, tint, False), lay.origin(cell))
+        add(cell, square_tile, (cell[0] + cell[1]) % 2 == 0, tint, False)
     if scene.leap is not None:
         a, b = scene.leap
-        df, dr = b[0] - a[0], b[1] - a[1]
-        seg = segment(theme, sq, df, dr, "move")
-        im.paste(seg, lay.origin((min(a[0], b[0]), max(a[1], b[1]))), seg)
-        start = cap(theme, sq, "move")
-        im.paste(start, lay.origin(a), start)
+        add((min(a[0], b[0]), max(a[1], b[1])), segment, b[0] - a[0], b[1] - a[1], "move")
+        add(a, cap, "move")
     for cell, kind in scene.stacks.items():
-        sprite = _stones(theme, sq, kind)
-        im.paste(sprite, lay.origin(cell), sprite)
+        add(cell, _stones, kind)
     for cell in scene.confined:
-        sprite = _veloop_mark(theme, sq, "confined")
-        im.paste(sprite, lay.origin(cell), sprite)
+        add(cell, _veloop_mark, "confined")
     for pair, colour in ((scene.swap, theme.shot_line), (scene.preview, theme.text)):
         if pair is not None:
             first, second = sorted(pair, key=lambda c: (c[0], -c[1]))  # left one, or upper one
-            across = first[1] == second[1]
-            sprite = _swap_arrow(theme, sq, across, colour)
-            im.paste(sprite, lay.origin(first), sprite)
+            add(first, _swap_arrow, first[1] == second[1], colour)
     for cells, kind in ((scene.dots, "dot"), (scene.selected, "select")):
         for cell in cells:
-            sprite = mark(theme, sq, kind)
-            im.paste(sprite, lay.origin(cell), sprite)
+            add(cell, mark, kind)
     for cell in scene.halos:
-        sprite = _veloop_mark(theme, sq, "halo")
-        im.paste(sprite, lay.origin(cell), sprite)
-    draw_header(im, theme, lay, scene.header)
-    return im
+        add(cell, _veloop_mark, "halo")
+    return pastes
+
+
+def _compose(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
+    """The scene as an RGB image, drawn the plain way (palettes are built from these)."""
+    lay = layout(scene.n, width)
+    return compose(theme, lay, _pastes(scene, theme, lay), scene.header)
 
 
 def _catalogue(theme: Theme) -> list[Image.Image]:
@@ -304,9 +304,14 @@ def _palette(theme: Theme) -> Image.Image:
     return build_palette(theme, _catalogue(theme), extra)
 
 
+_BOARDS = Compositor(_palette)
+
+
 def _draw(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
+    """The scene as a palette image: ``to_palette(_compose(...), _palette(theme))``, from cached pieces."""
+    lay = layout(scene.n, width)
     with DRAWING:
-        return to_palette(_compose(scene, theme, width), _palette(theme))
+        return _BOARDS.draw(theme, lay, _pastes(scene, theme, lay), scene.header)
 
 
 # --- from rules objects to scenes --------------------------------------------------------------------------
