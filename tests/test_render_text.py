@@ -10,6 +10,8 @@ import io
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image, ImageDraw, ImageFont
 
 from bot.render import THEMES, Layout, board_png, canvas, layout, veloop_board_png
@@ -208,3 +210,33 @@ def test_warming_up_loads_the_fonts_a_language_needs_before_any_board_is_asked_f
             find_game(game).new(), theme="dark", players={"black": "さくら", "white": "🐉"}, words=words("ja")
         )
     assert canvas._cjk.cache_info().currsize == loaded, "a Japanese member's board loads no font after the warm-up"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(
+        alphabet=st.sampled_from([*"AbgjQy Éñ–·0123456789−…", "\u0301", "\u0308", "ア", "黒", "한"]),
+        min_size=1,
+        max_size=14,
+    ),
+    x=st.floats(min_value=0, max_value=180, allow_nan=False),
+    y=st.floats(min_value=0, max_value=50, allow_nan=False),
+    anchor=st.sampled_from(["la", "lm", "ls", "mm", "ms", "rm", "rd", "ma"]),
+    px=st.sampled_from([12, 19, 31]),
+    bold=st.booleans(),
+    mode=st.sampled_from(["RGB", "L"]),
+    fill=st.sampled_from([(250, 250, 250), (20, 30, 200), 255, 96]),
+)
+def test_a_remembered_text_line_is_drawn_pixel_for_pixel_as_pillow_draws_it(
+    text: str, x: float, y: float, anchor: str, px: int, bold: bool, mode: str, fill: tuple[int, int, int] | int
+) -> None:
+    font = canvas.face(px, bold)
+    ink = fill if mode == "RGB" or isinstance(fill, int) else fill[0]
+    if mode == "RGB" and isinstance(ink, int):
+        ink = (ink, ink, ink)
+    expected = Image.new(mode, (200, 60), (40, 60, 80) if mode == "RGB" else 7)
+    ImageDraw.Draw(expected).text((x, y), text, font=font, fill=ink, anchor=anchor)
+    for _ in range(2):  # drawn first from FreeType, then from what was remembered
+        drawn = Image.new(mode, (200, 60), (40, 60, 80) if mode == "RGB" else 7)
+        canvas.text_line(ImageDraw.Draw(drawn), (x, y), text, font, ink, anchor)
+        assert drawn.tobytes() == expected.tobytes()

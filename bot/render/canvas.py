@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import itertools
 import logging
+import math
 import threading
 import unicodedata
 from collections import OrderedDict
@@ -548,6 +549,34 @@ def overlay(im: Image.Image, sprite: Image.Image, xy: tuple[int, int], fill: RGB
         im.paste(sprite, xy, sprite)
 
 
+@lru_cache(maxsize=1024)
+def _text_mask(
+    font: ImageFont.FreeTypeFont, text: str, mode: str, anchor: str, ink: int, start: tuple[float, float]
+) -> tuple[Image.Image, tuple[int, int]]:
+    """FreeType's rendering of one line of text, as ``ImageDraw.text`` asks for it: the mask and its offset."""
+    mask, offset = font.getmask2(text, mode, None, None, None, 0, anchor, ink, start, stroke_filled=True)
+    return Image.Image()._new(mask), (int(offset[0]), int(offset[1]))
+
+
+def text_line(
+    d: ImageDraw.ImageDraw,
+    xy: tuple[float, float],
+    text: str,
+    font: ImageFont.FreeTypeFont,
+    fill: RGB | int,
+    anchor: str,
+) -> None:
+    """``d.text(xy, text, font=font, fill=fill, anchor=anchor)`` for one line, pixel for pixel, with FreeType's
+    rendering remembered: the same names, scores and status lines come back on every board of a game."""
+    if "\n" in text or d.fontmode == "RGBA":
+        d.text(xy, text, font=font, fill=fill, anchor=anchor)
+        return
+    start = (math.modf(xy[0])[0], math.modf(xy[1])[0])
+    # Only colour fonts (RGBA, drawn by Pillow itself above) render with the ink: a mask serves every ink.
+    mask, offset = _text_mask(font, text, d.fontmode, anchor, 0, start)
+    d.bitmap((int(xy[0]) + offset[0], int(xy[1]) + offset[1]), mask, fill=fill)
+
+
 def draw_text(
     im: Image.Image,
     xy: tuple[float, float],
@@ -566,7 +595,7 @@ def draw_text(
     total = font.getlength(text)
     if len(runs) == 1 and runs[0][0] == "text" and runs[0][1] == text:
         # the usual case: one font, drawn exactly as before fallbacks existed
-        d.text(xy, text, font=font.primary, fill=fill, anchor=anchor)
+        text_line(d, xy, text, font.primary, fill, anchor)
         return total
     x, y = xy
     h_anchor, v_anchor = anchor[0], anchor[1]
@@ -579,7 +608,7 @@ def draw_text(
             top = baseline - EMOJI_BOX[2] * _emoji_scale(font.px)
             overlay(im, sprite, (round(x0), round(top)), fill)
         else:
-            d.text((x0, baseline), run, font=_font(which, font.px, font.bold), fill=fill, anchor="ls")
+            text_line(d, (x0, baseline), run, _font(which, font.px, font.bold), fill, "ls")
         x0 += _run_length(which, run, font.px, font.bold)
     return total
 
@@ -607,6 +636,7 @@ def reset_fonts() -> None:
         emoji_sprite,
         has_glyph,
         visible,
+        _text_mask,
     ):
         cached.cache_clear()
 
@@ -863,7 +893,7 @@ def draw_header(im: Image.Image, theme: Theme, lay: Layout, header: Header) -> N
         overlay(im, sprite, (round(ix + r - icon / 2), round(cy - icon / 2)))
         if header.to_move == colour:
             d.rectangle((round(x0), round(bar_y), round(x1), round(bar_y) + bar_h), fill=ink(theme.accent))
-    d.text((lay.width / 2, cy), score, font=big, fill=ink(theme.text), anchor="mm")
+    text_line(d, (lay.width / 2, cy), score, big, ink(theme.text), "mm")
     status_font = TextFace(round(h * 0.20), bold=header.finished)
     status = fit(header.status, status_font, lay.width - 2 * pad)
     status_ink = theme.accent if header.finished else theme.muted
