@@ -343,7 +343,7 @@ def stage_rows(table: Table, runs: int) -> None:
             (f"  {label}: draw from cached pieces, all cached (a board like earlier ones)", cached),
             (f"  {label}: draw from cached pieces, the header new (its strip drawn and mapped)", new_header),
             (f"  {label}: draw from cached pieces, caches empty (every square and the header mapped)", cold),
-            (f"  {label}: PNG encode (zlib level {render.PNG_COMPRESS_LEVEL})", encode),
+            (f"  {label}: PNG encode (ISA-L deflate level {render.canvas.PNG_DEFLATE_LEVEL})", encode),
             (f"  {label}: the plain way, for comparison: compose the RGB board, map it whole", plain),
         ]
         for what, work in stages:
@@ -352,7 +352,10 @@ def stage_rows(table: Table, runs: int) -> None:
 
 
 def level_rows(table: Table, runs: int) -> None:
-    """Why the PNG zlib level is what it is: time and size of the same palette board at each level."""
+    """Why the board's PNG is deflated as it is: time and size of the same palette board by Pillow (zlib) at
+    each level, and by canvas.png (ISA-L) at each of its levels."""
+    from isal import isal_zlib
+
     game = midgame()
     theme = render.THEMES["dark"]
     rgb = render.veletas._compose(render.veletas._game_scene(game, None, None, None), theme, None)
@@ -365,7 +368,17 @@ def level_rows(table: Table, runs: int) -> None:
             return out.getvalue()
 
         ms, ratio = table.time(encode, runs)
-        table.add(f"  zlib level {level}", f"{ms:.1f} ms, {len(encode()) / 1024:.0f} KB", ratio)
+        table.add(f"  Pillow, zlib level {level}", f"{ms:.1f} ms, {len(encode()) / 1024:.0f} KB", ratio)
+    rows = Image.new("P", (pal.width + 1, pal.height), 0)
+    rows.paste(pal, (1, 0))
+    raw = rows.tobytes()
+    for level in (0, 1, 2, 3):
+
+        def deflate(lv: int = level) -> bytes:
+            return isal_zlib.compress(raw, lv)
+
+        ms, ratio = table.time(deflate, runs)
+        table.add(f"  ISA-L deflate level {level} (pixels only)", f"{ms:.1f} ms, {len(deflate()) / 1024:.0f} KB", ratio)
 
 
 def gif_row(table: Table, what: str, plies: int, make: Callable[[], bytes], rounds: int) -> None:

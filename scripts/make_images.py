@@ -7,6 +7,7 @@ whether the committed images still match what the renderer draws (a test runs it
 from __future__ import annotations
 
 import argparse
+import io
 import random
 import sys
 from collections.abc import Callable
@@ -15,6 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from PIL import Image  # noqa: E402
 
 from bot.render import (  # noqa: E402
     Hints,
@@ -110,6 +113,23 @@ def images() -> dict[str, Callable[[], bytes]]:
     }
 
 
+def same_picture(a: bytes, b: bytes) -> bool:
+    """Whether two image files show the same thing: frames, modes, palettes and pixels (not the same bytes:
+    a different deflate writes the same picture differently)."""
+    first, second = Image.open(io.BytesIO(a)), Image.open(io.BytesIO(b))
+    frames = getattr(first, "n_frames", 1)
+    if frames != getattr(second, "n_frames", 1) or first.size != second.size:
+        return False
+    for i in range(frames):
+        first.seek(i)
+        second.seek(i)
+        if first.mode != second.mode or first.getpalette() != second.getpalette():
+            return False
+        if first.tobytes() != second.tobytes():
+            return False
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the committed images, write nothing")
@@ -120,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         data = draw()
         path = OUT / name
         if args.check:
-            if not path.exists() or path.read_bytes() != data:
+            if not path.exists() or not same_picture(path.read_bytes(), data):
                 stale.append(name)
             continue
         path.write_bytes(data)

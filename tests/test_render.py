@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import io
 import random
+import struct
 import subprocess
 import sys
+import zlib
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.render import THEMES, Hints, Layout, Theme, board_png, game_png, layout, replay_gif
+from bot.render import THEMES, Hints, Layout, Theme, board_png, canvas, game_png, layout, replay_gif
 from bot.rules import Game, Position, random_setup
 from bot.rules.common import FILES
 
@@ -402,3 +404,38 @@ def test_a_game_that_ended_off_the_board_shows_its_result_instead_of_the_turn() 
     assert gif.convert("RGB").tobytes() == ended.tobytes()
     gif.seek(gif.n_frames - 2)
     assert gif.convert("RGB").tobytes() == decode(game_png(stopped, ply=gif.n_frames - 2, theme="dark")).tobytes()
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_a_board_png_is_a_well_formed_png_of_exactly_the_drawn_picture_as_small_as_zlibs(theme: str) -> None:
+    """Boards are written by canvas.png (ISA-L's deflate): read back here by hand, chunk by chunk, as well as by
+    Pillow, they hold exactly the palette image that was drawn, in no more bytes than Pillow's own encoding."""
+    game = play_out("standard", "current", random.Random(5))
+    drawn = Image.open(io.BytesIO(game_png(game, ply=len(game.turns) // 2, theme=theme)))
+    drawn.load()
+    picture = drawn.copy()  # a plain palette image, as the renderer hands it to canvas.png
+    data = canvas.png(picture)
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    chunks, at = [], 8
+    while at < len(data):
+        (length,) = struct.unpack(">I", data[at : at + 4])
+        kind, body = data[at + 4 : at + 8], data[at + 8 : at + 8 + length]
+        (crc,) = struct.unpack(">I", data[at + 8 + length : at + 12 + length])
+        assert crc == zlib.crc32(kind + body), kind
+        chunks.append((kind, body))
+        at += 12 + length
+    assert at == len(data)
+    assert [kind for kind, _ in chunks] == [b"IHDR", b"PLTE", b"IDAT", b"IEND"]
+    width, height = picture.size
+    assert chunks[0][1] == struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
+    assert chunks[1][1] == bytes(picture.getpalette() or []).ljust(768, b"\0")
+    rows = zlib.decompress(chunks[2][1])
+    assert len(rows) == height * (width + 1)
+    assert all(rows[y * (width + 1)] == 0 for y in range(height)), "every row unfiltered"
+    assert b"".join(rows[y * (width + 1) + 1 : (y + 1) * (width + 1)] for y in range(height)) == picture.tobytes()
+    back = Image.open(io.BytesIO(data))
+    back.load()
+    assert (back.mode, back.getpalette(), back.tobytes()) == ("P", picture.getpalette(), picture.tobytes())
+    pillows = io.BytesIO()
+    picture.save(pillows, "PNG", compress_level=3)
+    assert len(data) <= 1.1 * len(pillows.getvalue())

@@ -13,7 +13,6 @@ another language's.
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from bot.render.canvas import (
     fit,
     font_generation,
     mix,
+    png,
     theme_named,
     visible,
 )
@@ -49,7 +49,6 @@ __all__ = [
 
 WIDTH = 800
 PAD = 28
-TOURNAMENT_COMPRESS_LEVEL = 1
 MAX_STANDINGS_ROWS = 100
 """Rows one standings image holds; a longer field is paged by the caller."""
 
@@ -198,10 +197,7 @@ class _Sheet:
         return font.getlength(text)
 
     def png(self) -> bytes:
-        out = io.BytesIO()
-        # zlib level 1: half the time of the boards' level 3 on a 6800-px bracket, for some 15% more bytes
-        self.im.save(out, "PNG", compress_level=TOURNAMENT_COMPRESS_LEVEL)
-        return out.getvalue()
+        return png(self.im)  # a palette image: written as the boards are
 
 
 @lru_cache(maxsize=8)
