@@ -351,7 +351,12 @@ async def start_world(
 
     seats = list(await asyncio.gather(*(open_table(i) for i in range(games))))
     veletas_seats = [seat for seat in seats if seat.command == "veletas"]
-    await fake.wait_until(lambda: len([m for m in fake.messages() if m.embeds]) >= games, what="every first board")
+    # A turn sent before its player could see the board is refused by design (the store's change stamp): every
+    # game's first board must be out before anyone plays.
+    await fake.wait_until(
+        lambda: all(any("board.png" in m.files for m in fake.messages(channel)) for channel in channels[:games]),
+        what="every first board",
+    )
     rng = random.Random(1)
 
     async def set_up(seat: Seat) -> None:
@@ -362,10 +367,12 @@ async def start_world(
         while seat.game.phase in ("setup", "pie"):
             text = setup_turn(seat.game, rng)
             if seat.game.phase == "pie":
-                await seat.user().slash("veletas", "pie", choice=text)
+                answer = await seat.user().slash("veletas", "pie", choice=text)
             else:
                 shooters, _, stone = text.partition("/")
-                await seat.user().slash("veletas", "setup", shooters=shooters.replace(",", " "), stone=stone)
+                answer = await seat.user().slash("veletas", "setup", shooters=shooters.replace(",", " "), stone=stone)
+            if answer.ephemeral or "board.png" not in answer.files:
+                raise RuntimeError(f"the bot refused a setup turn the benchmark sent ({text}): {answer.content}")
             seat.game = seat.game.play(text)
 
     await asyncio.gather(*(set_up(seat) for seat in veletas_seats))

@@ -180,3 +180,29 @@ async def test_on_postgresql_writers_of_different_games_go_side_by_side_and_a_wh
     finally:
         for db in (first, second, third):
             await db.close()
+
+
+async def test_sqlite_commits_on_and_on_past_its_checkpoints_and_the_wal_stays_bounded(tmp_path: Path) -> None:
+    """Commits happen on the caller's thread and the WAL is checkpointed every CHECKPOINT_EVERY of them
+    (SQLite's own checkpoint is off): a long run of writes keeps committing, and the WAL does not grow."""
+    from bot.db.sqlite import CHECKPOINT_EVERY
+
+    target = tmp_path / "x.sqlite3"
+    db = await open_database(target)
+    try:
+        await db.begin()
+        await db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, blob BLOB NOT NULL)")
+        await db.commit()
+        sizes = []
+        for i in range(3 * CHECKPOINT_EVERY):
+            await db.begin()
+            await db.execute("INSERT INTO t (blob) VALUES (?)", (bytes([i % 256]) * 3000,))
+            await db.commit()
+            assert not db.in_transaction
+            if i % CHECKPOINT_EVERY == CHECKPOINT_EVERY - 2:
+                sizes.append(Path(f"{target}-wal").stat().st_size)
+        [count] = await db.execute_fetchall("SELECT COUNT(*) FROM t")
+        assert count[0] == 3 * CHECKPOINT_EVERY
+        assert sizes[-1] < 1.5 * sizes[0], "the WAL is reused after each checkpoint, not grown by each run of commits"
+    finally:
+        await db.close()

@@ -16,6 +16,9 @@ from bot.db import BUSY_TIMEOUT_MS, Backend, Busy, Cursor, Row
 
 log = logging.getLogger(__name__)
 
+CHECKPOINT_EVERY = 200
+"""Commits between two checkpoints of the WAL into the file (SQLite's own default is about every 1,000 pages)."""
+
 
 class SQLiteDatabase:
     backend: Backend = "sqlite"
@@ -24,16 +27,39 @@ class SQLiteDatabase:
     def __init__(self, db: aiosqlite.Connection, target: str) -> None:
         self._db = db
         self.target = target
+        self._commits = 0
         # Rows are read by column name (or position).
         self._db.row_factory = sqlite3.Row
 
+    def _writing(self) -> sqlite3.Connection | None:
+        """The connection itself while a write transaction is open on it, else None.
+
+        A write transaction runs right here, on the caller's thread, not in aiosqlite's: once ``BEGIN
+        IMMEDIATE`` holds the file's write lock (and WAL readers never block a writer) its statements and
+        its commit have nothing to wait for and take microseconds, where a trip through the thread costs two
+        turns of the event loop each, and the store holds its lock through all of them. What may wait goes
+        through the thread: a ``BEGIN`` while another process writes, the checkpoints (``commit``), and
+        everything outside a write transaction.
+        """
+        raw = self._db._conn
+        return raw if raw.in_transaction else None
+
     async def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
+        raw = self._writing()
+        if raw is not None:
+            return raw.execute(sql, parameters)
         return await self._db.execute(sql, parameters)
 
     async def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Any:
+        raw = self._writing()
+        if raw is not None:
+            return raw.executemany(sql, parameters)
         return await self._db.executemany(sql, parameters)
 
     async def execute_fetchall(self, sql: str, parameters: Sequence[Any] = (), /) -> Iterable[Row]:
+        raw = self._writing()
+        if raw is not None:
+            return raw.execute(sql, parameters).fetchall()
         return list(await self._db.execute_fetchall(sql, parameters))
 
     async def read(self, sql: str, parameters: Sequence[Any] = (), /) -> Iterable[Row]:
@@ -51,7 +77,21 @@ class SQLiteDatabase:
 
     async def begin(self, game: int | None = None) -> None:
         """IMMEDIATE takes the write lock up front, so a second process waits (busy_timeout) instead of
-        failing half-way through. The file has one writer at a time: a ``game``'s transaction is no different."""
+        failing half-way through. The file has one writer at a time: a ``game``'s transaction is no different.
+
+        Tried here first without waiting (the lock is free unless another process writes); only a busy
+        file sends the wait to aiosqlite's thread, for as long as the connection's busy_timeout."""
+        raw = self._db._conn
+        waits = int(raw.execute("PRAGMA busy_timeout").fetchone()[0])
+        raw.execute("PRAGMA busy_timeout = 0")
+        try:
+            raw.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+        finally:
+            raw.execute(f"PRAGMA busy_timeout = {waits}")
         try:
             await self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
@@ -60,10 +100,19 @@ class SQLiteDatabase:
             raise
 
     async def commit(self) -> None:
-        await self._db.commit()
+        """Commit here (appending to the WAL needs no lock and no flush); every ``CHECKPOINT_EVERY`` commits,
+        fold the WAL into the file in aiosqlite's thread, since that flushes to disk."""
+        raw = self._db._conn
+        if not raw.in_transaction:
+            return
+        raw.commit()
+        self._commits += 1
+        if self._commits % CHECKPOINT_EVERY == 0:
+            # Read to its end: a statement left with a row to give would keep the next COMMIT from happening.
+            await self._db.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)")
 
     async def rollback(self) -> None:
-        await self._db.rollback()
+        self._db._conn.rollback()
 
     async def close(self) -> None:
         """SQLite then folds the WAL back into the main file."""
@@ -86,7 +135,9 @@ async def connect_sqlite(path: str | Path) -> SQLiteDatabase:
     if target != ":memory:":
         Path(target).parent.mkdir(parents=True, exist_ok=True)
     # isolation_level=None: transactions are begun and ended explicitly, never implicitly by sqlite3.
-    db = await aiosqlite.connect(target, isolation_level=None)
+    # check_same_thread=False: inside a write transaction statements run on the caller's thread (``_writing``),
+    # one at a time with aiosqlite's, never at once: the store holds its lock around every use.
+    db = await aiosqlite.connect(target, isolation_level=None, check_same_thread=False)
     try:
         await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         mode = await _enter_wal(db)
@@ -96,6 +147,9 @@ async def connect_sqlite(path: str | Path) -> SQLiteDatabase:
         # only a power cut can drop the last few commits.
         await db.execute("PRAGMA synchronous = NORMAL")
         await db.execute("PRAGMA foreign_keys = ON")
+        # Commits run on the event loop's thread (SQLiteDatabase.commit): the checkpoint SQLite would run in
+        # one of them now and then (and its flush) is run every CHECKPOINT_EVERY commits in the thread instead.
+        await db.execute("PRAGMA wal_autocheckpoint = 0")
     except BaseException:
         await db.close()
         raise
