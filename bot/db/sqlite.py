@@ -1,4 +1,5 @@
-"""The SQLite backend: one aiosqlite connection in WAL mode, SQL passed through as written."""
+"""The SQLite backend: a file in WAL mode, one aiosqlite connection writing and one reading, SQL passed through as
+written."""
 
 from __future__ import annotations
 
@@ -22,14 +23,19 @@ CHECKPOINT_EVERY = 200
 
 class SQLiteDatabase:
     backend: Backend = "sqlite"
-    concurrent_reads = False  # one connection: a read in the middle of a transaction would see it
 
-    def __init__(self, db: aiosqlite.Connection, target: str) -> None:
+    def __init__(self, db: aiosqlite.Connection, target: str, reader: aiosqlite.Connection | None = None) -> None:
         self._db = db
         self.target = target
         self._commits = 0
+        # A file has a second connection for reads outside transactions (``read``): in WAL mode it sees what is
+        # committed, never waits for the writer, and runs in a thread of its own. In memory there is only one.
+        self._reader = reader
+        self.concurrent_reads = reader is not None
         # Rows are read by column name (or position).
         self._db.row_factory = sqlite3.Row
+        if reader is not None:
+            reader.row_factory = sqlite3.Row
 
     def _writing(self) -> sqlite3.Connection | None:
         """The connection itself while a write transaction is open on it, else None.
@@ -63,7 +69,9 @@ class SQLiteDatabase:
         return list(await self._db.execute_fetchall(sql, parameters))
 
     async def read(self, sql: str, parameters: Sequence[Any] = (), /) -> Iterable[Row]:
-        return await self.execute_fetchall(sql, parameters)
+        if self._reader is None:
+            return await self.execute_fetchall(sql, parameters)
+        return list(await self._reader.execute_fetchall(sql, parameters))
 
     async def notify(self, message: str, /) -> None:
         """One process per file: nobody else to tell."""
@@ -115,7 +123,9 @@ class SQLiteDatabase:
         self._db._conn.rollback()
 
     async def close(self) -> None:
-        """SQLite then folds the WAL back into the main file."""
+        """SQLite then folds the WAL back into the main file (when the last connection closes: the writer)."""
+        if self._reader is not None:
+            await self._reader.close()
         await self._db.close()
 
     async def schema_version(self) -> int:
@@ -153,7 +163,17 @@ async def connect_sqlite(path: str | Path) -> SQLiteDatabase:
     except BaseException:
         await db.close()
         raise
-    return SQLiteDatabase(db, target)
+    if target == ":memory:" or mode != "wal":
+        return SQLiteDatabase(db, target)
+    reader = await aiosqlite.connect(target, isolation_level=None)
+    try:
+        await reader.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        await reader.execute("PRAGMA query_only = ON")
+    except BaseException:
+        await reader.close()
+        await db.close()
+        raise
+    return SQLiteDatabase(db, target, reader)
 
 
 def is_busy(exc: sqlite3.OperationalError) -> bool:
