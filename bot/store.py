@@ -22,12 +22,13 @@ clicking at the same moment. So:
 - Games are loaded on demand, one row at a time; only a small LRU of rebuilt ``Game`` values is
   kept in memory so that replaying the log is not repeated on every move.
 
-One connection serves the process (bot/db: aiosqlite for a file, asyncpg for a ``postgresql://``
+One connection writes for the process (bot/db: aiosqlite for a file, asyncpg for a ``postgresql://``
 URL; the SQL is written once, in SQLite's dialect, and translated there for PostgreSQL). A connection
-has one open transaction at a time, so an asyncio lock keeps coroutines from interleaving statements
-(a read issued in the middle of another coroutine's transaction would otherwise see uncommitted rows).
-Write transactions take the database's one write lock, so on either backend the checks a transaction
-makes hold until it commits, whatever other processes do.
+has one open transaction at a time, so an asyncio lock keeps coroutines from interleaving statements;
+reads outside transactions go to connections of their own (``concurrent_reads``) and see only what is
+committed. Write transactions take the database's write lock (on PostgreSQL, a game's own writes take
+it shared with that game's lock), so on either backend the checks a transaction makes hold until it
+commits, whatever other processes do.
 """
 
 from __future__ import annotations
@@ -1108,7 +1109,8 @@ class Store:
 
     async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         if self._db.concurrent_reads:
-            # PostgreSQL: reads have connections of their own and see only what is committed.
+            # Reads have connections of their own (PostgreSQL's pool, an SQLite file's reader) and see only
+            # what is committed.
             return list(await self._db.read(sql, params))
         async with self._lock:
             return list(await self._db.execute_fetchall(sql, params))

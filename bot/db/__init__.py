@@ -74,8 +74,9 @@ class Database(Connection, Protocol):
     """A connection the store owns: its transactions, its schema version, its end."""
 
     target: str
-    # Whether ``read`` may run while the connection is in another coroutine's transaction (PostgreSQL reads
-    # go to a small pool of their own); when False, the caller must keep reads and transactions apart.
+    # Whether ``read`` may run while the connection is in another coroutine's transaction (PostgreSQL reads go
+    # to a small pool of their own, an SQLite file's to a second connection); when False (SQLite in memory),
+    # the caller must keep reads and transactions apart.
     concurrent_reads: bool
 
     async def read(self, sql: str, parameters: Sequence[Any] = ..., /) -> Iterable[Row]:
