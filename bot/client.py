@@ -286,9 +286,14 @@ class VeletasBot(commands.Bot):
                 log.exception("Background task %s failed", name)
                 return None
 
+        def done(task: asyncio.Task[Any]) -> None:
+            self._background.discard(task)
+            if task.cancelled() and asyncio.iscoroutine(coro):
+                coro.close()  # cancelled before it began (the bot closing): it is dropped, not left unawaited
+
         task = asyncio.create_task(runner(), name=name)
         self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        task.add_done_callback(done)
         return task
 
     async def answer_error(self, interaction: discord.Interaction[Any], error: BaseException) -> None:

@@ -9,7 +9,9 @@ game changed is refused instead of landing on a position its player never saw.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
+import inspect
 import os
 import random
 import re
@@ -358,3 +360,20 @@ async def test_pie_buttons_posted_before_the_upgrade_still_work_and_stale_ones_r
     board.data.update(stale)
     late = await table.first.click(board, "Swap colours")
     assert late.ephemeral and "a moment before" in late.content
+
+
+async def test_background_work_cancelled_before_it_began_is_dropped_without_a_warning(bot: VeletasBot) -> None:
+    """A board's buttons being taken off, spawned just as the bot closes, is cancelled before it runs: it is closed
+    (dropped quietly), not left as a coroutine nobody awaited, which Python warns about."""
+    ran: list[int] = []
+
+    async def work() -> None:
+        ran.append(1)
+
+    coro = work()
+    task = bot.spawn(coro, name="cancelled-at-once")
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    assert ran == []
+    assert inspect.getcoroutinestate(coro) == inspect.CORO_CLOSED
