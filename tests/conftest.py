@@ -4,9 +4,24 @@ Deadlines are off because the machine running the suite is shared; speed is meas
 benchmarks, not asserted by the tests.
 """
 
+from collections.abc import Iterator
+
+import pytest
 from hypothesis import HealthCheck, settings
+
+from bot.render import canvas
 
 pytest_plugins = ["sandbox_plugin", "store_fixtures", "pg_server"]
 
 settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("suite")
+
+
+@pytest.fixture
+def without_system_fonts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No system fonts (Noto) found: images drawn with the bundled DejaVu alone, as on a bare machine."""
+    monkeypatch.setattr(canvas, "FONT_SEARCH", ())
+    canvas.reset_fonts()
+    yield
+    monkeypatch.undo()
+    canvas.reset_fonts()

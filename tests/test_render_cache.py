@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -294,15 +293,6 @@ def test_sprites_spanning_squares_are_cut_by_square_with_their_offsets() -> None
 
 
 # --- the header's strip follows the fonts ----------------------------------------------------------------------
-
-
-@pytest.fixture
-def without_system_fonts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(canvas, "FONT_SEARCH", ())
-    canvas.reset_fonts()
-    yield
-    monkeypatch.undo()
-    canvas.reset_fonts()
 
 
 def draw_japanese_result() -> tuple[Image.Image, Image.Image]:

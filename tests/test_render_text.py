@@ -7,7 +7,6 @@ and checks that images still render, leaving out what no font draws.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -152,15 +151,6 @@ def test_names_keep_everything_some_font_draws() -> None:
 
 
 # --- without the system fonts: the bundled DejaVu alone, leaving out what it lacks --------------------------
-
-
-@pytest.fixture
-def without_system_fonts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(canvas, "FONT_SEARCH", ())
-    canvas.reset_fonts()
-    yield
-    monkeypatch.undo()
-    canvas.reset_fonts()
 
 
 @pytest.mark.usefixtures("without_system_fonts")

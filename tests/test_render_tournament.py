@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 import pytest
 from PIL import Image
 
-from bot.render import THEMES, canvas
+from bot.render import THEMES
 from bot.render import tournament as tr
 from bot.render.tournament import TournamentWords, bracket_png, podium_png, score, standings_png
 from bot.tournaments import Player, double_elimination, resolve, single_elimination
@@ -330,15 +330,6 @@ def test_podium_words_are_the_callers() -> None:
 
 
 # --- without the system fonts: still drawn, leaving out what DejaVu lacks ---------------------------------
-
-
-@pytest.fixture
-def without_system_fonts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(canvas, "FONT_SEARCH", ())
-    canvas.reset_fonts()
-    yield
-    monkeypatch.undo()
-    canvas.reset_fonts()
 
 
 def test_without_the_fonts_names_lose_only_what_dejavu_lacks(without_system_fonts: None) -> None:
