@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import datetime as dt
 import json
 import logging
@@ -55,6 +56,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._report import REFERENCE, reference_ms
+
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = "abcdefghijklmnopqrstuvwxyz"
@@ -117,7 +120,7 @@ class Load:
     late: int = 0  # not answered within Discord's 3 s ("The application did not respond")
 
 
-def bench_fake(validate: bool, lifetime: float) -> Any:
+def bench_fake(validate: bool, lifetime: float, guild_shard: tuple[int, int] | None = None) -> Any:
     """The fake Discord, with a way of waiting that scales to a hundred users acting at once.
 
     The fake's own ``wait_until`` gives every waiting user a timer and re-checks it every 50 ms;
@@ -140,7 +143,7 @@ def bench_fake(validate: bool, lifetime: float) -> Any:
 
     class BenchFake(FakeDiscord):
         def __init__(self) -> None:
-            super().__init__(validate=validate, lifetime=lifetime, wait_timeout=120)
+            super().__init__(validate=validate, lifetime=lifetime, wait_timeout=120, guild_shard=guild_shard)
             self._bench_waiters: list[Waiter] = []
             self._check_due = False
             self._ticker: asyncio.Task[None] | None = None
@@ -258,10 +261,15 @@ class BotProcess:
             command = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "bot"]
 
         def pin() -> None:
+            # The bot dies with the measuring process: one left behind would hold the parent's pipe open
+            # (run_child would wait on it forever) and skew every later measurement.
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             if cpus:
                 os.sched_setaffinity(0, cpus)
 
-        process = await asyncio.create_subprocess_exec(*command, env=env, cwd=db_path.parent, preexec_fn=pin)
+        process = await asyncio.create_subprocess_exec(
+            *command, env=env, cwd=db_path.parent, preexec_fn=pin, stdout=asyncio.subprocess.DEVNULL
+        )
         bot = cls(process)
 
         def connected() -> bool:
@@ -298,12 +306,15 @@ async def start_world(
     database_url: str | None = None,
     shards: int = 1,
     locale: str = "en-US",
-) -> tuple[Any, list[BotProcess], list[Seat]]:
-    """The fake, the bot and ``games`` games past their setup; ``at_once`` limits how many are set up together.
+) -> tuple[list[Any], list[BotProcess], list[Seat]]:
+    """The fakes, the bot and ``games`` games past their setup; ``at_once`` limits how many are set up together.
 
     ``veloop_share`` of the games (every k-th table) are Veloop games on the default 8×8 board and
     protocol 122; the others standard Veletas games. ``shards`` > 1 starts that many bot processes, one
-    gateway shard each, on the PostgreSQL database ``database_url``; the first returned owns the server.
+    gateway shard each, on the PostgreSQL database ``database_url``, and splits the games evenly between
+    as many servers, one per shard: process k serves the server of shard k, as Discord routes a server's
+    events to the shard ``(guild_id >> 22) % shards`` only. Each server is a fake Discord of its own here
+    (the fake holds one server); the processes share nothing but the database, as on Discord.
     """
     from bot.rules import Game
     from bot.rules import veloop as veloop_rules
@@ -313,21 +324,21 @@ async def start_world(
     from bot.i18n import language_of, words
 
     accept = words(language_of(locale))("challenge.accept.label")
-    fake = bench_fake(validate, 7200)
-    await fake.start()
-    fake.state.preferred_locale = locale
-    members = [fake.add_member(f"player{i}") for i in range(2 * games)]
+    fakes = [bench_fake(validate, 7200, None if shards == 1 else (shard, shards)) for shard in range(shards)]
+    for fake in fakes:
+        await fake.start()
+        fake.state.preferred_locale = locale
+    table_fakes = [fakes[i % shards] for i in range(games)]
+    members = [table_fakes[i // 2].add_member(f"player{i}") for i in range(2 * games)]
     for member in members:
         member.locale = locale
-    channels = [fake.add_text_channel(f"table-{i}") for i in range(games)]
+    channels = [table_fakes[i].add_text_channel(f"table-{i}") for i in range(games)]
     if shards == 1:
-        bots = [await BotProcess.start(fake, db_path, profile=profile, cpus=cpus, database_url=database_url)]
+        bots = [await BotProcess.start(fakes[0], db_path, profile=profile, cpus=cpus, database_url=database_url)]
     else:
-        owner = (fake.state.guild_id >> 22) % shards
-        order = [owner] + [shard for shard in range(shards) if shard != owner]
         bots = [
             await BotProcess.start(fake, db_path, cpus=cpus, database_url=database_url, shard=(shard, shards))
-            for shard in order
+            for shard, fake in enumerate(fakes)
         ]
 
     gate = asyncio.Semaphore(at_once or games)
@@ -337,8 +348,8 @@ async def start_world(
             return await _open_table(i)
 
     async def _open_table(i: int) -> Seat:
-        first = fake.user(members[2 * i], channel_id=channels[i])
-        second = fake.user(members[2 * i + 1], channel_id=channels[i])
+        first = table_fakes[i].user(members[2 * i], channel_id=channels[i])
+        second = table_fakes[i].user(members[2 * i + 1], channel_id=channels[i])
         if every and i % every == every - 1:
             challenge = await first.slash("veloop", "challenge", opponent=members[2 * i + 1], where="here")
             await second.click(challenge, accept)
@@ -353,10 +364,15 @@ async def start_world(
     veletas_seats = [seat for seat in seats if seat.command == "veletas"]
     # A turn sent before its player could see the board is refused by design (the store's change stamp): every
     # game's first board must be out before anyone plays.
-    await fake.wait_until(
-        lambda: all(any("board.png" in m.files for m in fake.messages(channel)) for channel in channels[:games]),
-        what="every first board",
-    )
+    for fake in fakes:
+        await fake.wait_until(
+            lambda fake=fake: all(
+                any("board.png" in m.files for m in fake.messages(channel))
+                for channel, at in zip(channels, table_fakes, strict=True)
+                if at is fake
+            ),
+            what="every first board",
+        )
     rng = random.Random(1)
 
     async def set_up(seat: Seat) -> None:
@@ -376,7 +392,7 @@ async def start_world(
             seat.game = seat.game.play(text)
 
     await asyncio.gather(*(set_up(seat) for seat in veletas_seats))
-    return fake, bots, seats
+    return fakes, bots, seats
 
 
 async def one_move(seat: Seat, rng: random.Random, load: Load) -> None:
@@ -556,7 +572,7 @@ async def speed(
         if cluster is not None:
             await cluster.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         with tempfile.TemporaryDirectory() as tmp:
-            fake, bots, seats = await start_world(
+            fakes, bots, seats = await start_world(
                 Path(tmp) / "bench.sqlite3",
                 games,
                 validate,
@@ -587,9 +603,10 @@ async def speed(
             finally:
                 for bot in bots:
                     await bot.stop()
-                await fake.stop()
+                for fake in fakes:
+                    await fake.stop()
             # An answer that came after Discord's 3 s is refused (10062): the move was counted late already.
-            unexpected = [e for e in fake.errors if e.error_code != 10062]
+            unexpected = [e for fake in fakes for e in fake.errors if e.error_code != 10062]
             if unexpected:
                 raise RuntimeError(f"the bot received error answers: {unexpected[:3]}")
         if cluster is not None:
@@ -703,7 +720,7 @@ async def deadline(
     games: int, rate: float, seconds: float, validate: bool, profile: Path | None, cpus: set[int] | None
 ) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        fake, (bot,), seats = await start_world(
+        (fake,), (bot,), seats = await start_world(
             Path(tmp) / "bench.sqlite3", games, validate, profile=profile, cpus=cpus, at_once=10
         )
         try:
@@ -872,11 +889,12 @@ def run_child(*args: str) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-m", "benchmarks.bench_bot", *args],
         cwd=ROOT,
-        capture_output=True,
+        stdout=subprocess.PIPE,
         text=True,
-        check=True,
         timeout=3600,
     )
+    if done.returncode != 0:
+        raise RuntimeError(f"the measuring process {' '.join(args)} failed with code {done.returncode}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
@@ -981,9 +999,10 @@ def postgresql_table(
         "PostgreSQL 15 server of its own on this machine (fsync on; the bot's connections commit without "
         "waiting for the flush, as its SQLite file does); the "
         f"fake Discord and the players run in another process, all on the same {os.cpu_count()} cores. With "
-        f"{args.shards} shard processes (`SHARD_COUNT={args.shards}`, one `SHARD_IDS` each) the fake Discord's one "
-        "server, and so every interaction, goes to the shard that owns it; the others share the database, "
-        "its write lock and the scheduler's work, and their CPU counts in the cost. Statements are what "
+        f"{args.shards} shard processes (`SHARD_COUNT={args.shards}`, one `SHARD_IDS` each) the games are split "
+        f"evenly between {args.shards} servers, one owned by each shard, so each process answers its own share "
+        "of the moves (each server a fake Discord of its own, in the same measuring process); the processes "
+        "share the database and the scheduler's work. Statements are what "
         "pg_stat_statements counted (BEGIN, the locks and COMMIT included); the database CPU is the "
         f"server's processes'. One statement's round trip from a client here: {one['round_trip_ms']:.3f} ms."
     )
@@ -1138,7 +1157,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile is not None and not args.deadline:
         # The sustained-rate phase with the bot under cProfile, to see where a move's time goes.
         figures = asyncio.run(
-            speed(args.games, args.rate, args.seconds, args.validate, args.veloop_share, profile=args.profile)
+            speed(
+                args.games,
+                args.rate,
+                args.seconds,
+                args.validate,
+                args.veloop_share,
+                profile=args.profile,
+                database=args.database,
+            )
         )
         print(json.dumps(figures))
         print_profile(args.profile)

@@ -105,6 +105,14 @@ def ratings(args: list[str]) -> int:
     return 0
 
 
+SWITCH_INTERVAL = 0.0005
+"""Seconds a thread holding the GIL runs before it must hand over to one waiting (Python's default: 0.005).
+
+Boards are drawn in worker threads. Each socket call of the event loop's thread (a database statement, a
+request to Discord) lets go of the GIL, and getting it back from a drawing thread waited up to the whole
+interval: up to 5 ms a call, a dozen calls a move. With 0.5 ms, ``bench_bot`` on PostgreSQL answered at 50
+moves/s with a p99 of 54 and 44 ms where the default gave 75 and 52 ms (two alternating runs each)."""
+
 MIGRATE_USAGE = "usage: python -m bot migrate --to postgresql://user:password@host/name [--from FILE]"
 
 
@@ -186,6 +194,7 @@ def main(argv: list[str]) -> int:
         print(f"veletas-bot: {exc}", file=sys.stderr)
         return 2
     try:
+        sys.setswitchinterval(SWITCH_INTERVAL)
         asyncio.run(run(settings))
     except discord.LoginFailure:
         print(REJECTED_TOKEN, file=sys.stderr)

@@ -1093,19 +1093,21 @@ class Store:
         """
         async with self._lock:
             try:
-                await self._db.begin(game)
+                # Lazy: on PostgreSQL the BEGIN and its locks go with the first statement, so a lock wait that
+                # runs out (Busy) can come from any statement up to the commit.
+                await self._db.begin(game, lazy=True)
+                try:
+                    yield self._db
+                except BaseException:
+                    if self._db.in_transaction:
+                        await self._db.rollback()
+                    raise
+                else:
+                    await self._db.commit()
             except Busy as exc:
                 # Another process held the write lock for all of the timeout: nothing began, so nothing
                 # changed, and the caller can say so and let the player try again.
                 raise StoreBusy() from exc
-            try:
-                yield self._db
-            except BaseException:
-                if self._db.in_transaction:
-                    await self._db.rollback()
-                raise
-            else:
-                await self._db.commit()
 
     async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         if self._db.concurrent_reads:
@@ -1659,7 +1661,7 @@ class Store:
             if cursor.rowcount != 1:
                 raise RaceLost(_RACE_MESSAGE)
             await self._schedule(db, game_id, clock)
-            await db.execute(
+            await db.queue(
                 "INSERT INTO moves (game_id, ply, turn, user_id, played_at) VALUES (?, ?, ?, ?, ?)",
                 (game_id, info.ply + 1, game.turns[-1], user_id, now),
             )
@@ -1904,11 +1906,11 @@ class Store:
 
         Runs inside the transaction that changed the clock, so a deadline is never out of step with it.
         """
-        await db.execute("DELETE FROM due WHERE game_id = ?", (game_id,))
+        await db.queue("DELETE FROM due WHERE game_id = ?", (game_id,))
         deadline = None if clock is None else clock.deadline()
         if clock is None or deadline is None:
             return
-        await db.execute(
+        await db.queue(
             "INSERT INTO due (kind, game_id, key, due_at) VALUES ('deadline', ?, '', ?)", (game_id, deadline)
         )
         earliest = deadline
@@ -1916,7 +1918,7 @@ class Store:
             for left in REMINDERS_LEFT:
                 moment = clock.at_left(left)
                 if moment is not None:
-                    await db.execute(
+                    await db.queue(
                         "INSERT INTO due (kind, game_id, key, due_at) VALUES ('reminder', ?, ?, ?)",
                         (game_id, str(int(left)), moment),
                     )
@@ -2250,7 +2252,7 @@ class Store:
         A board of an older version than one already posted changes nothing.
         """
         async with self._transaction(game=game_id) as db:
-            await db.execute(
+            await db.queue(
                 "UPDATE games SET board_message_id = ?, "
                 "changed_stamp = CASE WHEN ? > posted_version THEN MAX(changed_stamp, ?) ELSE changed_stamp END, "
                 "posted_version = ? WHERE id = ? AND posted_version <= ?",

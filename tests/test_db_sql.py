@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import math
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.db import Busy, is_postgresql, open_database, redact, sql
 from bot.db.postgres import PostgresDatabase
@@ -206,3 +211,161 @@ async def test_sqlite_commits_on_and_on_past_its_checkpoints_and_the_wal_stays_b
         assert sizes[-1] < 1.5 * sizes[0], "the WAL is reused after each checkpoint, not grown by each run of commits"
     finally:
         await db.close()
+
+
+def test_a_literal_keeps_a_negative_number_from_starting_a_comment_and_text_from_ending_its_quotes() -> None:
+    assert sql.inline("SELECT 5 -?", (-3,)) == "SELECT 5 -(-3)"
+    assert sql.inline("SELECT 5 -?", (-2.5,)) == "SELECT 5 -(-2.5::float8)"
+    assert sql.inline("SELECT ?, '?', ?", ("it's; DROP TABLE t; --", None)) == (
+        "SELECT 'it''s; DROP TABLE t; --', '?', NULL"
+    )
+    assert (
+        sql.inline("UPDATE g SET s = MAX(s, ?) WHERE id = ?", (7, 1)) == "UPDATE g SET s = GREATEST(s, 7) WHERE id = 1"
+    )
+    with pytest.raises(ValueError, match="NUL"):
+        sql.literal("a\x00b")
+    with pytest.raises(ValueError, match="not valid Unicode"):
+        sql.literal("a\ud800b")
+    with pytest.raises(ValueError, match="2 parameters expected"):
+        sql.inline("SELECT ?, ?", (1,))
+
+
+_VALUES = st.tuples(
+    st.one_of(st.none(), st.integers(min_value=-(2**63), max_value=2**63 - 1)),
+    st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True), st.integers(-(2**52), 2**52)),
+    st.one_of(
+        st.none(), st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=40)
+    ),
+    st.one_of(st.none(), st.binary(max_size=20)),
+)
+
+
+def test_a_parameter_written_in_as_a_literal_means_on_postgresql_what_it_means_as_a_parameter(pg_url: str) -> None:
+    """Queued writes go to PostgreSQL as text with their parameters written in (``sql.inline``): every value the
+    store can pass lands exactly as asyncpg's typed parameter lands it, quotes, backslashes, any script, NaN."""
+    loop = asyncio.new_event_loop()
+    db = loop.run_until_complete(open_database(pg_url))
+    try:
+        loop.run_until_complete(
+            db.execute("CREATE TABLE lit (k BIGINT, i BIGINT, f DOUBLE PRECISION, t TEXT, b BYTEA)")
+        )
+
+        async def check(values: tuple[Any, ...]) -> None:
+            await db.execute("DELETE FROM lit")
+            await db.execute("INSERT INTO lit VALUES (1, ?, ?, ?, ?)", values)  # parameters, as asyncpg sends them
+            await db.begin(lazy=True)
+            await db.queue("INSERT INTO lit VALUES (2, ?, ?, ?, ?)", values)  # written in
+            await db.commit()
+            rows = {row["k"]: tuple(row)[1:] for row in await db.execute_fetchall("SELECT * FROM lit")}
+            for given, typed, written in zip(values, rows[1], rows[2], strict=True):
+                if isinstance(typed, float) and math.isnan(typed):
+                    assert isinstance(written, float) and math.isnan(written)
+                else:
+                    assert written == typed, (given, typed, written)
+                    assert type(written) is type(typed)
+
+        @settings(max_examples=150, deadline=None)
+        @given(_VALUES)
+        def written_in_as_passed(values: tuple[Any, ...]) -> None:
+            loop.run_until_complete(check(values))
+
+        written_in_as_passed()
+
+        async def refused_both_ways(text: str) -> None:
+            with pytest.raises(sqlite3.DatabaseError):
+                await db.execute("INSERT INTO lit (k, t) VALUES (1, ?)", (text,))
+            await db.begin(lazy=True)
+            with pytest.raises(sqlite3.DatabaseError):
+                await db.queue("INSERT INTO lit (k, t) VALUES (2, ?)", (text,))
+            await db.rollback()
+
+        for text in ("a\x00b", "a\ud800b"):
+            loop.run_until_complete(refused_both_ways(text))
+    finally:
+        loop.run_until_complete(db.close())
+        loop.close()
+
+
+async def test_on_postgresql_queued_writes_go_with_the_next_statement_and_their_failure_undoes_the_transaction(
+    pg_url: str,
+) -> None:
+    db = await open_database(pg_url)
+    try:
+        assert isinstance(db, PostgresDatabase)
+        await db.execute("CREATE TABLE q (id BIGINT PRIMARY KEY, n BIGINT NOT NULL)")
+        await db.execute("INSERT INTO q VALUES (1, 0)")
+        sent: list[str] = []
+        db.raw.add_query_logger(lambda record: sent.append(record.query))
+        await db.begin(game=1, lazy=True)
+        await asyncio.sleep(0.05)
+        assert sent == [], "a lazy BEGIN waits for the transaction's first statement"
+        assert (await db.execute("UPDATE q SET n = n + ? WHERE id = ?", (1, 1))).rowcount == 1
+        await db.queue("INSERT INTO q VALUES (?, ?)", (2, 5))
+        await db.queue("INSERT INTO q VALUES (?, ?)", (3, 6))
+        await db.commit()
+        await asyncio.sleep(0.05)  # asyncpg calls its query loggers soon after, not at once
+        assert len(sent) == 2, "BEGIN, the locks and the UPDATE in one message; the inserts and COMMIT in another"
+        assert sent[0].startswith("BEGIN") and "pg_advisory_xact_lock" in sent[0] and "UPDATE q" in sent[0]
+        assert sent[1].endswith("COMMIT") and sent[1].count("INSERT INTO q") == 2
+        assert [tuple(r) for r in await db.execute_fetchall("SELECT * FROM q ORDER BY id")] == [(1, 1), (2, 5), (3, 6)]
+
+        # A queued write that fails fails the commit, and nothing of the transaction stays.
+        await db.begin(lazy=True)
+        await db.execute("UPDATE q SET n = n + 10 WHERE id = 1")
+        await db.queue("INSERT INTO q VALUES (?, ?)", (2, 7))  # id 2 is taken
+        with pytest.raises(sqlite3.IntegrityError, match=r"UNIQUE constraint failed: q\.id"):
+            await db.commit()
+        assert not db.in_transaction
+        assert [tuple(r) for r in await db.execute_fetchall("SELECT * FROM q ORDER BY id")] == [(1, 1), (2, 5), (3, 6)]
+        # The connection goes on as if nothing happened.
+        await db.begin()
+        await db.execute("UPDATE q SET n = 0")
+        await db.commit()
+        assert {r[0] for r in await db.execute_fetchall("SELECT n FROM q")} == {0}
+    finally:
+        await db.close()
+
+
+async def test_on_postgresql_a_lazy_transaction_that_cannot_get_its_lock_changes_nothing_and_says_busy(
+    pg_url: str,
+) -> None:
+    holder, waiter = await open_database(pg_url), await open_database(pg_url)
+    try:
+        assert isinstance(waiter, PostgresDatabase)
+        await holder.execute("CREATE TABLE q (id BIGINT PRIMARY KEY)")
+        await waiter.raw.execute("SET lock_timeout = '200ms'")
+        await holder.begin()
+        for first in ("execute", "commit"):
+            await waiter.begin(game=4, lazy=True)
+            await waiter.queue("INSERT INTO q VALUES (?)", (1,))
+            with pytest.raises(Busy):
+                if first == "execute":
+                    await waiter.execute("INSERT INTO q VALUES (?)", (2,))
+                else:
+                    await waiter.commit()
+            if waiter.in_transaction:
+                await waiter.rollback()
+            assert not waiter.raw.is_in_transaction()
+        await holder.rollback()
+        assert list(await waiter.execute_fetchall("SELECT id FROM q")) == []
+    finally:
+        await holder.close()
+        await waiter.close()
+
+
+async def test_on_postgresql_a_read_costs_one_message_the_reader_goes_back_to_its_pool_as_it_is(pg_url: str) -> None:
+    """asyncpg resets a pooled connection with a round trip after every use; the readers (which change nothing of
+    their session) skip it: the last thing each reader's server process ran is the store's own read."""
+    db, watcher = await open_database(pg_url), await open_database(pg_url)
+    try:
+        for _ in range(10):
+            assert [r[0] for r in await db.read("SELECT ? + 1", (41,))] == [42]
+        readers = await watcher.execute_fetchall(
+            "SELECT query FROM pg_stat_activity WHERE application_name = ? AND state = ? AND pid <> pg_backend_pid() "
+            "AND datname = current_database() AND query LIKE ?",
+            ("veletas-bot", "idle", "SELECT%"),
+        )
+        assert [r["query"] for r in readers] and all(r["query"] == "SELECT $1 + 1" for r in readers), readers
+    finally:
+        await db.close()
+        await watcher.close()

@@ -12,6 +12,7 @@ from store_fixtures import Clock
 from test_store import ALICE, BOB, CAROL, CHANNEL, GUILD, snapshot
 
 from bot.clocks import DAY, HOUR, MINUTE, TimeControl
+from bot.db.postgres import PostgresDatabase
 from bot.errors import TimeIsUp
 from bot.rules import veloop
 from bot.scheduler import Scheduler
@@ -293,3 +294,34 @@ async def test_challenge_expiry_is_a_due_row_of_the_one_scheduler(store: Store, 
     expired = await store.expire_challenge(made[0].id)
     assert expired is not None and expired.status == "expired"
     assert [r for r in due_rows(db_path) if r[0] == "expiry"] == []
+
+
+async def test_on_postgresql_a_move_with_its_deadline_is_two_messages_and_its_board_posted_one(
+    pg_url: str, clock: Clock
+) -> None:
+    """The writes a move makes whose outcome nothing reads (its deadline and reminders, its row in ``moves``) go
+    with the COMMIT; the BEGIN and the locks go with the game's conditional UPDATE. Every row still lands."""
+    store = await Store.open(pg_url, clock=clock)
+    try:
+        info = await veloop_game(store, TimeControl.days(2))
+        db = store._db
+        assert isinstance(db, PostgresDatabase)
+        sent: list[str] = []
+        db.raw.add_query_logger(lambda record: sent.append(record.query))
+        clock.advance(seconds=30)
+        moved = await store.play(info.id, ALICE, move(info))
+        await asyncio.sleep(0.05)  # asyncpg calls its query loggers soon after, not at once
+        assert len(sent) == 2, sent
+        await store.mark_posted(info.id, moved.version, 123456789)
+        await asyncio.sleep(0.05)
+        assert len(sent) == 3 and "UPDATE games SET board_message_id" in sent[2] and sent[2].endswith("COMMIT")
+        again = await store.get_game(info.id)
+        assert again.ply == moved.ply and again.board_message_id == 123456789
+        rows = await db.read("SELECT kind, due_at FROM due WHERE game_id = ? ORDER BY due_at", (info.id,))
+        assert moved.clock is not None
+        assert [r["kind"] for r in rows][-1] == "deadline" and rows[-1]["due_at"] == moved.clock.deadline()
+        assert len(rows) > 1, "the reminders before the deadline"
+        [played] = await db.read("SELECT turn, user_id FROM moves WHERE game_id = ?", (info.id,))
+        assert (played["turn"], played["user_id"]) == (moved.turns[-1], ALICE)
+    finally:
+        await store.close()

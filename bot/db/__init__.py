@@ -17,6 +17,9 @@ dialects differ). Both give:
 - ``schema_version`` / ``set_schema_version`` (SQLite's ``PRAGMA user_version``; on PostgreSQL a
   one-row table) and ``ddl`` (a migration statement as this backend runs it), so one list of
   migrations serves both;
+- ``queue``: a write inside a transaction whose outcome nothing reads; PostgreSQL sends it together with
+  the next statement or the commit (the simple query protocol, parameters written in as literals), so a
+  move's transaction is two round trips, not seven;
 - ``notify`` / ``listen``: what other processes must hear (PostgreSQL's NOTIFY, sent with the commit);
 - errors as the ``sqlite3`` module's classes on both backends (``bot.db.postgres`` raises subclasses of
   them with SQLite's wording: ``UNIQUE constraint failed: games.channel_id``), so code written against
@@ -65,6 +68,11 @@ class Connection(Protocol):
 
     async def execute_fetchall(self, sql: str, parameters: Sequence[Any] = ..., /) -> Iterable[Row]: ...
 
+    async def queue(self, sql: str, parameters: Sequence[Any] = ..., /) -> None:
+        """A write whose outcome the transaction does not read. SQLite runs it at once; PostgreSQL sends it with
+        the transaction's next statement or its commit, in one message, so an error it meets comes from there
+        (and the whole transaction is rolled back, as for any error)."""
+
     async def notify(self, message: str, /) -> None:
         """Tell every other process on this database, once the current transaction commits (PostgreSQL's
         NOTIFY; nothing on SQLite, whose file serves one process)."""
@@ -85,7 +93,9 @@ class Database(Connection, Protocol):
     @property
     def in_transaction(self) -> bool: ...
 
-    async def begin(self, game: int | None = None) -> None: ...
+    async def begin(self, game: int | None = None, *, lazy: bool = False) -> None:
+        """``lazy``: PostgreSQL sends the BEGIN and its locks with the transaction's first statement (or its
+        commit), one round trip fewer, and ``Busy`` may then come from that statement; SQLite begins at once."""
 
     async def commit(self) -> None: ...
 

@@ -108,13 +108,49 @@ class PostgresDatabase:
         # Reads outside transactions go to a few connections of their own, so a read never waits for a
         # write transaction of this process (nor for its lock); they see what is committed.
         self._readers = readers
+        # Statements of the open transaction not sent yet (its BEGIN and locks, queued writes), as text with
+        # their parameters written in: they go in one message with the next statement or the COMMIT.
+        self._pending: list[str] = []
+        self._open = False  # a transaction is open here (even if its BEGIN is still pending)
+        self._pending_begin = False
 
     @property
     def raw(self) -> asyncpg.Connection[Any]:
-        """The asyncpg connection itself, for what only PostgreSQL has (LISTEN, COPY)."""
+        """The asyncpg connection itself, for what only PostgreSQL has (LISTEN, COPY); inside a transaction,
+        only one begun with ``lazy=False``."""
         return self._conn
 
+    async def _send(self, last: str | None = None) -> str:
+        """Send what is pending (and ``last``) as one simple-protocol message; ``last``'s command tag.
+
+        If the message holds the transaction's BEGIN and its lock wait ran out, nothing began: ``Busy``."""
+        script = self._pending if last is None else [*self._pending, last]
+        began, self._pending, self._pending_begin = self._pending_begin, [], False
+        if not script:
+            return ""
+        try:
+            return await self._conn.execute(";\n".join(script))
+        except (asyncpg.LockNotAvailableError, asyncpg.QueryCanceledError) as exc:
+            if began:
+                raise Busy() from exc
+            raise translate_error(exc) from exc
+        except asyncpg.PostgresError as exc:
+            raise translate_error(exc) from exc
+
+    def _inlined(self, text: str, parameters: Sequence[Any]) -> str | None:
+        try:
+            return sql.inline(text, parameters)
+        except TypeError:
+            return None  # a parameter only asyncpg can encode: sent on its own
+        except ValueError as exc:
+            raise DatabaseError(str(exc)) from exc
+
     async def execute(self, text: str, parameters: Sequence[Any] = (), /) -> PgCursor:
+        if self._pending:
+            inlined = self._inlined(text, parameters)
+            if inlined is not None:
+                return PgCursor(rowcount(await self._send(inlined)))
+            await self._send()
         try:
             if parameters:
                 tag = await self._conn.execute(sql.statement(text), *parameters)
@@ -124,16 +160,28 @@ class PostgresDatabase:
             raise translate_error(exc) from exc
         return PgCursor(rowcount(tag))
 
+    async def queue(self, text: str, parameters: Sequence[Any] = (), /) -> None:
+        if not self._open:
+            await self.execute(text, parameters)
+            return
+        inlined = self._inlined(text, parameters)
+        if inlined is None:
+            await self.execute(text, parameters)
+        else:
+            self._pending.append(inlined)
+
     async def executemany(self, text: str, parameters: Iterable[Sequence[Any]], /) -> None:
         rows = [tuple(row) for row in parameters]
         if not rows:
             return
+        await self._send()
         try:
             await self._conn.executemany(sql.statement(text), rows)
         except asyncpg.PostgresError as exc:
             raise translate_error(exc) from exc
 
     async def execute_fetchall(self, text: str, parameters: Sequence[Any] = (), /) -> Iterable[Row]:
+        await self._send()
         try:
             rows: list[Row] = await self._conn.fetch(sql.statement(text), *parameters)
         except asyncpg.PostgresError as exc:
@@ -150,10 +198,7 @@ class PostgresDatabase:
         return rows
 
     async def notify(self, message: str, /) -> None:
-        try:
-            await self._conn.execute("SELECT pg_notify($1, $2)", NOTIFY_CHANNEL, message)
-        except asyncpg.PostgresError as exc:
-            raise translate_error(exc) from exc
+        await self.queue("SELECT pg_notify(?, ?)", (NOTIFY_CHANNEL, message))
 
     async def listen(self, heard: Callable[[str], None]) -> None:
         def deliver(connection: Any, pid: int, channel: str, payload: object) -> None:
@@ -163,31 +208,42 @@ class PostgresDatabase:
 
     @property
     def in_transaction(self) -> bool:
-        return self._conn.is_in_transaction()
+        return self._open or self._conn.is_in_transaction()
 
-    async def begin(self, game: int | None = None) -> None:
+    async def begin(self, game: int | None = None, *, lazy: bool = False) -> None:
+        """Open a write transaction and take its locks; ``lazy``: in the same message as its first statement
+        (or its commit), so ``Busy`` may come from that statement instead."""
         if game is None:
             lock = f"pg_advisory_xact_lock({WRITE_LOCK})"
         else:
             key = int(game) % 2**31
             lock = f"pg_advisory_xact_lock_shared({WRITE_LOCK}), pg_advisory_xact_lock({GAME_LOCKS}, {key})"
+        self._pending = ["BEGIN", f"SELECT {lock}"]
+        self._pending_begin = self._open = True
+        if lazy:
+            return
         try:
-            await self._conn.execute(f"BEGIN; SELECT {lock}")
-        except (asyncpg.LockNotAvailableError, asyncpg.QueryCanceledError) as exc:
+            await self._send()
+        except BaseException:
             await self.rollback()
-            raise Busy() from exc
-        except asyncpg.PostgresError as exc:
-            await self.rollback()
-            raise translate_error(exc) from exc
+            raise
 
     async def commit(self) -> None:
+        """Send what is pending with the COMMIT. If any of it fails (a queued write surfaces its error here), the
+        transaction is rolled back before the error is raised, and nothing of it is kept."""
         try:
-            await self._conn.execute("COMMIT")
-        except asyncpg.PostgresError as exc:
-            raise translate_error(exc) from exc
+            await self._send("COMMIT")
+        except BaseException:
+            self._open = False
+            if not self._conn.is_closed() and self._conn.is_in_transaction():
+                await self._conn.execute("ROLLBACK")
+            raise
+        self._open = False
 
     async def rollback(self) -> None:
-        if self._conn.is_closed():
+        sent = not self._pending_begin
+        self._pending, self._pending_begin, self._open = [], False, False
+        if self._conn.is_closed() or not (sent or self._conn.is_in_transaction()):
             return
         await self._conn.execute("ROLLBACK")
 
@@ -201,6 +257,7 @@ class PostgresDatabase:
         the functions migrations may call (``sql.SQLITE_FUNCTIONS``)."""
         if not self.in_transaction:
             return int(await self._conn.fetchval("SELECT version FROM schema_version"))
+        await self._send()
         await self._conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL); "
             "INSERT INTO schema_version (version) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM schema_version); "
@@ -212,6 +269,7 @@ class PostgresDatabase:
     async def set_schema_version(self, version: int) -> None:
         # A migration that rebuilt a table copied its rows with their ids; the identity must move past them,
         # as SQLite's rowid does by itself, or the next insert would take an id that is already there.
+        await self._send()
         await sync_identities(self._conn)
         await self._conn.execute("UPDATE schema_version SET version = $1", int(version))
 
@@ -241,6 +299,11 @@ async def _prepare(conn: asyncpg.Connection[Any]) -> None:
     await conn.set_type_codec("numeric", encoder=str, decoder=_number, schema="pg_catalog", format="text")
 
 
+async def _keep(conn: asyncpg.Connection[Any]) -> None:
+    """A reader goes back to the pool as it is: it runs single reads outside transactions and changes nothing
+    of its session, so asyncpg's default reset (a round trip to the server after every read) has nothing to undo."""
+
+
 async def connect_postgresql(url: str, *, readers: int = 0) -> PostgresDatabase:
     """Connect to ``url`` (and open ``readers`` connections for reads); OperationalError (a ``sqlite3`` one, as
     the store expects) when the server cannot be used."""
@@ -252,6 +315,8 @@ async def connect_postgresql(url: str, *, readers: int = 0) -> PostgresDatabase:
         # committed is lost when the bot's process dies; a crash of the database server or the machine
         # can drop the last fraction of a second of commits (wal_writer_delay).
         "synchronous_commit": "off",
+        # Parameters written into statements as literals (bot/db/sql.py ``literal``) rely on it.
+        "standard_conforming_strings": "on",
     }
     try:
         conn: asyncpg.Connection[Any] = await asyncpg.connect(url, server_settings=settings)
@@ -261,7 +326,9 @@ async def connect_postgresql(url: str, *, readers: int = 0) -> PostgresDatabase:
     pool = None
     if readers:
         try:
-            pool = await asyncpg.create_pool(url, min_size=1, max_size=readers, server_settings=settings, init=_prepare)
+            pool = await asyncpg.create_pool(
+                url, min_size=1, max_size=readers, server_settings=settings, init=_prepare, reset=_keep
+            )
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             await conn.close()
             raise OperationalError(f"cannot connect to PostgreSQL: {exc}") from exc

@@ -21,8 +21,11 @@ as STRICT tables already do).
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
@@ -88,6 +91,66 @@ def _scalar_call(pieces: list[tuple[str, str]], start: int) -> bool:
 @lru_cache(maxsize=1024)
 def statement(sql: str) -> str:
     """One statement of the store's SQLite dialect as PostgreSQL reads it (placeholders, scalar MAX/MIN)."""
+    return _translate(sql, "$")
+
+
+_CUT = "\x00"  # where a parameter goes, in ``chunks``; never part of the store's SQL
+
+
+@lru_cache(maxsize=1024)
+def chunks(sql: str) -> tuple[str, ...]:
+    """``statement(sql)`` cut where its parameters go: n + 1 pieces of text around n parameters."""
+    return tuple(_translate(sql, _CUT).split(_CUT))
+
+
+def inline(sql: str, parameters: Sequence[Any]) -> str:
+    """``statement(sql)`` with its parameters written into it as literals (``literal``), for PostgreSQL's simple
+    query protocol, which takes several statements in one message but no parameters."""
+    pieces = chunks(sql)
+    if len(pieces) != len(parameters) + 1:
+        raise ValueError(f"{len(pieces) - 1} parameters expected, {len(parameters)} given: {sql}")
+    out = [pieces[0]]
+    for value, piece in zip(parameters, pieces[1:], strict=True):
+        out.append(literal(value))
+        out.append(piece)
+    return "".join(out)
+
+
+def literal(value: Any) -> str:
+    """A parameter as a PostgreSQL literal, with the meaning asyncpg gives it as a parameter.
+
+    Text is quoted by doubling its quotes, which is the whole of quoting once ``standard_conforming_strings``
+    is on (the PostgreSQL backend sets it on every connection): a backslash is then an ordinary character.
+    Text with a NUL character, which PostgreSQL's text cannot hold, or with a lone surrogate, which is not
+    Unicode, is refused (ValueError), as asyncpg refuses it as a parameter.
+    """
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        # A negative number in brackets: after a minus sign in the text, "-5" would start a comment (--).
+        return str(value) if value >= 0 else f"({value})"
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return f"{value!r}::float8" if math.copysign(1.0, value) > 0 else f"({value!r}::float8)"
+        return f"'{value!r}'::float8".replace("inf", "Infinity").replace("nan", "NaN")
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError("text with a NUL character (0x00) cannot be stored")
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:  # a lone surrogate, which JSON's \ud800 can carry
+                raise ValueError(f"text that is not valid Unicode cannot be stored: {exc}") from exc
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, bytes | bytearray | memoryview):
+        return f"'\\x{bytes(value).hex()}'::bytea"
+    raise TypeError(f"no literal for a parameter of type {type(value).__name__}")
+
+
+def _translate(sql: str, mark: str) -> str:
+    """``statement``'s work; each placeholder becomes ``mark`` followed by its number (``$``), or ``mark`` alone."""
     pieces = _scan(sql)
     ignore = _insert_or_ignore(pieces)
     out: list[str] = []
@@ -99,7 +162,7 @@ def statement(sql: str) -> str:
             out.append("COALESCE")
         elif kind == "mark":
             number += 1
-            out.append(f"${number}")
+            out.append(f"{mark}{number}" if mark == "$" else mark)
         elif kind == "word" and text.upper() in ("MAX", "MIN") and _scalar_call(pieces, index):
             out.append("GREATEST" if text.upper() == "MAX" else "LEAST")
         else:

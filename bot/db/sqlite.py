@@ -83,7 +83,11 @@ class SQLiteDatabase:
     def in_transaction(self) -> bool:
         return self._db.in_transaction
 
-    async def begin(self, game: int | None = None) -> None:
+    async def queue(self, sql: str, parameters: Sequence[Any] = (), /) -> None:
+        """Run now: inside a write transaction a statement takes microseconds here, with no round trip to save."""
+        await self.execute(sql, parameters)
+
+    async def begin(self, game: int | None = None, *, lazy: bool = False) -> None:
         """IMMEDIATE takes the write lock up front, so a second process waits (busy_timeout) instead of
         failing half-way through. The file has one writer at a time: a ``game``'s transaction is no different.
 

@@ -43,6 +43,19 @@ class Snowflakes:
         self._last = candidate
         return candidate
 
+    def next_in_shard(self, shard: int, count: int) -> int:
+        """The next id whose server would be gateway shard ``shard`` of ``count``.
+
+        Discord's rule, ``(id >> 22) % count``, counts milliseconds: this is the first id of the next such
+        millisecond (at most ``count`` - 1 ahead)."""
+        first = self.next()
+        ms = first >> 22
+        if ms % count == shard:
+            return first
+        candidate = ((ms + (shard - ms) % count) << 22) | self._prefix
+        self._last = candidate
+        return candidate
+
 
 def snowflake_time(snowflake: int) -> datetime:
     return datetime.fromtimestamp(((snowflake >> 22) + DISCORD_EPOCH_MS) / 1000, tz=UTC)

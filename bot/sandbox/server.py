@@ -194,12 +194,16 @@ class FakeDiscord:
         lifetime: float = 600.0,
         privileged_intents: int = PRIVILEGED_INTENTS,
         wait_timeout: float = 10.0,
+        guild_shard: tuple[int, int] | None = None,
     ) -> None:
+        self.guild_shard = guild_shard  # (shard id, shard count): the gateway shard the server belongs to
         self.validator = SpecValidator(spec_path) if validate else None
         self.lifetime = lifetime
         self.wait_timeout = wait_timeout
         self.clock = SimClock()
-        self.snowflakes = Snowflakes()
+        # Fakes of several servers (one per shard) make their ids with different worker numbers, as Discord's
+        # workers do, so no two of them ever give out the same id.
+        self.snowflakes = Snowflakes() if guild_shard is None else Snowflakes(worker=2 + guild_shard[0])
         self._privileged_intents = privileged_intents
         self.requests: list[RecordedRequest] = []
         self.errors: list[RecordedRequest] = []
@@ -233,7 +237,7 @@ class FakeDiscord:
         port = sock.getsockname()[1]
         await web.SockSite(self._runner, sock).start()
         self.base_url = f"http://127.0.0.1:{port}"
-        self._state = SandboxState(self.clock, self.snowflakes, self.base_url)
+        self._state = SandboxState(self.clock, self.snowflakes, self.base_url, self.guild_shard)
         self._gateway = Gateway(self._state, privileged_intents=self._privileged_intents, on_change=self.changed)
         self._rest = Rest(self._state, self._gateway, self.changed)
         loop = asyncio.get_running_loop()

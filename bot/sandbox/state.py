@@ -291,14 +291,17 @@ class Interactions(MutableMapping[int, Interaction]):
 class SandboxState:
     """The single guild world the fake serves, with the ids a test needs to talk about it."""
 
-    def __init__(self, clock: SimClock, snowflakes: Snowflakes, base_url: str) -> None:
+    def __init__(
+        self, clock: SimClock, snowflakes: Snowflakes, base_url: str, guild_shard: tuple[int, int] | None = None
+    ) -> None:
         self.clock = clock
         self.snowflakes = snowflakes
         self.base_url = base_url
         self.token = "sandbox." + secrets.token_urlsafe(24)
         self.application_id = snowflakes.next()
         self.bot = Member(self.application_id, "veletas-sandbox-bot", bot=True)
-        self.guild_id = snowflakes.next()
+        # ``guild_shard`` (shard id, shard count): a server whose events go to that gateway shard.
+        self.guild_id = snowflakes.next() if guild_shard is None else snowflakes.next_in_shard(*guild_shard)
         # The server's language in Discord (Community servers choose it), sent as ``guild_locale``.
         self.preferred_locale = "en-US"
         self.owner = Member(snowflakes.next(), "owner")

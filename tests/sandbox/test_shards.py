@@ -94,3 +94,26 @@ async def test_discord_pys_sharded_client_runs_both_shards_and_answers_on_the_ow
             assert isinstance(bot, discord.AutoShardedClient) and set(bot.shards) == {0, 1}
         finally:
             await fake.runner.stop()
+
+
+async def test_a_fake_can_hold_the_server_of_a_chosen_shard_and_fakes_of_several_never_share_an_id() -> None:
+    """A benchmark splitting its games over shard processes runs one fake per shard: each server belongs to the
+    shard asked for, its READY goes to that shard, and ids from the fakes never coincide (the database they
+    share would take two channels with one id for one)."""
+    fakes = [FakeDiscord(validate=False, guild_shard=(shard, 3)) for shard in range(3)]
+    for fake in fakes:
+        await fake.start()
+    try:
+        for shard, fake in enumerate(fakes):
+            assert (fake.state.guild_id >> 22) % 3 == shard
+        made = [fake.add_text_channel(f"c{i}") for i in range(200) for fake in fakes]
+        made += [fake.add_member(f"m{i}").id for i in range(100) for fake in fakes]
+        assert len(set(made)) == len(made)
+        async with aiohttp.ClientSession() as session:
+            raw, ws = await _identify(fakes[2], session, [2, 3])
+            ready = await raw.receive()
+            assert [int(g["id"]) for g in ready["d"]["guilds"]] == [fakes[2].state.guild_id]
+            await ws.close()
+    finally:
+        for fake in fakes:
+            await fake.stop()
