@@ -63,6 +63,14 @@ ROOT = Path(__file__).resolve().parent.parent
 FILES = "abcdefghijklmnopqrstuvwxyz"
 
 
+def pss_mb(pid: int) -> float:
+    """Proportional resident memory: pages shared with other processes (libraries, fonts) counted by their share."""
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no Pss in /proc/{pid}/smaps_rollup")
+
+
 def rss_mb(pid: int) -> float:
     """Resident memory now (not the peak), from /proc: what the process holds once the work is done."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -75,6 +83,34 @@ def cpu_seconds(pid: int) -> float:
     """CPU time the process (all its threads) has used so far, from /proc: user plus system."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def family(pid: int) -> list[int]:
+    """The process and every process under it (the bot's drawing and AI workers; a server's backends)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(parent, []).append(int(stat.parent.name))
+    found, queue = [], [pid]
+    while queue:
+        current = queue.pop()
+        found.append(current)
+        queue.extend(children.get(current, []))
+    return found
+
+
+def family_cpu_seconds(pid: int) -> float:
+    """CPU time of a process and every process under it, those alive now (see ``family``)."""
+    total = 0.0
+    for each in family(pid):
+        try:
+            total += cpu_seconds(each)
+        except (OSError, ValueError):
+            continue  # it ended between the listing and the reading
+    return total
 
 
 def setup_turn(game: Any, rng: random.Random) -> str:
@@ -282,7 +318,25 @@ class BotProcess:
         return bot
 
     def rss_mb(self) -> float:
-        return rss_mb(self.process.pid)
+        """The bot's resident memory: its process and its workers' (drawing, AI), each counted whole."""
+        return self._memory(rss_mb)
+
+    def pss_mb(self) -> float:
+        """The same with the pages its processes share (libraries, fonts) counted once: what the bot costs."""
+        return self._memory(pss_mb)
+
+    def _memory(self, measure: Any) -> float:
+        total = 0.0
+        for each in family(self.process.pid):
+            try:
+                total += float(measure(each))
+            except (OSError, RuntimeError):
+                continue
+        return total
+
+    def cpu_seconds(self) -> float:
+        """The bot's CPU time so far: its process and its workers'."""
+        return family_cpu_seconds(self.process.pid)
 
     async def stop(self) -> None:
         if self.process.returncode is None:
@@ -508,16 +562,7 @@ class Cluster:
 
     def cpu_seconds(self) -> float:
         """CPU time of the server: its postmaster and every process it started (backends, WAL writer…)."""
-        parent = self.server.process.pid
-        total = cpu_seconds(parent)
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-                if int(fields[1]) == parent:
-                    total += cpu_seconds(int(stat.parent.name))
-            except (OSError, ValueError):
-                continue
-        return total
+        return family_cpu_seconds(self.server.process.pid)
 
     async def counters(self) -> dict[str, float]:
         """Statements, write transactions (those taking the whole write lock, and those taking one game's lock
@@ -585,7 +630,7 @@ async def speed(
             costs: dict[str, float] = {}
             try:
                 offered = await offered_load(seats, rate, seconds)
-                bot_cpu = sum(cpu_seconds(bot.process.pid) for bot in bots)
+                bot_cpu = sum(bot.cpu_seconds() for bot in bots)
                 # This process: the fake Discord and the simulated players, on the same cores as the bot.
                 bench_cpu = cpu_seconds(os.getpid())
                 if cluster is not None:
@@ -593,7 +638,7 @@ async def speed(
                     db_before, db_cpu = await cluster.counters(), cluster.cpu_seconds()
                 closed, throughput = await closed_loop(seats, seconds) if closed_phase else (Load(), 0.0)
                 moves = max(1, len(closed.latencies))
-                costs["bot_cpu_ms"] = (sum(cpu_seconds(bot.process.pid) for bot in bots) - bot_cpu) / moves * 1000
+                costs["bot_cpu_ms"] = (sum(bot.cpu_seconds() for bot in bots) - bot_cpu) / moves * 1000
                 costs["bench_cpu_ms"] = (cpu_seconds(os.getpid()) - bench_cpu) / moves * 1000
                 if cluster is not None:
                     after = await cluster.counters()
@@ -724,9 +769,9 @@ async def deadline(
             Path(tmp) / "bench.sqlite3", games, validate, profile=profile, cpus=cpus, at_once=10
         )
         try:
-            cpu_before = cpu_seconds(bot.process.pid)
+            cpu_before = bot.cpu_seconds()
             answers = await deadline_load(seats, rate, seconds)
-            cpu = cpu_seconds(bot.process.pid) - cpu_before
+            cpu = bot.cpu_seconds() - cpu_before
             rss = bot.rss_mb()
             # Boards of moves whose answer came too late are posted to their channels; give them a moment.
             await asyncio.sleep(2)
@@ -877,11 +922,12 @@ async def memory(db_path: Path, stored: int, active: int, probe: int, validate: 
             answer = await fake.user(member, channel_id=channels[i]).slash("veletas", "move", move=move)
             if answer.ephemeral:
                 raise RuntimeError(f"game {info.id}: the move was refused: {answer.content}")
-        after = bot.rss_mb()
+        after, shared = bot.rss_mb(), bot.pss_mb()
+        processes = len(family(bot.process.pid))
     finally:
         await bot.stop()
         await fake.stop()
-    return {"rss_start": at_start, "rss": after}
+    return {"rss_start": at_start, "rss": after, "pss": shared, "processes": processes}
 
 
 def run_child(*args: str) -> dict[str, Any]:
@@ -930,9 +976,10 @@ def table(
         f"(p50 {s['closed_p50']:.0f} ms, p99 {s['closed_p99']:.0f} ms) | ≥ 100 moves/s | "
         f"{verdict(s['throughput'] >= 100)} |",
         f"| (c) resident memory, {args.stored:,} stored games of which {args.active:,} active, after moves in "
-        f"{args.probe} of them | {m['rss']:.0f} MB ({m['rss_start']:.0f} MB just after start) | ≤ 200 MB | "
-        f"{verdict(m['rss'] <= 200)} |",
-        f"| a move's CPU in (b): the bot's process / this benchmark's (fake Discord and players) | "
+        f"{args.probe} of them, the bot's {m['processes']:.0f} processes together (each counted whole) | "
+        f"{m['rss']:.0f} MB ({m['pss']:.0f} MB counting pages they share once; {m['rss_start']:.0f} MB just after "
+        f"start) | ≤ 200 MB | {verdict(m['rss'] <= 200)} |",
+        f"| a move's CPU in (b): the bot's processes / this benchmark's (fake Discord and players) | "
         f"{s['bot_cpu_ms']:.1f} ms / {s['bench_cpu_ms']:.1f} ms | | |",
         f"| reference: {REFERENCE}, median before / after the load phases | {reference[0]:.1f} ms / "
         f"{reference[1]:.1f} ms | | |",
@@ -946,7 +993,8 @@ def table(
         f"and the simulated players run in another, on the same {os.cpu_count()} cores, so the CPU they use "
         f"(the benchmark's row) is CPU the bot does not get. Request bodies "
         f"{'validated' if args.validate else 'not validated'} against Discord's OpenAPI spec by the fake; "
-        f"{args.seconds:.0f} s per load phase; memory is the bot process's resident set."
+        f"{args.seconds:.0f} s per load phase. The bot's CPU and memory are its process's and its workers' (the "
+        "drawing worker, and multiprocessing's resource tracker), each process's resident set counted whole."
     )
     return "\n".join(rows) + "\n\n" + ratios + " " + note
 
@@ -981,9 +1029,9 @@ def postgresql_table(
         f"{several['throughput']:.0f} moves/s (p99 {several['closed_p99']:.0f} ms) | "
         f"{lite['throughput']:.0f} moves/s (p99 {lite['closed_p99']:.0f} ms) | ≥ 100 moves/s | "
         f"{verdict(min(one['throughput'], several['throughput']) >= 100)} |",
-        f"| a move's cost in (b): bot CPU, database CPU | {one['bot_cpu_ms']:.1f} ms, {one['db_cpu_ms']:.2f} ms | "
-        f"{several['bot_cpu_ms']:.1f} ms, {several['db_cpu_ms']:.2f} ms | {lite['bot_cpu_ms']:.1f} ms (in-process) "
-        "| | |",
+        f"| a move's cost in (b): bot CPU (its processes and drawing workers), database CPU | "
+        f"{one['bot_cpu_ms']:.1f} ms, {one['db_cpu_ms']:.2f} ms | {several['bot_cpu_ms']:.1f} ms, "
+        f"{several['db_cpu_ms']:.2f} ms | {lite['bot_cpu_ms']:.1f} ms (SQLite in the bot's process) | | |",
         f"| a move's CPU in (b) in this benchmark's process (fake Discord and players), not the bot's | "
         f"{one['bench_cpu_ms']:.1f} ms | {several['bench_cpu_ms']:.1f} ms | {lite['bench_cpu_ms']:.1f} ms | | |",
         "| a move's queries in (b): statements (write transactions: whole-database + one game's), commits, SQL "
@@ -1012,7 +1060,8 @@ def postgresql_table(
 def plan(cost: dict[str, float], per_server: float) -> str:
     """What 10,000 and 100,000 servers would need, from a move's measured cost (a plan on paper)."""
     bot_s, db_s = cost["bot_cpu_ms"] / 1000, cost["db_cpu_ms"] / 1000
-    # A lock is held for at most every statement of the move's write transactions, each a round trip.
+    # A lock is held for at most every statement of the move's write transactions, counting each as a round trip
+    # (an upper bound: bot/db/postgres.py sends a move's transaction in two messages).
     transactions = max(cost["writes"] + cost["game_writes"], 1e-9)
     per_write = cost["statements"] / transactions
     held_s = (per_write * cost["round_trip_ms"] + cost["exec_ms"] / transactions) / 1000
@@ -1021,7 +1070,8 @@ def plan(cost: dict[str, float], per_server: float) -> str:
         f"(one game in every {round(1 / (per_server * 30))} servers, a move every 30 s each); a process or a "
         "database core kept at half load, to absorb bursts; one gateway shard per 1,000 servers (what Discord "
         "recommends; it requires one per 2,500). A write transaction holds its lock about "
-        f"{held_s * 1000:.2f} ms ({per_write:.0f} statements, each a round trip here). Per move, "
+        f"{held_s * 1000:.2f} ms at most ({per_write:.0f} statements, counted as a round trip each here, though an "
+        "ordinary move's transaction sends them in two messages). Per move, "
         f"{cost['game_writes']:.2f} of them lock only the move's game (the move, its board marked posted): those of "
         "different games go side by side, so they load no shared lock; "
         f"{cost['writes']:.2f} take the whole write lock (a game's end with its ratings, new challenges, the "

@@ -108,10 +108,11 @@ def ratings(args: list[str]) -> int:
 SWITCH_INTERVAL = 0.0005
 """Seconds a thread holding the GIL runs before it must hand over to one waiting (Python's default: 0.005).
 
-Boards are drawn in worker threads. Each socket call of the event loop's thread (a database statement, a
-request to Discord) lets go of the GIL, and getting it back from a drawing thread waited up to the whole
-interval: up to 5 ms a call, a dozen calls a move. With 0.5 ms, ``bench_bot`` on PostgreSQL answered at 50
-moves/s with a p99 of 54 and 44 ms where the default gave 75 and 52 ms (two alternating runs each)."""
+Some work runs in threads of the bot's process: SQLite's (aiosqlite), the rarer images (replays, charts,
+tournament sheets), and boards when ``DRAWING_WORKERS`` is 0. Each socket call of the event loop's thread
+lets go of the GIL, and getting it back from such a thread waited up to the whole interval. When boards
+were still drawn in threads, ``bench_bot`` on PostgreSQL answered at 50 moves/s with a p99 of 54 and 44 ms
+with 0.5 ms, where the default gave 75 and 52 ms (two alternating runs each)."""
 
 MIGRATE_USAGE = "usage: python -m bot migrate --to postgresql://user:password@host/name [--from FILE]"
 

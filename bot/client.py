@@ -25,6 +25,7 @@ from discord.ext import commands
 from bot.config import Settings
 from bot.errors import NoGameHere, NotAParticipant, NotYourTurn, UserError
 from bot.i18n import LANGUAGES, Phrase, Words, language_of, words
+from bot.render.workers import Drawers
 from bot.rules.common import quote
 from bot.rules.protocol import GameState
 from bot.scheduler import Scheduler
@@ -158,6 +159,8 @@ class VeletasBot(commands.Bot):
         # Each member's language as their last interaction said (Discord tells it nowhere else), for DMs.
         self.user_languages: dict[int, str] = {}
         self._background: set[asyncio.Task[Any]] = set()
+        # Boards are drawn in worker processes (threads with none), off this interpreter's GIL.
+        self.drawers = Drawers(settings.drawing_workers, languages=LANGUAGES)
 
     async def setup_hook(self) -> None:
         from cogs._words import CatalogueTranslator
@@ -170,10 +173,15 @@ class VeletasBot(commands.Bot):
         for group in self.groups.values():
             self.tree.add_command(group)
         self.synced = await self.sync_if_changed()
-        # Fonts and sprites load off the event loop now rather than in the first answer that draws a board.
-        from bot import render
+        # Fonts and sprites load off the event loop now rather than in the first answer that draws a board: in
+        # the drawing workers (their first job), or here when this process draws its boards itself. With
+        # workers, this process draws only the rarer images and loads what they need when they first do.
+        if self.drawers.workers:
+            self.drawers.start()
+        else:
+            from bot import render
 
-        self.spawn(asyncio.to_thread(render.warm, [words(language) for language in LANGUAGES]), name="warm-images")
+            self.spawn(asyncio.to_thread(render.warm, [words(language) for language in LANGUAGES]), name="warm-images")
         self.spawn(self._heartbeat(), name="heartbeat")
         self.spawn(self._run_scheduler(), name="scheduler")
         self.spawn(self._watch_lag(), name="loop-lag")
@@ -381,6 +389,7 @@ class VeletasBot(commands.Bot):
         for task in list(self._background):
             task.cancel()
         await super().close()
+        self.drawers.close()
         await self.store.close()
 
 

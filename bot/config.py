@@ -19,6 +19,7 @@ DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg/"
 DEFAULT_DATABASE_PATH = Path("data") / "veletas.sqlite3"
 DEFAULT_CHALLENGE_MINUTES = 15.0
 DEFAULT_AI_WORKERS = 1
+DEFAULT_DRAWING_WORKERS = 1
 DEFAULT_MAX_OPEN_CHALLENGES = 5
 DEFAULT_AI_WORKER_MAX_MB = 400
 DEFAULT_ANALYSIS_QUEUE = 8
@@ -48,6 +49,8 @@ class Settings:
     max_open_challenges: int = DEFAULT_MAX_OPEN_CHALLENGES
     # Worker processes for the AI opponent; 0 (the default for hand-built settings) means no AI.
     ai_workers: int = 0
+    # Worker processes drawing the boards (bot/render/workers.py); 0 (hand-built settings) draws in threads.
+    drawing_workers: int = 0
     # A worker past this resident memory after a search is replaced by a fresh process.
     ai_worker_max_mb: float = DEFAULT_AI_WORKER_MAX_MB
     # Analyses waiting or running at once, all members together (one member: one at a time).
@@ -95,6 +98,7 @@ class Settings:
             dev_guild_id=_optional_id(environ, "DEV_GUILD_ID"),
             challenge_minutes=_positive_float(environ, "CHALLENGE_MINUTES", DEFAULT_CHALLENGE_MINUTES),
             ai_workers=_count(environ, "AI_WORKERS", DEFAULT_AI_WORKERS),
+            drawing_workers=_count(environ, "DRAWING_WORKERS", DEFAULT_DRAWING_WORKERS),
             max_open_challenges=_positive_count(environ, "MAX_OPEN_CHALLENGES", DEFAULT_MAX_OPEN_CHALLENGES),
             ai_worker_max_mb=_positive_float(environ, "AI_WORKER_MAX_MB", DEFAULT_AI_WORKER_MAX_MB, "megabytes"),
             analysis_queue=_count(environ, "ANALYSIS_QUEUE", DEFAULT_ANALYSIS_QUEUE),

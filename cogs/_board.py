@@ -7,7 +7,6 @@ wording, its single allowed mention and its buttons are decided here once; each 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import time
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import discord
 
+from bot import render
 from bot.i18n import Words
 from bot.rules.protocol import Colour
 from bot.store import GameInfo, ending_phrase
@@ -36,7 +36,7 @@ BLACK_EMBED = discord.Colour.from_rgb(130, 132, 140)
 WHITE_EMBED = discord.Colour.from_rgb(235, 235, 230)
 NEUTRAL_EMBED = discord.Colour.from_rgb(196, 160, 98)
 # Boards for players who never chose a theme (``/veletas theme``) use the renderer's own default.
-DEFAULT_THEME = "light"
+DEFAULT_THEME = render.DEFAULT_THEME
 # Endings the rules see on the board itself; the image and the rules' own record headers show those.
 ON_THE_BOARD = ("claims", "confinement", "passes")
 
@@ -72,7 +72,9 @@ async def render_board(bot: VeletasBot, info: GameInfo, *, theme: str, w: Words)
     seats = names_with_time(w, info, seat_names(bot, info), now)
     colours = names_with_time(w, info, colour_names(bot, info), now)
     result = ending_text(w, info)
-    png = await asyncio.to_thread(table.board_png, info, seats=seats, colours=colours, theme=theme, result=result, w=w)
+    png = await bot.drawers.draw(
+        table.board_drawing(info, seats=seats, colours=colours, theme=theme, result=result, w=w)
+    )
     log.debug("Rendered the board of game %d in %.1f ms", info.id, (time.perf_counter() - started) * 1e3)
     return png
 

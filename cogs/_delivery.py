@@ -13,6 +13,7 @@ import logging
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
+import aiohttp
 import discord
 
 from bot.errors import GameFinished, RaceLost, UserError
@@ -91,7 +92,8 @@ def retire_board(bot: VeletasBot, info: GameInfo, newest: int) -> None:
         message = bot.get_partial_messageable(info.channel_id).get_partial_message(previous)
         try:
             await message.edit(view=None)
-        except (discord.HTTPException, RuntimeError):  # RuntimeError: the bot is shutting down
+        # RuntimeError: the bot is shutting down; aiohttp's errors and OSError: Discord could not be reached.
+        except (discord.HTTPException, RuntimeError, aiohttp.ClientError, OSError):
             log.debug("Could not take the buttons off board %d of game %d", previous, info.id)
 
     bot.spawn(strip(), name=f"retire-board-{info.id}-{previous}")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.i18n import Words
+from bot.render.workers import Drawing
 from bot.rules.protocol import GameKind
 from bot.store import GameInfo
 
@@ -58,7 +59,7 @@ class Table(ABC):
         return []
 
     @abstractmethod
-    def board_png(
+    def board_drawing(
         self,
         info: GameInfo,
         *,
@@ -67,8 +68,9 @@ class Table(ABC):
         theme: str,
         result: str | None,
         w: Words,
-    ) -> bytes:
-        """The board of the game as it stands, its words in ``w``'s language (called in a worker thread)."""
+    ) -> Drawing:
+        """The board of the game as it stands, its words in ``w``'s language: what to draw, and with what (the
+        drawing runs in a worker process, so it holds positions and names, not the game's snapshot)."""
 
     @abstractmethod
     def replay_gif(

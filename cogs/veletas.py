@@ -21,6 +21,7 @@ from bot import render
 from bot.client import VeletasBot
 from bot.errors import RaceLost, UserError
 from bot.i18n import Phrase, Words
+from bot.render.workers import Drawing
 from bot.rules import VARIANTS, Game, Move, veletas
 from bot.rules.veletas import Position
 from bot.rules.veletas_suggest import move_suggestions, shooter_suggestions, stone_suggestions
@@ -187,7 +188,7 @@ class VeletasTable(Table):
             found.append((w("veletas.claimed.field"), claims, False))
         return found
 
-    def board_png(
+    def board_drawing(
         self,
         info: GameInfo,
         *,
@@ -196,15 +197,17 @@ class VeletasTable(Table):
         theme: str,
         result: str | None,
         w: Words,
-    ) -> bytes:
+    ) -> Drawing:
         game = veletas_game(info)
         # Setup and the pie choice need the game (setup marks, pieces just placed); from the first move
         # on, the position and last move say everything, and drawing just them skips replaying the game.
         if game.phase in ("play", "over"):
-            return render.board_png(
-                game.position, last_move=game.last_move, players=dict(colours), theme=theme, result=result, words=w
+            return Drawing(
+                render.board_png,
+                (game.position,),
+                {"last_move": game.last_move, "players": dict(colours), "theme": theme, "result": result, "words": w},
             )
-        return render.game_png(game, players=dict(seats), theme=theme, result=result, words=w)
+        return Drawing(render.game_png, (game,), {"players": dict(seats), "theme": theme, "result": result, "words": w})
 
     def replay_gif(
         self, info: GameInfo, *, seats: Mapping[str, str], colours: Mapping[str, str], theme: str, w: Words

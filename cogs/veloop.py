@@ -21,6 +21,7 @@ from bot import render
 from bot.client import VeletasBot
 from bot.errors import RaceLost
 from bot.i18n import Words
+from bot.render.workers import Drawing
 from bot.rules import veloop
 from bot.rules.veloop import Game, Move
 from bot.rules.veloop_suggest import move_suggestions
@@ -115,7 +116,7 @@ class VeloopTable(Table):
             found.append((w("veloop.confined.field"), w("veloop.confined", black=black, white=white), False))
         return found
 
-    def board_png(
+    def board_drawing(
         self,
         info: GameInfo,
         *,
@@ -124,10 +125,12 @@ class VeloopTable(Table):
         theme: str,
         result: str | None,
         w: Words,
-    ) -> bytes:
+    ) -> Drawing:
         game = veloop_game(info)
-        return render.veloop_board_png(
-            game.position, last_move=game.last_move, players=dict(colours), theme=theme, result=result, words=w
+        return Drawing(
+            render.veloop_board_png,
+            (game.position,),
+            {"last_move": game.last_move, "players": dict(colours), "theme": theme, "result": result, "words": w},
         )
 
     def replay_gif(

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from babel import Locale
 from babel.messages.catalog import Catalog
@@ -144,6 +144,10 @@ class Words:
         self._entries = read_entries(language)
         self._fallback = fallback
         self._locale = Locale.parse(_BABEL_LOCALE[language])
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickled as its language (a board drawn in a worker process): the worker reads its own catalogue."""
+        return words, (self.language,)
 
     def __contains__(self, key: str) -> bool:
         return key in self._entries

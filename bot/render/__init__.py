@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from bot.i18n import Words
 from bot.render import veletas, veloop
-from bot.render.canvas import DEFAULT_WIDTH, PNG_COMPRESS_LEVEL, THEMES, Layout, Theme, layout
+from bot.render.canvas import DEFAULT_THEME, DEFAULT_WIDTH, PNG_COMPRESS_LEVEL, THEMES, Layout, Theme, layout
 from bot.render.veletas import Hints, board_image, board_png, game_image, game_png, replay_gif
 from bot.render.veloop import (
     VeloopHints,
@@ -24,6 +24,7 @@ from bot.render.veloop import (
 )
 
 __all__ = [
+    "DEFAULT_THEME",
     "DEFAULT_WIDTH",
     "DRAWERS",
     "PNG_COMPRESS_LEVEL",
@@ -66,19 +67,22 @@ DRAWERS: dict[str, Drawer] = {
 }
 
 
-def warm(languages: Iterable[Words]) -> None:
-    """Draw a board of every game, in every theme and each of ``languages``, with names in other scripts.
+def warm(languages: Iterable[Words], themes: Iterable[str] = THEMES) -> None:
+    """Draw a board of every game, in each of ``themes`` and ``languages``, with names in other scripts.
 
     Fonts (Noto Sans CJK is tens of megabytes), sprites and glyphs load on first use; a bot calls this
     off its event loop as it starts, so the first member to see a board in Japanese does not wait for them.
+    Each theme's drawn pieces are kept once drawn (a few megabytes a theme); a theme left out costs its
+    first board a few milliseconds more.
     """
     from bot.rules.registry import find_game
 
     names = {"black": "黒石 🎌", "white": "Émile ★"}
+    chosen = tuple(themes)
     for each in languages:
         for name, drawn in DRAWERS.items():
             state = find_game(name).new()
-            for theme in THEMES:
+            for theme in chosen:
                 drawn.game_png(state, theme=theme, players=names, words=each)
 
 

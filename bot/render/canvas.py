@@ -101,6 +101,9 @@ class Theme:
         return hash(tuple(getattr(self, f.name) for f in fields(self)))
 
 
+DEFAULT_THEME = "light"
+"""The theme of boards for players who never chose one."""
+
 THEMES: dict[str, Theme] = {
     theme.name: theme
     for theme in (

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import random
+import signal
+from pathlib import Path
 
 from bot.client import VeletasBot
+from bot.render.workers import Drawing
+from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
+from e2e.conftest import ManualClock, make_factory
 from e2e.table import random_setup_turn, sent_body, start_game
 
 # Discord's dark theme: the chat background, the embed card on it, and the older dark grey.
@@ -54,3 +60,33 @@ async def test_the_board_lets_discord_ping_only_the_player_to_move(
     allowed = sent_body(sandbox, board)["allowed_mentions"]
     assert (allowed["parse"], allowed["users"]) == ([], [waiting.id])
     assert f"<@{waiting.id}>, your turn" in board.content
+
+
+async def test_a_bot_with_a_drawing_worker_draws_every_board_there_and_the_same_board_as_in_its_own_process(
+    sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, bob: Member, db_path: Path, clock: ManualClock
+) -> None:
+    """As ``python -m bot`` runs (DRAWING_WORKERS=1): boards come from a worker process, byte for byte what the
+    bot's own process would draw, and a worker killed mid-game costs no board."""
+    bot = await sandbox_runner.start(make_factory(db_path, clock, drawing_workers=1), sync=False)
+    assert isinstance(bot, VeletasBot)
+    worker = await bot.drawers.draw(Drawing(os.getpid))  # type: ignore[arg-type]
+    assert worker != os.getpid()
+    table = await start_game(sandbox, alice, bob)
+    await table.play_setup(random.Random(3))
+    drawn = []
+    original = bot.drawers.draw
+
+    async def recording(drawing: Drawing) -> bytes:
+        png = await original(drawing)
+        drawn.append((drawing, png))
+        return png
+
+    bot.drawers.draw = recording  # type: ignore[method-assign]
+    board = await table.turn(str(table.game.position.legal_moves()[0]))
+    [(drawing, png)] = drawn
+    assert board.files["board.png"] == png == drawing()
+    bot.drawers.respawn_after = 0.0
+    os.kill(int(worker), signal.SIGKILL)
+    after = await table.turn(str(table.game.position.legal_moves()[0]))
+    assert "board.png" in after.files and not after.ephemeral
+    assert await bot.drawers.draw(Drawing(os.getpid)) not in (worker, os.getpid())  # type: ignore[arg-type]

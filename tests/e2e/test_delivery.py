@@ -377,3 +377,34 @@ async def test_background_work_cancelled_before_it_began_is_dropped_without_a_wa
         await task
     assert ran == []
     assert inspect.getcoroutinestate(coro) == inspect.CORO_CLOSED
+
+
+async def test_a_retired_board_that_discord_cannot_be_reached_for_is_left_as_it_is_without_an_error(
+    sandbox: FakeDiscord,
+    bot: VeletasBot,
+    alice: Member,
+    bob: Member,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Taking the buttons off the previous board is best effort: a connection that fails (Discord unreachable
+    for a moment) is not an error of the bot's, and the game goes on."""
+    import aiohttp
+    import discord
+
+    table = await start_game(sandbox, alice, bob)
+    await table.play_setup(random.Random(4))
+    tried: list[int] = []
+
+    async def unreachable(self: discord.PartialMessage, **_: Any) -> None:
+        tried.append(self.id)
+        raise aiohttp.ClientOSError(104, "Connection reset by peer")
+
+    monkeypatch.setattr(discord.PartialMessage, "edit", unreachable)
+    caplog.set_level("DEBUG", logger="bot.client")
+    await table.turn(str(table.game.position.legal_moves()[0]))
+    await sandbox.wait_until(lambda: bool(tried), what="an attempt to take the old board's buttons off")
+    await asyncio.sleep(0.05)
+    assert not [r for r in caplog.records if r.levelname == "ERROR" and "retire-board" in r.getMessage()]
+    after = await table.turn(str(table.game.position.legal_moves()[0]))
+    assert "board.png" in after.files and not after.ephemeral
