@@ -1050,7 +1050,8 @@ def postgresql_table(
         f"{args.shards} shard processes (`SHARD_COUNT={args.shards}`, one `SHARD_IDS` each) the games are split "
         f"evenly between {args.shards} servers, one owned by each shard, so each process answers its own share "
         "of the moves (each server a fake Discord of its own, in the same measuring process); the processes "
-        "share the database and the scheduler's work. Statements are what "
+        "share the database and the scheduler's work, and on these cores they get no more CPU together than one "
+        "process does, so that column shows what splitting costs, not how far it scales. Statements are what "
         "pg_stat_statements counted (BEGIN, the locks and COMMIT included); the database CPU is the "
         f"server's processes'. One statement's round trip from a client here: {one['round_trip_ms']:.3f} ms."
     )
@@ -1077,7 +1078,8 @@ def plan(cost: dict[str, float], per_server: float) -> str:
         f"{cost['writes']:.2f} take the whole write lock (a game's end with its ratings, new challenges, the "
         "scheduler's rounds), which is what the last column adds up.",
         "",
-        "| servers | moves/s at peak | gateway shards | bot processes (CPU) | database | whole write lock busy |",
+        "| servers | moves/s at peak | gateway shards | bot processes, each with its drawing worker (CPU) | database "
+        "| whole write lock busy |",
         "|---|---|---|---|---|---|",
     ]
     for servers in (10_000, 100_000):
@@ -1181,7 +1183,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR, stream=sys.stderr)
 
-    if args.phase == "speed":
+    profiling = args.phase is None and args.profile is not None and not args.deadline
+    if args.phase == "speed" or profiling:
+        # A speed phase; with --profile alone, the sustained-rate phase with the bot under cProfile, to see where
+        # a move's time goes.
         figures = asyncio.run(
             speed(
                 args.games,
@@ -1189,6 +1194,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.seconds,
                 args.validate,
                 args.veloop_share,
+                profile=args.profile if profiling else None,
                 database=args.database,
                 shards=args.shard_processes,
                 locale=args.locale,
@@ -1196,6 +1202,8 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         print(json.dumps(figures))
+        if profiling:
+            print_profile(args.profile)
         return 0
     if args.phase == "populate":
         asyncio.run(populate(args.db, args.stored, args.active, args.db.with_suffix(".ids.json")))
@@ -1204,22 +1212,6 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(asyncio.run(memory(args.db, args.stored, args.active, args.probe, args.validate))))
         return 0
 
-    if args.profile is not None and not args.deadline:
-        # The sustained-rate phase with the bot under cProfile, to see where a move's time goes.
-        figures = asyncio.run(
-            speed(
-                args.games,
-                args.rate,
-                args.seconds,
-                args.validate,
-                args.veloop_share,
-                profile=args.profile,
-                database=args.database,
-            )
-        )
-        print(json.dumps(figures))
-        print_profile(args.profile)
-        return 0
     if args.deadline:
         cpus = {int(c) for c in args.bot_cpus.split(",") if c.strip()} or None
         figures = asyncio.run(

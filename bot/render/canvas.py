@@ -964,7 +964,8 @@ def close(a: Sequence[int], b: Sequence[int], within: int = 6) -> bool:
     return abs(a[0] - b[0]) <= within and abs(a[1] - b[1]) <= within and abs(a[2] - b[2]) <= within
 
 
-# The bot renders in worker threads. FreeType faces must not be used by two threads at once, and
+# Boards are drawn in a worker process (bot/render/workers.py), the rarer images (and every image, with
+# DRAWING_WORKERS=0) in threads of the bot's. FreeType faces must not be used by two threads at once, and
 # the caches above are filled on first use, so drawing takes this lock; PNG and GIF encoding,
 # the part that runs longest without the GIL, stays outside it.
 DRAWING = threading.RLock()
