@@ -7,9 +7,6 @@ import asyncio
 import os
 import pickle
 import signal
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -18,8 +15,6 @@ from bot.config import Settings, SettingsError
 from bot.i18n import words
 from bot.render.workers import Drawers, Drawing
 from bot.rules import Game, veloop
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def boards() -> list[Drawing]:
@@ -92,14 +87,3 @@ def test_the_bot_draws_in_one_worker_unless_told_otherwise() -> None:
     assert settings(DRAWING_WORKERS="0").drawing_workers == 0
     with pytest.raises(SettingsError, match="DRAWING_WORKERS must be a whole number"):
         settings(DRAWING_WORKERS="two")
-
-
-def test_a_worker_started_from_python_m_bot_loads_nothing_of_the_bot_but_what_it_runs() -> None:
-    """multiprocessing's spawn imports the main module again in each worker (as ``__mp_main__``): for
-    ``python -m bot`` that must not bring discord.py, the store or the cogs into every drawing and AI worker."""
-    probe = (
-        "import runpy, sys; runpy.run_module('bot', run_name='__mp_main__', alter_sys=True); "
-        "print(sorted(m for m in ('discord', 'aiohttp', 'bot.client', 'bot.store', 'bot.cli') if m in sys.modules))"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
-    assert done.stdout.strip() == "[]", done.stdout

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import REJECTED_TOKEN
+from bot.__main__ import REJECTED_TOKEN
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
 
