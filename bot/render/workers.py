@@ -53,7 +53,7 @@ def _draw(drawing: Drawing) -> bytes:
 def _warm(languages: tuple[str, ...]) -> None:
     """A new worker loads its fonts and sprites before its first board (see ``bot.render.warm``): every script's
     fonts, and the default theme's pieces (most boards are in it; another theme's first board takes a few ms
-    more, and a worker that kept every theme warm held about 15 MB more)."""
+    more, and a worker that kept every theme warm held about 30 MB more)."""
     from bot.i18n import words
     from bot.render import DEFAULT_THEME, warm
 
