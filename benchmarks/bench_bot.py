@@ -51,6 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,13 +103,13 @@ def family(pid: int) -> list[int]:
     return found
 
 
-def family_cpu_seconds(pid: int) -> float:
-    """CPU time of a process and every process under it, those alive now (see ``family``)."""
+def over_family(pid: int, measure: Callable[[int], float]) -> float:
+    """``measure`` summed over a process and every process under it, those alive now (see ``family``)."""
     total = 0.0
     for each in family(pid):
         try:
-            total += cpu_seconds(each)
-        except (OSError, ValueError):
+            total += measure(each)
+        except (OSError, ValueError, RuntimeError):
             continue  # it ended between the listing and the reading
     return total
 
@@ -319,24 +320,15 @@ class BotProcess:
 
     def rss_mb(self) -> float:
         """The bot's resident memory: its process and its workers' (drawing, AI), each counted whole."""
-        return self._memory(rss_mb)
+        return over_family(self.process.pid, rss_mb)
 
     def pss_mb(self) -> float:
         """The same with the pages its processes share (libraries, fonts) counted once: what the bot costs."""
-        return self._memory(pss_mb)
-
-    def _memory(self, measure: Any) -> float:
-        total = 0.0
-        for each in family(self.process.pid):
-            try:
-                total += float(measure(each))
-            except (OSError, RuntimeError):
-                continue
-        return total
+        return over_family(self.process.pid, pss_mb)
 
     def cpu_seconds(self) -> float:
         """The bot's CPU time so far: its process and its workers'."""
-        return family_cpu_seconds(self.process.pid)
+        return over_family(self.process.pid, cpu_seconds)
 
     async def stop(self) -> None:
         if self.process.returncode is None:
@@ -562,7 +554,7 @@ class Cluster:
 
     def cpu_seconds(self) -> float:
         """CPU time of the server: its postmaster and every process it started (backends, WAL writer…)."""
-        return family_cpu_seconds(self.server.process.pid)
+        return over_family(self.server.process.pid, cpu_seconds)
 
     async def counters(self) -> dict[str, float]:
         """Statements, write transactions (those taking the whole write lock, and those taking one game's lock

@@ -30,9 +30,6 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-JOBS_PER_WORKER = 20_000
-"""Boards a worker draws before a fresh process takes its place, so no cache or leak grows without end."""
-
 
 @dataclass(frozen=True)
 class Drawing:
@@ -79,7 +76,8 @@ class Drawers:
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_warm,
                 initargs=(self._languages,),
-                max_tasks_per_child=JOBS_PER_WORKER,
+                # A worker is not retired after so many boards: its caches are bounded (bot/render/canvas.py),
+                # and a fresh one would warm for a second or two while every board waited for it.
             )
         return self._pool
 
