@@ -15,8 +15,8 @@ game each player's deviation grows as if one empty rating period had passed for 
 deviation (350); there is no lower bound. Only a rated game applies it: the deviation stored and
 shown is the one after the player's last game.
 
-Everything here is a function of the stored games in the order they ended, so the store can
-recompute every rating from scratch (``rebuild``) and get exactly the values it kept.
+Everything here is a function of the stored games in the order their ratings were written, so the
+store can recompute every rating from scratch (``rebuild``) and get exactly the values it kept.
 """
 
 from __future__ import annotations
@@ -224,8 +224,12 @@ def apply_game(table: dict[tuple[PoolKey, int], Rating], game: RatedGame) -> lis
 
 
 def rebuild(games: Iterable[RatedGame]) -> dict[tuple[PoolKey, int], Rating]:
-    """Every rating from scratch, from the rated games in the order they ended (ties by game id)."""
+    """Every rating from scratch, from the rated games in the order they were rated (the store's ``rating_seq``).
+
+    Not re-sorted by end time: two processes can end games at nearly the same moment and write their
+    ratings in the other order, and the values depend on the order they were written in.
+    """
     table: dict[tuple[PoolKey, int], Rating] = {}
-    for game in sorted(games, key=lambda g: (g.ended_at, g.game_id)):
+    for game in games:
         apply_game(table, game)
     return table

@@ -478,6 +478,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT
         """,
     ),
+    (
+        # The order in which games' rating updates committed: a number given inside the transaction that writes
+        # them, under the write lock that takes them one at a time, so the rebuild replays exactly that order
+        # (end times can disagree with it: each process reads its clock before it waits for the lock). Games
+        # rated before this column are numbered by their end time, the order the rebuild used then.
+        "ALTER TABLE games ADD COLUMN rating_seq INTEGER",
+        "UPDATE games SET rating_seq = ordered.n FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY ended_at, id) AS n "
+        "FROM games WHERE id IN (SELECT game_id FROM rating_changes)) AS ordered WHERE games.id = ordered.id",
+        "CREATE UNIQUE INDEX games_by_rating_seq ON games (rating_seq) WHERE rating_seq IS NOT NULL",
+        # Each seat's time left the moment a turn was played, before any increment: what an undo gives back.
+        "ALTER TABLE moves ADD COLUMN clock_first REAL",
+        "ALTER TABLE moves ADD COLUMN clock_second REAL",
+    ),
 )
 
 REMINDERS_LEFT: tuple[float, ...] = (24 * HOUR, HOUR)
@@ -2075,6 +2088,12 @@ class Store:
         )
         if not before.rated or before.is_ai_game or before.opponent_id is None:
             return
+        # The commit order of rating updates, for the rebuild: this transaction holds the whole database's write lock.
+        await db.execute(
+            "UPDATE games SET rating_seq = (SELECT COALESCE(MAX(rating_seq), 0) + 1 FROM games "
+            "WHERE rating_seq IS NOT NULL) WHERE id = ?",
+            (before.id,),
+        )
         first_score = 0.5 if winner_id is None else 1.0 if winner_id == before.challenger_id else 0.0
         game = RatedGame(
             before.id,
@@ -2147,7 +2166,7 @@ class Store:
         """A player's rating (and deviation) after each of their rated games in one pool, oldest first."""
         rows = await self._fetchall(
             "SELECT rc.after, rc.after_dev FROM rating_changes rc JOIN games g ON g.id = rc.game_id "
-            "WHERE rc.user_id = ? AND rc.scope = ? AND g.game = ? AND g.settings = ? ORDER BY g.ended_at, g.id",
+            "WHERE rc.user_id = ? AND rc.scope = ? AND g.game = ? AND g.settings = ? ORDER BY g.rating_seq",
             (user_id, scope, game, settings_json(settings)),
         )
         return [(float(r[0]), float(r[1])) for r in rows]
@@ -2178,7 +2197,8 @@ class Store:
             )
 
     async def rebuild_ratings(self) -> int:
-        """Recompute every rating from the stored rated games, in the order they ended; returns how many games.
+        """Recompute every rating from the stored rated games, in the order their ratings were written (each
+        game's ``rating_seq``, given under the write lock), whatever their end times say; returns how many games.
 
         The games are read in one query and rated in memory by the same arithmetic as at a game's end
         (``bot.ratings.apply_game``); both tables are then rewritten in one transaction, so readers see
@@ -2186,8 +2206,7 @@ class Store:
         """
         rows = await self._fetchall(
             "SELECT id, guild_id, game, settings, challenger_id, opponent_id, winner_id, ended_at FROM games "
-            "WHERE rated = 1 AND status = 'finished' AND ai_level IS NULL AND opponent_id IS NOT NULL "
-            "ORDER BY ended_at, id"
+            "WHERE rating_seq IS NOT NULL AND opponent_id IS NOT NULL ORDER BY rating_seq"
         )
         table: dict[tuple[PoolKey, int], Rating] = {}
         records: dict[tuple[PoolKey, int], list[int]] = {}
