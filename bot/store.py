@@ -1674,9 +1674,14 @@ class Store:
             if cursor.rowcount != 1:
                 raise RaceLost(_RACE_MESSAGE)
             await self._schedule(db, game_id, clock)
+            # Each seat's time left as the turn was played, before any increment: an undo gives exactly this back.
+            left = (
+                (None, None) if info.clock is None else (info.clock.left("first", now), info.clock.left("second", now))
+            )
             await db.queue(
-                "INSERT INTO moves (game_id, ply, turn, user_id, played_at) VALUES (?, ?, ?, ?, ?)",
-                (game_id, info.ply + 1, game.turns[-1], user_id, now),
+                "INSERT INTO moves (game_id, ply, turn, user_id, played_at, clock_first, clock_second) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, info.ply + 1, game.turns[-1], user_id, now, *left),
             )
             if status == "finished":
                 await self._on_game_end(db, info, winner_id, now, termination)
@@ -1759,6 +1764,7 @@ class Store:
         if not last or int(last[0][0]) != user_id:
             raise UndoRefused("refusal.undo_own_last")
         now = self._now()
+        _check_time_left(info, now)
         version = info.version + 1
         async with self._transaction() as db:
             cursor = await db.execute(
@@ -1814,19 +1820,30 @@ class Store:
     async def _rewind(self, info: GameInfo, keep: int, *, stamp: int | None, requester: int | None) -> GameInfo:
         """Take a game back to its first ``keep`` turns in one change: the row, the move log, the clock, what is due.
 
-        The turn taken back is to play again: that seat's time runs from now, with the time it had. With a
-        ``requester`` the change lands only while that player's undo request still stands.
+        The turn taken back is to play again: both clocks are as they stood the moment that turn was played
+        (its increment, and the fresh allowance of a days-per-move clock, go with it; the time since is
+        nobody's), and the seat that played it runs from now. A clock already run out is not wound back:
+        ``TimeIsUp``, and the flag falls instead. With a ``requester`` the change lands only while that
+        player's undo request still stands.
         """
         game_id = info.id
         turns = info.turns[:keep]
         game = info.kind.replay(turns, info.settings)
         now = self._now()
+        _check_time_left(info, now)
         version = info.version + 1
         changed = max(info.changed_stamp, stamp or 0)
         seat = game.seat_to_act
         clock = info.clock
         if clock is not None and seat is not None:
-            clock = replace(clock.stopped(now), running=seat, since=now)
+            rows = await self._fetchall(
+                "SELECT clock_first, clock_second FROM moves WHERE game_id = ? AND ply = ?", (game_id, keep + 1)
+            )
+            kept = next(iter(rows), None)
+            if kept is not None and kept[0] is not None and kept[1] is not None:
+                clock = Clock(clock.control, float(kept[0]), float(kept[1]), seat, now)
+            else:  # a turn played before the clocks were kept with it: the time each seat has now
+                clock = replace(clock.stopped(now), running=seat, since=now)
         guard = "" if requester is None else " AND undo_requested_by = ?"
         async with self._transaction() as db:
             cursor = await db.execute(
@@ -3266,6 +3283,12 @@ def _pairing_from_row(row: Row) -> Pairing:
         row["thread_id"],
         row["game_id"],
     )
+
+
+def _check_time_left(info: GameInfo, now: float) -> None:
+    """A take-back is refused once the running seat's time is up: the game is lost on time, not wound back."""
+    if info.clock is not None and info.clock.flagged(now) is not None:
+        raise TimeIsUp("refusal.undo_time_is_up")
 
 
 async def _count(db: Connection, sql: str, *params: Any) -> int:
