@@ -272,22 +272,25 @@ async def left_the_server(bot: VeletasBot, guild_id: int, users: list[int]) -> l
     if guild is None:
         return []
     now = time.monotonic()
-    gone = []
-    for user in users:
+
+    async def left(user: int) -> bool:
         seen = bot.members_seen.get((guild_id, user))
         if seen is not None and now - seen < MEMBER_CHECK_SECONDS:
-            continue
+            return False
         try:
             await guild.fetch_member(user)
         except discord.NotFound:
-            gone.append(user)
-            continue
+            return True
         except discord.HTTPException:
-            continue  # Discord failing now: show them, and ask again next time
+            return False  # Discord failing now: show them, and ask again next time
         if len(bot.members_seen) > 100_000:
             bot.members_seen.clear()
         bot.members_seen[(guild_id, user)] = now
-    return gone
+        return False
+
+    # One page's questions at once (discord.py keeps them within the route's rate limit).
+    answers = await asyncio.gather(*(left(user) for user in users))
+    return [user for user, gone in zip(users, answers, strict=True) if gone]
 
 
 async def leaderboard_page(
@@ -301,9 +304,10 @@ async def leaderboard_page(
 ) -> Outgoing:
     """One page of a server's leaderboard for a game and its rated settings, with buttons to turn pages.
 
-    Members who left the server are found as their page is shown, remembered, and left out.
+    Members who left the server are found as their page is shown, remembered, and left out: the page is
+    read again until none of it has left, however many had (each is asked about once, then remembered).
     """
-    for _ in range(3):
+    while True:
         rows, total = await bot.store.leaderboard(
             guild_id, table.kind.name, settings, offset=page * PAGE, limit=PAGE, established=established
         )
