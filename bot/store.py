@@ -1717,6 +1717,9 @@ class Store:
             result = f"The {info.seat_of_user(user_id)} player resigned"
         winner_id = next(p for p in info.participants if p != user_id)
         now = self._now()
+        if info.clock is not None and info.clock.flagged(now) is not None:
+            # The game is already lost on time (the scheduler has not acted yet): that ending stands.
+            raise TimeIsUp("refusal.resign_time_is_up")
         version = info.version + 1
         changed = max(info.changed_stamp, stamp or 0)
         clock = None if info.clock is None else info.clock.stopped(now)

@@ -108,7 +108,9 @@ class ResignButton(
         if self.answer == "no":
             await interaction.response.edit_message(content=w("play.not_resigned"), view=None)
             return
-        resigned = await bot.store.resign(self.game_id, interaction.user.id, stamp=interaction.id)
+        resigned = await flag_falls_instead(
+            bot, self.game_id, bot.store.resign(self.game_id, interaction.user.id, stamp=interaction.id)
+        )
 
         async def answer() -> tuple[int | None, Outgoing]:
             await interaction.response.edit_message(content=w("play.you_resigned"), view=None)
@@ -155,8 +157,8 @@ class UndoAnswerButton(
 
 
 async def flag_falls_instead(bot: VeletasBot, game_id: int, work: Awaitable[T]) -> T:
-    """A take-back refused because time has run out: the game is lost on time at once (its last board goes out
-    as the scheduler's would), and the refusal still reaches the player who asked, privately."""
+    """A take-back or resignation refused because time has run out: the game is lost on time at once (its last
+    board goes out as the scheduler's would), and the refusal still reaches the player who asked, privately."""
     try:
         return await work
     except TimeIsUp:

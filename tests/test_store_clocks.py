@@ -412,3 +412,16 @@ async def test_on_postgresql_a_move_with_its_deadline_is_two_messages_and_its_bo
         assert (played["turn"], played["user_id"]) == (moved.turns[-1], ALICE)
     finally:
         await store.close()
+
+
+async def test_a_resignation_after_the_opponents_time_ran_out_is_refused_and_the_flag_falls(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    info = await veloop_game(store, TimeControl.parse("1+0"))
+    clock.advance(seconds=61)  # Black's minute is up; the scheduler has not acted yet
+    before = snapshot(db_path)
+    with pytest.raises(TimeIsUp) as refused:
+        await store.resign(info.id, BOB)  # White would hand Black a game Black has already lost
+    assert refused.value.key == "refusal.resign_time_is_up" and snapshot(db_path) == before
+    flagged = await store.flag(info.id)
+    assert flagged is not None and flagged.winner_id == BOB and flagged.termination == "time forfeit"

@@ -241,3 +241,20 @@ async def test_a_take_back_accepted_after_the_time_ran_out_is_refused_and_the_fl
     info = await bot.store.get_game(game_id)
     assert info.status == "finished" and info.termination == "time forfeit" and info.ply == 1
     assert info.clock is not None and info.clock.second <= 0.0
+
+
+async def test_resigning_after_the_opponents_time_ran_out_is_refused_and_the_flag_falls(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    _, game_id = await start(sandbox, alice, bob, "1+0")
+    asked = await sandbox.user(bob).slash("veloop", "resign")
+    clock.advance(61 / 60)  # not woken: Black's time is up and the scheduler has not acted yet
+    cursor = sandbox.cursor()
+    refused = await sandbox.user(bob).click(asked, "Resign")
+    assert refused.ephemeral and "lost on time, not resigned" in refused.content
+    final = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "lost on time" in m.text(), after=cursor
+    )
+    assert final.embeds[0]["description"].startswith(f"**{bob.mention} wins.**")
+    info = await bot.store.get_game(game_id)
+    assert info.winner_id == bob.id and info.termination == "time forfeit"
