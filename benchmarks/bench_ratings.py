@@ -53,6 +53,7 @@ def store_figures(games: list[RatedGame], players: int = 10_000) -> dict[str, fl
     from typing import cast
 
     from bot.client import VeletasBot
+    from bot.i18n import words
     from bot.store import Store
     from cogs.play import leaderboard_page
     from cogs.veloop import TABLE
@@ -62,19 +63,29 @@ def store_figures(games: list[RatedGame], players: int = 10_000) -> dict[str, fl
         db = sqlite3.connect(path)
         with db:
             rows = []
-            for game in games:
+            for number, game in enumerate(games, start=1):  # rated in this order (``rating_seq``)
                 pool = game.pools[0]
                 settings = json.dumps(
                     dict(part.split("=") for part in pool.settings.split(",")), sort_keys=True, separators=(",", ":")
                 )
                 winner = game.first if game.first_score == 1.0 else game.second if game.first_score == 0.0 else None
                 rows.append(
-                    (game.game_id, pool.scope, pool.game, settings, game.first, game.second, winner, game.ended_at)
+                    (
+                        game.game_id,
+                        pool.scope,
+                        pool.game,
+                        settings,
+                        game.first,
+                        game.second,
+                        winner,
+                        game.ended_at,
+                        number,
+                    )
                 )
             db.executemany(
                 "INSERT INTO games (id, guild_id, channel_id, origin_channel_id, status, game, settings, place, "
-                "challenger_id, opponent_id, winner_id, created_at, updated_at, ended_at, rated) "
-                "VALUES (?1, ?2, 1, 1, 'finished', ?3, ?4, 'thread', ?5, ?6, ?7, ?8, ?8, ?8, 1)",
+                "challenger_id, opponent_id, winner_id, created_at, updated_at, ended_at, rated, rating_seq) "
+                "VALUES (?1, ?2, 1, 1, 'finished', ?3, ?4, 'thread', ?5, ?6, ?7, ?8, ?8, ?8, 1, ?9)",
                 rows,
             )
             rng = random.Random(3)
@@ -109,7 +120,7 @@ def store_figures(games: list[RatedGame], players: int = 10_000) -> dict[str, fl
             for _ in range(300):
                 page = rng.randrange(players // 10)
                 t = time.perf_counter()
-                await leaderboard_page(bot, 7, TABLE, settings, page, rng.random() < 0.5)
+                await leaderboard_page(bot, 7, TABLE, settings, page, rng.random() < 0.5, words("en"))
                 pages.append((time.perf_counter() - t) * 1e3)
             pages.sort()
         finally:

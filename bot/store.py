@@ -478,6 +478,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT
         """,
     ),
+    (
+        # The order in which games' rating updates committed: a number given inside the transaction that writes
+        # them, under the write lock that takes them one at a time, so the rebuild replays exactly that order
+        # (end times can disagree with it: each process reads its clock before it waits for the lock). Games
+        # rated before this column are numbered by their end time, the order the rebuild used then.
+        "ALTER TABLE games ADD COLUMN rating_seq INTEGER",
+        "UPDATE games SET rating_seq = ordered.n FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY ended_at, id) AS n "
+        "FROM games WHERE id IN (SELECT game_id FROM rating_changes)) AS ordered WHERE games.id = ordered.id",
+        "CREATE UNIQUE INDEX games_by_rating_seq ON games (rating_seq) WHERE rating_seq IS NOT NULL",
+        # Each seat's time left the moment a turn was played, before any increment: what an undo gives back.
+        "ALTER TABLE moves ADD COLUMN clock_first REAL",
+        "ALTER TABLE moves ADD COLUMN clock_second REAL",
+    ),
 )
 
 REMINDERS_LEFT: tuple[float, ...] = (24 * HOUR, HOUR)
@@ -1661,9 +1674,14 @@ class Store:
             if cursor.rowcount != 1:
                 raise RaceLost(_RACE_MESSAGE)
             await self._schedule(db, game_id, clock)
+            # Each seat's time left as the turn was played, before any increment: an undo gives exactly this back.
+            left = (
+                (None, None) if info.clock is None else (info.clock.left("first", now), info.clock.left("second", now))
+            )
             await db.queue(
-                "INSERT INTO moves (game_id, ply, turn, user_id, played_at) VALUES (?, ?, ?, ?, ?)",
-                (game_id, info.ply + 1, game.turns[-1], user_id, now),
+                "INSERT INTO moves (game_id, ply, turn, user_id, played_at, clock_first, clock_second) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, info.ply + 1, game.turns[-1], user_id, now, *left),
             )
             if status == "finished":
                 await self._on_game_end(db, info, winner_id, now, termination)
@@ -1699,6 +1717,9 @@ class Store:
             result = f"The {info.seat_of_user(user_id)} player resigned"
         winner_id = next(p for p in info.participants if p != user_id)
         now = self._now()
+        if info.clock is not None and info.clock.flagged(now) is not None:
+            # The game is already lost on time (the scheduler has not acted yet): that ending stands.
+            raise TimeIsUp("refusal.resign_time_is_up")
         version = info.version + 1
         changed = max(info.changed_stamp, stamp or 0)
         clock = None if info.clock is None else info.clock.stopped(now)
@@ -1746,6 +1767,7 @@ class Store:
         if not last or int(last[0][0]) != user_id:
             raise UndoRefused("refusal.undo_own_last")
         now = self._now()
+        _check_time_left(info, now)
         version = info.version + 1
         async with self._transaction() as db:
             cursor = await db.execute(
@@ -1801,19 +1823,30 @@ class Store:
     async def _rewind(self, info: GameInfo, keep: int, *, stamp: int | None, requester: int | None) -> GameInfo:
         """Take a game back to its first ``keep`` turns in one change: the row, the move log, the clock, what is due.
 
-        The turn taken back is to play again: that seat's time runs from now, with the time it had. With a
-        ``requester`` the change lands only while that player's undo request still stands.
+        The turn taken back is to play again: both clocks are as they stood the moment that turn was played
+        (its increment, and the fresh allowance of a days-per-move clock, go with it; the time since is
+        nobody's), and the seat that played it runs from now. A clock already run out is not wound back:
+        ``TimeIsUp``, and the flag falls instead. With a ``requester`` the change lands only while that
+        player's undo request still stands.
         """
         game_id = info.id
         turns = info.turns[:keep]
         game = info.kind.replay(turns, info.settings)
         now = self._now()
+        _check_time_left(info, now)
         version = info.version + 1
         changed = max(info.changed_stamp, stamp or 0)
         seat = game.seat_to_act
         clock = info.clock
         if clock is not None and seat is not None:
-            clock = replace(clock.stopped(now), running=seat, since=now)
+            rows = await self._fetchall(
+                "SELECT clock_first, clock_second FROM moves WHERE game_id = ? AND ply = ?", (game_id, keep + 1)
+            )
+            kept = next(iter(rows), None)
+            if kept is not None and kept[0] is not None and kept[1] is not None:
+                clock = Clock(clock.control, float(kept[0]), float(kept[1]), seat, now)
+            else:  # a turn played before the clocks were kept with it: the time each seat has now
+                clock = replace(clock.stopped(now), running=seat, since=now)
         guard = "" if requester is None else " AND undo_requested_by = ?"
         async with self._transaction() as db:
             cursor = await db.execute(
@@ -2075,6 +2108,12 @@ class Store:
         )
         if not before.rated or before.is_ai_game or before.opponent_id is None:
             return
+        # The commit order of rating updates, for the rebuild: this transaction holds the whole database's write lock.
+        await db.execute(
+            "UPDATE games SET rating_seq = (SELECT COALESCE(MAX(rating_seq), 0) + 1 FROM games "
+            "WHERE rating_seq IS NOT NULL) WHERE id = ?",
+            (before.id,),
+        )
         first_score = 0.5 if winner_id is None else 1.0 if winner_id == before.challenger_id else 0.0
         game = RatedGame(
             before.id,
@@ -2147,7 +2186,7 @@ class Store:
         """A player's rating (and deviation) after each of their rated games in one pool, oldest first."""
         rows = await self._fetchall(
             "SELECT rc.after, rc.after_dev FROM rating_changes rc JOIN games g ON g.id = rc.game_id "
-            "WHERE rc.user_id = ? AND rc.scope = ? AND g.game = ? AND g.settings = ? ORDER BY g.ended_at, g.id",
+            "WHERE rc.user_id = ? AND rc.scope = ? AND g.game = ? AND g.settings = ? ORDER BY g.rating_seq",
             (user_id, scope, game, settings_json(settings)),
         )
         return [(float(r[0]), float(r[1])) for r in rows]
@@ -2178,7 +2217,8 @@ class Store:
             )
 
     async def rebuild_ratings(self) -> int:
-        """Recompute every rating from the stored rated games, in the order they ended; returns how many games.
+        """Recompute every rating from the stored rated games, in the order their ratings were written (each
+        game's ``rating_seq``, given under the write lock), whatever their end times say; returns how many games.
 
         The games are read in one query and rated in memory by the same arithmetic as at a game's end
         (``bot.ratings.apply_game``); both tables are then rewritten in one transaction, so readers see
@@ -2186,8 +2226,7 @@ class Store:
         """
         rows = await self._fetchall(
             "SELECT id, guild_id, game, settings, challenger_id, opponent_id, winner_id, ended_at FROM games "
-            "WHERE rated = 1 AND status = 'finished' AND ai_level IS NULL AND opponent_id IS NOT NULL "
-            "ORDER BY ended_at, id"
+            "WHERE rating_seq IS NOT NULL AND opponent_id IS NOT NULL ORDER BY rating_seq"
         )
         table: dict[tuple[PoolKey, int], Rating] = {}
         records: dict[tuple[PoolKey, int], list[int]] = {}
@@ -3247,6 +3286,12 @@ def _pairing_from_row(row: Row) -> Pairing:
         row["thread_id"],
         row["game_id"],
     )
+
+
+def _check_time_left(info: GameInfo, now: float) -> None:
+    """A take-back is refused once the running seat's time is up: the game is lost on time, not wound back."""
+    if info.clock is not None and info.clock.flagged(now) is not None:
+        raise TimeIsUp("refusal.undo_time_is_up")
 
 
 async def _count(db: Connection, sql: str, *params: Any) -> int:

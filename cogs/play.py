@@ -16,21 +16,21 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Mapping
-from typing import Any, ClassVar, cast
+from collections.abc import Awaitable, Mapping
+from typing import Any, ClassVar, TypeVar, cast
 
 import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.client import VeletasBot
-from bot.errors import NoGameHere, RaceLost, UserError
+from bot.errors import NoGameHere, RaceLost, TimeIsUp, UserError
 from bot.i18n import Phrase, Words
 from bot.render.chart import rating_chart_png
 from bot.rules.protocol import GameState
 from bot.store import GameInfo, check_in_play, check_participant
 from cogs._board import RematchButton, Rematcher, board_message, record_file, result_text, theme_of
-from cogs._delivery import deliver, play_forced, sweep
+from cogs._delivery import announce, deliver, play_forced, sweep
 from cogs._names import colour_names, learn_names, name_of, seat_names
 from cogs._send import Outgoing, bot_of, mention, respond, respond_update, send_response
 from cogs._tables import TABLES, Table, table_for
@@ -38,6 +38,7 @@ from cogs._words import private_words, public_words
 from cogs.guided import PREFIX, STATE, custom_id, seen_state
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 SWEEP_MINUTES = 5.0
 """How often boards that could not be posted (Discord failing for minutes) are tried again."""
@@ -107,7 +108,9 @@ class ResignButton(
         if self.answer == "no":
             await interaction.response.edit_message(content=w("play.not_resigned"), view=None)
             return
-        resigned = await bot.store.resign(self.game_id, interaction.user.id, stamp=interaction.id)
+        resigned = await flag_falls_instead(
+            bot, self.game_id, bot.store.resign(self.game_id, interaction.user.id, stamp=interaction.id)
+        )
 
         async def answer() -> tuple[int | None, Outgoing]:
             await interaction.response.edit_message(content=w("play.you_resigned"), view=None)
@@ -153,6 +156,17 @@ class UndoAnswerButton(
         )
 
 
+async def flag_falls_instead(bot: VeletasBot, game_id: int, work: Awaitable[T]) -> T:
+    """A take-back or resignation refused because time has run out: the game is lost on time at once (its last
+    board goes out as the scheduler's would), and the refusal still reaches the player who asked, privately."""
+    try:
+        return await work
+    except TimeIsUp:
+        if await bot.store.flag(game_id) is not None:
+            bot.spawn(announce(bot, game_id), name=f"announce-{game_id}")
+        raise
+
+
 async def answer_undo(
     interaction: discord.Interaction[Any], game_id: int, version: int | None, ply: int | None, accept: bool
 ) -> None:
@@ -160,8 +174,10 @@ async def answer_undo(
     info = await bot.store.get_game(game_id)
     if ply is not None and info.ply != ply and info.status == "active":
         raise RaceLost("refusal.undo_stale")
-    answered = await bot.store.answer_undo(
-        game_id, interaction.user.id, accept, expected_version=version, stamp=interaction.id
+    answered = await flag_falls_instead(
+        bot,
+        game_id,
+        bot.store.answer_undo(game_id, interaction.user.id, accept, expected_version=version, stamp=interaction.id),
     )
     w = await public_words(bot, info.guild_id)
     verdict = "play.undo_allowed" if accept else "play.undo_refused"
@@ -258,22 +274,25 @@ async def left_the_server(bot: VeletasBot, guild_id: int, users: list[int]) -> l
     if guild is None:
         return []
     now = time.monotonic()
-    gone = []
-    for user in users:
+
+    async def left(user: int) -> bool:
         seen = bot.members_seen.get((guild_id, user))
         if seen is not None and now - seen < MEMBER_CHECK_SECONDS:
-            continue
+            return False
         try:
             await guild.fetch_member(user)
         except discord.NotFound:
-            gone.append(user)
-            continue
+            return True
         except discord.HTTPException:
-            continue  # Discord failing now: show them, and ask again next time
+            return False  # Discord failing now: show them, and ask again next time
         if len(bot.members_seen) > 100_000:
             bot.members_seen.clear()
         bot.members_seen[(guild_id, user)] = now
-    return gone
+        return False
+
+    # One page's questions at once (discord.py keeps them within the route's rate limit).
+    answers = await asyncio.gather(*(left(user) for user in users))
+    return [user for user, gone in zip(users, answers, strict=True) if gone]
 
 
 async def leaderboard_page(
@@ -287,9 +306,10 @@ async def leaderboard_page(
 ) -> Outgoing:
     """One page of a server's leaderboard for a game and its rated settings, with buttons to turn pages.
 
-    Members who left the server are found as their page is shown, remembered, and left out.
+    Members who left the server are found as their page is shown, remembered, and left out: the page is
+    read again until none of it has left, however many had (each is asked about once, then remembered).
     """
-    for _ in range(3):
+    while True:
         rows, total = await bot.store.leaderboard(
             guild_id, table.kind.name, settings, offset=page * PAGE, limit=PAGE, established=established
         )
@@ -471,12 +491,16 @@ class GameCommands(commands.Cog):
         me = self.bot.user.id if self.bot.user is not None else None
         if me is not None and me in info.participants:
             # The AI never minds: your last move and its reply are taken back at once, and it is your move again.
-            undone = await self.bot.store.take_back_against_ai(info.id, interaction.user.id, me, stamp=interaction.id)
+            undone = await flag_falls_instead(
+                self.bot,
+                info.id,
+                self.bot.store.take_back_against_ai(info.id, interaction.user.id, me, stamp=interaction.id),
+            )
             taken = " ".join(f"`{turn}`" for turn in info.turns[undone.ply :])
             note = (await public_words(self.bot, info.guild_id))("play.taken_back_ai", turns=taken)
             await deliver(self.bot, undone.id, respond(interaction, board_message(self.bot, undone, note=note)))
             return
-        asked = await self.bot.store.request_undo(info.id, interaction.user.id)
+        asked = await flag_falls_instead(self.bot, info.id, self.bot.store.request_undo(info.id, interaction.user.id))
         opponent = next(p for p in asked.participants if p != interaction.user.id)
         w = await public_words(self.bot, asked.guild_id)
         view = discord.ui.View(timeout=None)

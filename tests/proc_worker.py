@@ -8,6 +8,9 @@ faster than the wall clock from the epoch second BASE (so a one-minute clock fal
 flags each due game; prints ``took ROW GAME`` when its handler gets a row and ``flagged GAME`` when its
 flag landed. SLOW (seconds) is spent inside the handler before flagging: a process killed then dies
 holding rows it leased.
+
+MODE ``resign BEHIND GAME_ID…``: opens the store with a clock BEHIND seconds slow, waits for a ``go`` line,
+then has the opponent of each game's challenger resign it, in order, and prints ``done``.
 """
 
 from __future__ import annotations
@@ -70,12 +73,27 @@ async def scheduler(target: str, base: float, speed: float, slow: float) -> None
         await store.close()
 
 
+async def resign_all(target: str, behind: float, game_ids: list[int]) -> None:
+    store = await Store.open(target, clock=lambda: dt.datetime.fromtimestamp(time.time() - behind, dt.UTC))
+    print("ready", flush=True)
+    try:
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        for game_id in game_ids:
+            info = await store.get_game(game_id)
+            await store.resign(game_id, info.opponent_id or 0)
+        print("done", flush=True)
+    finally:
+        await store.close()
+
+
 def main(argv: list[str]) -> None:
     mode, target = argv[1], argv[2]
     if mode == "race":
         asyncio.run(race(target, int(argv[3])))
     elif mode == "scheduler":
         asyncio.run(scheduler(target, float(argv[3]), float(argv[4]), float(argv[5])))
+    elif mode == "resign":
+        asyncio.run(resign_all(target, float(argv[3]), [int(arg) for arg in argv[4:]]))
     else:
         raise SystemExit(f"unknown mode {mode!r}")
 

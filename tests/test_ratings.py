@@ -111,5 +111,135 @@ def test_rebuilding_from_the_games_gives_exactly_the_incremental_values() -> Non
         game = RatedGame(game_id, rng.choice(pools), first, second, rng.choice((0.0, 0.5, 1.0)), when)
         games.append(game)
         apply_game(incremental, game)
-    rng.shuffle(games)  # the stored order does not matter: rebuild sorts by end time, then id
     assert rebuild(games) == incremental
+
+
+# --- Glickman's paper, written out independently: the values the bot's ratings must equal ----------------------
+
+PAPER_SCALE = 173.7178
+PAPER_TAU = 0.5
+PAPER_EPSILON = 0.000001
+
+
+def paper_period(
+    r: float, rd: float, sigma: float, games: list[tuple[float, float, float]]
+) -> tuple[float, float, float]:
+    """One rating period, step by step as "Example of the Glicko-2 system" (Glickman) states it, on the display scale.
+
+    ``games``: each opponent's rating, deviation and the score against them.
+    """
+    # Step 2: to the Glicko-2 scale.
+    mu, phi = (r - 1500) / PAPER_SCALE, rd / PAPER_SCALE
+    opponents = [((rj - 1500) / PAPER_SCALE, rdj / PAPER_SCALE, s) for rj, rdj, s in games]
+
+    def g_of(p: float) -> float:
+        return 1 / math.sqrt(1 + 3 * p**2 / math.pi**2)
+
+    def e_of(m: float, mj: float, pj: float) -> float:
+        return 1 / (1 + math.exp(-g_of(pj) * (m - mj)))
+
+    # Step 3: v. Step 4: Δ.
+    v = 1 / sum(g_of(pj) ** 2 * e_of(mu, mj, pj) * (1 - e_of(mu, mj, pj)) for mj, pj, _ in opponents)
+    delta = v * sum(g_of(pj) * (s - e_of(mu, mj, pj)) for mj, pj, s in opponents)
+    # Step 5: the new volatility, by the Illinois algorithm.
+    a = math.log(sigma**2)
+
+    def f(x: float) -> float:
+        return (
+            math.exp(x) * (delta**2 - phi**2 - v - math.exp(x)) / (2 * (phi**2 + v + math.exp(x)) ** 2)
+            - (x - a) / PAPER_TAU**2
+        )
+
+    big_a = a
+    if delta**2 > phi**2 + v:
+        big_b = math.log(delta**2 - phi**2 - v)
+    else:
+        k = 1
+        while f(a - k * PAPER_TAU) < 0:
+            k = k + 1
+        big_b = a - k * PAPER_TAU
+    f_a, f_b = f(big_a), f(big_b)
+    while abs(big_b - big_a) > PAPER_EPSILON:
+        big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
+        f_c = f(big_c)
+        if f_c * f_b <= 0:
+            big_a, f_a = big_b, f_b
+        else:
+            f_a = f_a / 2
+        big_b, f_b = big_c, f_c
+    new_sigma = math.exp(big_a / 2)
+    # Step 6: the pre-period deviation. Step 7: the new deviation and rating.
+    phi_star = math.sqrt(phi**2 + new_sigma**2)
+    new_phi = 1 / math.sqrt(1 / phi_star**2 + 1 / v)
+    new_mu = mu + new_phi**2 * sum(g_of(pj) * (s - e_of(mu, mj, pj)) for mj, pj, s in opponents)
+    # Step 8: back to the display scale.
+    return PAPER_SCALE * new_mu + 1500, PAPER_SCALE * new_phi, new_sigma
+
+
+def paper_idle(rd: float, sigma: float, last: float | None, now: float) -> float:
+    """The deviation after idle time, as README.md states the model: one empty Glicko-2 period (step 6 alone)
+    per whole day since the last rated game, never above 350."""
+    if last is None or now <= last:
+        return rd
+    periods = int((now - last) // 86_400)
+    phi = rd / PAPER_SCALE
+    for _ in range(periods):
+        phi = math.sqrt(phi**2 + sigma**2)
+    return min(PAPER_SCALE * phi, 350.0)
+
+
+def test_the_papers_worked_example_to_its_printed_digits() -> None:
+    r, rd, sigma = paper_period(1500, 200, 0.06, [(1400, 30, 1), (1550, 100, 0), (1700, 300, 0)])
+    # The paper prints μ′ = −0.2069 (r′ = 1464.06), φ′ = 0.8722 (RD′ = 151.52), σ′ = 0.05999 (rounded as it goes).
+    assert round((r - 1500) / PAPER_SCALE, 4) == -0.2069 and abs(r - 1464.06) < 0.01
+    assert round(rd / PAPER_SCALE, 4) == 0.8722 and round(rd, 2) == 151.52
+    assert abs(sigma - 0.05999) < 1e-5
+    ours = rate_period(
+        Rating(1500, 200, 0.06), [(Rating(1400, 30), 1.0), (Rating(1550, 100), 0.0), (Rating(1700, 300), 0.0)]
+    )
+    assert abs(ours.value - r) < 1e-9 and abs(ours.deviation - rd) < 1e-9 and abs(ours.volatility - sigma) < 1e-12
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_long_sequences_of_games_equal_the_paper_to_a_millionth_of_a_point(seed: int) -> None:
+    """Eight players, 300 games each run, with idle gaps from none to a year: every rating, deviation and volatility
+    the bot computes equals the paper's (and README's idle model) to 1e-6, however long the sequence."""
+    rng = random.Random(seed)
+    ours: dict[int, Rating] = {}
+    paper: dict[int, tuple[float, float, float, float | None]] = {}
+    when = 0.0
+    worst = 0.0
+    for _ in range(300):
+        first, second = rng.sample(range(8), 2)
+        when += rng.choice((0.0, 30.0, 3_600.0, 86_399.0, 86_400.0, 2.5 * 86_400, 40 * 86_400.0, 365 * 86_400.0))
+        score = rng.choice((0.0, 0.5, 1.0))
+        a, b = rate_game(ours.get(first, Rating()), ours.get(second, Rating()), score, when)
+        ours[first], ours[second] = a, b
+        before = {}
+        for player in (first, second):
+            r, rd, sigma, last = paper.get(player, (1500.0, 350.0, 0.06, None))
+            before[player] = (r, paper_idle(rd, sigma, last, when), sigma)
+        for player, other, s in ((first, second, score), (second, first, 1 - score)):
+            r, rd, sigma = before[player]
+            new = paper_period(r, rd, sigma, [(before[other][0], before[other][1], s)])
+            paper[player] = (*new, when)
+        for player in (first, second):
+            mine, theirs = ours[player], paper[player]
+            worst = max(worst, abs(mine.value - theirs[0]), abs(mine.deviation - theirs[1]))
+            assert abs(mine.volatility - theirs[2]) < 1e-9
+    assert worst < 1e-6, f"the bot's ratings drift {worst:.2e} points from the paper"
+
+
+def test_idle_days_follow_the_stated_model_exactly() -> None:
+    """Whole days only (a day less one second is none), each one empty period, capped at 350, no lower bound."""
+    for rd, sigma, idle in (
+        (60.0, 0.06, 7.9 * DAY),
+        (45.0, 0.04, 86_399.0),
+        (30.0, 0.09, 3 * DAY),
+        (200.0, 0.06, 900 * DAY),
+    ):
+        settled = Rating(1600, rd, sigma, games=40, last_played=1_000.0)
+        assert settled.aged(1_000.0 + idle).deviation == pytest.approx(
+            paper_idle(rd, sigma, 1_000.0, 1_000.0 + idle), abs=1e-9
+        )
+    assert Rating(1600, 30.0, 0.06, last_played=0.0).aged(0.0).deviation == 30.0

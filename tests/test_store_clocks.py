@@ -124,7 +124,7 @@ async def test_a_stale_deadline_row_is_dropped_and_the_newer_one_stands(
     assert all(r[0] != "deadline" or r[3] != row.due_at for r in due_rows(db_path))
 
 
-async def test_undo_gives_the_turn_back_with_its_time(store: Store, clock: Clock) -> None:
+async def test_undo_gives_the_turn_back_with_both_clocks_as_they_were(store: Store, clock: Clock) -> None:
     info = await veloop_game(store, TimeControl.parse("10+0"))
     clock.advance(seconds=30)
     moved = await store.play(info.id, ALICE, move(info))
@@ -133,7 +133,94 @@ async def test_undo_gives_the_turn_back_with_its_time(store: Store, clock: Clock
     undone = await store.answer_undo(asked.id, BOB, True)
     assert undone.clock is not None and undone.clock.running == "first"
     assert undone.clock.since == clock.now.timestamp()
-    assert undone.clock.second == pytest.approx(10 * MINUTE - 5), "White's 5 s waiting for the answer count"
+    assert undone.clock.first == 10 * MINUTE - 30, "Black's 30 s before the move stay spent"
+    assert undone.clock.second == 10 * MINUTE, "White's bank is as it was before the move taken back"
+    assert (await store.get_game(info.id)).clock == undone.clock
+
+
+async def test_take_backs_keep_no_increment(store: Store, clock: Clock) -> None:
+    """Five take-backs under 1+10, each move after 7 s: the increments go with the moves, the 35 s stay spent."""
+    info = await veloop_game(store, TimeControl.parse("1+10"))
+    for _ in range(5):
+        clock.advance(seconds=7)
+        moved = await store.play(info.id, ALICE, move(info))
+        assert moved.clock is not None and moved.clock.first > (info.clock.first if info.clock else 0)
+        asked = await store.request_undo(moved.id, ALICE)
+        clock.advance(seconds=4)
+        info = await store.answer_undo(asked.id, BOB, True)
+    assert info.clock is not None and info.ply == 0
+    assert (info.clock.first, info.clock.second) == (60.0 - 35.0, 60.0)
+    assert info.clock.deadline() == clock.now.timestamp() + 25.0
+
+
+async def test_a_last_second_move_taken_back_gets_no_fresh_allowance(store: Store, db_path: Path, clock: Clock) -> None:
+    info = await veloop_game(store, TimeControl.days(3))
+    clock.advance(days=3, seconds=-1)
+    moved = await store.play(info.id, ALICE, move(info))
+    asked = await store.request_undo(moved.id, ALICE)
+    clock.advance(hours=5)
+    undone = await store.answer_undo(asked.id, BOB, True)
+    assert undone.clock is not None and (undone.clock.first, undone.clock.second) == (1.0, 3 * DAY)
+    now = clock.now.timestamp()
+    assert due_rows(db_path) == [("deadline", info.id, "", now + 1.0)], "one second left: no reminders, a deadline"
+    clock.advance(seconds=1)
+    flagged = await store.flag(info.id)
+    assert flagged is not None and flagged.winner_id == BOB
+
+
+async def test_a_take_back_is_refused_once_time_ran_out_and_the_flag_falls(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    info = await veloop_game(store, TimeControl.parse("1+0"))
+    clock.advance(seconds=30)
+    moved = await store.play(info.id, ALICE, move(info))
+    asked = await store.request_undo(moved.id, ALICE)
+    clock.advance(seconds=61)  # White's minute ran out while the request waited
+    before = snapshot(db_path)
+    with pytest.raises(TimeIsUp) as refused:
+        await store.answer_undo(asked.id, BOB, True)
+    assert refused.value.key == "refusal.undo_time_is_up"
+    assert snapshot(db_path) == before, "nothing changed"
+    flagged = await store.flag(info.id)
+    assert flagged is not None and flagged.winner_id == ALICE and flagged.termination == "time forfeit"
+    assert flagged.clock is not None and flagged.clock.second <= 0.0 and flagged.ply == 1
+
+    second = await veloop_game(store, TimeControl.parse("1+0"), channel=CHANNEL + 1)
+    played = await store.play(second.id, ALICE, move(second))
+    clock.advance(seconds=60)  # White's time is up before Black asks
+    with pytest.raises(TimeIsUp):
+        await store.request_undo(played.id, ALICE)
+
+
+async def test_a_take_back_against_the_ai_restores_the_clocks_and_is_refused_after_the_flag(
+    store: Store, clock: Clock
+) -> None:
+    created = await store.create_challenge(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        challenger_id=ALICE,
+        opponent_id=CAROL,
+        where="here",
+        expires_at=None,
+        game="veloop",
+        settings={"board": "8", "protocol": "alternating"},
+        time_control=TimeControl.parse("2+5"),
+        ai_level=1,
+    )
+    info = await store.accept_challenge(created.id, CAROL, channel_id=CHANNEL)
+    clock.advance(seconds=20)
+    mine = await store.play(info.id, ALICE, move(info))
+    clock.advance(seconds=3)
+    reply = await store.play(info.id, CAROL, move(mine))
+    clock.advance(seconds=9)
+    undone = await store.take_back_against_ai(reply.id, ALICE, CAROL)
+    assert undone.ply == 0 and undone.clock is not None
+    assert (undone.clock.first, undone.clock.second, undone.clock.running) == (100.0, 120.0, "first")
+    mine = await store.play(info.id, ALICE, move(undone))
+    reply = await store.play(info.id, CAROL, move(mine))
+    clock.advance(seconds=200)
+    with pytest.raises(TimeIsUp):
+        await store.take_back_against_ai(reply.id, ALICE, CAROL)
 
 
 async def test_resigning_stops_the_clock_and_clears_what_was_due(store: Store, db_path: Path) -> None:
@@ -325,3 +412,16 @@ async def test_on_postgresql_a_move_with_its_deadline_is_two_messages_and_its_bo
         assert (played["turn"], played["user_id"]) == (moved.turns[-1], ALICE)
     finally:
         await store.close()
+
+
+async def test_a_resignation_after_the_opponents_time_ran_out_is_refused_and_the_flag_falls(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    info = await veloop_game(store, TimeControl.parse("1+0"))
+    clock.advance(seconds=61)  # Black's minute is up; the scheduler has not acted yet
+    before = snapshot(db_path)
+    with pytest.raises(TimeIsUp) as refused:
+        await store.resign(info.id, BOB)  # White would hand Black a game Black has already lost
+    assert refused.value.key == "refusal.resign_time_is_up" and snapshot(db_path) == before
+    flagged = await store.flag(info.id)
+    assert flagged is not None and flagged.winner_id == BOB and flagged.termination == "time forfeit"

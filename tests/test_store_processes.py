@@ -114,6 +114,38 @@ async def test_two_processes_racing_moves_on_one_game_land_exactly_one_each_time
         await store.close()
 
 
+async def test_games_of_one_player_ended_at_once_by_two_processes_rebuild_to_exactly_the_live_ratings(
+    db_path: Path,
+) -> None:
+    """Two processes end games of one player at the same moment, one of them with a clock half a second slow (or
+    one that read its clock before waiting for the write lock): the rebuild gives back exactly what they wrote."""
+    from test_store import ALICE, CHANNEL
+    from test_store_ratings import game, rating_tables
+
+    store = await Store.open(db_path)
+    games = [await game(store, ALICE, 400 + i, channel=CHANNEL + i) for i in range(16)]
+    await store.close()
+    workers = [
+        Worker("resign", db_path, 0.0, *(g.id for g in games[0::2])),
+        Worker("resign", db_path, 0.5, *(g.id for g in games[1::2])),
+    ]
+    try:
+        for worker in workers:
+            worker.send("go")
+        assert [worker.next_line(60) for worker in workers] == ["done", "done"], [w.errors() for w in workers]
+    finally:
+        for worker in workers:
+            worker.stop()
+    live = rating_tables(db_path)
+    assert len(live[1]) == 16 * 4
+    store = await Store.open(db_path)
+    try:
+        assert await store.rebuild_ratings() == 16
+    finally:
+        await store.close()
+    assert rating_tables(db_path) == live
+
+
 async def test_the_scheduler_fires_each_deadline_once_with_two_processes_and_one_killed(db_path: Path) -> None:
     """Two processes run the scheduler on one database; the slow one is SIGKILLed holding leased rows.
 

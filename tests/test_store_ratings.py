@@ -176,3 +176,73 @@ async def test_the_rebuild_command_recomputes_the_stored_ratings(store: Store, d
     assert ratings_rows(db_path) == before
     bad = subprocess.run([sys.executable, "-m", "bot", "ratings"], env=env, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "usage" in bad.stderr
+
+
+def rating_tables(path: Path | str) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    with raw(path) as db:
+        return (
+            list(db.execute("SELECT * FROM ratings ORDER BY scope, user_id")),
+            list(db.execute("SELECT * FROM rating_changes ORDER BY game_id, scope, user_id")),
+        )
+
+
+async def test_games_of_one_player_ended_at_once_from_two_connections_rebuild_to_exactly_the_live_ratings(
+    store: Store, db_path: Path | str, clock: Clock
+) -> None:
+    """Two processes end games of one player at the same moment; the one whose clock read earlier (or that read it
+    before waiting for the write lock) commits second. The rebuild replays the order the updates committed."""
+    import asyncio
+    import datetime as dt
+
+    def behind() -> dt.datetime:
+        return clock.now - dt.timedelta(seconds=1)
+
+    other = await Store.open(db_path, clock=behind)
+    try:
+        games = [await game(store, ALICE, 300 + i, channel=CHANNEL + i) for i in range(12)]
+        first, second = games[0], games[1]
+        await store.resign(first.id, 300)  # ends at T, rated first
+        await other.resign(second.id, ALICE)  # ends at T - 1 s, rated second
+        assert (await store.get_game(second.id)).ended_at < (await store.get_game(first.id)).ended_at
+        rest = games[2:]
+        for mine, theirs in zip(rest[::2], rest[1::2], strict=True):
+            clock.advance(seconds=1)
+            await asyncio.gather(store.resign(mine.id, ALICE), other.resign(theirs.id, theirs.opponent_id or 0))
+    finally:
+        await other.close()
+    live = rating_tables(db_path)
+    assert len(live[1]) == 12 * 4
+    assert await store.rebuild_ratings() == 12
+    assert rating_tables(db_path) == live, "the rebuild gives back exactly what the games wrote as they ended"
+    history = await store.rating_history(GUILD, ALICE, "veloop", SETTINGS)
+    page, _ = await store.leaderboard(GUILD, "veloop", SETTINGS, offset=0, limit=20, established=False)
+    alice_now = next(r for user, r, _ in page if user == ALICE)
+    assert len(history) == 12 and history[-1] == (alice_now.value, alice_now.deviation), "history ends where she is"
+
+
+async def test_games_rated_before_the_commit_order_was_kept_are_numbered_by_end_time(
+    db_path: Path | str, clock: Clock
+) -> None:
+    from bot.store import MIGRATIONS
+
+    await (await Store.open(db_path, clock=clock, migrations=MIGRATIONS[:-1])).close()
+    with raw(db_path) as db:
+        # Four finished rated games (ids 1..4) ended in the order 3, 1, 4; game 2 was a forfeit and rated nobody.
+        for game_id, ended in ((1, 200.0), (2, 250.0), (3, 100.0), (4, 300.0)):
+            db.execute(
+                "INSERT INTO games (id, guild_id, channel_id, origin_channel_id, status, place, challenger_id, "
+                "opponent_id, created_at, updated_at, rated, ended_at, game, settings) "
+                "VALUES (?, ?, ?, ?, 'finished', 'here', ?, ?, 0, ?, 1, ?, 'veloop', ?)",
+                (game_id, GUILD, CHANNEL + game_id, CHANNEL, ALICE, BOB, ended, ended, '{"board":"5"}'),
+            )
+            if game_id != 2:
+                db.execute(
+                    "INSERT INTO rating_changes (game_id, scope, user_id, before, before_dev, after, after_dev) "
+                    "VALUES (?, ?, ?, 1500, 350, 1500, 300)",
+                    (game_id, GUILD, ALICE),
+                )
+    async with await Store.open(db_path, clock=clock):
+        pass
+    with raw(db_path) as db:
+        numbered = dict(db.execute("SELECT id, rating_seq FROM games ORDER BY id"))
+    assert numbered == {1: 2, 2: None, 3: 1, 4: 3}

@@ -184,6 +184,9 @@ async def test_a_rated_tournament_rates_its_games_but_not_a_no_show(store: Store
     await store.flag(absent.id)
     assert await store.rating_changes(absent.id) == []
     assert await result_of(store, t.id, absent.id) == "-+"
+    # The rebuild rates what the games rated as they ended: the played game, not the no-show.
+    assert await store.rebuild_ratings() == 1
+    assert await store.rating_changes(absent.id) == [] and len(await store.rating_changes(played.id)) == 4
 
 
 async def test_late_entries_until_half_the_rounds_and_only_in_a_swiss(store: Store) -> None:

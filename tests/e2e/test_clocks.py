@@ -196,3 +196,65 @@ async def test_the_server_default_clock_and_a_bad_time_option(
     assert bad.ephemeral and "is not a time control" in bad.content
     choices = await sandbox.user(bob).autocomplete("veletas", "challenge", time="10+")
     assert "10+5" in [c["value"] for c in choices] and all(c["value"].startswith("10+") for c in choices)
+
+
+async def test_take_backs_give_both_clocks_back_as_they_were_and_keep_no_increment(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    """Five take-backs under 1+10, Black moving after 7 s each time: the 35 s stay spent, no increment is kept."""
+    _, game_id = await start(sandbox, alice, bob, "1+10")
+    for _ in range(5):
+        clock.advance(7 / 60)
+        moved = await sandbox.user(alice).slash("veloop", "move", move=first_move())
+        assert not moved.ephemeral, moved.content
+        ask = await sandbox.user(alice).slash("veloop", "undo")
+        clock.advance(4 / 60)  # White's time runs while the request waits; the answer gives it back
+        cursor = sandbox.cursor()
+        answered = await sandbox.user(bob).click(ask, "Allow the take-back")
+        assert "allowed the take-back" in answered.content
+        board = await sandbox.wait_for_message(
+            sandbox.channel_id, lambda m: bool(m.embeds) and "was taken back" in m.text(), after=cursor
+        )
+    black, white = clocks_shown(board)
+    # Real time runs too (the interactions take a moment of it): a little under 25 s on a loaded machine.
+    assert 20 <= black <= 25 and white == 60, (black, white)
+    info = await bot.store.get_game(game_id)
+    assert info.ply == 0 and info.clock is not None and info.clock.running == "first"
+    assert 20.0 <= info.clock.first <= 25.0 and info.clock.second == 60.0, info.clock
+
+
+async def test_a_take_back_accepted_after_the_time_ran_out_is_refused_and_the_flag_falls(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    _, game_id = await start(sandbox, alice, bob, "1+0")
+    clock.advance(10 / 60)
+    await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    ask = await sandbox.user(alice).slash("veloop", "undo")
+    clock.advance(61 / 60)  # not woken: the scheduler has not flagged White yet, the answer comes first
+    cursor = sandbox.cursor()
+    refused = await sandbox.user(bob).click(ask, "Allow the take-back")
+    assert refused.ephemeral and "Time has already run out" in refused.content
+    final = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "lost on time" in m.text(), after=cursor
+    )
+    assert final.embeds[0]["description"].startswith(f"**{alice.mention} wins.**")
+    info = await bot.store.get_game(game_id)
+    assert info.status == "finished" and info.termination == "time forfeit" and info.ply == 1
+    assert info.clock is not None and info.clock.second <= 0.0
+
+
+async def test_resigning_after_the_opponents_time_ran_out_is_refused_and_the_flag_falls(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    _, game_id = await start(sandbox, alice, bob, "1+0")
+    asked = await sandbox.user(bob).slash("veloop", "resign")
+    clock.advance(61 / 60)  # not woken: Black's time is up and the scheduler has not acted yet
+    cursor = sandbox.cursor()
+    refused = await sandbox.user(bob).click(asked, "Resign")
+    assert refused.ephemeral and "lost on time, not resigned" in refused.content
+    final = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "lost on time" in m.text(), after=cursor
+    )
+    assert final.embeds[0]["description"].startswith(f"**{bob.mention} wins.**")
+    info = await bot.store.get_game(game_id)
+    assert info.winner_id == bob.id and info.termination == "time forfeit"

@@ -3,6 +3,8 @@ casual games and games against the AI move nothing; a restart changes nothing; t
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bot.client import VeletasBot
 from bot.ratings import Rating, rate_game
 from bot.sandbox.runner import BotRunner
@@ -157,3 +159,36 @@ async def test_a_member_who_left_disappears_from_the_leaderboard(
     assert len(lines) == 2 and all(carol.mention not in line for line in lines)
     assert "2 players" in after.embeds[0]["footer"]["text"]
     assert [e.error_code for e in sandbox.take_errors()] == [10007], "Discord said carol is not a member"
+
+
+async def test_however_many_who_left_rank_above_the_rest_none_of_them_is_shown(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, db_path: Path
+) -> None:
+    """35 players who left rank above the five still here (more than three pages of them): the first page shows
+    exactly the five, each who left is asked about once, and nobody is asked about again on the next look."""
+    from dbtools import raw
+
+    from bot.ratings import PoolKey
+
+    pool = PoolKey.of(sandbox.guild_id, "veloop", {"board": "5", "protocol": "alternating"})
+    departed = [sandbox.add_member(f"gone{i}") for i in range(35)]
+    present = [alice, bob, *(sandbox.add_member(f"here{i}") for i in range(3))]
+    rated = [(m, 2400.0 - i) for i, m in enumerate(departed)] + [(m, 1600.0 - i) for i, m in enumerate(present)]
+    with raw(db_path) as db:
+        for member, value in rated:
+            db.execute(
+                "INSERT INTO ratings (scope, game, settings, user_id, value, deviation, volatility, games, "
+                "last_played, wins, losses, draws) VALUES (?, ?, ?, ?, ?, 80, 0.06, 20, 0, 10, 10, 0)",
+                (pool.scope, pool.game, pool.settings, member.id, value),
+            )
+    for member in departed:
+        await sandbox.remove_member(member)
+    board = await sandbox.user(alice).slash("veloop", "leaderboard", board="5", protocol="alternating")
+    lines = leaderboard_lines(board)
+    assert [line.split(" ")[1] for line in lines] == [m.mention for m in present]
+    assert lines[0].startswith(f"**1.** {alice.mention}")
+    assert "Page 1 of 1 · 5 players" in board.embeds[0]["footer"]["text"]
+    assert [e.error_code for e in sandbox.take_errors()] == [10007] * 35, "each who left was asked about once"
+    bot.members_seen.clear()  # an hour later: those who left are remembered, only those here are asked again
+    again = await sandbox.user(bob).slash("veloop", "leaderboard", board="5", protocol="alternating")
+    assert leaderboard_lines(again) == lines and sandbox.take_errors() == []
