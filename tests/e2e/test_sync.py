@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.client import VeletasBot
+from bot.client import VeletasBot, command_sizes
 from bot.config import Settings
+from bot.sandbox import limits
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.store import Store
@@ -84,3 +85,38 @@ async def test_changed_commands_are_synced_again(
     second = await sandbox_runner.restart(make_factory(db_path, clock), sync=False)
     assert isinstance(second, VeletasBot) and second.synced is True
     assert len(command_puts(sandbox)) == 2
+
+
+HEADROOM = 3600  # Discord refuses a command over 4,000: this leaves room for an option or a longer translation
+
+
+async def test_the_whole_tree_in_every_language_is_accepted_as_discord_would(
+    sandbox: FakeDiscord, sandbox_runner: BotRunner, db_path: Path, clock: ManualClock
+) -> None:
+    """The bot syncs itself at start (the translator's payload, as discord.py sends it) and the fake, which
+    refuses what Discord refuses (sizes, names, descriptions, counts), takes every command in every language."""
+    bot = await sandbox_runner.start(make_factory(db_path, clock), sync=False)
+    assert isinstance(bot, VeletasBot) and bot.synced is True
+    assert sandbox.take_errors() == []
+    stored = sandbox.commands()
+    sent = await bot.command_payload()
+    assert [c["name"] for c in stored] == [c["name"] for c in sent]
+    for command in stored:
+        assert set(command["name_localizations"]) == {"es-ES", "es-419", "ja"}, command["name"]
+        assert set(command["description_localizations"]) == {"es-ES", "es-419", "ja"}, command["name"]
+        assert limits.command_size(command) <= limits.MAX_COMMAND_SIZE
+
+
+async def test_every_command_keeps_its_headroom_in_every_language(
+    sandbox: FakeDiscord, sandbox_runner: BotRunner, db_path: Path, clock: ManualClock
+) -> None:
+    bot = await sandbox_runner.start(make_factory(db_path, clock), sync=False)
+    assert isinstance(bot, VeletasBot)
+    sizes = command_sizes(sandbox.commands())
+    assert set(sizes) == {c["name"] for c in sandbox.commands()}
+    for name, by_language in sizes.items():
+        assert set(by_language) == {"en", "es", "ja", "discord"}
+        # Discord's own count takes each field at its longest localisation: never less than any one language's.
+        assert by_language["discord"] >= max(by_language[language] for language in ("en", "es", "ja"))
+        for language, size in by_language.items():
+            assert size <= HEADROOM, f"/{name} is {size} characters in {language}"
