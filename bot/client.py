@@ -1,8 +1,11 @@
 """The Discord client: one ``Bot`` subclass, one command tree with one error handler, and the extension list.
 
 Features live in ``cogs/``; this module only wires them together: it loads the extensions, gathers
-their slash commands under the single ``/veletas`` group, syncs that group when (and only when) it
-changed, and answers every failure the same way whether it came from a command or a button.
+their slash commands under a few top-level groups (each game's ``/veletas`` and ``/veloop``, the member's
+``/player``, ``/tournament``), syncs the tree when (and only when) it changed, and answers every failure
+the same way whether it came from a command or a button. Discord limits each top-level command's size
+(``command_sizes``; ``python -m bot commands --sizes`` prints them), which is why what is not one game's
+lives outside the games' groups.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.guided",
     "cogs.veletas",
     "cogs.veloop",
+    "cogs.player",
     "cogs.admin",
     "cogs.ai",
     "cogs.theme",

@@ -265,6 +265,9 @@ class Rest:
         stored["application_id"] = str(self.state.application_id)
         stored["version"] = str(self.state.snowflakes.next())
         stored.setdefault("default_member_permissions", None)
+        if stored["default_member_permissions"] is not None:
+            # Discord answers the permission bit set as a string, whichever way it was sent.
+            stored["default_member_permissions"] = str(stored["default_member_permissions"])
         stored.setdefault("nsfw", False)
         stored.setdefault("description", "")
         stored.setdefault("contexts", None)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import discord
+
 from bot.client import VeletasBot, command_sizes
 from bot.config import Settings
 from bot.sandbox import limits
@@ -32,10 +34,11 @@ async def test_dev_guild_gets_the_commands_and_global_scope_stays_empty(
         return VeletasBot(settings, store)
 
     await sandbox_runner.start(factory, sync=False)
-    assert [c["name"] for c in sandbox.commands(guild=True)] == ["veletas", "veloop", "tournament"]
+    synced = {c["name"]: c for c in sandbox.commands(guild=True)}
+    assert set(synced) == {"veletas", "veloop", "player", "settings", "tournament"}
     assert sandbox.commands() == []
     assert command_puts(sandbox) == [f"/applications/{sandbox.application_id}/guilds/{sandbox.guild_id}/commands"]
-    subcommands = {o["name"] for o in sandbox.commands(guild=True)[0]["options"]}
+    subcommands = {o["name"] for o in synced["veletas"]["options"]}
     assert subcommands == {
         "challenge",
         "setup",
@@ -48,29 +51,18 @@ async def test_dev_guild_gets_the_commands_and_global_scope_stays_empty(
         "export",
         "games",
         "cancel",
-        "theme",
         "analyze",
-        "settings",
-        "notify",
         "leaderboard",
-        "profile",
-        "history",
     }
     # Veloop has its own challenge and move; the rest is the same code as Veletas's, under /veloop.
-    veloop = {o["name"] for o in sandbox.commands(guild=True)[1]["options"]}
-    assert veloop == {
-        "challenge",
-        "move",
-        "board",
-        "resign",
-        "undo",
-        "rules",
-        "export",
-        "games",
-        "leaderboard",
-        "profile",
-        "history",
-    }
+    veloop = {o["name"] for o in synced["veloop"]["options"]}
+    assert veloop == {"challenge", "move", "board", "resign", "undo", "rules", "export", "games", "leaderboard"}
+    # What is a member's own, whatever the game, is under /player, once.
+    assert {o["name"] for o in synced["player"]["options"]} == {"profile", "history", "theme", "notify"}
+    # The server's settings are a top-level command, so Discord offers it only to members with Manage Server.
+    settings = synced["settings"]
+    assert [o["type"] for o in settings["options"]] == [3, 3, 4, 3, 3]
+    assert settings["default_member_permissions"] == str(discord.Permissions(manage_guild=True).value)
 
 
 async def test_changed_commands_are_synced_again(
