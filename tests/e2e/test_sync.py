@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from pathlib import Path
 
 import discord
 
-from bot.client import VeletasBot, command_sizes
+from bot.client import SIZE_COLUMNS, VeletasBot, command_sizes
 from bot.config import Settings
 from bot.sandbox import limits
 from bot.sandbox.runner import BotRunner
@@ -112,3 +114,39 @@ async def test_every_command_keeps_its_headroom_in_every_language(
         assert by_language["discord"] >= max(by_language[language] for language in ("en", "es", "ja"))
         for language, size in by_language.items():
             assert size <= HEADROOM, f"/{name} is {size} characters in {language}"
+
+
+async def test_the_sizes_command_prints_the_sizes_of_what_the_bot_syncs(
+    sandbox: FakeDiscord, sandbox_runner: BotRunner, db_path: Path, clock: ManualClock
+) -> None:
+    """``python -m bot commands --sizes`` (the README's table) builds the tree offline: its numbers are those
+    of the payload the running bot sends Discord."""
+    await sandbox_runner.start(make_factory(db_path, clock), sync=False)
+    expected = command_sizes(sandbox.commands())
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "commands",
+        "--sizes",
+        stdout=asyncio.subprocess.PIPE,
+        cwd=Path(__file__).parents[2],
+    )
+    out, _ = await asyncio.wait_for(process.communicate(), timeout=120)
+    assert process.returncode == 0
+    lines = out.decode().splitlines()
+    assert lines[0] == "| command | en | es | ja | discord |"
+    printed = {}
+    for line in lines[2:]:
+        if not line.startswith("| `/"):
+            break
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        printed[cells[0].strip("`/")] = dict(
+            zip(SIZE_COLUMNS, (int(c.replace(",", "")) for c in cells[1:]), strict=True)
+        )
+    assert printed == expected
+    largest = max(row["discord"] for row in expected.values())
+    assert lines[-1] == f"Largest: {largest:,} of Discord's {limits.MAX_COMMAND_SIZE:,}."
+    # The README shows this table as printed: regenerate it there when a command changes.
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    assert "\n".join(lines) in readme, "README.md's command sizes differ from `python -m bot commands --sizes`"
