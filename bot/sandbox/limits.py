@@ -240,10 +240,16 @@ def _check_tree(components: list[dict[str, Any]], where: str, seen: set[str]) ->
 
 
 def check_choices(choices: list[dict[str, Any]]) -> None:
+    """An autocomplete answer: at most 25 choices, each named in 1-100 characters with a string value of 100 at most,
+    as the choices a command declares."""
     if len(choices) > MAX_AUTOCOMPLETE_CHOICES:
         raise form_error(
             "data.choices", f"Must be {MAX_AUTOCOMPLETE_CHOICES} or fewer in length.", "BASE_TYPE_MAX_LENGTH"
         )
+    for number, choice in enumerate(choices):
+        check_text(choice.get("name"), f"data.choices.{number}.name", MAX_CHOICE_NAME)
+        if isinstance(choice.get("value"), str):
+            check_text(choice["value"], f"data.choices.{number}.value", MAX_CHOICE_VALUE, required=False)
 
 
 def check_modal(data: dict[str, Any]) -> None:
