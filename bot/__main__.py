@@ -156,9 +156,26 @@ def _check_setting(target: str | Path) -> str:
     return "check DATABASE_URL" if is_postgresql(target) else "check DATABASE_PATH"
 
 
+def command_sizes_table() -> int:
+    """``commands --sizes``: each top-level command's size by Discord's registration limit, per language (Markdown)."""
+    from bot.client import SIZE_COLUMNS, command_sizes, tree_payload
+    from bot.sandbox.limits import MAX_COMMAND_SIZE
+
+    sizes = command_sizes(asyncio.run(tree_payload()))
+    print(f"| command | {' | '.join(SIZE_COLUMNS)} |")
+    print("|---|" + "---:|" * len(SIZE_COLUMNS))
+    for name, row in sizes.items():
+        print(f"| `/{name}` | {' | '.join(f'{row[column]:,}' for column in SIZE_COLUMNS)} |")
+    largest = max(row["discord"] for row in sizes.values())
+    print(f"\nLargest: {largest:,} of Discord's {MAX_COMMAND_SIZE:,}.")
+    return 0 if largest <= MAX_COMMAND_SIZE else 1
+
+
 def main(argv: list[str]) -> int:
     if argv[1:] == ["health"]:
         return health()
+    if argv[1:] == ["commands", "--sizes"]:
+        return command_sizes_table()
     if argv[1:2] == ["ratings"]:
         return ratings(argv[2:])
     if argv[1:2] == ["migrate"]:
@@ -180,7 +197,8 @@ def main(argv: list[str]) -> int:
     if argv[1:]:
         print(
             f"veletas-bot: unknown arguments {' '.join(argv[1:])!r} "
-            "(expected nothing, 'local', 'auto', 'health', 'ratings rebuild' or 'migrate --to URL')",
+            "(expected nothing, 'local', 'auto', 'health', 'commands --sizes', 'ratings rebuild' "
+            "or 'migrate --to URL')",
             file=sys.stderr,
         )
         return 2

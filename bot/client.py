@@ -1,8 +1,11 @@
 """The Discord client: one ``Bot`` subclass, one command tree with one error handler, and the extension list.
 
 Features live in ``cogs/``; this module only wires them together: it loads the extensions, gathers
-their slash commands under the single ``/veletas`` group, syncs that group when (and only when) it
-changed, and answers every failure the same way whether it came from a command or a button.
+their slash commands under a few top-level groups (each game's ``/veletas`` and ``/veloop``, the member's
+``/player``, ``/tournament``), syncs the tree when (and only when) it changed, and answers every failure
+the same way whether it came from a command or a button. Discord limits each top-level command's size
+(``command_sizes``; ``python -m bot commands --sizes`` prints them), which is why what is not one game's
+lives outside the games' groups.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from discord.ext import commands
 
 from bot.config import Settings
 from bot.errors import NoGameHere, NotAParticipant, NotYourTurn, UserError
-from bot.i18n import LANGUAGES, Phrase, Words, language_of, words
+from bot.i18n import DEFAULT, LANGUAGES, Phrase, Words, language_of, words
 from bot.render.workers import Drawers
 from bot.rules.common import quote
 from bot.rules.protocol import GameState
@@ -39,6 +42,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.guided",
     "cogs.veletas",
     "cogs.veloop",
+    "cogs.player",
     "cogs.admin",
     "cogs.ai",
     "cogs.theme",
@@ -163,15 +167,9 @@ class VeletasBot(commands.Bot):
         self.drawers = Drawers(settings.drawing_workers, languages=LANGUAGES)
 
     async def setup_hook(self) -> None:
-        from cogs._words import CatalogueTranslator
-
         for language in LANGUAGES:
             words(language)  # read and compile every catalogue now, not in the first answer that needs it
-        await self.tree.set_translator(CatalogueTranslator())
-        for name in EXTENSIONS:
-            await self.load_extension(name)
-        for group in self.groups.values():
-            self.tree.add_command(group)
+        await self.build_tree()
         self.synced = await self.sync_if_changed()
         # Fonts and sprites load off the event loop now rather than in the first answer that draws a board: in
         # the drawing workers (their first job), or here when this process draws its boards itself. With
@@ -185,6 +183,16 @@ class VeletasBot(commands.Bot):
         self.spawn(self._heartbeat(), name="heartbeat")
         self.spawn(self._run_scheduler(), name="scheduler")
         self.spawn(self._watch_lag(), name="loop-lag")
+
+    async def build_tree(self) -> None:
+        """Load every feature and put its commands in the tree, translated by the catalogue."""
+        from cogs._words import CatalogueTranslator
+
+        await self.tree.set_translator(CatalogueTranslator())
+        for name in EXTENSIONS:
+            await self.load_extension(name)
+        for group in self.groups.values():
+            self.tree.add_command(group)
 
     async def _run_scheduler(self) -> None:
         await self.wait_until_ready()
@@ -250,15 +258,18 @@ class VeletasBot(commands.Bot):
             self.tree.remove_command(command.name)
             parent.add_command(command, override=True)
 
-    async def command_hash(self) -> str:
-        """A digest of what a sync would send (translations included): an unchanged tree is never synced again."""
+    async def command_payload(self) -> list[dict[str, Any]]:
+        """What a sync sends Discord: every top-level command with its translations, as discord.py builds it."""
         guild = self._sync_guild()
         translator = self.tree.translator
         commands_ = self.tree.get_commands(guild=guild)
         if translator is None:
-            payload = [command.to_dict(self.tree) for command in commands_]
-        else:
-            payload = [await command.get_translated_payload(self.tree, translator) for command in commands_]
+            return [command.to_dict(self.tree) for command in commands_]
+        return [await command.get_translated_payload(self.tree, translator) for command in commands_]
+
+    async def command_hash(self) -> str:
+        """A digest of what a sync would send (translations included): an unchanged tree is never synced again."""
+        payload = await self.command_payload()
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
     def _sync_guild(self) -> discord.Object | None:
@@ -456,3 +467,44 @@ def make_bot(
     if settings.shard_count is None:
         return VeletasBot(settings, store, ai=ai, clock=clock)
     return ShardedVeletasBot(settings, store, ai=ai, clock=clock)
+
+
+SIZE_COLUMNS: tuple[str, ...] = (*LANGUAGES, "discord")
+"""The columns of ``command_sizes``: each language as its members see the commands, then Discord's own count."""
+
+
+def language_locales(language: str) -> list[str]:
+    """The Discord locales whose members see a language of the catalogue (English: en-US, Discord's default)."""
+    if language == DEFAULT:
+        return [str(discord.Locale.american_english)]
+    return [str(locale) for locale in discord.Locale if language_of(locale) == language]
+
+
+def command_sizes(payload: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Each top-level command's size by Discord's registration limit (``bot.sandbox.limits.command_size``): as
+    each language's members see it, and as Discord counts it ("discord": every field at its longest localisation)."""
+    from bot.sandbox.limits import command_size
+
+    sizes: dict[str, dict[str, int]] = {}
+    for command in payload:
+        row = {language: command_size(command, language_locales(language)) for language in LANGUAGES}
+        row["discord"] = command_size(command)
+        sizes[str(command["name"])] = row
+    return sizes
+
+
+async def tree_payload() -> list[dict[str, Any]]:
+    """The sync payload of the whole command tree, built offline (no token, no connection, a throwaway database)."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "commands.sqlite3"
+        store = await Store.open(path)
+        try:
+            bot = VeletasBot(Settings(token="", database_path=path), store)
+            async with bot:
+                await bot.build_tree()
+                return await bot.command_payload()
+        finally:
+            await store.close()

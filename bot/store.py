@@ -1009,7 +1009,7 @@ class Store:
         self._lock = asyncio.Lock()
         self._cache: OrderedDict[int, GameState] = OrderedDict()
         self._cache_size = cache_size
-        # Themes are read for every board drawn and written only by /veletas theme in this process.
+        # Themes are read for every board drawn and written only by /player theme in this process.
         self._themes: dict[int, str | None] = {}
         self._notify: dict[int, NotifyPrefs] = {}
         self._closed = False

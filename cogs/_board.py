@@ -35,7 +35,7 @@ BOARD_FILE = "board.png"
 BLACK_EMBED = discord.Colour.from_rgb(130, 132, 140)
 WHITE_EMBED = discord.Colour.from_rgb(235, 235, 230)
 NEUTRAL_EMBED = discord.Colour.from_rgb(196, 160, 98)
-# Boards for players who never chose a theme (``/veletas theme``) use the renderer's own default.
+# Boards for players who never chose a theme (``/player theme``) use the renderer's own default.
 DEFAULT_THEME = render.DEFAULT_THEME
 # Endings the rules see on the board itself; the image and the rules' own record headers show those.
 ON_THE_BOARD = ("claims", "confinement", "passes")

@@ -190,7 +190,7 @@ CANNOT_DM = 50007  # Discord's code when a user does not accept direct messages 
 
 async def direct_message(bot: VeletasBot, user_id: int, text: str) -> bool:
     """Send a direct message; True if it went. A refusal is remembered, so it is not tried again
-    until the player chooses direct messages anew (``/veletas notify``)."""
+    until the player chooses direct messages anew (``/player notify``)."""
     try:
         user = bot.get_user(user_id) or await bot.fetch_user(user_id)
         await user.send(text, allowed_mentions=discord.AllowedMentions.none())

@@ -2,7 +2,7 @@
 
 Not an extension. Private answers follow the member's own Discord language (``interaction.locale``);
 public posts (boards, challenges) follow the server: the language its managers chose with
-``/veletas settings language:``, else the server's preferred locale in Discord. ``CatalogueTranslator``
+``/settings language:``, else the server's preferred locale in Discord. ``CatalogueTranslator``
 gives discord.py every command, option and choice in Spanish and Japanese from the ``commands``
 area of the catalogue (the English is the code's own); ``es-ES`` and ``es-419`` are both Spanish.
 """

@@ -3,7 +3,7 @@
 There is deliberately no hint command: help during a game between people would spoil it. So a game
 of this channel is analysed only once it is over, and a pasted position within two plies of any game
 between people in the server (ahead or behind, either side to move) is refused too; server managers
-can also switch analysis off for their server (``/veletas settings analysis:off``), during a
+can also switch analysis off for their server (``/settings analysis:off``), during a
 tournament say. Pasted text is read only on the games' own board sizes, and off the event loop; the
 search runs in the AI's worker processes, behind the AI's own turns and in a bounded queue.
 """

@@ -1,4 +1,4 @@
-"""Clocks in Discord: the scheduler's handlers (time forfeits, reminders), ``/veletas notify`` and the clock's words.
+"""Clocks in Discord: the scheduler's handlers (time forfeits, reminders), ``/player notify`` and the clock's words.
 
 The scheduler (``bot.scheduler``) runs in the bot for as long as it is connected. A deadline that
 passes ends the game on time in the store, and the final board goes out like any stored change. A
@@ -87,4 +87,4 @@ class ClocksCog(commands.Cog, name="Clocks"):
 
 
 async def setup(bot: VeletasBot) -> None:
-    await bot.add_feature(ClocksCog(bot))
+    await bot.add_feature(ClocksCog(bot), group="player")

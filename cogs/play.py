@@ -535,33 +535,6 @@ class GameCommands(commands.Cog):
         await respond(interaction, work, ephemeral=True)
 
     @app_commands.command()
-    @app_commands.describe(member="whose profile (default: yours)")
-    async def profile(
-        self, interaction: discord.Interaction[VeletasBot], member: discord.Member | discord.User | None = None
-    ) -> None:
-        """A member's ratings, record, streak and recent games in this server, with a chart (yours by default)."""
-        assert interaction.guild_id is not None
-        target = (member or interaction.user).id
-        w = private_words(interaction)
-        work = profile_message(self.bot, interaction.guild_id, self.table, target, interaction.user.id, w)
-        await respond(interaction, work, ephemeral=True)
-
-    @app_commands.command()
-    @app_commands.describe(member="whose games (default: yours)", against="only the games against this member")
-    async def history(
-        self,
-        interaction: discord.Interaction[VeletasBot],
-        member: discord.Member | discord.User | None = None,
-        against: discord.Member | discord.User | None = None,
-    ) -> None:
-        """A member's past games in this server, and the record of any of them (yours by default)."""
-        assert interaction.guild_id is not None
-        target = (member or interaction.user).id
-        rival = None if against is None else against.id
-        work = history_message(self.bot, interaction.guild_id, self.table, target, rival, private_words(interaction))
-        await respond(interaction, work, ephemeral=True)
-
-    @app_commands.command()
     async def games(self, interaction: discord.Interaction[VeletasBot]) -> None:
         """The games being played in this server, of every game; and yours that ended, to play again."""
         assert interaction.guild_id is not None
@@ -663,16 +636,39 @@ def game_line(bot: VeletasBot, info: GameInfo, user: int, w: Words) -> str:
     )
 
 
-async def profile_message(bot: VeletasBot, guild_id: int, table: Table, user: int, viewer: int, w: Words) -> Outgoing:
-    """A member's ratings per pool of one game in this server, record, streak, recent games and a rating chart."""
-    pools = await bot.store.player_ratings(guild_id, user, table.kind.name)
-    games = await bot.store.past_games(guild_id, user, game=table.kind.name, limit=50)
+def several_title(w: Words, tables: list[Table], key: str, **data: object) -> str:
+    """A heading of one game's records (``{game} games``) or of every game's (``{key}_all``)."""
+    if len(tables) == 1:
+        return w(key, game=tables[0].title, **data)
+    return w(f"{key}_all", **data)
+
+
+def one_game(tables: list[Table]) -> str | None:
+    """The game to ask the store for: the one table's, or None for all of them."""
+    return tables[0].kind.name if len(tables) == 1 else None
+
+
+async def profile_message(
+    bot: VeletasBot, guild_id: int, tables: list[Table], user: int, viewer: int, w: Words
+) -> Outgoing:
+    """A member's ratings per pool of these games in this server, record, streak, recent games and a rating chart.
+
+    With several games each pool is named with its game, and the streak and recent games mix them.
+    """
+    pools = [
+        (table, settings, rating, record)
+        for table in tables
+        for settings, rating, record in await bot.store.player_ratings(guild_id, user, table.kind.name)
+    ]
+    pools.sort(key=lambda pool: -pool[2].games)  # stable: each game's own order among equals
+    games = await bot.store.past_games(guild_id, user, game=one_game(tables), limit=50)
     embed = discord.Embed(
-        title=w("play.profile.title", game=table.title), description=w("play.in_server", who=mention(user))
+        title=several_title(w, tables, "play.profile.title"), description=w("play.in_server", who=mention(user))
     )
-    for settings, rating, (wins, losses, draws) in pools[:6]:
+    for table, settings, rating, (wins, losses, draws) in pools[:6]:
+        pool = table.settings_text(w, pool_settings(settings))
         embed.add_field(
-            name=table.settings_text(w, pool_settings(settings)),
+            name=pool if len(tables) == 1 else f"{table.title} · {pool}",
             value=w(
                 "play.pool_line",
                 rating=rating.shown,
@@ -689,7 +685,8 @@ async def profile_message(bot: VeletasBot, guild_id: int, table: Table, user: in
     embed.add_field(name=w("play.recent.field"), value=recent[:1024], inline=False)
     files: list[tuple[str, bytes]] = []
     if pools:
-        charted = pool_settings(pools[0][0])
+        table, settings = pools[0][0], pools[0][1]
+        charted = pool_settings(settings)
         points = await bot.store.rating_history(guild_id, user, table.kind.name, charted)
         title = f"{name_of(bot, user)} · {table.title} {table.settings_text(w, charted)}"
         theme = await theme_of(bot, viewer)
@@ -704,28 +701,29 @@ HISTORY_LINES = 15
 
 
 async def history_message(
-    bot: VeletasBot, guild_id: int, table: Table, user: int, rival: int | None, w: Words
+    bot: VeletasBot, guild_id: int, tables: list[Table], user: int, rival: int | None, w: Words
 ) -> Outgoing:
-    """A member's past games of one game in this server (against one rival if asked), and a menu to export any."""
-    games = await bot.store.past_games(guild_id, user, game=table.kind.name, against=rival, limit=25)
+    """A member's past games of these games in this server (against one rival if asked), and a menu to export any."""
+    games = await bot.store.past_games(guild_id, user, game=one_game(tables), against=rival, limit=25)
     who = mention(user) if rival is None else w("play.against", who=mention(user), rival=mention(rival))
     if not games:
-        return Outgoing(content=w("play.no_history", game=table.title, who=who))
+        return Outgoing(content=several_title(w, tables, "play.no_history", who=who))
     lines = [game_line(bot, info, user, w) for info in games[:HISTORY_LINES]]
     more = "\n" + w("play.more_below", count=len(games) - len(lines)) if len(games) > len(lines) else ""
     embed = discord.Embed(
-        title=w("play.history.title", game=table.title), description=f"{who}:\n" + "\n".join(lines) + more
+        title=several_title(w, tables, "play.history.title"), description=f"{who}:\n" + "\n".join(lines) + more
     )
     options = [
         discord.SelectOption(
-            label=f"{table.label(info)} · {w(f'play.outcome_{outcome_for(info, user)}')}"[:100],
+            label=f"{table_for(info).label(info)} · {w(f'play.outcome_{outcome_for(info, user)}')}"[:100],
             value=str(info.id),
-            description=table.settings_text(w, info.settings)[:100],
+            description=table_for(info).settings_text(w, info.settings)[:100],
         )
         for info in games
     ]
     view = discord.ui.View(timeout=None)
-    view.add_item(ExportSelect(table.kind.name, options, w("play.export_menu.placeholder")))
+    prefix = tables[0].kind.name if len(tables) == 1 else "game"
+    view.add_item(ExportSelect(prefix, options, w("play.export_menu.placeholder")))
     return Outgoing(embed=embed, view=view)
 
 

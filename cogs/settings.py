@@ -1,10 +1,11 @@
-"""``/veletas settings``: a server's own choices for the bot, made by its managers.
+"""``/settings``: a server's own choices for the bot, made by its managers.
 
-One command with one option per setting (analysis, the default clock, the inactivity limit, whether
-challenges are rated, the language of public posts), so new settings are new options of the same
-command. With no option it shows the settings, privately, in the manager's own language. Discord only
-lets top-level commands carry default permissions, and every command here lives in the ``/veletas``
-group, so the Manage Server requirement is checked when the command runs.
+One top-level command with one option per setting (analysis, the default clock, the inactivity limit,
+whether challenges are rated, the language of public posts), so new settings are new options of the
+same command. With no option it shows the settings, privately, in the manager's own language. Being
+top-level, it carries Manage Server as its default permission (Discord allows that on top-level
+commands only), so members without it are not offered the command; a server can change that in its
+integration settings, so the permission is checked again when the command runs.
 """
 
 from __future__ import annotations
@@ -43,12 +44,13 @@ def describe(w: Words, settings: GuildSettings, server_locale: str) -> str:
     )
 
 
-@app_commands.guild_only()
 class SettingsCog(commands.Cog, name="Settings"):
     def __init__(self, bot: VeletasBot) -> None:
         self.bot = bot
 
     @app_commands.command(name="settings")
+    @app_commands.guild_only()
+    @app_commands.default_permissions(manage_guild=True)
     @app_commands.checks.has_permissions(manage_guild=True)
     @app_commands.describe(
         analysis="whether members may use /veletas analyze in this server",
@@ -113,4 +115,5 @@ class SettingsCog(commands.Cog, name="Settings"):
 
 
 async def setup(bot: VeletasBot) -> None:
-    await bot.add_feature(SettingsCog(bot))
+    # A top-level command of its own, not under a game's group: it is the server's, for every game.
+    await bot.add_cog(SettingsCog(bot))

@@ -70,4 +70,4 @@ class ThemeCog(commands.Cog, name="Theme"):
 
 
 async def setup(bot: VeletasBot) -> None:
-    await bot.add_feature(ThemeCog(bot))
+    await bot.add_feature(ThemeCog(bot), group="player")

@@ -275,21 +275,21 @@ class TournamentCog(commands.Cog, name="Tournaments"):
     @app_commands.command()
     @app_commands.describe(
         name="what the tournament is called",
-        game="veletas or veloop",
-        format="swiss, round_robin, double_round_robin, single_elimination or double_elimination",
+        game="which game",
+        format="how players are paired",
         rounds="Swiss only: how many rounds (default: enough to find a winner)",
         time="each game's clock: 10+5, 3d, 48h+12h/96h or none (default: the server's)",
         rated="yes (default: the server's choice): results change ratings",
         max_players="the most players who may join",
         start="when it starts by itself: 30m, 2h, 2026-12-01 18:00 (UTC) or a Discord timestamp",
         checkin="minutes before the start when check-in opens; who does not check in is not paired",
-        round_minutes="minutes each round lasts before unfinished games are adjudicated by the clock",
-        best_of="elimination only: games per match (1, 3, 5 or 7)",
-        division_size="round robin only: divisions of at most this many players (default 16)",
-        variant="Veletas board: standard, medium or small",
-        rules="Veletas edition: current or classic",
-        board="Veloop board: 8, 5, 6 or 12",
-        protocol="Veloop protocol: 122 or alternating",
+        round_minutes="minutes per round, after which the clock decides unfinished games",
+        best_of="elimination only: games per match",
+        division_size="round robin only: most players per division (default 16)",
+        variant="Veletas only: the board",
+        rules="Veletas only: the edition",
+        board="Veloop only: the board",
+        protocol="Veloop only: the protocol",
     )
     # Values of their own: a choice is translated by its value, and "5" is already Veloop's 5×5 board.
     @app_commands.choices(best_of=[app_commands.Choice(name=str(n), value=f"bo{n}") for n in (1, 3, 5, 7)])
@@ -475,7 +475,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
     # --- organiser tools -------------------------------------------------------------------------
 
     @app_commands.command()
-    @app_commands.describe(tournament="which tournament (default: the one in this channel)")
+    @app_commands.describe(tournament="which tournament (default: this channel's)")
     async def start(self, interaction: discord.Interaction[VeletasBot], tournament: int | None = None) -> None:
         """Close sign-up and start now (organisers)."""
         info = await self.find(interaction, tournament)
@@ -497,7 +497,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         await self.refresh_announcement(info)
 
     @app_commands.command()
-    @app_commands.describe(tournament="which tournament (default: the one in this channel)")
+    @app_commands.describe(tournament="which tournament (default: this channel's)")
     async def pause(self, interaction: discord.Interaction[VeletasBot], tournament: int | None = None) -> None:
         """Hold the next round until resumed; games in progress go on (organisers)."""
         info = await self.find(interaction, tournament)
@@ -508,7 +508,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         await self.acted(interaction, info, lambda w: words.t(w, "action_paused"))
 
     @app_commands.command()
-    @app_commands.describe(tournament="which tournament (default: the one in this channel)")
+    @app_commands.describe(tournament="which tournament (default: this channel's)")
     async def resume(self, interaction: discord.Interaction[VeletasBot], tournament: int | None = None) -> None:
         """Go on after a pause (organisers)."""
         info = await self.find(interaction, tournament)
@@ -519,7 +519,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         await self.acted(interaction, info, lambda w: words.t(w, "action_resumed"))
 
     @app_commands.command()
-    @app_commands.describe(tournament="which tournament (default: the one in this channel)")
+    @app_commands.describe(tournament="which tournament (default: this channel's)")
     async def cancel(self, interaction: discord.Interaction[VeletasBot], tournament: int | None = None) -> None:
         """Cancel the tournament and its games in progress (organisers)."""
         info = await self.find(interaction, tournament)
@@ -540,7 +540,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         round="the round number",
         board="the board number in that round",
         result="from the first player's side: 1-0, 0-1, 1/2-1/2; +- / -+ a forfeit; -- neither played",
-        tournament="which tournament (default: the one in this channel)",
+        tournament="which tournament (default: this channel's)",
     )
     async def result(
         self,
@@ -571,7 +571,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             await self.post_stopped(pairing.game_id, "stopped_by_result", result=result)
 
     @app_commands.command()
-    @app_commands.describe(member="who to take out", tournament="which tournament (default: the one in this channel)")
+    @app_commands.describe(member="who to take out", tournament="which tournament (default: this channel's)")
     async def remove(
         self, interaction: discord.Interaction[VeletasBot], member: discord.Member, tournament: int | None = None
     ) -> None:
@@ -586,7 +586,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         await self.refresh_announcement(await self.bot.store.tournament(info.id))
 
     @app_commands.command()
-    @app_commands.describe(member="who to enter", tournament="which tournament (default: the one in this channel)")
+    @app_commands.describe(member="who to enter", tournament="which tournament (default: this channel's)")
     async def add(
         self, interaction: discord.Interaction[VeletasBot], member: discord.Member, tournament: int | None = None
     ) -> None:
@@ -600,7 +600,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         await self.refresh_announcement(await self.bot.store.tournament(info.id))
 
     @app_commands.command()
-    @app_commands.describe(round="the current round", tournament="which tournament (default: the one in this channel)")
+    @app_commands.describe(round="the current round", tournament="which tournament (default: this channel's)")
     async def repair(
         self,
         interaction: discord.Interaction[VeletasBot],
@@ -665,7 +665,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         await interaction.response.send_message(embeds=embeds, ephemeral=True)
 
     @app_commands.command()
-    @app_commands.describe(tournament="which tournament (default: the one in this channel)")
+    @app_commands.describe(tournament="which tournament (default: this channel's)")
     async def info(self, interaction: discord.Interaction[VeletasBot], tournament: int | None = None) -> None:
         """A tournament's settings and where it stands."""
         info = await self.find(interaction, tournament)
@@ -678,7 +678,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         await interaction.response.send_message(text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
 
     @app_commands.command()
-    @app_commands.describe(tournament="which tournament (default: the one in this channel)")
+    @app_commands.describe(tournament="which tournament (default: this channel's)")
     async def standings(self, interaction: discord.Interaction[VeletasBot], tournament: int | None = None) -> None:
         """The standings so far (privately), with the CSV (and TRF for a Swiss)."""
         info = await self.find(interaction, tournament)

@@ -8,6 +8,8 @@ names the field.
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Collection
 from typing import Any
 
 from bot.sandbox.errors import DiscordError, form_error
@@ -238,10 +240,16 @@ def _check_tree(components: list[dict[str, Any]], where: str, seen: set[str]) ->
 
 
 def check_choices(choices: list[dict[str, Any]]) -> None:
+    """An autocomplete answer: at most 25 choices, each named in 1-100 characters with a string value of 100 at most,
+    as the choices a command declares."""
     if len(choices) > MAX_AUTOCOMPLETE_CHOICES:
         raise form_error(
             "data.choices", f"Must be {MAX_AUTOCOMPLETE_CHOICES} or fewer in length.", "BASE_TYPE_MAX_LENGTH"
         )
+    for number, choice in enumerate(choices):
+        check_text(choice.get("name"), f"data.choices.{number}.name", MAX_CHOICE_NAME)
+        if isinstance(choice.get("value"), str):
+            check_text(choice["value"], f"data.choices.{number}.value", MAX_CHOICE_VALUE, required=False)
 
 
 def check_modal(data: dict[str, Any]) -> None:
@@ -272,3 +280,85 @@ def check_files(files: list[tuple[str, bytes]]) -> None:
 def check_thread_name(name: Any) -> None:
     if not isinstance(name, str) or not 1 <= len(name) <= MAX_THREAD_NAME:
         raise form_error("name", f"Must be between 1 and {MAX_THREAD_NAME} in length.", "BASE_TYPE_BAD_LENGTH")
+
+
+# -- application commands -------------------------------------------------------------------------
+# Discord's "Application Command Object" documentation: names 1-32 on the naming pattern, descriptions
+# 1-100, at most 25 options (sub-commands and groups included) per level and 25 choices per option,
+# choice names 1-100 and string values up to 100, in every localisation.
+MAX_COMMAND_NAME = 32
+MAX_CHOICE_VALUE = 100
+MAX_COMMAND_OPTIONS = 25
+MAX_OPTION_CHOICES = 25
+# How many top-level commands of each type one scope (global, or one guild) may hold: 100 chat-input,
+# 5 user and 5 message commands.
+MAX_COMMANDS_BY_TYPE: dict[int, int] = {1: 100, 2: 5, 3: 5}
+# The combined size of one top-level command: its name, description, and every option's (sub-commands
+# and groups included) and choice's name, description and value, each field counted at its longest
+# localisation (the default included). Discord answers a larger one with APPLICATION_COMMAND_TOO_LARGE,
+# "Command exceeds maximum size (4000)" in its documentation's example of a request error and in its
+# limits for years; its current page says 8,000. The fake holds the stricter 4,000, so a tree it accepts
+# is accepted under either.
+MAX_COMMAND_SIZE = 4000
+_NAME_PUNCTUATION = frozenset("-_'")
+# Discord's naming pattern is ^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$ (Unicode flag): letters and
+# numbers of any script, plus the Devanagari and Thai blocks (their vowel signs are marks, not letters).
+_SCRIPT_BLOCKS = ((0x0900, 0x097F), (0x0E00, 0x0E7F))
+
+
+def valid_command_name(name: object) -> bool:
+    """A chat-input command or option name Discord accepts: its naming pattern, lowercase where letters have a case."""
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_COMMAND_NAME or name != name.lower():
+        return False
+    for char in name:
+        if char in _NAME_PUNCTUATION or unicodedata.category(char)[0] in "LN":
+            continue
+        if not any(low <= ord(char) <= high for low, high in _SCRIPT_BLOCKS):
+            return False
+    return True
+
+
+def shown_length(item: dict[str, Any], key: str, locales: Collection[str] | None = None) -> int:
+    """The length of a field as the size limit counts it: its longest localisation, the default included.
+
+    With ``locales``, only what members in those locales are shown (their localisation, else the default).
+    """
+    default = str(item.get(key) if item.get(key) is not None else "")
+    localised: dict[str, Any] = item.get(f"{key}_localizations") or {}
+    if locales is None:
+        return max([len(default), *(len(str(text)) for text in localised.values())])
+    return max(len(str(localised.get(locale, default))) for locale in locales)
+
+
+def command_size(item: dict[str, Any], locales: Collection[str] | None = None) -> int:
+    """What a command (or an option, or a choice) adds to its top-level command's size, as Discord counts it."""
+    size = shown_length(item, "name", locales) + shown_length(item, "description", locales)
+    if "value" in item:
+        size += len(str(item["value"]))
+    for choice in item.get("choices") or []:
+        size += command_size(choice, locales)
+    for option in item.get("options") or []:
+        size += command_size(option, locales)
+    return size
+
+
+def check_command_size(command: dict[str, Any], where: str) -> None:
+    size = command_size(command)
+    if size > MAX_COMMAND_SIZE:
+        raise form_error(where, f"Command exceeds maximum size ({MAX_COMMAND_SIZE})", "APPLICATION_COMMAND_TOO_LARGE")
+
+
+def check_command_count(commands: list[dict[str, Any]], where: str = "") -> None:
+    """At most ``MAX_COMMANDS_BY_TYPE`` top-level commands of each type in one scope."""
+    for kind, limit in MAX_COMMANDS_BY_TYPE.items():
+        if sum(1 for c in commands if int(c.get("type") or 1) == kind) > limit:
+            raise form_error(where, f"Must be {limit} or fewer in length.", "BASE_TYPE_MAX_LENGTH")
+
+
+def check_text(value: Any, where: str, limit: int, *, required: bool = True) -> None:
+    """A description, choice name or string value: 1 to ``limit`` characters (0 allowed when not required)."""
+    if value is None and not required:
+        return
+    low = 1 if required else 0
+    if not isinstance(value, str) or not low <= len(value) <= limit:
+        raise form_error(where, f"Must be between {low} and {limit} in length.", "BASE_TYPE_BAD_LENGTH")

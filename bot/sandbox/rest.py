@@ -62,7 +62,6 @@ _ALLOWED_RESPONSES = {
     AUTOCOMPLETE: {AUTOCOMPLETE_RESULT},
     MODAL_SUBMIT: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE},
 }
-_COMMAND_NAME = re.compile(r"^[-_'\w]{1,32}$")
 _MENTION = re.compile(r"<@!?(\d+)>")
 
 
@@ -205,6 +204,7 @@ class Rest:
     async def put_commands(self, call: Call) -> Any:
         scope = self._command_scope(call)
         body = call.body or []
+        limits.check_command_count(body)
         names: set[tuple[str, int]] = set()
         previous = {(c["name"], c["type"]): c for c in self.state.commands.get(scope, [])}
         stored = []
@@ -227,6 +227,9 @@ class Rest:
         kind = int(command.get("type") or 1)
         commands = self.state.commands.setdefault(scope, [])
         old = next((c for c in commands if c["name"] == command["name"] and c["type"] == kind), None)
+        if old is None and sum(1 for c in commands if c["type"] == kind) >= limits.MAX_COMMANDS_BY_TYPE.get(kind, 0):
+            limit = limits.MAX_COMMANDS_BY_TYPE.get(kind, 0)
+            raise DiscordError(400, 30032, f"Maximum number of application commands reached ({limit})")
         stored = self._store_command(command, scope, old, "")
         self.state.commands[scope] = [c for c in commands if c is not old] + [stored]
         self._changed()
@@ -246,18 +249,25 @@ class Rest:
     ) -> dict[str, Any]:
         kind = int(command.get("type") or 1)
         name = str(command["name"])
-        if kind == 1 and (name != name.lower() or not _COMMAND_NAME.match(name)):
+        if kind == 1 and not limits.valid_command_name(name):
             raise form_error(where + "name", "Command name is invalid", "APPLICATION_COMMAND_INVALID_NAME")
         if kind == 1 and not command.get("description"):
             raise form_error(where + "description", "This field is required", "BASE_TYPE_REQUIRED")
+        if kind == 1:
+            limits.check_text(command.get("description"), where + "description", limits.MAX_COMMAND_DESCRIPTION)
         _check_localizations(command, where, name_rule=kind == 1)
         _check_options(command.get("options") or [], where + "options")
+        # Checked last, as Discord does: a command that breaks a field's rule is refused for that field first.
+        limits.check_command_size(command, where.rstrip("."))
         stored = copy.deepcopy(command)
         stored["type"] = kind
         stored["id"] = old["id"] if old else str(self.state.snowflakes.next())
         stored["application_id"] = str(self.state.application_id)
         stored["version"] = str(self.state.snowflakes.next())
         stored.setdefault("default_member_permissions", None)
+        if stored["default_member_permissions"] is not None:
+            # Discord answers the permission bit set as a string, whichever way it was sent.
+            stored["default_member_permissions"] = str(stored["default_member_permissions"])
         stored.setdefault("nsfw", False)
         stored.setdefault("description", "")
         stored.setdefault("contexts", None)
@@ -914,7 +924,7 @@ def _check_localizations(item: dict[str, Any], where: str, *, name_rule: bool) -
                 raise form_error(path, f"Invalid locale {locale!r}", "LOCALE_INVALID")
             if not isinstance(text, str) or not 1 <= len(text) <= limit:
                 raise form_error(path, f"Must be between 1 and {limit} in length.", "BASE_TYPE_BAD_LENGTH")
-            if key == "name_localizations" and name_rule and (text != text.lower() or not _COMMAND_NAME.match(text)):
+            if key == "name_localizations" and name_rule and not limits.valid_command_name(text):
                 raise form_error(path, "Command name is invalid", "APPLICATION_COMMAND_INVALID_NAME")
 
 
@@ -934,22 +944,35 @@ def _check_localized_siblings(options: list[dict[str, Any]], where: str) -> None
 
 
 def _check_options(options: list[dict[str, Any]], where: str) -> None:
-    """Discord's own rules on command options: unique names, required before optional, <= 25 choices."""
+    """Discord's own rules on command options: at most 25 per level, names on the naming pattern and unique,
+    descriptions 1-100, required before optional, at most 25 choices with names and values up to 100."""
+    if len(options) > limits.MAX_COMMAND_OPTIONS:
+        raise form_error(where, f"Must be {limits.MAX_COMMAND_OPTIONS} or fewer in length.", "BASE_TYPE_MAX_LENGTH")
     _check_localized_siblings(options, where)
     seen: set[str] = set()
     optional_seen = False
     for index, option in enumerate(options):
         path = f"{where}.{index}"
         name = str(option.get("name", ""))
-        if name != name.lower() or not _COMMAND_NAME.match(name):
+        if not limits.valid_command_name(name):
             raise form_error(f"{path}.name", "Command name is invalid", "APPLICATION_COMMAND_INVALID_NAME")
         if name in seen:
             raise form_error(
                 f"{path}.name", "Option names must be unique", "APPLICATION_COMMAND_OPTIONS_DUPLICATE_NAME"
             )
         seen.add(name)
+        limits.check_text(option.get("description"), f"{path}.description", limits.MAX_COMMAND_DESCRIPTION)
         _check_localizations(option, path + ".", name_rule=True)
-        for number, choice in enumerate(option.get("choices") or []):
+        choices = option.get("choices") or []
+        if len(choices) > limits.MAX_OPTION_CHOICES:
+            raise form_error(
+                f"{path}.choices", f"Must be {limits.MAX_OPTION_CHOICES} or fewer in length.", "BASE_TYPE_MAX_LENGTH"
+            )
+        for number, choice in enumerate(choices):
+            limits.check_text(choice.get("name"), f"{path}.choices.{number}.name", limits.MAX_CHOICE_NAME)
+            value = choice.get("value")
+            if isinstance(value, str):
+                limits.check_text(value, f"{path}.choices.{number}.value", limits.MAX_CHOICE_VALUE, required=False)
             _check_localizations(choice, f"{path}.choices.{number}.", name_rule=False)
         if option.get("type") in (1, 2):
             _check_options(option.get("options") or [], f"{path}.options")
@@ -963,8 +986,6 @@ def _check_options(options: list[dict[str, Any]], where: str) -> None:
                 )
         else:
             optional_seen = True
-        if len(option.get("choices") or []) > 25:
-            raise form_error(f"{path}.choices", "Must be 25 or fewer in length.", "BASE_TYPE_MAX_LENGTH")
         if option.get("choices") and option.get("autocomplete"):
             raise form_error(
                 f"{path}.autocomplete",

@@ -406,6 +406,13 @@ class FakeDiscord:
         await self.gateway.dispatch("CHANNEL_UPDATE", copy.deepcopy(channel))
         self.changed()
 
+    def permit_command(self, name: str, target: Member | int) -> None:
+        """As a server's managers can in Server Settings > Integrations: let a member (or a role, by id) use the
+        top-level command ``name`` whatever its ``default_member_permissions``."""
+        target_id = target.id if isinstance(target, Member) else target
+        self.state.command_permissions.setdefault(name, set()).add(target_id)
+        self.changed()
+
     async def grant(self, member: Member, *names: str, role: str = "Server managers") -> int:
         """Give ``member`` a new role with these server-wide permissions (``"manage_guild"``); returns its id."""
         await self._flush()

@@ -310,6 +310,9 @@ class SandboxState:
         self.thread_members: dict[int, set[int]] = {}
         self.messages: dict[int, Message] = {}
         self.commands: dict[int | None, list[dict[str, Any]]] = {None: []}
+        # A server's own permissions for a command (Server Settings > Integrations): the members and roles
+        # allowed it, which replace the command's ``default_member_permissions`` in this server.
+        self.command_permissions: dict[str, set[int]] = {}
         self.interactions = Interactions()
         self.bot_role_id = snowflakes.next()
         self.bot.roles.append(self.bot_role_id)

@@ -138,9 +138,11 @@ class SandboxUser:
         raise InjectionRefused(f"/{name} was never synced with Discord (synced: {synced})")
 
     def _check_may_see(self, command: dict[str, Any]) -> None:
-        """The client hides a command whose ``default_member_permissions`` the member lacks ("0": admins only)."""
+        """The client hides a command whose ``default_member_permissions`` the member lacks ("0": admins only),
+        unless the server allowed it to the member or one of their roles (``FakeDiscord.permit_command``)."""
         raw = command.get("default_member_permissions")
-        if raw is None:
+        allowed = self.fake.state.command_permissions.get(command["name"], set())
+        if raw is None or allowed & {self.member.id, *self.member.roles}:
             return
         required = int(raw)
         have = self.fake.state.permissions(self.member.id, self.channel_id)

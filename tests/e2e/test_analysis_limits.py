@@ -14,6 +14,7 @@ import pytest
 from bot.client import VeletasBot
 from bot.i18n import words
 from bot.rules import Geometry, Position
+from bot.sandbox.errors import InjectionRefused
 from bot.sandbox.rest import DEFERRED_CHANNEL_MESSAGE
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
@@ -260,13 +261,18 @@ async def test_server_managers_switch_analysis_off_and_on(
     factory = make_factory(db_path, clock, ai_workers=1)
     await sandbox_runner.start(factory, sync=False)
     member = sandbox.user(alice)
-    refused = await member.slash("veletas", "settings", analysis="off")
+    # /settings is a top-level command asking for Manage Server: Discord does not offer it to alice...
+    with pytest.raises(InjectionRefused, match="manage_guild"):
+        await member.slash("settings", analysis="off")
+    # ...and if the server's integration settings let her use it anyway, the bot still refuses, privately.
+    sandbox.permit_command("settings", alice)
+    refused = await member.slash("settings", analysis="off")
     assert refused.ephemeral and "Manage Server" in refused.content
     await sandbox.grant(carol, "manage_guild")
     manager = sandbox.user(carol)
-    shown = await manager.slash("veletas", "settings")
+    shown = await manager.slash("settings")
     assert shown.ephemeral and "**Analysis** (`/veletas analyze`): **on**" in shown.content
-    saved = await manager.slash("veletas", "settings", analysis="off")
+    saved = await manager.slash("settings", analysis="off")
     assert saved.ephemeral and saved.content.startswith("Saved.") and "**off**" in saved.content
     off = await member.slash("veletas", "analyze", position=SAMPLE)
     assert off.ephemeral and off.content == words()(TURNED_OFF)
@@ -274,6 +280,6 @@ async def test_server_managers_switch_analysis_off_and_on(
     await sandbox_runner.restart(factory)
     still_off = await sandbox.user(alice).slash("veletas", "analyze", position=SAMPLE)
     assert still_off.ephemeral and still_off.content == words()(TURNED_OFF)
-    assert "**off**" in (await sandbox.user(carol).slash("veletas", "settings")).content
-    await sandbox.user(carol).slash("veletas", "settings", analysis="on")
+    assert "**off**" in (await sandbox.user(carol).slash("settings")).content
+    await sandbox.user(carol).slash("settings", analysis="on")
     assert analysed(await sandbox.user(alice).slash("veletas", "analyze", position=SAMPLE))

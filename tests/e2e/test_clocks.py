@@ -151,7 +151,7 @@ async def test_a_reminder_is_sent_once_even_across_a_restart(
 async def test_a_player_who_chose_direct_messages_gets_turns_and_reminders_there(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
-    chosen = await sandbox.user(bob).slash("veletas", "notify", how="dm")
+    chosen = await sandbox.user(bob).slash("player", "notify", how="dm")
     assert chosen.ephemeral and "a direct message" in chosen.content
     _, game_id = await start(sandbox, alice, bob, "2d")
     moved = await sandbox.user(alice).slash("veloop", "move", move=first_move())
@@ -169,7 +169,7 @@ async def test_closed_direct_messages_fall_back_to_a_ping_and_are_not_tried_agai
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
 ) -> None:
     bob.accepts_dms = False
-    await sandbox.user(bob).slash("veletas", "notify", how="dm")
+    await sandbox.user(bob).slash("player", "notify", how="dm")
     await start(sandbox, alice, bob, "2d")
     await sandbox.user(alice).slash("veloop", "move", move=first_move())
     refused = await sandbox.wait_until(lambda: sandbox.take_errors())
@@ -179,7 +179,7 @@ async def test_closed_direct_messages_fall_back_to_a_ping_and_are_not_tried_agai
     assert prefs.dm_blocked and prefs.wants_ping, "the refusal is remembered; Bob is pinged instead"
     again = await sandbox.user(alice).slash("veloop", "undo")
     assert not again.ephemeral
-    shown = await sandbox.user(bob).slash("veletas", "notify")
+    shown = await sandbox.user(bob).slash("player", "notify")
     assert "refused" in shown.content
     assert sandbox.take_errors() == [], "a closed inbox is not tried again"
 
@@ -188,7 +188,7 @@ async def test_the_server_default_clock_and_a_bad_time_option(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
 ) -> None:
     owner = sandbox.user(sandbox.state.owner)
-    saved = await owner.slash("veletas", "settings", time="3d", inactivity=21)
+    saved = await owner.slash("settings", time="3d", inactivity=21)
     assert saved.ephemeral and "3 days per move" in saved.content and "21 days" in saved.content
     challenge = await sandbox.user(alice).slash("veloop", "challenge", opponent=bob, where="here")
     assert "Clock: 3 days per move." in challenge.content

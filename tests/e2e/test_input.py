@@ -78,6 +78,9 @@ async def test_every_option_refuses_what_it_never_offered_privately_and_changes_
     table = await start_game(sandbox, alice, bob, variant="small")
     await play_to(table, "setup", random.Random(1), db_path)
     user = table.first
+    # /settings asks for Manage Server, which the Discord client checks before anything is sent: the server lets
+    # this member use it (its integration settings), so a stale client of theirs reaches the bot's own checks.
+    sandbox.permit_command("settings", user.member)
     tested = 0
     for path, options in leaf_commands(sandbox):
         for option in options:
@@ -189,12 +192,14 @@ async def test_refusals_quote_input_in_a_span_it_cannot_break(
 @pytest.mark.parametrize(
     ("command", "options", "named"),
     [
-        ("challenge", {"variant": "huge"}, ["`standard`", "`medium`", "`small`"]),
-        ("challenge", {"rules": "modern"}, ["`current`", "`classic`"]),
-        ("challenge", {"where": "dm"}, ["`thread`", "`here`"]),
-        ("rules", {"edition": "modern"}, ["`current`", "`classic`"]),
-        ("theme", {"choice": "neon"}, ["`light`", "`dark`", "`contrast`"]),
-        ("challenge", {"level": 9}, ["`level`", "1 to 5"]),
+        (("veletas", "challenge"), {"variant": "huge"}, ["`standard`", "`medium`", "`small`"]),
+        (("veletas", "challenge"), {"rules": "modern"}, ["`current`", "`classic`"]),
+        (("veletas", "challenge"), {"where": "dm"}, ["`thread`", "`here`"]),
+        (("veletas", "rules"), {"edition": "modern"}, ["`current`", "`classic`"]),
+        (("player", "theme"), {"choice": "neon"}, ["`light`", "`dark`", "`contrast`"]),
+        (("player", "profile"), {"game": "chess"}, ["`veletas`", "`veloop`"]),
+        (("player", "history"), {"game": "chess"}, ["`veletas`", "`veloop`"]),
+        (("veletas", "challenge"), {"level": 9}, ["`level`", "1 to 5"]),
     ],
 )
 async def test_a_stale_choice_is_a_private_refusal_naming_the_valid_ones(
@@ -203,13 +208,13 @@ async def test_a_stale_choice_is_a_private_refusal_naming_the_valid_ones(
     alice: Member,
     db_path: Path,
     caplog: pytest.LogCaptureFixture,
-    command: str,
+    command: tuple[str, ...],
     options: dict[str, Any],
     named: list[str],
 ) -> None:
     before = everything(db_path)
     with caplog.at_level(logging.ERROR):
-        answer = await sandbox.user(alice).slash("veletas", command, unchecked=True, **options)
+        answer = await sandbox.user(alice).slash(*command, unchecked=True, **options)
     assert_private_refusal(answer, *named)
     assert everything(db_path) == before
     assert sandbox.messages(sandbox.channel_id, include_ephemeral=False) == []

@@ -2,7 +2,7 @@
 
 Private answers follow the member's own Discord language (the interaction's ``locale``); what the
 whole server reads (challenges, boards) follows the server: its preferred locale in Discord, or the
-language its managers chose with ``/veletas settings language:``. Every message, embed, button
+language its managers chose with ``/settings language:``. Every message, embed, button
 label and menu a member of these servers sees is checked against the fixed fragments of the English
 catalogue: none may appear.
 """
@@ -233,17 +233,18 @@ async def test_spanish_members_play_a_whole_veletas_game_without_a_word_of_engli
     for path, options in [
         (("veletas", "games"), {}),
         (("veletas", "leaderboard"), {"variant": "small"}),
-        (("veletas", "profile"), {}),
-        (("veletas", "history"), {}),
-        (("veletas", "theme"), {"choice": "dark"}),
-        (("veletas", "theme"), {}),
-        (("veletas", "notify"), {"how": "both", "reminders": "off"}),
+        (("player", "profile"), {}),
+        (("player", "history"), {}),
+        (("player", "profile"), {"game": "veloop"}),
+        (("player", "theme"), {"choice": "dark"}),
+        (("player", "theme"), {}),
+        (("player", "notify"), {"how": "both", "reminders": "off"}),
         (("veletas", "analyze"), {}),
         (("veloop", "rules"), {}),
     ]:
         answer = await refusal(ana, *path, **options)
         assert in_language(answer.text(), "es"), (path, answer.text())
-    history = await ana.slash("veletas", "history")
+    history = await ana.slash("player", "history")
     assert any(select.get("placeholder") == "Exporta una de estas partidas" for select in history.selects)
     rematch = await beto.click(final, "Revancha")
     assert not rematch.ephemeral and "desafía" in rematch.text(), rematch.text()
@@ -272,7 +273,7 @@ async def test_japanese_members_play_a_whole_veloop_game_and_the_server_setting_
     # The server's Discord language is English; its managers chose Japanese for the bot's posts.
     await sandbox.grant(carol, "manage_guild")
     carol.locale = "ja"
-    chosen = await sandbox.user(carol).slash("veletas", "settings", language="ja")
+    chosen = await sandbox.user(carol).slash("settings", language="ja")
     assert chosen.ephemeral and "日本語" in chosen.content, chosen.content
     hanako, taro = sandbox.user(alice), sandbox.user(bob)
 
@@ -303,8 +304,13 @@ async def test_japanese_members_play_a_whole_veloop_game_and_the_server_setting_
     assert game.position.result is not None
     rules = await hanako.slash("veloop", "rules")
     assert "封じ込め" in rules.content
-    for path in (("veloop", "leaderboard"), ("veloop", "profile"), ("veloop", "history"), ("veloop", "export")):
-        answer = await refusal(hanako, *path)
+    for path, options in (
+        (("veloop", "leaderboard"), {}),
+        (("player", "profile"), {}),
+        (("player", "history"), {"game": "veloop"}),
+        (("veloop", "export"), {}),
+    ):
+        answer = await refusal(hanako, *path, **options)
         assert in_language(answer.text(), "ja"), (path, answer.text())
 
     # A Spanish member in the same server reads their own answers in Spanish, the boards in Japanese.
@@ -324,12 +330,12 @@ async def test_public_posts_follow_the_servers_locale_until_a_manager_chooses(
     private = await sandbox.user(alice).slash("veletas", "rules")
     assert "shooters" in private.content, "their private answer is in their own English"
     await sandbox.grant(carol, "manage_guild")
-    await sandbox.user(carol).slash("veletas", "settings", language="en")
+    await sandbox.user(carol).slash("settings", language="en")
     other = sandbox.add_text_channel("english")
     again = await sandbox.user(carol, channel_id=other).slash(
         "veletas", "challenge", opponent=alice, variant="small", where="here"
     )
     assert "challenges" in again.content, again.content
-    await sandbox.user(carol).slash("veletas", "settings", language="auto")
-    shown = await sandbox.user(carol).slash("veletas", "settings")
+    await sandbox.user(carol).slash("settings", language="auto")
+    shown = await sandbox.user(carol).slash("settings")
     assert "Español" in shown.content and "server's language in Discord" in shown.content, shown.content

@@ -103,7 +103,7 @@ async def test_the_server_default_makes_challenges_casual_and_a_challenge_may_sa
     default = await sandbox.user(alice).slash("veloop", "challenge", opponent=bob, where="here")
     assert "Rated." in default.content, "rated unless the server says otherwise"
     await sandbox.user(alice).click(default, "Decline")
-    settings = await sandbox.user(sandbox.state.owner).slash("veletas", "settings", rated="no")
+    settings = await sandbox.user(sandbox.state.owner).slash("settings", rated="no")
     assert settings.ephemeral and "**casual**" in settings.content
     casual = await sandbox.user(alice).slash("veloop", "challenge", opponent=bob, where="here")
     assert "Casual (no rating changes)." in casual.content
@@ -121,7 +121,7 @@ async def test_profile_and_history_show_ratings_record_streak_and_export_any_gam
         clock.advance(3)
         ids.append(await veloop_game(sandbox, alice, rival))
         await resign(sandbox, sandbox.user(loser), "veloop")
-    profile = await sandbox.user(bob).slash("veloop", "profile", member=alice)
+    profile = await sandbox.user(bob).slash("player", "profile", member=alice, game="veloop")
     assert profile.ephemeral and profile.files["rating.png"].startswith(b"\x89PNG")
     fields = {f["name"]: f["value"] for f in profile.embeds[0]["fields"]}
     rating = (await bot.store.player_ratings(sandbox.guild_id, alice.id, "veloop"))[0][1]
@@ -129,16 +129,16 @@ async def test_profile_and_history_show_ratings_record_streak_and_export_any_gam
     assert "3 rated: 2 won, 1 lost, 0 drawn" in fields["5×5 board, protocol alternating"]
     assert fields["Streak"] == "1 loss"
     assert fields["Recent games"].split("\n")[0].startswith(f"[Veloop #{ids[-1]}]")
-    mine = await sandbox.user(carol).slash("veloop", "profile")
+    mine = await sandbox.user(carol).slash("player", "profile", game="veloop")
     assert "0 won, 1 lost" in str(mine.embeds[0]["fields"][0]["value"])
 
-    history = await sandbox.user(alice).slash("veloop", "history", against=bob)
+    history = await sandbox.user(alice).slash("player", "history", against=bob, game="veloop")
     lines = str(history.embeds[0]["description"]).split("\n")[1:]
     assert [line.split("]")[0] for line in lines] == [f"[Veloop #{ids[2]}", f"[Veloop #{ids[0]}"]
     assert "**lost**" in lines[0] and "**won**" in lines[1]
     exported = await sandbox.user(alice).select(history, str(ids[0]))
     assert exported.ephemeral and f"veloop-{ids[0]}.txt" in exported.files and f"veloop-{ids[0]}.gif" in exported.files
-    nobody = await sandbox.user(carol).slash("veloop", "history", against=bob)
+    nobody = await sandbox.user(carol).slash("player", "history", against=bob, game="veloop")
     assert "No finished Veloop game" in nobody.content
 
 
@@ -192,3 +192,61 @@ async def test_however_many_who_left_rank_above_the_rest_none_of_them_is_shown(
     bot.members_seen.clear()  # an hour later: those who left are remembered, only those here are asked again
     again = await sandbox.user(bob).slash("veloop", "leaderboard", board="5", protocol="alternating")
     assert leaderboard_lines(again) == lines and sandbox.take_errors() == []
+
+
+async def veletas_game(sandbox: FakeDiscord, first: Member, second: Member) -> int:
+    challenge = await sandbox.user(first).slash("veletas", "challenge", opponent=second, variant="small", where="here")
+    assert not challenge.ephemeral, challenge.content
+    cursor = sandbox.cursor()
+    await sandbox.user(second).click(challenge, "Accept")
+    board = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "Veletas #" in m.text(), after=cursor
+    )
+    return int(board.embeds[0]["title"].split("#")[1].split(" ")[0])
+
+
+async def test_player_profile_and_history_cover_every_game_unless_one_is_named(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    """/player profile and history are the member's, not one game's: both games unless ``game`` names one."""
+    carol = sandbox.add_member("carol")
+    clock.advance(3)
+    loop_id = await veloop_game(sandbox, alice, bob)
+    await resign(sandbox, sandbox.user(bob), "veloop")
+    clock.advance(3)
+    letas_id = await veletas_game(sandbox, alice, bob)
+    await resign(sandbox, sandbox.user(alice), "veletas")
+
+    both = await sandbox.user(bob).slash("player", "profile", member=alice)
+    assert both.ephemeral and both.files["rating.png"].startswith(b"\x89PNG")
+    embed = both.embeds[0]
+    assert embed["title"] == "Profile"
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    pools = [name for name in fields if " · " in name]
+    assert sorted(name.split(" · ")[0] for name in pools) == ["Veletas", "Veloop"], fields
+    assert "0 won, 1 lost" in fields[next(p for p in pools if p.startswith("Veletas"))]
+    assert "1 won, 0 lost" in fields["Veloop · 5×5 board, protocol alternating"]
+    assert fields["Streak"] == "1 loss"  # the latest game, whichever game it was
+    recent = fields["Recent games"].split("\n")
+    assert [line.split("]")[0] for line in recent] == [f"[Veletas #{letas_id}", f"[Veloop #{loop_id}"]
+
+    one = await sandbox.user(bob).slash("player", "profile", member=alice, game="veloop")
+    assert one.embeds[0]["title"] == "Veloop profile"
+    assert "Veletas" not in one.text() and "5×5 board, protocol alternating" in one.text()
+
+    history = await sandbox.user(alice).slash("player", "history")
+    assert history.embeds[0]["title"] == "Games"
+    lines = str(history.embeds[0]["description"]).split("\n")[1:]
+    assert [line.split("]")[0] for line in lines] == [f"[Veletas #{letas_id}", f"[Veloop #{loop_id}"]
+    [menu] = history.selects
+    assert [o["value"] for o in menu["options"]] == [str(letas_id), str(loop_id)]
+    exported = await sandbox.user(alice).select(history, str(loop_id))
+    assert exported.ephemeral and f"veloop-{loop_id}.txt" in exported.files
+    veletas_only = await sandbox.user(alice).slash("player", "history", game="veletas")
+    assert veletas_only.embeds[0]["title"] == "Veletas games"
+    assert str(veletas_only.embeds[0]["description"]).count("\n") == 1
+
+    nobody = await sandbox.user(carol).slash("player", "history")
+    assert nobody.ephemeral and nobody.content == f"No finished game of {carol.mention} in this server yet."
+    fresh = await sandbox.user(carol).slash("player", "profile")
+    assert fresh.embeds[0]["title"] == "Profile" and "rating.png" not in fresh.files

@@ -25,13 +25,13 @@ def theme_of_image(message: Message, name: str = "board.png") -> str:
 async def test_a_player_chooses_a_theme_and_their_boards_use_it(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
 ) -> None:
-    shown = await sandbox.user(alice).slash("veletas", "theme")
+    shown = await sandbox.user(alice).slash("player", "theme")
     assert shown.ephemeral and "You have not chosen a theme" in shown.content
     assert theme_of_image(shown) == "light"
-    chosen = await sandbox.user(alice).slash("veletas", "theme", choice="dark")
+    chosen = await sandbox.user(alice).slash("player", "theme", choice="dark")
     assert chosen.ephemeral and "Dark: slate" in chosen.content and theme_of_image(chosen) == "dark"
     assert await bot.store.get_theme(alice.id) == "dark"
-    await sandbox.user(bob).slash("veletas", "theme", choice="contrast")
+    await sandbox.user(bob).slash("player", "theme", choice="contrast")
 
     table = await start_game(sandbox, alice, bob, variant="small")
     # The public board keeps one look for the whole game, the challenger's, whoever is to act.

@@ -111,6 +111,35 @@ async def test_25_autocomplete_choices_are_delivered(sandbox: FakeDiscord, probe
     assert [c["value"] for c in choices] == [f"c{i}" for i in range(25)]
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "field"),
+    [
+        ("n" * 101, "v", "data.choices.0.name"),
+        ("", "v", "data.choices.0.name"),
+        ("n", "v" * 101, "data.choices.0.value"),
+    ],
+)
+async def test_autocomplete_choice_names_and_values_over_100_are_refused(
+    sandbox: FakeDiscord, probe: ProbeBot, alice: Member, name: str, value: str, field: str
+) -> None:
+    probe.autocomplete_answer = [discord.app_commands.Choice(name=name, value=value)]
+    pending = asyncio.create_task(sandbox.user(alice).autocomplete("probe", text="c"))
+    failed = await sandbox.wait_for_request(lambda r: r.path.endswith("/callback") and r.status == 400)
+    assert isinstance(failed.response, dict) and field in error_paths(failed.response["errors"])
+    sandbox.take_errors()
+    sandbox.clock.advance(3.1)
+    with pytest.raises(SandboxError, match="did not answer"):
+        await pending
+
+
+async def test_autocomplete_choices_of_100_characters_are_delivered(
+    sandbox: FakeDiscord, probe: ProbeBot, alice: Member
+) -> None:
+    probe.autocomplete_answer = [discord.app_commands.Choice(name="n" * 100, value="v" * 100)]
+    choices = await sandbox.user(alice).autocomplete("probe", text="c")
+    assert choices == [{"name": "n" * 100, "value": "v" * 100}]
+
+
 async def test_answer_after_three_seconds_is_unknown_interaction(
     sandbox: FakeDiscord, probe: ProbeBot, alice: Member
 ) -> None:
