@@ -21,6 +21,7 @@ from bot import render
 from bot.client import VeletasBot
 from bot.errors import RaceLost, UserError
 from bot.i18n import Phrase, Words
+from bot.ids import id_or_zero
 from bot.render.workers import Drawing
 from bot.rules import VARIANTS, Game, Move, veletas
 from bot.rules.veletas import Position
@@ -28,6 +29,7 @@ from bot.rules.veletas_suggest import move_suggestions, shooter_suggestions, sto
 from bot.store import GameInfo, check_to_act
 from cogs._board import DEFAULT_THEME, colour_word
 from cogs._clock_words import time_suggestions
+from cogs._lookup import NamesAGame
 from cogs._names import colour_names, seat_names
 from cogs._options import MAX_MOVE, MAX_SHOOTERS, MAX_SQUARE, MAX_TIME
 from cogs._send import Outgoing, bot_of, respond, respond_update
@@ -263,8 +265,9 @@ def expect_phase(info: GameInfo, phase: str, command: str) -> None:
 
 
 class PieButton(
+    NamesAGame,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"{PREFIX}:pie:(?P<game>\d+):{STATE}:(?P<choice>keep|swap)",
+    template=rf"{PREFIX}:pie:(?P<game>[0-9]+):{STATE}:(?P<choice>keep|swap)",
 ):
     def __init__(
         self,
@@ -289,7 +292,7 @@ class PieButton(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> PieButton:
         version, ply = seen_state(match)
-        return cls(match["prefix"], int(match["game"]), version, match["choice"], ply=ply)
+        return cls(match["prefix"], id_or_zero(match["game"]), version, match["choice"], ply=ply)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
@@ -404,7 +407,9 @@ def _move_text(shooter: str, destination: str, target: str) -> str:
 
 
 class ShooterSelect(
-    discord.ui.DynamicItem[discord.ui.Select[Any]], template=rf"veletas:gs:(?P<game>\d+):{STATE}:(?P<page>\d)"
+    NamesAGame,
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=rf"veletas:gs:(?P<game>[0-9]+):{STATE}:(?P<page>[0-9])",
 ):
     def __init__(
         self,
@@ -425,7 +430,7 @@ class ShooterSelect(
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> ShooterSelect:
-        return cls(int(match["game"]), Seen.parse(match), int(match["page"]))
+        return cls(id_or_zero(match["game"]), Seen.parse(match), int(match["page"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.chosen(interaction))
@@ -444,8 +449,9 @@ class ShooterSelect(
 
 
 class DestinationSelect(
+    NamesAGame,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"veletas:gd:(?P<game>\d+):{STATE}:(?P<shooter>[a-z]\d{{1,2}}):(?P<page>\d)",
+    template=rf"veletas:gd:(?P<game>[0-9]+):{STATE}:(?P<shooter>[a-z]\d{{1,2}}):(?P<page>[0-9])",
 ):
     def __init__(
         self,
@@ -469,7 +475,7 @@ class DestinationSelect(
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> DestinationSelect:
-        return cls(int(match["game"]), Seen.parse(match), match["shooter"], int(match["page"]))
+        return cls(id_or_zero(match["game"]), Seen.parse(match), match["shooter"], int(match["page"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.chosen(interaction))
@@ -488,9 +494,10 @@ class DestinationSelect(
 
 
 class TargetSelect(
+    NamesAGame,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=(
-        rf"veletas:gt:(?P<game>\d+):{STATE}:(?P<shooter>[a-z]\d{{1,2}}):(?P<dest>[a-z]\d{{1,2}}|stay):(?P<page>\d)"
+        rf"veletas:gt:(?P<game>[0-9]+):{STATE}:(?P<shooter>[a-z]\d{{1,2}}):(?P<dest>[a-z]\d{{1,2}}|stay):(?P<page>[0-9])"
     ),
 ):
     def __init__(
@@ -516,7 +523,7 @@ class TargetSelect(
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> TargetSelect:
-        return cls(int(match["game"]), Seen.parse(match), match["shooter"], match["dest"], int(match["page"]))
+        return cls(id_or_zero(match["game"]), Seen.parse(match), match["shooter"], match["dest"], int(match["page"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.chosen(interaction))
@@ -595,7 +602,9 @@ async def setup_step(
     return await step_message(bot, info, w, text, view, png)
 
 
-class SetupButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:setup:(?P<game>\d+)"):
+class SetupButton(
+    NamesAGame, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:setup:(?P<game>[0-9]+)"
+):
     """Under a board in setup: place the shooters (and the stone) by clicking, privately, with images."""
 
     def __init__(self, game_id: int, label: str = "Set up") -> None:
@@ -608,7 +617,7 @@ class SetupButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"vel
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> SetupButton:
-        return cls(int(match["game"]))
+        return cls(id_or_zero(match["game"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
@@ -621,7 +630,9 @@ class SetupButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"vel
         await bot.guard(interaction, respond(interaction, work(), ephemeral=True))
 
 
-class SetupStartOver(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"veletas:sx:(?P<game>\d+):{STATE}"):
+class SetupStartOver(
+    NamesAGame, discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"veletas:sx:(?P<game>[0-9]+):{STATE}"
+):
     def __init__(self, game_id: int, seen: Seen, label: str = "Start over") -> None:
         super().__init__(
             discord.ui.Button(
@@ -634,7 +645,7 @@ class SetupStartOver(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> SetupStartOver:
-        return cls(int(match["game"]), Seen.parse(match))
+        return cls(id_or_zero(match["game"]), Seen.parse(match))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
@@ -647,8 +658,9 @@ class SetupStartOver(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf
 
 
 class SetupSelect(
+    NamesAGame,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"veletas:s(?P<what>[pk]):(?P<game>\d+):{STATE}:(?P<chosen>[a-z0-9.-]{{1,20}}):(?P<page>\d)",
+    template=rf"veletas:s(?P<what>[pk]):(?P<game>[0-9]+):{STATE}:(?P<chosen>[a-z0-9.-]{{1,20}}):(?P<page>[0-9])",
 ):
     """A square of the guided setup: the next shooter's (``p``) or the stone's (``k``), after the chosen shooters."""
 
@@ -678,7 +690,7 @@ class SetupSelect(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> SetupSelect:
         chosen = _split(match["chosen"])
-        return cls(int(match["game"]), Seen.parse(match), chosen, int(match["page"]), stone=match["what"] == "k")
+        return cls(id_or_zero(match["game"]), Seen.parse(match), chosen, int(match["page"]), stone=match["what"] == "k")
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
