@@ -25,6 +25,7 @@ from discord.ext import commands
 from bot.config import Settings
 from bot.errors import NoGameHere, NotAParticipant, NotYourTurn, UserError
 from bot.i18n import LANGUAGES, Phrase, Words, language_of, words
+from bot.posting import http_trace
 from bot.render.workers import Drawers
 from bot.rules.common import quote
 from bot.rules.protocol import GameState
@@ -124,6 +125,8 @@ class VeletasBot(commands.Bot):
             allowed_mentions=discord.AllowedMentions.none(),
             tree_cls=VeletasTree,
             help_command=None,
+            # Board posts outside interactions give up on a server error at once and retry on their own schedule.
+            http_trace=http_trace(),
             **_shard_options(settings),
         )
         self.settings = settings
