@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import math
+import re
 import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
@@ -162,6 +163,8 @@ class VeletasBot(commands.Bot):
         # Each member's language as their last interaction said (Discord tells it nowhere else), for DMs.
         self.user_languages: dict[int, str] = {}
         self._background: set[asyncio.Task[Any]] = set()
+        # The custom id templates of every button and menu added (add_dynamic_items), for the catch-all.
+        self.control_templates: list[re.Pattern[str]] = []
         # Boards are drawn in worker processes (threads with none), off this interpreter's GIL.
         self.drawers = Drawers(settings.drawing_workers, languages=LANGUAGES)
 
@@ -235,6 +238,14 @@ class VeletasBot(commands.Bot):
             return chosen
         guild = self.get_guild(guild_id) if guild_id else None
         return language_of(guild.preferred_locale) if guild is not None else language_of(None)
+
+    def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        """Register buttons and menus by their custom id templates, remembering the templates: a catch-all
+        (``cogs._lookup.UnknownControl``, whose own template is left out) answers the ids none of them reads."""
+        super().add_dynamic_items(*items)
+        self.control_templates.extend(
+            item.__discord_ui_compiled_template__ for item in items if item.__name__ != "UnknownControl"
+        )
 
     async def add_feature(self, cog: commands.Cog, *, group: str = GROUP_NAME, description: str | None = None) -> None:
         """Add a feature cog and move its slash commands under ``/<group>`` (``/veletas`` by default).

@@ -10,6 +10,7 @@ way, "no such game here", so a refusal never tells whether another server has th
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar, Literal
 
 import discord
@@ -22,6 +23,7 @@ from cogs._send import bot_of
 NO_SUCH_GAME = "refusal.no_such_game_here"
 NO_SUCH_TOURNAMENT = "tournament.no_such_tournament_here"
 NO_SUCH_MEMBER = "refusal.no_such_member"
+UNKNOWN_CONTROL = "refusal.unknown_control"
 
 
 def _id(value: int | str) -> int | None:
@@ -89,6 +91,29 @@ def user_named(value: object) -> discord.User | discord.Member:
     if isinstance(value, discord.User | discord.Member):
         return value
     raise UserError(NO_SUCH_MEMBER)
+
+
+class UnknownControl(discord.ui.DynamicItem[discord.ui.Item[Any]], template=r"(?s).*"):
+    """Any button or menu whose custom id no control of the bot's reads (a forged one, or one from a version
+    of the bot that made other custom ids): answered privately that it is out of date, never left unanswered.
+
+    Every dynamic item whose template matches is called; this one stands down when another matches.
+    """
+
+    def __init__(self, item: discord.ui.Item[Any]) -> None:
+        super().__init__(item)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> UnknownControl:
+        return cls(item)
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        return not any(template.fullmatch(self.custom_id) for template in bot_of(interaction).control_templates)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await bot_of(interaction).answer_error(interaction, UserError(UNKNOWN_CONTROL))
 
 
 class NamesAGame:

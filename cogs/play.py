@@ -32,7 +32,7 @@ from bot.rules.protocol import GameState
 from bot.store import GameInfo, check_in_play, check_participant
 from cogs._board import RematchButton, Rematcher, board_message, record_file, result_text, theme_of
 from cogs._delivery import deliver, play_forced, sweep
-from cogs._lookup import NamesAGame, game_here, user_named
+from cogs._lookup import NamesAGame, UnknownControl, game_here, user_named
 from cogs._names import colour_names, learn_names, name_of, seat_names
 from cogs._send import Outgoing, bot_of, mention, respond, respond_update, send_response
 from cogs._tables import TABLES, Table, table_for
@@ -801,6 +801,6 @@ class DeliveryCog(commands.Cog, name="Delivery"):
 
 async def setup(bot: VeletasBot) -> None:
     bot.add_dynamic_items(
-        UndoAnswerButton, ResignButton, RematchButton, PlayAgainSelect, LeaderboardButton, ExportSelect
+        UndoAnswerButton, ResignButton, RematchButton, PlayAgainSelect, LeaderboardButton, ExportSelect, UnknownControl
     )
     await bot.add_cog(DeliveryCog(bot))

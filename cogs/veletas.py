@@ -373,7 +373,7 @@ async def destination_step(bot: VeletasBot, info: GameInfo, shooter: str, w: Wor
 async def target_step(bot: VeletasBot, info: GameInfo, shooter: str, destination: str, w: Words) -> Outgoing:
     position = veletas_game(info).position
     moving = destination != STAY
-    targets = position.targets(destination, vacated=shooter) if moving else position.targets(shooter)
+    targets = offered_targets(position, shooter, destination)
     options = [discord.SelectOption(label=square, value=square) for square in targets]
     view = discord.ui.View(timeout=None)
     for page, chunk in enumerate(chunks(options)):
@@ -400,6 +400,23 @@ async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move, w: Words) ->
     )
     text = w("veletas.step_confirm", move=str(move), claims=claims)
     return await _step(bot, info, w, text, view, preview=move)
+
+
+def offered_targets(position: Position, shooter: str, destination: str) -> list[str]:
+    """The targets the guided move offers after ``shooter`` and ``destination`` (or ``stay``); none if those
+    are not a shooter to move and a square it reaches."""
+    if shooter not in position.unclaimed():
+        return []
+    if destination == STAY:
+        return list(position.targets(shooter))
+    if destination not in position.destinations(shooter):
+        return []
+    return list(position.targets(destination, vacated=shooter))
+
+
+def offered_in_turn(game: Game, chosen: list[str]) -> bool:
+    """True if ``chosen`` are shooters the guided setup could have offered, one step after another."""
+    return all(square in game.setup_choices(chosen[:i]) for i, square in enumerate(chosen))
 
 
 def _move_text(shooter: str, destination: str, target: str) -> str:
@@ -451,7 +468,7 @@ class ShooterSelect(
 class DestinationSelect(
     NamesAGame,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"veletas:gd:(?P<game>[0-9]+):{STATE}:(?P<shooter>[a-z]\d{{1,2}}):(?P<page>[0-9])",
+    template=rf"veletas:gd:(?P<game>[0-9]+):{STATE}:(?P<shooter>[a-z][0-9]{{1,2}}):(?P<page>[0-9])",
 ):
     def __init__(
         self,
@@ -486,7 +503,10 @@ class DestinationSelect(
 
         async def work() -> Outgoing:
             info = await load_turn(interaction, self.game_id, self.seen)
-            if destination != STAY and destination not in veletas_game(info).position.destinations(self.shooter):
+            position = veletas_game(info).position
+            if self.shooter not in position.unclaimed() or (
+                destination != STAY and destination not in position.destinations(self.shooter)
+            ):
                 raise RaceLost("guided.menu_out_of_date")
             return await target_step(bot, info, self.shooter, destination, private_words(interaction))
 
@@ -497,7 +517,7 @@ class TargetSelect(
     NamesAGame,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=(
-        rf"veletas:gt:(?P<game>[0-9]+):{STATE}:(?P<shooter>[a-z]\d{{1,2}}):(?P<dest>[a-z]\d{{1,2}}|stay):(?P<page>[0-9])"
+        rf"veletas:gt:(?P<game>[0-9]+):{STATE}:(?P<shooter>[a-z][0-9]{{1,2}}):(?P<dest>[a-z][0-9]{{1,2}}|stay):(?P<page>[0-9])"
     ),
 ):
     def __init__(
@@ -530,11 +550,15 @@ class TargetSelect(
 
     async def chosen(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
-        text = _move_text(self.shooter, self.destination, self.item.values[0])
+        target = self.item.values[0]
 
         async def work() -> Outgoing:
             info = await load_turn(interaction, self.game_id, self.seen)
-            move = veletas_game(info).position.parse_move(text)
+            position = veletas_game(info).position
+            # Only what the step offered reaches the rules' parser: a forged value is a stale menu, not a typo.
+            if target not in offered_targets(position, self.shooter, self.destination):
+                raise RaceLost("guided.menu_out_of_date")
+            move = position.parse_move(_move_text(self.shooter, self.destination, target))
             return await confirm_step(bot, info, move, private_words(interaction))
 
         await respond_update(interaction, work())
@@ -699,6 +723,10 @@ class SetupSelect(
         async def work() -> Outgoing:
             info = await load_setup(interaction, self.game_id, self.seen)
             game = veletas_game(info)
+            # The squares placed so far come from the custom id: each must be one its step offered.
+            count, placed = game.shooters_to_place, len(self.chosen)
+            if (placed != count if self.stone else placed >= count) or not offered_in_turn(game, self.chosen):
+                raise RaceLost(OUT_OF_DATE)
             allowed = game.stone_choices(self.chosen) if self.stone else game.setup_choices(self.chosen)
             if square not in allowed:
                 raise RaceLost(OUT_OF_DATE)

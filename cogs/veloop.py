@@ -50,7 +50,7 @@ from cogs.guided import (
 )
 from cogs.play import GameCommands, expect_game, play_turn, send_leaderboard, send_rules
 
-SQUARE = r"[a-z]\d{1,2}"
+SQUARE = r"[a-z][0-9]{1,2}"
 
 # A short 5×5 game (protocol alternating) that White wins with a confinement.
 EXAMPLE_TURNS = (

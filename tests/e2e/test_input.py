@@ -33,14 +33,18 @@ from e2e.conftest import ManualClock, make_factory
 from e2e.table import Table, random_setup_turn, resign, start_game
 
 DISCORD_MAX_CONTENT = 2000
+HEARTBEAT = "scheduler_alive_at"  # the scheduler's own row in meta
 LONG = "x" * 6000
 
 
 def everything(db_path: Path) -> list[Any]:
-    """Every row of every table, read from the file as another process would."""
+    """Every row of every table, read from the file as another process would; but the scheduler's heartbeat,
+    which it writes by itself now and then."""
     with sqlite3.connect(db_path) as db:
         tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-        return [(name, db.execute(f"SELECT * FROM {name}").fetchall()) for name in tables]
+        return [
+            (name, [r for r in db.execute(f"SELECT * FROM {name}").fetchall() if r[0] != HEARTBEAT]) for name in tables
+        ]
 
 
 def leaf_commands(sandbox: FakeDiscord) -> list[tuple[tuple[str, ...], list[dict[str, Any]]]]:
@@ -548,3 +552,99 @@ async def test_analysis_of_a_game_not_of_this_server_is_refused_privately(
         assert answer.content == NO_SUCH_GAME, answer.content
         assert everything(db_path) == before
     assert analyst.asked == []
+
+
+async def test_forged_values_in_the_guided_move_menus_are_refused_privately(
+    sandbox: FakeDiscord,
+    bot: VeletasBot,
+    alice: Member,
+    bob: Member,
+    db_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Each step's menu (shooter, destination, target) offers squares; a forged value (not a square, a square
+    off the board, one the step never offered) is refused as out of date, never reaching the rules' parser."""
+    table = await start_game(sandbox, alice, bob, variant="small")
+    await play_to(table, "play", random.Random(13), db_path)
+    position = table.game.position
+    mover = table.user_to_act()
+    shooter = next(s for s in position.unclaimed() if position.destinations(s))
+    destination = position.destinations(shooter)[-1]
+    step = await mover.click(table.boards[-1], "Move")
+    for chosen in (shooter, destination, None):
+        for forged in ("²", "z99", THIRTY_DIGITS, "a1" if chosen != "a1" else "g7"):
+            live = sandbox.message(step.id)
+            option = live.selects[0]["options"][0]
+            real = option["value"]
+            option["value"] = forged
+            before = everything(db_path)
+            with caplog.at_level(logging.ERROR):
+                answer = await mover.select(live, forged, menu=live.selects[0]["custom_id"])
+            option["value"] = real
+            if answer.id == step.id:  # an offered square after all: the step moved on; go back to where it was
+                continue
+            assert_private_refusal(answer, "out of date")
+            assert everything(db_path) == before
+        if chosen is not None:
+            menu = next(m for m in step.selects if chosen in [o["value"] for o in m["options"]])
+            step = await mover.select(step, chosen, menu=menu["custom_id"])
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
+@pytest.mark.parametrize("chosen", ["z99", "a1.a1", "c3.c3.c3.c3.c3.c3.c3.c3.c3"])
+@pytest.mark.parametrize("what", ["sp", "sk"])
+async def test_a_forged_setup_menu_naming_squares_it_never_offered_is_refused_privately(
+    sandbox: FakeDiscord,
+    bot: VeletasBot,
+    alice: Member,
+    bob: Member,
+    db_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    what: str,
+    chosen: str,
+) -> None:
+    """The setup menus carry the squares placed so far in their custom id; squares no step offered (off the
+    board, twice the same, more than a turn places) are a stale or forged menu, not a turn to draw."""
+    table = await start_game(sandbox, alice, bob, variant="small")
+    await play_to(table, "setup", random.Random(14), db_path)
+    mover = table.user_to_act()
+    step = await mover.click(table.boards[-1], "Set up")
+    live = sandbox.message(step.id)
+    menu = live.selects[0]
+    menu["custom_id"] = re.sub(
+        r"^veletas:sp:([0-9]+):([^:]+):[^:]*:", rf"veletas:{what}:\1:\2:{chosen}:", menu["custom_id"]
+    )
+    before = everything(db_path)
+    with caplog.at_level(logging.ERROR):
+        answer = await mover.select(live, menu["options"][0]["value"], menu=menu["custom_id"])
+    assert_private_refusal(answer, "out of date")
+    assert everything(db_path) == before
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
+@pytest.mark.parametrize(
+    "custom_id",
+    ["veletas:rematch:²", "veletas:rematch:", "veletas:move:٣", "veletas:gs:1:v3:²", "x" * 100, "tour:join:"],
+)
+async def test_a_custom_id_no_control_reads_is_answered_privately_not_left_unanswered(
+    sandbox: FakeDiscord,
+    bot: VeletasBot,
+    alice: Member,
+    bob: Member,
+    db_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    custom_id: str,
+) -> None:
+    """A custom id that matches none of the bot's templates used to go unanswered ('The application did not
+    respond'); now it is refused as out of date, and nothing changes."""
+    table, final = await finished_here(sandbox, alice, bob, db_path)
+    board = sandbox.message(final.id)
+    board.buttons[0]["custom_id"] = custom_id
+    before, public = everything(db_path), public_count(sandbox)
+    with caplog.at_level(logging.ERROR):
+        answer = await table.first.click(board, custom_id)
+    assert_private_refusal(answer)
+    assert answer.content == "This button or menu is out of date: ask again for what it showed."
+    assert everything(db_path) == before
+    assert public_count(sandbox) == public
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
