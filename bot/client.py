@@ -53,6 +53,8 @@ EXTENSIONS: tuple[str, ...] = (
 GROUP_NAME = "veletas"
 MAX_REMEMBERED_NAMES = 50_000
 LAG_PROBE_SECONDS = 0.1
+# Option types whose value names a member: one that is not a member here is refused as such.
+MEMBER_TYPES = (discord.AppCommandOptionType.user, discord.AppCommandOptionType.mentionable)
 # Not "nothing was changed": a fault after a commit (posting the board, say) leaves the turn played.
 APOLOGY = "refusal.apology"
 
@@ -331,6 +333,9 @@ class VeletasBot(commands.Bot):
             for name in names[1:]:
                 needed = w("refusal.permission_and", first=needed, second=name)
             message = w("refusal.missing_permission", permission=needed)
+        elif isinstance(original, app_commands.TransformerError) and original.type in MEMBER_TYPES:
+            # An id Discord resolved to no member here (someone elsewhere, a role's, nobody's): never its repr.
+            message = w("refusal.no_such_member")
         elif isinstance(original, app_commands.TransformerError):
             # discord.py's own wording quotes the whole value, however long.
             kind = w.get(f"refusal.type_{original.type.name}", original.type.name)

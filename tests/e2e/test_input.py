@@ -448,6 +448,8 @@ async def test_a_board_control_pressed_in_another_channel_of_the_server_is_refus
         (("veloop", "challenge"), {"opponent": "role"}, "That is not a member of this server."),
         (("veletas", "profile"), {"member": STRANGER}, "That is not a member of this server."),
         (("veletas", "history"), {"against": "role"}, "That is not a member of this server."),
+        (("tournament", "add"), {"member": STRANGER}, "That is not a member of this server."),
+        (("tournament", "remove"), {"member": "role"}, "That is not a member of this server."),
     ],
 )
 async def test_a_forged_option_naming_a_game_tournament_or_member_not_here_is_refused_privately(
