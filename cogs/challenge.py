@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+from functools import partial
 from typing import Any, Literal
 
 import discord
@@ -34,10 +35,11 @@ from bot.errors import (
 )
 from bot.i18n import Words
 from bot.ids import id_or_zero
+from bot.posting import watched
 from bot.store import DueRow, GameInfo, StoreBusy, check_can_answer
 from cogs._board import board_message
 from cogs._clock_words import describe_control, parse_time
-from cogs._delivery import after_board_posted, hand_to_ai
+from cogs._delivery import after_board_posted, hand_to_ai, resume, show_typing
 from cogs._lookup import NamesAGame, game_here, member_here
 from cogs._names import name_of
 from cogs._permissions import THREAD_TYPES, board_refused, check_here, check_thread, thread_refused
@@ -233,7 +235,16 @@ async def post_first_board(bot: VeletasBot, info: GameInfo, interaction: discord
     if interaction is not None:
         message_id = await send_response(interaction, out)
     else:
-        message_id = await send_to_channel(bot, info.channel_id, out)
+        try:
+            with watched(partial(show_typing, bot, info.channel_id)):
+                message_id = await send_to_channel(bot, info.channel_id, out)
+        except (discord.Forbidden, discord.NotFound):
+            raise
+        except (discord.HTTPException, OSError) as exc:
+            # Discord failing, not refusing: the game is stored, and its board goes out on the retry schedule.
+            log.warning("Game %d: posting its first board failed (%s); retrying", info.id, exc)
+            bot.spawn(resume(bot, info.id), name=f"resume-{info.id}")
+            return
     await after_board_posted(bot, info, message_id)
 
 
