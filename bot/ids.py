@@ -14,11 +14,9 @@ from typing import Final
 MAX_ID: Final = 2**63 - 1
 """The largest id a snowflake or a row can have."""
 
-DIGITS: Final = "[0-9]+"
-"""A custom id template's id group: any run of ASCII digits, so an id out of range still reaches its item and is
-refused there (a template that did not match would leave the press unanswered)."""
-
-_DIGITS = re.compile(DIGITS)
+# Custom id templates read ids as any run of ASCII digits ([0-9]+), so an id out of range still reaches its
+# item and is refused there.
+_DIGITS = re.compile("[0-9]+")
 
 
 def is_id(value: int) -> bool:

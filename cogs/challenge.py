@@ -102,6 +102,8 @@ def challenge_text(w: Words, info: GameInfo) -> str:
 class AcceptButton(
     NamesAGame, discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:accept:(?P<game>[0-9]+)"
 ):
+    where = "challenge"  # on the challenge message, in the channel the challenge was made in
+
     def __init__(self, game: GameInfo | str, game_id: int, label: str = "Accept") -> None:
         super().__init__(
             discord.ui.Button(
@@ -109,8 +111,6 @@ class AcceptButton(
             )
         )
         self.game_id = game_id
-
-    where = "challenge"
 
     @classmethod
     async def from_custom_id(
@@ -130,6 +130,8 @@ class DeclineButton(
     An open challenge shows it as Withdraw: it is for anyone to take, so nobody else may turn it down.
     """
 
+    where = "challenge"
+
     def __init__(self, game: GameInfo | str, game_id: int, label: str = "Decline") -> None:
         super().__init__(
             discord.ui.Button(
@@ -137,8 +139,6 @@ class DeclineButton(
             )
         )
         self.game_id = game_id
-
-    where = "challenge"
 
     @classmethod
     async def from_custom_id(
