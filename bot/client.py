@@ -17,6 +17,7 @@ import hashlib
 import json
 import logging
 import math
+import re
 import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
@@ -28,6 +29,7 @@ from discord.ext import commands
 from bot.config import Settings
 from bot.errors import NoGameHere, NotAParticipant, NotYourTurn, UserError
 from bot.i18n import DEFAULT, LANGUAGES, Phrase, Words, language_of, words
+from bot.posting import http_trace
 from bot.render.workers import Drawers
 from bot.rules.common import quote
 from bot.rules.protocol import GameState
@@ -55,6 +57,8 @@ EXTENSIONS: tuple[str, ...] = (
 GROUP_NAME = "veletas"
 MAX_REMEMBERED_NAMES = 50_000
 LAG_PROBE_SECONDS = 0.1
+# Option types whose value names a member: one that is not a member here is refused as such.
+MEMBER_TYPES = (discord.AppCommandOptionType.user, discord.AppCommandOptionType.mentionable)
 # Not "nothing was changed": a fault after a commit (posting the board, say) leaves the turn played.
 APOLOGY = "refusal.apology"
 
@@ -128,6 +132,8 @@ class VeletasBot(commands.Bot):
             allowed_mentions=discord.AllowedMentions.none(),
             tree_cls=VeletasTree,
             help_command=None,
+            # Board posts outside interactions give up on a server error at once and retry on their own schedule.
+            http_trace=http_trace(),
             **_shard_options(settings),
         )
         self.settings = settings
@@ -163,6 +169,8 @@ class VeletasBot(commands.Bot):
         # Each member's language as their last interaction said (Discord tells it nowhere else), for DMs.
         self.user_languages: dict[int, str] = {}
         self._background: set[asyncio.Task[Any]] = set()
+        # The custom id templates of every button and menu added (add_dynamic_items), for the catch-all.
+        self.control_templates: list[re.Pattern[str]] = []
         # Boards are drawn in worker processes (threads with none), off this interpreter's GIL.
         self.drawers = Drawers(settings.drawing_workers, languages=LANGUAGES)
 
@@ -240,6 +248,14 @@ class VeletasBot(commands.Bot):
             return chosen
         guild = self.get_guild(guild_id) if guild_id else None
         return language_of(guild.preferred_locale) if guild is not None else language_of(None)
+
+    def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        """Register buttons and menus by their custom id templates, remembering the templates: a catch-all
+        (``cogs._lookup.UnknownControl``, whose own template is left out) answers the ids none of them reads."""
+        super().add_dynamic_items(*items)
+        self.control_templates.extend(
+            item.__discord_ui_compiled_template__ for item in items if item.__name__ != "UnknownControl"
+        )
 
     async def add_feature(self, cog: commands.Cog, *, group: str = GROUP_NAME, description: str | None = None) -> None:
         """Add a feature cog and move its slash commands under ``/<group>`` (``/veletas`` by default).
@@ -328,6 +344,9 @@ class VeletasBot(commands.Bot):
             for name in names[1:]:
                 needed = w("refusal.permission_and", first=needed, second=name)
             message = w("refusal.missing_permission", permission=needed)
+        elif isinstance(original, app_commands.TransformerError) and original.type in MEMBER_TYPES:
+            # An id Discord resolved to no member here (someone elsewhere, a role's, nobody's): never its repr.
+            message = w("refusal.no_such_member")
         elif isinstance(original, app_commands.TransformerError):
             # discord.py's own wording quotes the whole value, however long.
             kind = w.get(f"refusal.type_{original.type.name}", original.type.name)

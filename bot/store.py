@@ -65,6 +65,7 @@ from bot.errors import (
     UserError,
 )
 from bot.i18n import LANGUAGES, Phrase
+from bot.ids import is_id
 from bot.ratings import PROVISIONAL_DEVIATION, START_RATING, PoolKey, RatedGame, Rating, apply_game, pools_for
 from bot.rules import Game, RecordError
 from bot.rules.protocol import Colour, GameKind, GameState, IllegalMove, Outcome, Seat, Termination, other_colour
@@ -1296,6 +1297,8 @@ class Store:
     # --- reading games --------------------------------------------------------------------------
 
     async def get_game(self, game_id: int) -> GameInfo:
+        if not is_id(game_id):
+            raise NoGameHere("refusal.no_such_game")
         found = await self._fetch_info(f"SELECT {_COLUMNS} FROM games WHERE id = ?", (game_id,))
         if not found:
             raise NoGameHere("refusal.no_such_game")
@@ -1574,6 +1577,8 @@ class Store:
         await self._set_column(game_id, "board_message_id", message_id)
 
     async def _set_column(self, game_id: int, column: str, value: int) -> None:
+        if not is_id(game_id):
+            raise NoGameHere("refusal.no_such_game")
         async with self._transaction() as db:
             cursor = await db.execute(f"UPDATE games SET {column} = ? WHERE id = ?", (value, game_id))
             if cursor.rowcount != 1:
@@ -1584,6 +1589,8 @@ class Store:
 
     async def _peek(self, db: Connection, game_id: int) -> GameInfo:
         """Re-read a row inside the current transaction to explain why a conditional write touched nothing."""
+        if not is_id(game_id):
+            raise NoGameHere("refusal.no_such_game")
         rows = await db.execute_fetchall(f"SELECT {_COLUMNS} FROM games WHERE id = ?", (game_id,))
         for row in rows:
             return _info_from_row(row)
@@ -2505,6 +2512,8 @@ class Store:
         return info
 
     async def tournament(self, tournament_id: int) -> TournamentInfo:
+        if not is_id(tournament_id):
+            raise UserError("tournament.refusal.no_tournament")
         rows = await self._fetchall("SELECT * FROM tournaments WHERE id = ?", (tournament_id,))
         if not rows:
             raise UserError("tournament.refusal.no_tournament")
@@ -3111,6 +3120,8 @@ class Store:
                 )
 
     async def _tournament_in(self, db: Connection, tournament_id: int) -> TournamentInfo:
+        if not is_id(tournament_id):
+            raise UserError("tournament.refusal.no_tournament")
         rows = await db.execute_fetchall("SELECT * FROM tournaments WHERE id = ?", (tournament_id,))
         for row in rows:
             return _tournament_from_row(row)

@@ -16,9 +16,11 @@ import discord
 
 from bot import render
 from bot.i18n import Words
+from bot.ids import id_or_zero
 from bot.rules.protocol import Colour
 from bot.store import GameInfo, ending_phrase
 from cogs._clock_words import clock_text, names_with_time
+from cogs._lookup import NamesAGame
 from cogs._names import colour_names, learn_names, name_of, record_names, seat_names
 from cogs._send import Outgoing, bot_of, mention
 from cogs._tables import table_for
@@ -164,7 +166,9 @@ class Rematcher(Protocol):
 
 
 class RematchButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"(?P<prefix>[a-z]{2,12}):rematch:(?P<game>\d+)"
+    NamesAGame,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"(?P<prefix>[a-z]{2,12}):rematch:(?P<game>[0-9]+)",
 ):
     """Under a finished game's board: the same game again, same settings and clock, the seats swapped."""
 
@@ -179,7 +183,7 @@ class RematchButton(
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> RematchButton:
-        return cls(match["prefix"], int(match["game"]))
+        return cls(match["prefix"], id_or_zero(match["game"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
+from functools import partial
 from typing import TYPE_CHECKING
 
 import aiohttp
@@ -18,6 +19,7 @@ import discord
 
 from bot.errors import GameFinished, RaceLost, UserError
 from bot.i18n import Words, words
+from bot.posting import unwatched, watched
 from bot.store import GameInfo
 from cogs._board import board_message
 from cogs._names import name_of
@@ -30,8 +32,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Pauses between attempts to post a board nobody has seen yet (Discord failing, rate limits).
-RETRY_DELAYS: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
+# Pauses between attempts to post a board nobody has seen yet (Discord failing, rate limits). They start
+# short, so a board arrives within moments of Discord taking posts again: five failures cost 3.1 s, and
+# the whole schedule about two minutes, as before. A 429's Retry-After is waited on top (discord.py's).
+RETRY_DELAYS: tuple[float, ...] = (0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 15.0, 30.0, 60.0)
 # A game where every turn is forced cannot loop for ever: each pass is a ply, and two ends the game.
 MAX_FORCED_IN_A_ROW = 4
 
@@ -191,7 +195,8 @@ async def post_unannounced(bot: VeletasBot, game_id: int, *, swept: bool = False
                 return True
             try:
                 out = await board_message(bot, info, note=note)
-                message_id = await send_to_channel(bot, info.channel_id, out)
+                with watched(partial(show_typing, bot, info.channel_id)):
+                    message_id = await send_to_channel(bot, info.channel_id, out)
             except (discord.Forbidden, discord.NotFound) as exc:
                 log.warning(
                     "Game %d: channel %d refuses its board for good (%s); not retrying",
@@ -215,6 +220,22 @@ async def post_unannounced(bot: VeletasBot, game_id: int, *, swept: bool = False
             retire_board(bot, info, message_id)
             tell_by_dm(bot, out)
             failures = 0
+
+
+def show_typing(bot: VeletasBot, channel_id: int) -> None:
+    """A sign of life while a board's post is refused: "… is typing" in its channel, for the next 10 seconds.
+
+    Another route than posts, so it usually gets through when they do not; best effort, in the background.
+    """
+
+    async def typing() -> None:
+        unwatched()
+        try:
+            await bot.http.send_typing(channel_id)
+        except (discord.HTTPException, RuntimeError, aiohttp.ClientError, OSError):
+            log.debug("Could not show typing in channel %d", channel_id)
+
+    bot.spawn(typing(), name=f"typing-{channel_id}")
 
 
 async def announce(bot: VeletasBot, game_id: int, *, swept: bool = False) -> None:

@@ -13,11 +13,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import VeletasBot
-from bot.errors import NoGameHere
 from bot.i18n import Words
 from bot.store import GameInfo
 from cogs._board import board_message
 from cogs._delivery import after_board_posted
+from cogs._lookup import game_here
 from cogs._send import Outgoing, respond
 from cogs._tables import table_for
 from cogs._words import public_words
@@ -40,9 +40,7 @@ class AdminCog(commands.Cog, name="Admin"):
         if game is None:
             info = await self.bot.store.game_in_channel(interaction.channel_id)
         else:
-            info = await self.bot.store.get_game(game)
-            if info.guild_id != interaction.guild_id:
-                raise NoGameHere("refusal.no_such_game")
+            info = await game_here(interaction, game)
         cancelled = await self.bot.store.cancel_game(info.id)
         log.info("Game %d cancelled by %s", info.id, interaction.user.id)
         w = await public_words(self.bot, info.guild_id)

@@ -27,6 +27,7 @@ from bot.rules.protocol import Refused
 from bot.store import GameInfo
 from cogs._ai_pool import AnalysisRefused, Analyst, Verdict
 from cogs._board import BOARD_FILE, colour_word, theme_of
+from cogs._lookup import game_here
 from cogs._options import MAX_POSITION
 from cogs._send import Outgoing, send_response
 from cogs._words import private_words
@@ -155,9 +156,7 @@ class AnalyzeCog(commands.Cog, name="Analysis"):
             await self._refuse_live_position(interaction, live, parsed)
             return str(parsed), edition, Phrase("analyze.your_position"), None
         if game_id is not None:
-            info = await self.bot.store.get_game(game_id)
-            if info.guild_id != interaction.guild_id:
-                raise NoGameHere("refusal.no_such_game")
+            info = await game_here(interaction, game_id)
             if info.status == "active":
                 raise UserError("analyze.live_game_numbered", id=str(info.id))
             if info.status not in ("finished", "cancelled"):

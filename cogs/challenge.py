@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+from functools import partial
 from typing import Any, Literal
 
 import discord
@@ -33,10 +34,13 @@ from bot.errors import (
     UserError,
 )
 from bot.i18n import Words
+from bot.ids import id_or_zero
+from bot.posting import watched
 from bot.store import DueRow, GameInfo, StoreBusy, check_can_answer
 from cogs._board import board_message
 from cogs._clock_words import describe_control, parse_time
-from cogs._delivery import after_board_posted, hand_to_ai
+from cogs._delivery import after_board_posted, hand_to_ai, resume, show_typing
+from cogs._lookup import NamesAGame, game_here, member_here
 from cogs._names import name_of
 from cogs._permissions import THREAD_TYPES, board_refused, check_here, check_thread, thread_refused
 from cogs._send import Outgoing, bot_of, mention, respond, send_response, send_to_channel
@@ -95,7 +99,11 @@ def challenge_text(w: Words, info: GameInfo) -> str:
     return text
 
 
-class AcceptButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:accept:(?P<game>\d+)"):
+class AcceptButton(
+    NamesAGame, discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:accept:(?P<game>[0-9]+)"
+):
+    where = "challenge"  # on the challenge message, in the channel the challenge was made in
+
     def __init__(self, game: GameInfo | str, game_id: int, label: str = "Accept") -> None:
         super().__init__(
             discord.ui.Button(
@@ -108,17 +116,21 @@ class AcceptButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> AcceptButton:
-        return cls(match["prefix"], int(match["game"]))
+        return cls(match["prefix"], id_or_zero(match["game"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, accept(interaction, self.game_id))
 
 
-class DeclineButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:decline:(?P<game>\d+)"):
+class DeclineButton(
+    NamesAGame, discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:decline:(?P<game>[0-9]+)"
+):
     """Declines a challenge for the one challenged, and withdraws it for the challenger.
 
     An open challenge shows it as Withdraw: it is for anyone to take, so nobody else may turn it down.
     """
+
+    where = "challenge"
 
     def __init__(self, game: GameInfo | str, game_id: int, label: str = "Decline") -> None:
         super().__init__(
@@ -132,7 +144,7 @@ class DeclineButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> DeclineButton:
-        return cls(match["prefix"], int(match["game"]))
+        return cls(match["prefix"], id_or_zero(match["game"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, decline(interaction, self.game_id))
@@ -223,7 +235,16 @@ async def post_first_board(bot: VeletasBot, info: GameInfo, interaction: discord
     if interaction is not None:
         message_id = await send_response(interaction, out)
     else:
-        message_id = await send_to_channel(bot, info.channel_id, out)
+        try:
+            with watched(partial(show_typing, bot, info.channel_id)):
+                message_id = await send_to_channel(bot, info.channel_id, out)
+        except (discord.Forbidden, discord.NotFound):
+            raise
+        except (discord.HTTPException, OSError) as exc:
+            # Discord failing, not refusing: the game is stored, and its board goes out on the retry schedule.
+            log.warning("Game %d: posting its first board failed (%s); retrying", info.id, exc)
+            bot.spawn(resume(bot, info.id), name=f"resume-{info.id}")
+            return
     await after_board_posted(bot, info, message_id)
 
 
@@ -385,6 +406,8 @@ class ChallengeCog(commands.Cog, name="Challenges"):
     ) -> None:
         """A challenge to a member, anyone, or the AI, for any game: each game's ``challenge`` command calls this."""
         assert interaction.guild_id is not None and interaction.channel_id is not None
+        if opponent is not None:
+            opponent = member_here(interaction, opponent)
         me = self.bot.user
         against_ai = opponent is not None and me is not None and opponent.id == me.id
         if opponent is not None and opponent.id == interaction.user.id:
@@ -450,7 +473,7 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         against the AI it starts at once (the AI takes the same seat again: it is never the challenger).
         """
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        info = await self.bot.store.get_game(game_id)
+        info = await game_here(interaction, game_id)
         user = interaction.user.id
         if info.status != "finished":
             raise UserError("challenge.rematch_unfinished")

@@ -24,9 +24,11 @@ from discord.ext import commands
 from bot.client import VeletasBot
 from bot.errors import RaceLost, UserError
 from bot.i18n import Words
+from bot.ids import MAX_ID, id_or_zero
 from bot.store import GameInfo, check_to_act
 from cogs._board import BOARD_FILE, board_message, embed_colour, theme_of
 from cogs._delivery import deliver, play_forced
+from cogs._lookup import NamesAGame
 from cogs._names import learn_names
 from cogs._send import Outgoing, bot_of, respond, respond_update, send_response
 from cogs._tables import table_for
@@ -38,14 +40,19 @@ OUT_OF_DATE = "guided.menu_out_of_date"
 # Any game's name: custom ids carry it first, and every one is accepted (see the module's docstring).
 PREFIX = r"(?P<prefix>[a-z]{2,12})"
 # Custom ids carry "v<version>"; a bare number is a ply, from boards posted before versions existed.
-STATE = r"(?:v(?P<version>\d+)|(?P<ply>\d+))"
+STATE = r"(?:v(?P<version>[0-9]+)|(?P<ply>[0-9]+))"
 
 
 def seen_state(match: re.Match[str]) -> tuple[int | None, int | None]:
-    """(version, ply) from a custom id: exactly one of them is set."""
+    """(version, ply) from a custom id: exactly one of them is set; past 63 bits it is -1, which no game is at."""
     if match["version"] is not None:
-        return int(match["version"]), None
-    return None, int(match["ply"])
+        return _counter(match["version"]), None
+    return None, _counter(match["ply"])
+
+
+def _counter(digits: str) -> int:
+    value = int(digits)
+    return value if value <= MAX_ID else -1
 
 
 @dataclass(frozen=True)
@@ -130,7 +137,9 @@ def custom_id(info: GameInfo | str, *parts: object) -> str:
     return ":".join([prefix, *(str(part) for part in parts)])
 
 
-class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:move:(?P<game>\d+)"):
+class MoveButton(
+    NamesAGame, discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:move:(?P<game>[0-9]+)"
+):
     def __init__(self, game: GameInfo | str, game_id: int, label: str = "Move") -> None:
         super().__init__(
             discord.ui.Button(
@@ -143,7 +152,7 @@ class MoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PR
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> MoveButton:
-        return cls(match["prefix"], int(match["game"]))
+        return cls(match["prefix"], id_or_zero(match["game"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
@@ -164,8 +173,9 @@ MOVE_TEXT = r"[a-z0-9/<,-]{2,24}"
 
 
 class ConfirmButton(
+    NamesAGame,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"{PREFIX}:gc:(?P<game>\d+):{STATE}:(?P<move>{MOVE_TEXT})",
+    template=rf"{PREFIX}:gc:(?P<game>[0-9]+):{STATE}:(?P<move>{MOVE_TEXT})",
 ):
     def __init__(self, game: GameInfo | str, game_id: int, seen: Seen, move: str, label: str | None = None) -> None:
         super().__init__(
@@ -181,7 +191,7 @@ class ConfirmButton(
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> ConfirmButton:
-        return cls(match["prefix"], int(match["game"]), Seen.parse(match), match["move"])
+        return cls(match["prefix"], id_or_zero(match["game"]), Seen.parse(match), match["move"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.confirmed(interaction))
@@ -209,7 +219,9 @@ class ConfirmButton(
         await deliver(bot, self.game_id, answer())
 
 
-class BackButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:gb:(?P<game>\d+):{STATE}"):
+class BackButton(
+    NamesAGame, discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:gb:(?P<game>[0-9]+):{STATE}"
+):
     def __init__(
         self, game: GameInfo | str, seen: Seen, game_id: int | None = None, *, label: str = "Start over"
     ) -> None:
@@ -227,7 +239,7 @@ class BackButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PR
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> BackButton:
-        return cls(match["prefix"], Seen.parse(match), int(match["game"]))
+        return cls(match["prefix"], Seen.parse(match), id_or_zero(match["game"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.back(interaction))
@@ -242,7 +254,9 @@ class BackButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PR
         await respond_update(interaction, work())
 
 
-class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:gx:(?P<game>\d+)"):
+class CancelButton(
+    NamesAGame, discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:gx:(?P<game>[0-9]+)"
+):
     def __init__(self, game: GameInfo | str, game_id: int | None = None, *, label: str = "Cancel") -> None:
         self.game_id = game.id if isinstance(game, GameInfo) else int(game_id or 0)
         super().__init__(
@@ -255,7 +269,7 @@ class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> CancelButton:
-        return cls(match["prefix"], int(match["game"]))
+        return cls(match["prefix"], id_or_zero(match["game"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(

@@ -24,13 +24,15 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.client import VeletasBot
-from bot.errors import NoGameHere, RaceLost, TimeIsUp, UserError
+from bot.errors import RaceLost, TimeIsUp, UserError
 from bot.i18n import Phrase, Words
+from bot.ids import id_or_zero
 from bot.render.chart import rating_chart_png
 from bot.rules.protocol import GameState
 from bot.store import GameInfo, check_in_play, check_participant
 from cogs._board import RematchButton, Rematcher, board_message, record_file, result_text, theme_of
 from cogs._delivery import announce, deliver, play_forced, sweep
+from cogs._lookup import NamesAGame, UnknownControl, game_here
 from cogs._names import colour_names, learn_names, name_of, seat_names
 from cogs._send import Outgoing, bot_of, mention, respond, respond_update, send_response
 from cogs._tables import TABLES, Table, table_for
@@ -81,7 +83,9 @@ async def play_turn(
 
 
 class ResignButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:resign:(?P<game>\d+):(?P<answer>yes|no)"
+    NamesAGame,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"{PREFIX}:resign:(?P<game>[0-9]+):(?P<answer>yes|no)",
 ):
     """The private confirmation of ``resign``: a resignation is final, so it takes a second, deliberate press."""
 
@@ -97,7 +101,7 @@ class ResignButton(
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> ResignButton:
-        return cls(match["prefix"], int(match["game"]), match["answer"])
+        return cls(match["prefix"], id_or_zero(match["game"]), match["answer"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.answered(interaction))
@@ -121,8 +125,9 @@ class ResignButton(
 
 
 class UndoAnswerButton(
+    NamesAGame,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"{PREFIX}:undo:(?P<game>\d+):{STATE}:(?P<answer>yes|no)",
+    template=rf"{PREFIX}:undo:(?P<game>[0-9]+):{STATE}:(?P<answer>yes|no)",
 ):
     def __init__(
         self,
@@ -147,7 +152,7 @@ class UndoAnswerButton(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> UndoAnswerButton:
         version, ply = seen_state(match)
-        return cls(match["prefix"], int(match["game"]), version, match["answer"], ply=ply)
+        return cls(match["prefix"], id_or_zero(match["game"]), version, match["answer"], ply=ply)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
@@ -241,6 +246,8 @@ async def send_rules(interaction: discord.Interaction[VeletasBot], table: Table,
 
 RULES_FILE = "example.png"
 PAGE = 10
+# A page number a button may carry: past it a forged one is read as this (and shows the last page).
+MAX_PAGE = 1_000_000
 
 
 def settings_code(table: Table, settings: Mapping[str, str]) -> str:
@@ -318,6 +325,13 @@ async def leaderboard_page(
             break
         await bot.store.mark_departed(guild_id, gone)
     pages = max(1, -(-total // PAGE))
+    if page >= pages:
+        # Past the end (players left since, or a forged button): the last page instead.
+        page = pages - 1
+        rows, total = await bot.store.leaderboard(
+            guild_id, table.kind.name, settings, offset=page * PAGE, limit=PAGE, established=established
+        )
+        pages = max(1, -(-total // PAGE))
     title = w("play.leaderboard.title", game=table.title, settings=table.settings_text(w, settings))
     if not rows:
         description = w("play.nobody_rated" if page == 0 else "play.no_more_players")
@@ -363,7 +377,7 @@ async def leaderboard_page(
 
 class LeaderboardButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=(r"(?P<prefix>[a-z]{2,12}):lb:(?P<code>[a-z0-9.]{1,40}):(?P<page>-?\d{1,6}):(?P<est>[01]):(?P<dir>[pn])"),
+    template=(r"(?P<prefix>[a-z]{2,12}):lb:(?P<code>[a-z0-9.]{1,40}):(?P<page>-?[0-9]+):(?P<est>[01]):(?P<dir>[pn])"),
 ):
     """Turns a leaderboard's page; everything it needs is in its custom id, checked before use."""
 
@@ -392,7 +406,8 @@ class LeaderboardButton(
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> LeaderboardButton:
-        return cls(match["prefix"], match["code"], int(match["page"]), match["est"] == "1", match["dir"])
+        page = max(-1, min(int(match["page"]), MAX_PAGE))
+        return cls(match["prefix"], match["code"], page, match["est"] == "1", match["dir"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
@@ -525,9 +540,7 @@ class GameCommands(commands.Cog):
         if game is None:
             info = await self.bot.store.latest_game_in_channel(interaction.channel_id)
         else:
-            info = await self.bot.store.get_game(game)
-            if info.guild_id != interaction.guild_id:
-                raise NoGameHere("refusal.no_such_game")
+            info = await game_here(interaction, game)
             if info.status not in ("active", "finished", "cancelled"):
                 label = table_for(info).label(info)
                 raise UserError("play.never_played", game=label, status=Phrase(f"play.challenge_{info.status}"))
@@ -745,10 +758,7 @@ class ExportSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"(?
         bot = bot_of(interaction)
 
         async def work() -> Outgoing:
-            value = self.item.values[0]
-            info = await bot.store.get_game(int(value)) if value.isdigit() else None
-            if info is None or info.guild_id != interaction.guild_id:
-                raise NoGameHere("refusal.no_such_game")
+            info = await game_here(interaction, self.item.values[0])
             return await export_message(bot, info, interaction.user.id, private_words(interaction))
 
         await bot.guard(interaction, respond(interaction, work(), ephemeral=True))
@@ -782,11 +792,8 @@ class PlayAgainSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
-        challenges = cast("Rematcher | None", bot.get_cog("Challenges"))
-        value = self.item.values[0]
-        if challenges is None or not value.isdigit():
-            return
-        await bot.guard(interaction, challenges.rematch(interaction, int(value)))
+        challenges = cast("Rematcher", bot.get_cog("Challenges"))
+        await bot.guard(interaction, challenges.rematch(interaction, id_or_zero(self.item.values[0])))
 
 
 class DeliveryCog(commands.Cog, name="Delivery"):
@@ -816,6 +823,6 @@ class DeliveryCog(commands.Cog, name="Delivery"):
 
 async def setup(bot: VeletasBot) -> None:
     bot.add_dynamic_items(
-        UndoAnswerButton, ResignButton, RematchButton, PlayAgainSelect, LeaderboardButton, ExportSelect
+        UndoAnswerButton, ResignButton, RematchButton, PlayAgainSelect, LeaderboardButton, ExportSelect, UnknownControl
     )
     await bot.add_cog(DeliveryCog(bot))

@@ -14,6 +14,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import VeletasBot
+from cogs._lookup import user_named
 from cogs._send import respond
 from cogs._tables import TABLES, Table, table_for
 from cogs._words import private_words
@@ -43,7 +44,7 @@ class PlayerCog(commands.Cog, name="Player"):
     ) -> None:
         """A member's ratings, record, streak and recent games in this server, with a chart (yours by default)."""
         assert interaction.guild_id is not None
-        target = (member or interaction.user).id
+        target = user_named(member or interaction.user).id
         w = private_words(interaction)
         work = profile_message(self.bot, interaction.guild_id, tables_asked(game), target, interaction.user.id, w)
         await respond(interaction, work, ephemeral=True)
@@ -63,8 +64,8 @@ class PlayerCog(commands.Cog, name="Player"):
     ) -> None:
         """A member's past games in this server, and the record of any of them (yours by default)."""
         assert interaction.guild_id is not None
-        target = (member or interaction.user).id
-        rival = None if against is None else against.id
+        target = user_named(member or interaction.user).id
+        rival = None if against is None else user_named(against).id
         w = private_words(interaction)
         work = history_message(self.bot, interaction.guild_id, tables_asked(game), target, rival, w)
         await respond(interaction, work, ephemeral=True)

@@ -33,6 +33,7 @@ from bot.crashpoints import crash_point
 from bot.errors import UserError
 from bot.i18n import LANGUAGES, Phrase, Words
 from bot.i18n import words as words_in
+from bot.ids import id_or_zero
 from bot.render.tournament import MAX_STANDINGS_ROWS, bracket_png, podium_png, standings_png
 from bot.store import (
     RESULTS,
@@ -62,6 +63,7 @@ from cogs import _tournament_words as words
 from cogs._board import DEFAULT_THEME, board_message
 from cogs._clock_words import describe_control, parse_time, time_suggestions
 from cogs._delivery import after_board_posted, announce, board_lock
+from cogs._lookup import tournament_here
 from cogs._permissions import check_here, check_thread, may_organise
 from cogs._send import bot_of, send_to_channel
 from cogs._tables import table_for
@@ -154,7 +156,7 @@ def _esc(name: str) -> str:
 
 class TournamentButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"{PREFIX}:(?P<action>join|leave|checkin|withdraw):(?P<tid>\d+)",
+    template=rf"{PREFIX}:(?P<action>join|leave|checkin|withdraw):(?P<tid>[0-9]+)",
 ):
     """Join, Leave and Check in under an announcement; the custom id carries the tournament, checked on press."""
 
@@ -180,7 +182,7 @@ class TournamentButton(
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> TournamentButton:
-        return cls(match["action"], int(match["tid"]))
+        return cls(match["action"], id_or_zero(match["tid"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
@@ -261,10 +263,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         """The tournament named, or the one signing up or running in this channel."""
         assert interaction.guild_id is not None
         if tournament is not None:
-            info = await self.bot.store.tournament(tournament)
-            if info.guild_id != interaction.guild_id:
-                raise UserError("tournament.not_this_server")
-            return info
+            return await tournament_here(interaction, tournament)
         for info in await self.bot.store.tournaments(interaction.guild_id):
             if info.channel_id == interaction.channel_id and info.status in ("signup", "running", "paused"):
                 return info
@@ -427,11 +426,11 @@ class TournamentCog(commands.Cog, name="Tournaments"):
 
     async def pressed(self, interaction: discord.Interaction[VeletasBot], action: str, tournament_id: int) -> None:
         try:
-            info = await self.bot.store.tournament(tournament_id)
+            info = await tournament_here(interaction, tournament_id)
         except UserError:
             raise UserError("tournament.forged") from None
         message = interaction.message
-        if info.guild_id != interaction.guild_id or message is None or interaction.channel_id != info.channel_id:
+        if message is None or interaction.channel_id != info.channel_id:
             raise UserError("tournament.forged")
         if action == "withdraw":
             # The private confirmation of Leave once the tournament runs: it concerns only the one who pressed.

@@ -21,6 +21,7 @@ from bot import render
 from bot.client import VeletasBot
 from bot.errors import RaceLost, UserError
 from bot.i18n import Phrase, Words
+from bot.ids import id_or_zero
 from bot.render.workers import Drawing
 from bot.rules import VARIANTS, Game, Move, veletas
 from bot.rules.veletas import Position
@@ -28,6 +29,7 @@ from bot.rules.veletas_suggest import move_suggestions, shooter_suggestions, sto
 from bot.store import GameInfo, check_to_act
 from cogs._board import DEFAULT_THEME, colour_word
 from cogs._clock_words import time_suggestions
+from cogs._lookup import NamesAGame
 from cogs._names import colour_names, seat_names
 from cogs._options import MAX_MOVE, MAX_SHOOTERS, MAX_SQUARE, MAX_TIME
 from cogs._send import Outgoing, bot_of, respond, respond_update
@@ -263,8 +265,9 @@ def expect_phase(info: GameInfo, phase: str, command: str) -> None:
 
 
 class PieButton(
+    NamesAGame,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"{PREFIX}:pie:(?P<game>\d+):{STATE}:(?P<choice>keep|swap)",
+    template=rf"{PREFIX}:pie:(?P<game>[0-9]+):{STATE}:(?P<choice>keep|swap)",
 ):
     def __init__(
         self,
@@ -289,7 +292,7 @@ class PieButton(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> PieButton:
         version, ply = seen_state(match)
-        return cls(match["prefix"], int(match["game"]), version, match["choice"], ply=ply)
+        return cls(match["prefix"], id_or_zero(match["game"]), version, match["choice"], ply=ply)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
@@ -370,7 +373,7 @@ async def destination_step(bot: VeletasBot, info: GameInfo, shooter: str, w: Wor
 async def target_step(bot: VeletasBot, info: GameInfo, shooter: str, destination: str, w: Words) -> Outgoing:
     position = veletas_game(info).position
     moving = destination != STAY
-    targets = position.targets(destination, vacated=shooter) if moving else position.targets(shooter)
+    targets = offered_targets(position, shooter, destination)
     options = [discord.SelectOption(label=square, value=square) for square in targets]
     view = discord.ui.View(timeout=None)
     for page, chunk in enumerate(chunks(options)):
@@ -399,12 +402,31 @@ async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move, w: Words) ->
     return await _step(bot, info, w, text, view, preview=move)
 
 
+def offered_targets(position: Position, shooter: str, destination: str) -> list[str]:
+    """The targets the guided move offers after ``shooter`` and ``destination`` (or ``stay``); none if those
+    are not a shooter to move and a square it reaches."""
+    if shooter not in position.unclaimed():
+        return []
+    if destination == STAY:
+        return list(position.targets(shooter))
+    if destination not in position.destinations(shooter):
+        return []
+    return list(position.targets(destination, vacated=shooter))
+
+
+def offered_in_turn(game: Game, chosen: list[str]) -> bool:
+    """True if ``chosen`` are shooters the guided setup could have offered, one step after another."""
+    return all(square in game.setup_choices(chosen[:i]) for i, square in enumerate(chosen))
+
+
 def _move_text(shooter: str, destination: str, target: str) -> str:
     return f"{shooter}/{target}" if destination == STAY else f"{shooter}-{destination}/{target}"
 
 
 class ShooterSelect(
-    discord.ui.DynamicItem[discord.ui.Select[Any]], template=rf"veletas:gs:(?P<game>\d+):{STATE}:(?P<page>\d)"
+    NamesAGame,
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=rf"veletas:gs:(?P<game>[0-9]+):{STATE}:(?P<page>[0-9])",
 ):
     def __init__(
         self,
@@ -425,7 +447,7 @@ class ShooterSelect(
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> ShooterSelect:
-        return cls(int(match["game"]), Seen.parse(match), int(match["page"]))
+        return cls(id_or_zero(match["game"]), Seen.parse(match), int(match["page"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.chosen(interaction))
@@ -444,8 +466,9 @@ class ShooterSelect(
 
 
 class DestinationSelect(
+    NamesAGame,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"veletas:gd:(?P<game>\d+):{STATE}:(?P<shooter>[a-z]\d{{1,2}}):(?P<page>\d)",
+    template=rf"veletas:gd:(?P<game>[0-9]+):{STATE}:(?P<shooter>[a-z][0-9]{{1,2}}):(?P<page>[0-9])",
 ):
     def __init__(
         self,
@@ -469,7 +492,7 @@ class DestinationSelect(
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> DestinationSelect:
-        return cls(int(match["game"]), Seen.parse(match), match["shooter"], int(match["page"]))
+        return cls(id_or_zero(match["game"]), Seen.parse(match), match["shooter"], int(match["page"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.chosen(interaction))
@@ -480,7 +503,10 @@ class DestinationSelect(
 
         async def work() -> Outgoing:
             info = await load_turn(interaction, self.game_id, self.seen)
-            if destination != STAY and destination not in veletas_game(info).position.destinations(self.shooter):
+            position = veletas_game(info).position
+            if self.shooter not in position.unclaimed() or (
+                destination != STAY and destination not in position.destinations(self.shooter)
+            ):
                 raise RaceLost("guided.menu_out_of_date")
             return await target_step(bot, info, self.shooter, destination, private_words(interaction))
 
@@ -488,9 +514,10 @@ class DestinationSelect(
 
 
 class TargetSelect(
+    NamesAGame,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
     template=(
-        rf"veletas:gt:(?P<game>\d+):{STATE}:(?P<shooter>[a-z]\d{{1,2}}):(?P<dest>[a-z]\d{{1,2}}|stay):(?P<page>\d)"
+        rf"veletas:gt:(?P<game>[0-9]+):{STATE}:(?P<shooter>[a-z][0-9]{{1,2}}):(?P<dest>[a-z][0-9]{{1,2}}|stay):(?P<page>[0-9])"
     ),
 ):
     def __init__(
@@ -516,18 +543,22 @@ class TargetSelect(
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> TargetSelect:
-        return cls(int(match["game"]), Seen.parse(match), match["shooter"], match["dest"], int(match["page"]))
+        return cls(id_or_zero(match["game"]), Seen.parse(match), match["shooter"], match["dest"], int(match["page"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.chosen(interaction))
 
     async def chosen(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
-        text = _move_text(self.shooter, self.destination, self.item.values[0])
+        target = self.item.values[0]
 
         async def work() -> Outgoing:
             info = await load_turn(interaction, self.game_id, self.seen)
-            move = veletas_game(info).position.parse_move(text)
+            position = veletas_game(info).position
+            # Only what the step offered reaches the rules' parser: a forged value is a stale menu, not a typo.
+            if target not in offered_targets(position, self.shooter, self.destination):
+                raise RaceLost("guided.menu_out_of_date")
+            move = position.parse_move(_move_text(self.shooter, self.destination, target))
             return await confirm_step(bot, info, move, private_words(interaction))
 
         await respond_update(interaction, work())
@@ -595,7 +626,9 @@ async def setup_step(
     return await step_message(bot, info, w, text, view, png)
 
 
-class SetupButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:setup:(?P<game>\d+)"):
+class SetupButton(
+    NamesAGame, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:setup:(?P<game>[0-9]+)"
+):
     """Under a board in setup: place the shooters (and the stone) by clicking, privately, with images."""
 
     def __init__(self, game_id: int, label: str = "Set up") -> None:
@@ -608,7 +641,7 @@ class SetupButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"vel
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> SetupButton:
-        return cls(int(match["game"]))
+        return cls(id_or_zero(match["game"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
@@ -621,7 +654,9 @@ class SetupButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"vel
         await bot.guard(interaction, respond(interaction, work(), ephemeral=True))
 
 
-class SetupStartOver(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"veletas:sx:(?P<game>\d+):{STATE}"):
+class SetupStartOver(
+    NamesAGame, discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"veletas:sx:(?P<game>[0-9]+):{STATE}"
+):
     def __init__(self, game_id: int, seen: Seen, label: str = "Start over") -> None:
         super().__init__(
             discord.ui.Button(
@@ -634,7 +669,7 @@ class SetupStartOver(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> SetupStartOver:
-        return cls(int(match["game"]), Seen.parse(match))
+        return cls(id_or_zero(match["game"]), Seen.parse(match))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
@@ -647,8 +682,9 @@ class SetupStartOver(discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf
 
 
 class SetupSelect(
+    NamesAGame,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"veletas:s(?P<what>[pk]):(?P<game>\d+):{STATE}:(?P<chosen>[a-z0-9.-]{{1,20}}):(?P<page>\d)",
+    template=rf"veletas:s(?P<what>[pk]):(?P<game>[0-9]+):{STATE}:(?P<chosen>[a-z0-9.-]{{1,20}}):(?P<page>[0-9])",
 ):
     """A square of the guided setup: the next shooter's (``p``) or the stone's (``k``), after the chosen shooters."""
 
@@ -678,7 +714,7 @@ class SetupSelect(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> SetupSelect:
         chosen = _split(match["chosen"])
-        return cls(int(match["game"]), Seen.parse(match), chosen, int(match["page"]), stone=match["what"] == "k")
+        return cls(id_or_zero(match["game"]), Seen.parse(match), chosen, int(match["page"]), stone=match["what"] == "k")
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
@@ -687,6 +723,10 @@ class SetupSelect(
         async def work() -> Outgoing:
             info = await load_setup(interaction, self.game_id, self.seen)
             game = veletas_game(info)
+            # The squares placed so far come from the custom id: each must be one its step offered.
+            count, placed = game.shooters_to_place, len(self.chosen)
+            if (placed != count if self.stone else placed >= count) or not offered_in_turn(game, self.chosen):
+                raise RaceLost(OUT_OF_DATE)
             allowed = game.stone_choices(self.chosen) if self.stone else game.setup_choices(self.chosen)
             if square not in allowed:
                 raise RaceLost(OUT_OF_DATE)

@@ -21,6 +21,7 @@ from bot import render
 from bot.client import VeletasBot
 from bot.errors import RaceLost
 from bot.i18n import Words
+from bot.ids import id_or_zero
 from bot.render.workers import Drawing
 from bot.rules import veloop
 from bot.rules.veloop import Game, Move
@@ -28,6 +29,7 @@ from bot.rules.veloop_suggest import move_suggestions
 from bot.store import GameInfo
 from cogs._board import colour_word
 from cogs._clock_words import time_suggestions
+from cogs._lookup import NamesAGame
 from cogs._names import colour_names
 from cogs._options import MAX_MOVE, MAX_TIME
 from cogs._send import Outgoing, bot_of, respond_update
@@ -48,7 +50,7 @@ from cogs.guided import (
 )
 from cogs.play import GameCommands, expect_game, play_turn, send_leaderboard, send_rules
 
-SQUARE = r"[a-z]\d{1,2}"
+SQUARE = r"[a-z][0-9]{1,2}"
 
 # A short 5×5 game (protocol alternating) that White wins with a confinement.
 EXAMPLE_TURNS = (
@@ -259,7 +261,9 @@ async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move, w: Words) ->
 
 
 class TargetSelect(
-    discord.ui.DynamicItem[discord.ui.Select[Any]], template=rf"veloop:gt:(?P<game>\d+):{STATE}:(?P<page>\d)"
+    NamesAGame,
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=rf"veloop:gt:(?P<game>[0-9]+):{STATE}:(?P<page>[0-9])",
 ):
     def __init__(
         self,
@@ -282,7 +286,7 @@ class TargetSelect(
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> TargetSelect:
-        return cls(int(match["game"]), Seen.parse(match), int(match["page"]))
+        return cls(id_or_zero(match["game"]), Seen.parse(match), int(match["page"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.chosen(interaction))
@@ -301,8 +305,9 @@ class TargetSelect(
 
 
 class SupportSelect(
+    NamesAGame,
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"veloop:gs:(?P<game>\d+):{STATE}:(?P<target>{SQUARE}):(?P<page>\d)",
+    template=rf"veloop:gs:(?P<game>[0-9]+):{STATE}:(?P<target>{SQUARE}):(?P<page>[0-9])",
 ):
     def __init__(
         self,
@@ -326,7 +331,7 @@ class SupportSelect(
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> SupportSelect:
-        return cls(int(match["game"]), Seen.parse(match), match["target"], int(match["page"]))
+        return cls(id_or_zero(match["game"]), Seen.parse(match), match["target"], int(match["page"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await bot_of(interaction).guard(interaction, self.chosen(interaction))

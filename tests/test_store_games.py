@@ -13,7 +13,7 @@ from dbtools import raw, rows, schema_version
 from store_fixtures import Clock
 from test_store import ALICE, BOB, CHANNEL, GUILD, check_consistent, some_turn
 
-from bot.errors import RaceLost
+from bot.errors import NoGameHere, RaceLost, UserError
 from bot.rules import veletas, veloop
 from bot.store import MIGRATIONS, GameInfo, Store, StoreError, settings_json
 
@@ -333,3 +333,21 @@ async def test_a_snapshot_cannot_be_changed_and_equal_snapshots_are_equal(store:
     # A snapshot made from another by replace() replays its own turns, never the other's game.
     rewound = dataclasses.replace(moved, turns=(), ply=0)
     assert rewound.state == veloop.Game.new(5) and moved.state.turns == moved.turns
+
+
+@pytest.mark.parametrize("game_id", [0, -1, 2**63, 10**29])
+async def test_an_id_no_row_can_have_is_no_such_game_not_an_overflow(store: Store, db_path: Path, game_id: int) -> None:
+    """Ids come from custom ids and options a member may forge: past 63 bits neither database takes them."""
+    info = await veloop_game(store)
+    before = rows(db_path, "SELECT * FROM games ORDER BY id")
+    with pytest.raises(NoGameHere):
+        await store.get_game(game_id)
+    with pytest.raises(NoGameHere):
+        await store.resign(game_id, ALICE)
+    with pytest.raises(NoGameHere):
+        await store.set_board_message(game_id, 1)
+    with pytest.raises(UserError, match="That tournament does not exist"):
+        await store.tournament(game_id)
+    with pytest.raises(UserError, match="That tournament does not exist"):
+        await store.join_tournament(game_id, ALICE, "alice")
+    assert rows(db_path, "SELECT * FROM games ORDER BY id") == before and (await store.get_game(info.id)).id == info.id

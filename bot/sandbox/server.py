@@ -164,6 +164,7 @@ class RecordedRequest:
     status: int = 0
     response: Any = None
     faulted: bool = False
+    at: float = 0.0  # when it arrived, on the fake's clock (``clock.now()``)
 
     @property
     def error_code(self) -> int | None:
@@ -609,7 +610,7 @@ class FakeDiscord:
     async def _handle_rest(self, request: web.Request) -> web.StreamResponse:
         self._in_flight += 1
         path = "/" + request.match_info["tail"]
-        record = RecordedRequest(request.method, path, dict(request.query), None)
+        record = RecordedRequest(request.method, path, dict(request.query), None, at=self.clock.now())
         self.requests.append(record)
         headers: dict[str, str] = {}
         try:

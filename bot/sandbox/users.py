@@ -102,7 +102,8 @@ class SandboxUser:
         """Run ``/path...`` with ``options``; returns the message the bot answered with.
 
         ``unchecked=True`` sends what a client with stale command definitions (or a forged request)
-        could: values outside the declared choices, ranges and lengths. Only what Discord's servers
+        could: values outside the declared choices, ranges and lengths, a user option's id that is no
+        member (sent unresolved, as discord.py then sees a bare ``Object``). Only what Discord's servers
         check themselves is still refused: option names and types, and 6,000 characters per value.
         """
         interaction = await self._command(APPLICATION_COMMAND, path, options, focused=None, unchecked=unchecked)
@@ -236,6 +237,10 @@ class SandboxUser:
                 raise InjectionRefused(f"{where} takes True or False, got {value!r}")
         elif kind in (USER, MENTIONABLE):
             member = value if isinstance(value, Member) else self.fake.state.members.get(int(value))
+            if member is None and unchecked and isinstance(value, int):
+                # A forged request: an id Discord resolves to no user (a role's, nobody's) arrives unresolved.
+                out["value"] = str(value)
+                return out
             if member is None:
                 raise InjectionRefused(f"{where}: no such member {value!r}")
             resolved.setdefault("users", {})[str(member.id)] = member.user_json()

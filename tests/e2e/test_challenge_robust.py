@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import logging
 import os
 import signal
 import sqlite3
@@ -366,3 +367,34 @@ async def test_a_member_has_at_most_the_set_number_of_open_challenges(
     # Expired challenges do not count.
     clock.advance(minutes=16)
     assert not (await challenger.slash("veletas", "challenge", variant="medium")).ephemeral
+
+
+@pytest.mark.parametrize("status", [500, 503])
+async def test_an_accept_whose_first_board_discord_keeps_failing_gets_it_out_on_the_retry_schedule(
+    sandbox: FakeDiscord,
+    bot: VeletasBot,
+    alice: Member,
+    bob: Member,
+    db_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    status: int,
+) -> None:
+    """The first board of a thread game is posted to the thread, outside the interaction. Five server errors
+    used to take discord.py's 25 s of its own retries and then end in the apology, the board left for the next
+    sweep; now the bot shows itself typing in the thread and posts the board on the retry schedule."""
+    challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, variant="small", where="thread")
+    failing = sandbox.fail("POST", r"^/channels/\d+/messages$", status, times=5)
+    seen = len(sandbox.requests)
+    with caplog.at_level(logging.ERROR):
+        await sandbox.user(bob).click(challenge, "Accept")
+        board = await sandbox.wait_for_message(
+            predicate=lambda m: bool(m.embeds) and "Veletas #" in m.text(), after=challenge.id, timeout=30
+        )
+    assert failing.hits == 5
+    assert f"Accepted by {bob.mention}" in sandbox.message(challenge.id).content
+    posts = [r for r in sandbox.requests[seen:] if r.path == f"/channels/{board.channel_id}/messages"]
+    typing = [r for r in sandbox.requests[seen:] if r.path == f"/channels/{board.channel_id}/typing"]
+    assert typing and typing[0].at - posts[0].at < 0.5, "nothing showed the players the bot was at it"
+    assert posts[-1].at - posts[0].at < 0.1 + 0.2 + 0.4 + 0.8 + 1.6 + 2.0
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    assert not [m for m in sandbox.messages(sandbox.channel_id) if m.ephemeral], "no apology, no refusal"

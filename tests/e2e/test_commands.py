@@ -102,7 +102,7 @@ async def test_board_rules_export_and_games(sandbox: FakeDiscord, bot: VeletasBo
         == (await bot.store.get_game(table.game_id)).turns
     )
     missing = await lobby.slash("veletas", "export", game=table.game_id + 1)
-    assert missing.ephemeral and missing.content == "That game does not exist (any more)."
+    assert missing.ephemeral and missing.content == "There is no such game here."
 
 
 async def test_a_server_manager_cancels_a_game(

@@ -408,3 +408,51 @@ async def test_a_retired_board_that_discord_cannot_be_reached_for_is_left_as_it_
     assert not [r for r in caplog.records if r.levelname == "ERROR" and "retire-board" in r.getMessage()]
     after = await table.turn(str(table.game.position.legal_moves()[0]))
     assert "board.png" in after.files and not after.ephemeral
+
+
+@pytest.mark.parametrize(("status", "retry_after"), [(500, 0.05), (502, 0.05), (429, 0.3)])
+async def test_the_ai_board_follows_discord_taking_posts_again_within_moments_and_a_sign_of_life_comes_first(
+    sandbox: FakeDiscord,
+    sandbox_runner: BotRunner,
+    alice: Member,
+    db_path: Path,
+    clock: ManualClock,
+    status: int,
+    retry_after: float,
+) -> None:
+    """Discord refuses the AI's board five times. discord.py alone retried server errors after 1, 3, 5, 7 and
+    9 s, then the bot waited 1 s more: the board came about 26 s after the first refusal, with nothing shown
+    meanwhile. Now the first refusal shows the bot typing in the channel, a server error is retried on the
+    bot's own schedule (0.1, 0.2, 0.4, 0.8, 1.6 s) and a 429 after its Retry-After, so the board arrives
+    moments after Discord takes posts again. Times are the fake's clock at each request it received."""
+    bot, ai, table, ply = await _ai_game_at_play(sandbox, sandbox_runner, alice, db_path, clock, seed=8, rng=9)
+    await announced(sandbox, db_path, table.game_id)  # the AI's last board is out: the next post is its next
+    ai.gate.clear()
+    failing = sandbox.fail("POST", CHANNEL_POSTS, status, retry_after=retry_after, times=5)
+    cursor, seen = sandbox.cursor(), len(sandbox.requests)
+    await table.turn(str(table.game.position.legal_moves()[0]))
+    ai.gate.set()
+    board = await sandbox.wait_for_message(
+        table.channel_id, lambda m: m.interaction_id is None and bool(m.embeds), after=cursor, timeout=60
+    )
+    assert failing.hits == 5
+    info = await bot.store.get_game(table.game_id)
+    assert info.ply == ply + 2 and last_turn(board) == info.turns[-1]
+    requests = sandbox.requests[seen:]
+    posts = [r for r in requests if r.method == "POST" and re.fullmatch(CHANNEL_POSTS, r.path)]
+    refused, taken = [r for r in posts if r.faulted], [r for r in posts if not r.faulted]
+    assert len(refused) == 5 and len(taken) == 1 and taken[0].at > refused[-1].at
+    typing = [r for r in requests if r.method == "POST" and r.path == f"/channels/{table.channel_id}/typing"]
+    after_last_refusal = taken[0].at - refused[-1].at
+    to_board = taken[0].at - refused[0].at
+    assert typing, "nothing showed the player that the bot was still at it"
+    assert 0 <= typing[0].at - refused[0].at < 0.5
+    if status == 429:
+        # discord.py waits each Retry-After (the fifth too) before the failure comes back; then 0.1 s.
+        assert to_board < 5 * retry_after + 0.1 + 1.0
+    else:
+        # Each attempt draws the newest board again, which takes a moment on a busy machine.
+        assert to_board < 0.1 + 0.2 + 0.4 + 0.8 + 1.6 + 2.0
+        assert after_last_refusal < 1.6 + 0.8
+    assert pinged(sandbox, board) == [str(alice.id)]
+    await announced(sandbox, db_path, table.game_id)
