@@ -112,3 +112,99 @@ async def test_the_real_process_plays_its_ai(sandbox: FakeDiscord, tmp_path: Pat
         process.send_signal(signal.SIGTERM)
         code = await asyncio.wait_for(process.wait(), timeout=30)
     assert code == 0
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, parent pid, start time) of a process, or None once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return fields[0], int(fields[1]), int(fields[19])
+
+
+def family(root: int) -> dict[int, int]:
+    """Every living descendant of ``root``: pid -> start time (so a reused pid is not mistaken for it)."""
+    children: dict[int, list[int]] = {}
+    started: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (found := _stat(int(entry.name))) is not None and found[0] != "Z":
+            children.setdefault(found[1], []).append(int(entry.name))
+            started[int(entry.name)] = found[2]
+    out: dict[int, int] = {}
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out[child] = started[child]
+            todo.append(child)
+    return out
+
+
+def still_running(processes: dict[int, int]) -> list[int]:
+    """Those of ``processes`` not dead yet (a zombie is dead: only its exit status is left to collect)."""
+    alive = []
+    for pid, start in processes.items():
+        found = _stat(pid)
+        if found is not None and found[2] == start and found[0] != "Z":
+            alive.append(pid)
+    return alive
+
+
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return "(gone)"
+
+
+async def test_a_killed_bot_leaves_no_process_behind(sandbox: FakeDiscord, tmp_path: Path, alice: Member) -> None:
+    """SIGKILL gives the bot no chance to stop its workers: they (and multiprocessing's resource tracker) go anyway."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "DEV_GUILD"))}
+    env |= {
+        "PYTHONPATH": str(ROOT),
+        "DISCORD_TOKEN": sandbox.token,
+        "DISCORD_API_BASE": sandbox.api_base,
+        "DISCORD_GATEWAY_URL": sandbox.gateway_url,
+        "DATABASE_PATH": str(tmp_path / "veletas.sqlite3"),
+        "LOG_LEVEL": "WARNING",
+        "AI_WORKERS": "1",
+        "DRAWING_WORKERS": "2",
+    }
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", env=env, cwd=tmp_path)
+    try:
+        await sandbox.wait_until(
+            lambda: sandbox.commands() and sandbox.gateway.current is not None, timeout=60, what="the bot to connect"
+        )
+        human = sandbox.user(alice)
+        await human.slash("veletas", "challenge", opponent=sandbox.bot_member, variant="small", where="here", level=1)
+        cursor = sandbox.cursor()
+        await human.slash("veletas", "setup", shooters="d4", stone="a1")
+        # The AI's turns came from its worker process and the boards from the drawing workers.
+        await sandbox.wait_for_message(
+            sandbox.channel_id,
+            lambda m: m.interaction_id is None and f"<@{alice.id}>, your turn." in m.content,
+            after=cursor,
+            timeout=60,
+        )
+        # A process just forked shows its parent's command line until it runs its own: look until they settle.
+        loop = asyncio.get_running_loop()
+        settle = loop.time() + 10
+        while True:
+            workers = family(process.pid)
+            lines = {pid: command_line(pid) for pid in workers}
+            shape = [sum(kind in line for line in lines.values()) for kind in ("spawn_main", "resource_tracker")]
+            if (shape == [3, 1] and len(lines) == 4) or loop.time() > settle:
+                break
+            await asyncio.sleep(0.05)  # polling the kernel's process table: there is nothing to await
+        assert shape == [3, 1] and len(lines) == 4, f"2 drawing workers, 1 AI worker, the resource tracker: {lines}"
+    finally:
+        process.kill()
+        await process.wait()
+    deadline = loop.time() + 5
+    while still_running(workers) and loop.time() < deadline:
+        await asyncio.sleep(0.05)  # polling the kernel's process table: there is nothing to await
+    left = {pid: lines[pid] for pid in still_running(workers)}
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == {}, "these outlived the killed bot"
