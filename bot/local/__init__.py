@@ -34,7 +34,6 @@ from aiohttp import web
 
 from bot.local.page import Page
 from bot.sandbox.server import FakeDiscord
-from bot.sandbox.spec import DEFAULT_SPEC_PATH
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +85,7 @@ class LocalTable:
         self.database = LOCAL_DATABASE_PATH
 
     async def run(self) -> int:
-        fake = FakeDiscord(validate=DEFAULT_SPEC_PATH.exists(), lifetime=TEN_YEARS, wait_timeout=60.0)
+        fake = FakeDiscord(lifetime=TEN_YEARS, wait_timeout=60.0)
         await fake.start()
         for name in self.members:
             fake.add_member(name)
