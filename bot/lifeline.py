@@ -16,6 +16,8 @@ import sys
 log = logging.getLogger(__name__)
 
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
+# Set by a process that starts ``python -m bot`` as its child (the local table) to its own pid: the bot dies with it.
+PARENT_VARIABLE = "VELETAS_DIE_WITH_PARENT"
 
 
 def die_with_parent(parent: int, sig: signal.Signals = signal.SIGKILL) -> None:
