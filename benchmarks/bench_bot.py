@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import ctypes
 import datetime as dt
 import json
 import logging
@@ -57,8 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._report import REFERENCE, reference_ms
-
-PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
+from bot.lifeline import die_with_parent
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = "abcdefghijklmnopqrstuvwxyz"
@@ -297,10 +295,12 @@ class BotProcess:
         if profile is not None:
             command = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "bot"]
 
+        measuring = os.getpid()
+
         def pin() -> None:
             # The bot dies with the measuring process: one left behind would hold the parent's pipe open
             # (run_child would wait on it forever) and skew every later measurement.
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            die_with_parent(measuring)
             if cpus:
                 os.sched_setaffinity(0, cpus)
 

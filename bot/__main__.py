@@ -25,6 +25,7 @@ from bot.client import make_bot
 from bot.config import DEFAULT_DATABASE_PATH, Settings, SettingsError, database_url_from_env
 from bot.db import is_postgresql, redact
 from bot.endpoints import apply_endpoints
+from bot.lifeline import PARENT_VARIABLE, die_with_parent
 from bot.store import Store, StoreError
 
 log = logging.getLogger("bot")
@@ -189,6 +190,9 @@ def main(argv: list[str]) -> int:
         return local(argv[2:])
     if argv[1:] == ["auto"]:
         argv = argv[:1]
+    parent = os.environ.pop(PARENT_VARIABLE, "")
+    if parent.isdigit():
+        die_with_parent(int(parent))  # before any worker starts: a killed parent must not leave the bot running
     try:
         settings = Settings.from_env()
     except SettingsError as exc:

@@ -35,6 +35,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from bot.ai import ANALYSIS_LEVEL, analyze, choose_turn, level_of
+from bot.lifeline import die_with_parent
 from bot.rules.analysis import read_position
 from bot.rules.protocol import GameState
 from bot.rules.registry import find_game
@@ -110,8 +111,10 @@ def _resident_bytes() -> int:
         return 0
 
 
-def _serve(conn: multiprocessing.connection.Connection) -> None:
+def _serve(conn: multiprocessing.connection.Connection, parent: int) -> None:
     """A worker process: take a job, say it started, answer with the result (or error) and the memory in use."""
+    # It dies with the bot (``parent``), even one killed with SIGKILL, which cannot stop its workers itself.
+    die_with_parent(parent)
     # Ctrl-C in a terminal reaches the whole process group: the bot decides when workers stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
@@ -140,7 +143,11 @@ class _Process:
         # spawn, not fork: forking a process that runs an event loop and threads is unsafe.
         context = multiprocessing.get_context("spawn")
         self.conn, child = context.Pipe()
-        self.process: BaseProcess = context.Process(target=_serve, args=(child,), name="veletas-ai", daemon=True)
+        # Started from the event loop's thread, which lives as long as the bot (the parent-death signal is
+        # tied to the thread that starts the process).
+        self.process: BaseProcess = context.Process(
+            target=_serve, args=(child, os.getpid()), name="veletas-ai", daemon=True
+        )
         self.process.start()
         child.close()
         self.jobs = 0

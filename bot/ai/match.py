@@ -13,12 +13,14 @@ from __future__ import annotations
 import logging
 import math
 import multiprocessing
+import os
 import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from bot.ai.players import LEVELS
+from bot.lifeline import die_with_parent
 from bot.rules import Game, random_setup, veloop
 
 log = logging.getLogger(__name__)
@@ -192,7 +194,8 @@ def run(plan: list[Pairing], jobs: int = 1) -> Iterator[Outcome]:
         for pairing in plan:
             yield play(pairing)
         return
-    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+    # The workers die with this process, even killed with SIGKILL (the pool is started from this thread).
+    with multiprocessing.get_context("spawn").Pool(jobs, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
         yield from pool.imap_unordered(play, plan)
 
 

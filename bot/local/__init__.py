@@ -4,7 +4,8 @@
 
 * the fake Discord of ``bot/sandbox`` listens on a free port of 127.0.0.1, with one guild, #general
   and the members named;
-* the real bot runs exactly as in production: ``python -m bot`` in a child process, with
+* the real bot runs exactly as in production: ``python -m bot`` in a child process (which dies with the
+  table, however the table ends), with
   ``DISCORD_API_BASE`` and ``DISCORD_GATEWAY_URL`` pointed at the fake and the fake's token, so it
   logs in, syncs its commands and plays through the same code as in Discord. Its database is
   ``data/local.sqlite3`` under the working directory (never ``DATABASE_PATH``, which may name the
@@ -32,9 +33,9 @@ from pathlib import Path
 
 from aiohttp import web
 
+from bot.lifeline import PARENT_VARIABLE
 from bot.local.page import Page
 from bot.sandbox.server import FakeDiscord
-from bot.sandbox.spec import DEFAULT_SPEC_PATH
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ class LocalTable:
         self.database = LOCAL_DATABASE_PATH
 
     async def run(self) -> int:
-        fake = FakeDiscord(validate=DEFAULT_SPEC_PATH.exists(), lifetime=TEN_YEARS, wait_timeout=60.0)
+        fake = FakeDiscord(lifetime=TEN_YEARS, wait_timeout=60.0)
         await fake.start()
         for name in self.members:
             fake.add_member(name)
@@ -164,6 +165,9 @@ class LocalTable:
             "DISCORD_GATEWAY_URL": fake.gateway_url,
             "DATABASE_PATH": str(self.database),
             "LOG_LEVEL": env.get("LOG_LEVEL", "WARNING"),
+            # The bot dies with the table, even a table killed with SIGKILL, which cannot stop it (bot/lifeline.py);
+            # started from the event loop's thread, which lives as long as the table.
+            PARENT_VARIABLE: str(os.getpid()),
         }
         return await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", env=env)
 

@@ -9,14 +9,25 @@ bot feature shows up without touching this file.
 
 Live updates: every change the fake records bumps a version number, pushed over a WebSocket;
 the page then fetches the current channel again (unchanged messages keep their DOM nodes).
+
+Only the page itself may use the API. Listening on loopback keeps other machines out, not other web
+sites open in the same browser: a cross-site form can post to 127.0.0.1, and a DNS-rebinding page (its
+own name pointed at 127.0.0.1) can read the answers. So every request must name the table's own address
+as its ``Host`` (127.0.0.1 or localhost with the table's port: a rebound name is refused), a request
+carrying an ``Origin`` (every browser sends one on cross-site requests, WebSocket upgrades included) must
+come from that same address, and a request that acts must say ``Content-Type: application/json``, which
+no cross-site form or simple request can send without a preflight the table never grants. Errors of
+the API are JSON, ``{"error": ...}``, with a 4xx status.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +55,57 @@ log = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parent / "static"
 THREAD_TYPES = (10, 11, 12)
 MESSAGES_SHOWN = 150  # the newest messages of a channel the page shows, as Discord loads a screenful
+LOOPBACK_NAMES = ("127.0.0.1", "localhost")  # the names the table answers to (it listens on 127.0.0.1 only)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def refusal(status: type[web.HTTPError], message: str) -> web.HTTPError:
+    """An HTTP error whose body is the page's JSON error, ``{"error": message}``."""
+    return status(text=json.dumps({"error": message}), content_type="application/json")
+
+
+def own_hosts(port: int) -> set[str]:
+    """The ``Host`` values of the table's own address (a browser leaves out the port only when it is 80)."""
+    hosts = {f"{name}:{port}" for name in LOOPBACK_NAMES}
+    return hosts | set(LOOPBACK_NAMES) if port == 80 else hosts
+
+
+@web.middleware
+async def same_site_only(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Refuse what does not come from the page itself (see the module's docstring)."""
+    sockname = request.transport.get_extra_info("sockname") if request.transport is not None else None
+    port = sockname[1] if isinstance(sockname, tuple) else 0
+    host = request.headers.get("Host", "").lower()
+    if host not in own_hosts(port):
+        raise refusal(web.HTTPMisdirectedRequest, f"this table answers only at http://127.0.0.1:{port}")
+    origin = request.headers.get("Origin")
+    if origin is not None and origin.lower() != f"http://{host}":
+        raise refusal(web.HTTPForbidden, "only the table's own page may use it")
+    if request.method not in ("GET", "HEAD") and request.content_type != "application/json":
+        raise refusal(web.HTTPUnsupportedMediaType, "send JSON (Content-Type: application/json)")
+    return await handler(request)
+
+
+async def json_body(request: web.Request) -> dict[str, Any]:
+    """The request's JSON object, or a 400 saying what is wrong with it."""
+    try:
+        body = json.loads(await request.text())
+    except ValueError as bad:
+        raise refusal(web.HTTPBadRequest, f"the body is not valid JSON: {bad}") from None
+    if not isinstance(body, dict):
+        raise refusal(web.HTTPBadRequest, "the body must be a JSON object")
+    return body
+
+
+def field_of(body: dict[str, Any], name: str, kind: type[list[Any]] | type[dict[str, Any]]) -> Any:
+    """``body[name]`` when it is a ``kind`` (a missing or null one is empty), else a 400 naming the field."""
+    value = body.get(name)
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        raise refusal(web.HTTPBadRequest, f"{name} must be a JSON {'array' if kind is list else 'object'}")
+    return value
 
 
 class Page:
@@ -63,7 +125,7 @@ class Page:
             event.set()
 
     def app(self) -> web.Application:
-        app = web.Application()
+        app = web.Application(middlewares=[same_site_only])
         app.router.add_get("/", self._index)
         app.router.add_static("/static/", STATIC)
         app.router.add_get("/api/state", self._state)
@@ -88,9 +150,9 @@ class Page:
         try:
             member = self.fake.state.members[int(raw)]
         except (KeyError, TypeError, ValueError):
-            raise web.HTTPBadRequest(text=f"no member {raw!r}") from None
+            raise refusal(web.HTTPBadRequest, f"no member {raw!r}") from None
         if member not in self._people():
-            raise web.HTTPBadRequest(text=f"{member.name} is not one of the table's members")
+            raise refusal(web.HTTPBadRequest, f"{member.name} is not one of the table's members")
         return member
 
     def _channels_for(self, member: Member) -> list[dict[str, Any]]:
@@ -137,7 +199,7 @@ class Page:
         try:
             channel_id = int(request.query["channel"])
         except (KeyError, ValueError):
-            raise web.HTTPBadRequest(text="channel?") from None
+            raise refusal(web.HTTPBadRequest, "which channel? (channel=ID)") from None
         shown = [
             m
             for m in self.fake.messages(channel_id)
@@ -190,16 +252,24 @@ class Page:
         }
 
     async def _attachment(self, request: web.Request) -> web.StreamResponse:
-        wanted = int(request.match_info["attachment_id"])
+        """An attachment by the page's own URL for it (channel, id and file name); anything else is not found."""
+        try:
+            channel_id = int(request.match_info["channel_id"])
+            wanted = int(request.match_info["attachment_id"])
+        except ValueError:
+            raise refusal(web.HTTPNotFound, "no such attachment") from None
+        filename = request.match_info["filename"]
         for message in self.fake.state.messages.values():
+            if message.channel_id != channel_id:
+                continue
             for attachment in message.attachments:
-                if attachment.id == wanted:
+                if attachment.id == wanted and attachment.filename == filename:
                     return web.Response(
                         body=attachment.data,
                         content_type=attachment.content_type or "application/octet-stream",
                         headers={"Cache-Control": "max-age=86400, immutable"},
                     )
-        raise web.HTTPNotFound()
+        raise refusal(web.HTTPNotFound, "no such attachment")
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         socket = web.WebSocketResponse(heartbeat=30)
@@ -235,7 +305,7 @@ class Page:
     # -- acting -----------------------------------------------------------------------------------
 
     async def _add_member(self, request: web.Request) -> web.StreamResponse:
-        body = await request.json()
+        body = await json_body(request)
         name = str(body.get("name", "")).strip().lower()
         if not name or not name.replace("_", "").replace(".", "").isalnum() or len(name) > 32:
             return web.json_response({"error": "a name of 1 to 32 letters, digits, dots or underscores"}, status=400)
@@ -246,19 +316,19 @@ class Page:
         return web.json_response({"id": str(member.id), "name": member.name})
 
     async def _act(self, request: web.Request) -> web.StreamResponse:
-        body = await request.json()
+        body = await json_body(request)
         member = self._member(body.get("member"))
         try:
             channel_id = int(body.get("channel") or self.fake.channel_id)
-        except ValueError:
-            raise web.HTTPBadRequest(text="channel?") from None
+        except (TypeError, ValueError):
+            raise refusal(web.HTTPBadRequest, "channel must be a channel's id") from None
         user = SandboxUser(self.fake, member, channel_id)
         action = body.get("action")
         try:
             if action == "autocomplete":
                 path, options = self._command_input(body, member, partial=True)
                 focused = str(body.get("focused") or "")
-                options[focused] = str((body.get("options") or {}).get(focused, ""))
+                options[focused] = str(field_of(body, "options", dict).get(focused, ""))
                 return web.json_response({"choices": await user.autocomplete(*path, focused=focused, **options)})
             modal: Modal | None
             if action == "slash":
@@ -267,13 +337,13 @@ class Page:
             elif action == "click":
                 modal = await user.press(self._message(body), str(body.get("custom_id", "")))
             elif action == "select":
-                values = [str(v) for v in body.get("values") or []]
+                values = [str(v) for v in field_of(body, "values", list)]
                 modal = await user.choose(self._message(body), *values, menu=str(body.get("custom_id", "")))
             elif action == "submit":
                 owner, opened = self.modals.pop(str(body.get("modal", "")), (0, None))
                 if opened is None or owner != member.id:
                     return web.json_response({"error": "this form is no longer open"}, status=400)
-                filled = {str(k): str(v) for k, v in (body.get("values") or {}).items()}
+                filled = {str(k): str(v) for k, v in field_of(body, "values", dict).items()}
                 modal = await user.send_modal(opened, filled)
             elif action == "say":
                 await user.say(str(body.get("content", "")))
@@ -306,20 +376,20 @@ class Page:
     def _message(self, body: dict[str, Any]) -> Message:
         try:
             return self.fake.state.messages[int(body.get("message") or 0)]
-        except (KeyError, ValueError):
+        except (KeyError, TypeError, ValueError):
             raise InjectionRefused("that message no longer exists") from None
 
     def _command_input(
         self, body: dict[str, Any], member: Member, *, partial: bool
     ) -> tuple[list[str], dict[str, Any]]:
         """The command path and its options converted from the page's strings to what the injector takes."""
-        path = [str(p) for p in body.get("path") or []]
+        path = [str(p) for p in field_of(body, "path", list)]
         leaf = find_leaf(self.fake, path)
         if leaf is None:
             raise InjectionRefused(f"/{' '.join(path)} is not a command of this bot")
         declared = {o["name"]: o for o in leaf.get("options") or []}
         options: dict[str, Any] = {}
-        for name, raw in (body.get("options") or {}).items():
+        for name, raw in field_of(body, "options", dict).items():
             text = str(raw).strip()
             option = declared.get(name)
             if option is None:

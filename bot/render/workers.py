@@ -21,12 +21,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
+import signal
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
+
+from bot.lifeline import die_with_parent
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +49,15 @@ class Drawing:
 
 def _draw(drawing: Drawing) -> bytes:
     return drawing()
+
+
+def _start_worker(parent: int, languages: tuple[str, ...]) -> None:
+    """A new worker's first steps: it dies with the bot (a bot killed with SIGKILL cannot stop it), leaves
+    Ctrl+C to the bot (a terminal sends it to the whole process group; the bot stops its workers itself),
+    then warms up."""
+    die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _warm(languages)
 
 
 def _warm(languages: tuple[str, ...]) -> None:
@@ -71,11 +84,13 @@ class Drawers:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             # spawn: a fresh interpreter, never a fork of a process with an event loop and threads running.
+            # The workers start in the thread that submits, the event loop's, which lives as long as the bot
+            # (their parent-death signal is tied to that thread).
             self._pool = ProcessPoolExecutor(
                 self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_warm,
-                initargs=(self._languages,),
+                initializer=_start_worker,
+                initargs=(os.getpid(), self._languages),
                 # A worker is not retired after so many boards: its caches are bounded (bot/render/canvas.py),
                 # and a fresh one would warm for a second or two while every board waited for it.
             )

@@ -1,9 +1,10 @@
 """Every REST body the bot sends is checked against Discord's own OpenAPI description.
 
-The description (``tests/data/openapi.json``, a copy of discord/discord-api-spec) is large, so it is
-parsed once per process and each operation's validator is built on first use. Validation uses
-jsonschema's Draft 2020-12 validator over the whole document, so the spec's internal
-``#/components/...`` references resolve exactly as written.
+The description (``openapi.json`` beside this module, a copy of discord/discord-api-spec, shipped as
+package data because the local table validates with it too) is large, so it is parsed once per
+process and each operation's validator is built on first use. Validation uses jsonschema's Draft
+2020-12 validator over the whole document, so the spec's internal ``#/components/...`` references
+resolve exactly as written.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from bot.sandbox.errors import DiscordError, form_error
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SPEC_PATH = Path(__file__).resolve().parents[2] / "tests" / "data" / "openapi.json"
+DEFAULT_SPEC_PATH = Path(__file__).resolve().parent / "openapi.json"
 _PARAM_RE = re.compile(r"\{[^/]+\}")
 _SNOWFLAKE_PATTERN = "^(0|[1-9][0-9]*)$"
 

@@ -1,11 +1,17 @@
 """Matches: paired games, honest statistics, the command line, and a stronger level really winning."""
 
+import asyncio
 import concurrent.futures
 import multiprocessing
+import os
 import random
+import signal
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
+from e2e.processes import command_line, family, still_running
 
 from bot.ai import choose_move
 from bot.ai.__main__ import main
@@ -81,3 +87,35 @@ def test_choices_can_run_in_a_worker_process() -> None:
         move = pool.submit(choose_move, position, 2, seed=5).result(timeout=60)
     assert position.is_legal(move)
     assert move == choose_move(position, 2, seed=5)
+
+
+async def test_a_killed_match_leaves_no_worker_behind(tmp_path: Path) -> None:
+    """``--jobs`` plays in a pool of worker processes: SIGKILL of the match must not leave them searching."""
+    root = Path(__file__).resolve().parents[2]
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.ai", "match", "5", "5", "--games", "40", "--jobs", "2",
+        cwd=tmp_path, env=os.environ | {"PYTHONPATH": str(root)}, stdout=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    loop = asyncio.get_running_loop()
+    settle = loop.time() + 30
+    workers: dict[int, int] = {}
+    lines: dict[int, str] = {}
+    try:
+        # A process just forked shows its parent's command line until it runs its own: look until they settle.
+        while loop.time() < settle:
+            workers = family(process.pid)
+            lines = {pid: command_line(pid) for pid in workers}
+            if sum("spawn_main" in line for line in lines.values()) == 2:
+                break
+            await asyncio.sleep(0.05)  # polling the kernel's process table: there is nothing to await
+        assert sum("spawn_main" in line for line in lines.values()) == 2, lines
+    finally:
+        process.kill()
+        await process.wait()
+    deadline = loop.time() + 5
+    while still_running(workers) and loop.time() < deadline:
+        await asyncio.sleep(0.05)
+    left = {pid: lines[pid] for pid in still_running(workers)}
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == {}, "these outlived the killed match"

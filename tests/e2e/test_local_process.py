@@ -12,6 +12,7 @@ from pathlib import Path
 import aiohttp
 
 from bot.sandbox.server import FakeDiscord
+from e2e.processes import command_line, family, still_running
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,6 +46,13 @@ async def test_no_token_opens_the_local_table_with_the_real_bot(tmp_path: Path) 
         assert [m["name"] for m in state["members"]] == ["alice", "bob", "carol"]
         assert ["veletas", "challenge"] in [c["path"] for c in state["commands"]], "the bot synced its own commands"
         assert "/static/app.js" in html and "http" not in html.replace("http-equiv", ""), "nothing from elsewhere"
+        # The real table refuses another site's request and a rebound name (tests/e2e/test_local_page.py has the rest).
+        async with aiohttp.ClientSession() as http:
+            forged = {"Content-Type": "text/plain", "Origin": "http://evil.example"}
+            async with http.post(found.group(1) + "/api/act", data=b'{"action": "say"}', headers=forged) as answer:
+                assert answer.status == 403
+            async with http.get(found.group(1) + "/api/state", headers={"Host": "evil.example"}) as answer:
+                assert answer.status == 421
     finally:
         process.send_signal(signal.SIGTERM)
         code = await asyncio.wait_for(process.wait(), timeout=30)
@@ -75,3 +83,42 @@ async def test_a_token_means_discord_as_before(sandbox: FakeDiscord, tmp_path: P
     assert process.returncode == 0
     assert b"local table" not in out
     assert (tmp_path / "veletas.sqlite3").exists() and not (tmp_path / "data").exists()
+
+
+async def test_a_killed_table_takes_its_bot_and_workers_along(tmp_path: Path) -> None:
+    """The table's bot is its child: killed with SIGKILL, the table cannot stop it, so it must go by itself."""
+    env = clean_env() | {"AI_WORKERS": "1", "DRAWING_WORKERS": "1"}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "local", "--port", "0", env=env, cwd=tmp_path, stdout=asyncio.subprocess.PIPE
+    )
+    assert process.stdout is not None
+    loop = asyncio.get_running_loop()
+    members: dict[int, int] = {}
+    lines: dict[int, str] = {}
+    try:
+        line = ""
+        while "ready at" not in line:
+            line = (await asyncio.wait_for(process.stdout.readline(), timeout=90)).decode()
+            assert line, "the table ended early"
+        # A process just forked shows its parent's command line until it runs its own: look until they settle.
+        settle = loop.time() + 10
+        while True:
+            members = family(process.pid)
+            lines = {pid: command_line(pid) for pid in members}
+            bots = [pid for pid, text in lines.items() if text.rstrip().endswith("-m bot")]
+            if (len(bots) == 1 and any("resource_tracker" in t for t in lines.values())) or loop.time() > settle:
+                break
+            await asyncio.sleep(0.05)  # polling the kernel's process table: there is nothing to await
+        assert len(bots) == 1 and any("spawn_main" in t for t in lines.values()), lines
+    finally:
+        process.kill()
+        # Not process.wait() first: asyncio reports the exit only once the stdout pipe closes, and a bot left
+        # behind holds it open.
+        deadline = loop.time() + 5
+        while still_running(members) and loop.time() < deadline:
+            await asyncio.sleep(0.05)  # polling the kernel's process table: there is nothing to await
+        left = {pid: lines[pid] for pid in still_running(members)}
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        await asyncio.wait_for(process.wait(), timeout=10)
+    assert left == {}, "these outlived the killed table"

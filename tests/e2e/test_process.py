@@ -13,6 +13,7 @@ import pytest
 from bot.__main__ import REJECTED_TOKEN
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
+from e2e.processes import command_line, family, still_running
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -112,3 +113,55 @@ async def test_the_real_process_plays_its_ai(sandbox: FakeDiscord, tmp_path: Pat
         process.send_signal(signal.SIGTERM)
         code = await asyncio.wait_for(process.wait(), timeout=30)
     assert code == 0
+
+
+async def test_a_killed_bot_leaves_no_process_behind(sandbox: FakeDiscord, tmp_path: Path, alice: Member) -> None:
+    """SIGKILL gives the bot no chance to stop its workers: they (and multiprocessing's resource tracker) go anyway."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "DEV_GUILD"))}
+    env |= {
+        "PYTHONPATH": str(ROOT),
+        "DISCORD_TOKEN": sandbox.token,
+        "DISCORD_API_BASE": sandbox.api_base,
+        "DISCORD_GATEWAY_URL": sandbox.gateway_url,
+        "DATABASE_PATH": str(tmp_path / "veletas.sqlite3"),
+        "LOG_LEVEL": "WARNING",
+        "AI_WORKERS": "1",
+        "DRAWING_WORKERS": "2",
+    }
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", env=env, cwd=tmp_path)
+    try:
+        await sandbox.wait_until(
+            lambda: sandbox.commands() and sandbox.gateway.current is not None, timeout=60, what="the bot to connect"
+        )
+        human = sandbox.user(alice)
+        await human.slash("veletas", "challenge", opponent=sandbox.bot_member, variant="small", where="here", level=1)
+        cursor = sandbox.cursor()
+        await human.slash("veletas", "setup", shooters="d4", stone="a1")
+        # The AI's turns came from its worker process and the boards from the drawing workers.
+        await sandbox.wait_for_message(
+            sandbox.channel_id,
+            lambda m: m.interaction_id is None and f"<@{alice.id}>, your turn." in m.content,
+            after=cursor,
+            timeout=60,
+        )
+        # A process just forked shows its parent's command line until it runs its own: look until they settle.
+        loop = asyncio.get_running_loop()
+        settle = loop.time() + 10
+        while True:
+            workers = family(process.pid)
+            lines = {pid: command_line(pid) for pid in workers}
+            shape = [sum(kind in line for line in lines.values()) for kind in ("spawn_main", "resource_tracker")]
+            if (shape == [3, 1] and len(lines) == 4) or loop.time() > settle:
+                break
+            await asyncio.sleep(0.05)  # polling the kernel's process table: there is nothing to await
+        assert shape == [3, 1] and len(lines) == 4, f"2 drawing workers, 1 AI worker, the resource tracker: {lines}"
+    finally:
+        process.kill()
+        await process.wait()
+    deadline = loop.time() + 5
+    while still_running(workers) and loop.time() < deadline:
+        await asyncio.sleep(0.05)  # polling the kernel's process table: there is nothing to await
+    left = {pid: lines[pid] for pid in still_running(workers)}
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == {}, "these outlived the killed bot"

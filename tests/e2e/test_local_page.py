@@ -1,0 +1,171 @@
+"""The local table's API answers its own page only: other sites in the same browser get nothing from it.
+
+Each attack is sent over real HTTP to the page served on loopback, next to the same request as the page
+itself sends it, which must still work (a table that refused everything would pass the attacks alone).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+
+from bot.local.page import Page
+from bot.sandbox.server import FakeDiscord
+from bot.sandbox.state import Attachment, Member
+
+
+@dataclass
+class Table:
+    url: str
+    port: int
+
+    @property
+    def origin(self) -> str:
+        return self.url
+
+
+@pytest.fixture
+async def table(sandbox: FakeDiscord) -> AsyncIterator[Table]:
+    ready = asyncio.Event()
+    ready.set()
+    runner = web.AppRunner(Page(sandbox, ready=ready).app(), access_log=None)
+    await runner.setup()
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    await web.SockSite(runner, sock).start()
+    port = sock.getsockname()[1]
+    try:
+        yield Table(f"http://127.0.0.1:{port}", port)
+    finally:
+        await runner.cleanup()
+
+
+def said(sandbox: FakeDiscord, text: str) -> list[str]:
+    return [m.content for m in sandbox.messages(sandbox.channel_id) if text in m.content]
+
+
+async def post(table: Table, path: str, data: bytes, headers: dict[str, str]) -> tuple[int, Any]:
+    async with aiohttp.ClientSession() as http, http.post(table.url + path, data=data, headers=headers) as answer:
+        text = await answer.text()
+        return answer.status, (json.loads(text) if answer.content_type == "application/json" else text)
+
+
+async def test_the_page_itself_may_post(sandbox: FakeDiscord, table: Table, alice: Member) -> None:
+    body = json.dumps({"action": "say", "member": str(alice.id), "content": "hello from the page"}).encode()
+    status, answer = await post(table, "/api/act", body, {"Content-Type": "application/json", "Origin": table.origin})
+    assert (status, answer) == (200, {"ok": True})
+    assert said(sandbox, "hello from the page") == ["hello from the page"]
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        # A cross-site form or fetch "simple request": text/plain needs no preflight, so it reaches the table.
+        ({"Content-Type": "text/plain", "Origin": "http://evil.example"}, 403),
+        ({"Content-Type": "application/json", "Origin": "http://evil.example"}, 403),
+        ({"Content-Type": "application/json", "Origin": "null"}, 403),  # a sandboxed frame, a file: page
+        # Same origin named, but a body no page of the table sends: refused all the same.
+        ({"Content-Type": "text/plain", "Origin": "ORIGIN"}, 415),
+        ({"Content-Type": "application/x-www-form-urlencoded"}, 415),
+        # A DNS-rebinding page: the browser thinks it talks to evil.example, so Origin and Host agree.
+        ({"Content-Type": "application/json", "Origin": "http://evil.example:PORT", "Host": "evil.example:PORT"}, 421),
+    ],
+)
+async def test_another_site_cannot_post(
+    sandbox: FakeDiscord, table: Table, alice: Member, headers: dict[str, str], status: int
+) -> None:
+    headers = {k: v.replace("ORIGIN", table.origin).replace("PORT", str(table.port)) for k, v in headers.items()}
+    body = json.dumps({"action": "say", "member": str(alice.id), "content": "posted by another site"}).encode()
+    got, answer = await post(table, "/api/act", body, headers)
+    assert got == status
+    assert isinstance(answer, dict) and answer["error"]
+    members = await post(table, "/api/members", json.dumps({"name": "mallory"}).encode(), headers)
+    assert members[0] == status
+    assert said(sandbox, "posted by another site") == []
+    assert not any(m.name == "mallory" for m in sandbox.state.members.values())
+
+
+async def test_a_rebound_name_reads_nothing(sandbox: FakeDiscord, table: Table, alice: Member, bob: Member) -> None:
+    await sandbox.user(alice).say("alice's secret plan")
+    query = f"/api/messages?member={alice.id}&channel={sandbox.channel_id}"
+    async with aiohttp.ClientSession() as http:
+        async with http.get(table.url + query) as own:
+            assert own.status == 200
+            assert "alice's secret plan" in await own.text()
+        for host in ("evil.example", f"evil.example:{table.port}", "127.0.0.1:1", f"127.0.0.2:{table.port}"):
+            for path in (query, "/api/state", "/", "/static/app.js"):
+                async with http.get(table.url + path, headers={"Host": host}) as other:
+                    text = await other.text()
+                    assert other.status == 421, (host, path)
+                    assert "secret" not in text and "alice" not in text and "<html" not in text.lower()
+        # The page's own address under its other loopback name still works.
+        async with http.get(table.url + query, headers={"Host": f"localhost:{table.port}"}) as named:
+            assert named.status == 200
+        async with http.get(table.url + query, headers={"Origin": "http://evil.example"}) as cross:
+            assert cross.status == 403
+            assert "secret" not in await cross.text()
+
+
+async def test_the_live_updates_answer_the_page_only(table: Table) -> None:
+    async with aiohttp.ClientSession() as http:
+        async with http.ws_connect(table.url + "/api/events", origin=table.origin) as own:
+            first = await own.receive_json(timeout=10)
+            assert first["ready"] is True and isinstance(first["version"], int)
+        for origin in ("http://evil.example", f"http://localhost:{table.port}"):
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(table.url + "/api/events", origin=origin)
+            assert refused.value.status == 403
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        (b"{not json", "not valid JSON"),
+        (b"", "not valid JSON"),
+        (b"[1, 2]", "JSON object"),
+        (b'{"action": "say", "member": ["x"], "content": "x"}', "no member"),
+        (b'{"action": "say", "member": "MEMBER", "channel": {"id": 1}, "content": "x"}', "channel"),
+        (b'{"action": "select", "member": "MEMBER", "message": [1], "values": ["a"]}', "no longer exists"),
+        (b'{"action": "select", "member": "MEMBER", "message": "1", "values": "abc"}', "values must be a JSON array"),
+        (b'{"action": "slash", "member": "MEMBER", "path": "veletas", "options": {}}', "path must be a JSON array"),
+        (b'{"action": "submit", "member": "MEMBER", "modal": "x", "values": [1]}', "no longer open"),
+    ],
+)
+async def test_malformed_requests_get_a_json_400(
+    sandbox: FakeDiscord, table: Table, alice: Member, body: bytes, error: str
+) -> None:
+    before = len(sandbox.messages(sandbox.channel_id))
+    data = body.replace(b"MEMBER", str(alice.id).encode())
+    status, answer = await post(table, "/api/act", data, {"Content-Type": "application/json", "Origin": table.origin})
+    assert status == 400
+    assert isinstance(answer, dict) and error in answer["error"], answer
+    assert len(sandbox.messages(sandbox.channel_id)) == before
+
+
+async def test_only_a_real_attachment_is_served(sandbox: FakeDiscord, table: Table, alice: Member) -> None:
+    message = await sandbox.user(alice).say("a file")
+    message.attachments.append(
+        Attachment(id=77, filename="board.png", data=b"\x89PNG-bytes", content_type="image/png", url="")
+    )
+    own = f"/attachments/{sandbox.channel_id}/77/board.png"
+    async with aiohttp.ClientSession() as http:
+        async with http.get(table.url + own) as found:
+            assert found.status == 200 and await found.read() == b"\x89PNG-bytes"
+        for path in (
+            "/attachments/x/y/z",
+            f"/attachments/{sandbox.channel_id}/y/board.png",
+            f"/attachments/{sandbox.channel_id}/78/board.png",
+            f"/attachments/{sandbox.channel_id}/77/other.png",
+            f"/attachments/{sandbox.channel_id + 1}/77/board.png",
+        ):
+            async with http.get(table.url + path) as missing:
+                assert missing.status == 404, path
+                assert (await missing.json())["error"] == "no such attachment"
