@@ -130,6 +130,11 @@ async def test_organiser_tools_repair_pause_resume_correct_remove_add_and_cancel
             )
         }
     assert states == {"cancelled"}
+    # The organiser is answered first; the channel's line follows.
+    await sandbox.wait_until(
+        lambda: any("cancelled the tournament" in line.lower() for line in organiser_lines(sandbox)),
+        what="the cancellation said in the channel",
+    )
     said = organiser_lines(sandbox)
     for words in ("added t6", "threw away", "paused", "resumed", "to **½-½**", "removed", "cancelled the tournament"):
         assert any(words in line.lower() for line in said), (words, said)
