@@ -85,7 +85,7 @@ class Hold:
             return True
         if not self.lost and not await self.store.renew_claim(claim, lease=self.lease):
             self.lost = True
-            log.warning("Due row %d was taken over by another process; this one stops its step", claim.due_id)
+            log.info("Due row %d is no longer this claim's (taken over, or due afresh): its step stops", claim.due_id)
         return not self.lost
 
 

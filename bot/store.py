@@ -2767,14 +2767,16 @@ class Store:
             await self._owe_posts(db, tournament_id, start=True)
         return await self.tournament(tournament_id)
 
-    async def _owe_posts(self, db: Connection, tournament_id: int, *, start: bool = False, end: bool = False) -> None:
+    async def _owe_posts(
+        self, db: Connection, tournament_id: int, *, start: bool = False, end: bool = False, at: float | None = None
+    ) -> None:
         """Inside the transaction that makes a post owed (a start, a round stored, the end): the ``posts`` step
-        that delivers it falls due now, and stays due until everything owed is out."""
+        that delivers it falls due now (``at``), and stays due until everything owed is out."""
         if start:
             await db.execute("UPDATE tournaments SET start_owed = 1, posts_done = 0 WHERE id = ?", (tournament_id,))
         if end:
             await db.execute("UPDATE tournaments SET end_owed = 1 WHERE id = ?", (tournament_id,))
-        await self._due_tournament(db, tournament_id, "posts", self._now())
+        await self._due_tournament(db, tournament_id, "posts", self._now() if at is None else at)
 
     async def owe_posts(self, tournament_id: int) -> None:
         """Make the ``posts`` step due if something is owed and it is not due already (after a restart)."""
@@ -2937,8 +2939,9 @@ class Store:
                     "ON CONFLICT (tournament_id, round, user_id) DO UPDATE SET kind = excluded.kind",
                     (tournament_id, round_number, user_id, kind),
                 )
-            # Its standings and pairings first (taken first: ``claim_due`` takes rows due together in order).
-            await self._owe_posts(db, tournament_id)
+            # Its standings and pairings first: due at the same moment, the older row is taken first (``claim_due``),
+            # and a new row is written before the step that opens the games.
+            await self._owe_posts(db, tournament_id, at=now)
             await self._due_tournament(db, tournament_id, f"play:{plan.number}", now)
             await self._due_tournament(db, tournament_id, f"deadline:{plan.number}", deadline)
             await self._advance_if_round_over(db, tournament_id, plan.number)
