@@ -764,21 +764,26 @@ class TournamentCog(commands.Cog, name="Tournaments"):
                 info.id, actor_id=0, rounds_for=lambda n: self.rounds_for(info, n), due_id=due_id
             )
         except UserError as exc:
+            # Said before it is cancelled (which ends its steps): a failed post leaves the start step due, to be
+            # tried again when its lease ends.
+            pw = await self.public(info)
+            await self.say(info, words.t(pw, "not_started", name=_esc(info.name), reason=exc.worded(pw)))
             cancelled = await self.bot.store.set_tournament_status(
                 info.id, "cancelled", actor_id=0, allowed=("signup",)
             )
             await self.refresh_announcement(cancelled)
-            pw = await self.public(info)
-            await self.say(info, words.t(pw, "not_started", name=_esc(info.name), reason=exc.worded(pw)))
             return
         await self.refresh_announcement(started)
 
     async def checkin_opens(self, tournament_id: int, due_id: int) -> None:
+        """Check-in opens: said in the channel, then the step is done (a failed post leaves it due, to be tried
+        again when its lease ends)."""
         info = await self.bot.store.tournament(tournament_id)
-        await self.bot.store.drop_due(due_id)
         if info.status == "signup":
             at = str(int(info.starts_at or 0))
             await self.say(info, words.t(await self.public(info), "checkin_open", name=_esc(info.name), at=at))
+        await self.bot.store.drop_due(due_id)
+        if info.status == "signup":
             await self.refresh_announcement(info)
 
     async def advance(self, tournament_id: int, due_id: int | None) -> None:

@@ -180,3 +180,49 @@ async def test_a_tournament_name_no_database_may_keep_or_that_shows_nothing_is_r
     kept = await sandbox.user(alice).slash("tournament", "create", name="Spring Open", game="veloop", format="swiss")
     assert not kept.ephemeral
     assert [t.name for t in await bot.store.tournaments(sandbox.state.guild_id)] == ["Spring Open"]
+
+
+async def test_check_in_opening_refused_by_the_channel_is_said_when_it_takes_posts_again(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    await sandbox.grant(alice, "manage_guild")
+    announcement = await sandbox.user(alice).slash(
+        "tournament", "create", name="Timed", game="veloop", format="swiss", start="30m", checkin=10
+    )
+    await sandbox.user(bob).click(announcement, "Join")
+    fault = sandbox.fail("POST", POSTS.format(channel=sandbox.channel_id), 403, code=50013, message="refused")
+    clock.advance(21)
+    bot.scheduler.wake()
+    await sandbox.wait_until(lambda: fault.hits == 1, what="the check-in line refused")
+    clock.advance(1.1)  # the step's lease runs out: it is tried again
+    bot.scheduler.wake()
+
+    def opened() -> list[Message]:
+        return [m for m in public(sandbox) if "Check-in for **Timed** is open" in m.content]
+
+    await sandbox.wait_until(opened, what="the check-in line")
+    await sandbox.settle()
+    assert len(opened()) == 1
+
+
+async def test_a_timed_start_that_cannot_start_says_why_even_when_the_channel_refused_it_first(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, db_path: Path, clock: ManualClock
+) -> None:
+    await sandbox.grant(alice, "manage_guild")
+    announcement = await sandbox.user(alice).slash(
+        "tournament", "create", name="Lonely", game="veloop", format="swiss", start="30m"
+    )
+    await sandbox.user(bob).click(announcement, "Join")
+    fault = sandbox.fail("POST", POSTS.format(channel=sandbox.channel_id), 403, code=50013, message="refused")
+    clock.advance(31)
+    bot.scheduler.wake()
+    await sandbox.wait_until(lambda: fault.hits == 1, what="the line refused")
+    clock.advance(1.1)  # the step's lease runs out: it is tried again
+    bot.scheduler.wake()
+
+    def said() -> list[Message]:
+        return [m for m in public(sandbox) if "could not start at its time" in m.content]
+
+    await sandbox.wait_until(lambda: said() and status(db_path, 1) == "cancelled", what="the cancellation said")
+    await sandbox.settle()
+    assert len(said()) == 1 and "at least 2 players" in said()[0].content
