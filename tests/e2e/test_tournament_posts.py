@@ -5,6 +5,7 @@ refused privately on SQLite and PostgreSQL alike."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,13 @@ def public(sandbox: FakeDiscord) -> list[Message]:
 
 def pairings_posts(sandbox: FakeDiscord, number: int) -> list[Message]:
     return [m for m in public(sandbox) if m.embeds and f"round {number} pairings" in m.text()]
+
+
+def posts_taken(db_path: Path) -> bool:
+    """Whether a run of the ``posts`` step holds it (it is not waiting for its next try)."""
+    with sqlite3.connect(db_path) as db:
+        row = db.execute("SELECT claimed_by FROM due WHERE key = 'posts'").fetchone()
+    return row is not None and row[0] is not None
 
 
 def round_headers(sandbox: FakeDiscord, number: int) -> list[Message]:
@@ -76,6 +84,7 @@ async def test_a_rounds_posts_refused_at_the_start_are_owed_and_arrive_once_when
     # Every failed try gives the posts back to the scheduler, to be tried again after a pause on the bot's clock.
     while fault.hits < times or posts_owed(db_path, 1):
         before = fault.hits
+        await sandbox.wait_until(lambda: not posts_taken(db_path), what="the failed posts given back")
         clock.advance(1.1)  # minutes: past the longest pause so far
         bot.scheduler.wake()
         await sandbox.wait_until(
