@@ -159,7 +159,7 @@ class VeletasBot(commands.Bot):
         self.replying: collections.Counter[int] = collections.Counter()
         # The one scheduler of everything that falls due (deadlines, reminders, challenge expiry); features
         # register a handler per kind of row, and it runs while the bot is connected.
-        self.scheduler = Scheduler(store, {})
+        self.scheduler = Scheduler(store, {}, owner=store.claimant)
         # When each (server, member) was last seen a member, for leaderboards (no members intent: Discord is asked).
         self.members_seen: dict[tuple[int, int], float] = {}
         # How late the event loop runs (seconds), so answers are deferred at once when the bot is busy.

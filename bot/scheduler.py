@@ -6,7 +6,9 @@ store's ``due`` table, written in the same transaction as the change that makes 
 sleeps until the earliest one (one step down an index, never a scan), takes the rows due in small
 batches under a lease, and hands each to its handler, which removes it in the same transaction as
 its action. So a row is acted on once, a restart loses none, and a second process on the same
-database (later, PostgreSQL) can share the work. The clock is injectable: tests run it simulated.
+database (PostgreSQL) can share the work. A step is held for as long as it runs (``Hold``: its lease
+renewed, its writes checked against its claim), so a slow step is never taken over while it runs, and
+a step whose process died is taken over once its lease ends. The clock is injectable: tests run it simulated.
 
 At start-up and every ``heartbeat`` seconds it tells the store it is alive; a gap longer than
 ``gap_allowed`` since the last time (the bot was down) is given back to every running clock first.
@@ -21,7 +23,7 @@ import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
 
-from bot.store import DueRow, Store
+from bot.store import Claim, DueRow, Store
 
 log = logging.getLogger(__name__)
 
@@ -37,12 +39,63 @@ GAP_ALLOWED = 90.0
 """A pause longer than this since the last heartbeat is downtime, given back to every clock."""
 
 
+class Hold:
+    """A taken due row kept for as long as its step runs: its lease is renewed every third of it, so no other
+    process takes the step over while this one works on it, however long that takes; a process that dies stops
+    renewing, and its step falls due for the others when the lease ends. ``still_held`` renews at once and says
+    whether the row is still this claim's; the step's writes also check the claim (``Claim``), and a step that
+    lost it stops. Without a row (a step run directly, not taken from the scheduler) it holds nothing and never
+    loses."""
+
+    def __init__(self, store: Store, row: DueRow | None, lease: float) -> None:
+        self.store = store
+        self.row = row
+        self.lease = lease
+        self.lost = False
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def claim(self) -> Claim | None:
+        return None if self.row is None else self.row.claim
+
+    async def __aenter__(self) -> Hold:
+        if self.row is not None:
+            self._task = asyncio.create_task(self._renew(), name=f"hold-due-{self.row.id}")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _renew(self) -> None:
+        while not self.lost:
+            await asyncio.sleep(self.lease / 3)
+            try:
+                await self.still_held()
+            except Exception:
+                # The database did not answer this time (busy): the lease still runs; try again shortly.
+                log.warning("Could not renew the lease of due row %s", self.claim, exc_info=True)
+
+    async def still_held(self) -> bool:
+        """Renew the lease now; False (and ``lost`` from then on) if another process took the row over."""
+        claim = self.claim
+        if claim is None:
+            return True
+        if not self.lost and not await self.store.renew_claim(claim, lease=self.lease):
+            self.lost = True
+            log.info("Due row %d is no longer this claim's (taken over, or due afresh): its step stops", claim.due_id)
+        return not self.lost
+
+
 class Scheduler:
     def __init__(
         self,
         store: Store,
         handlers: Mapping[str, Handler],
         *,
+        owner: str = "",
         now: Callable[[], float] | None = None,
         tick: float = TICK,
         lease: float = LEASE,
@@ -52,6 +105,8 @@ class Scheduler:
     ) -> None:
         self.store = store
         self.handlers = dict(handlers)
+        # Who this process is when it takes rows (``Store.claimant``); given, its earlier runs' claims end at start.
+        self.owner = owner
         self.now = now or store.now
         self.tick = tick
         self.lease = lease
@@ -79,10 +134,19 @@ class Scheduler:
         if due_at < self._looks_at:
             self._wake.set()
 
+    def hold(self, row: DueRow | None) -> Hold:
+        """Keep ``row`` for as long as the step acting on it runs (``async with``); see ``Hold``."""
+        return Hold(self.store, row, self.lease)
+
     async def start(self) -> float:
-        """Give back downtime before anything is acted on; returns the seconds given back."""
+        """Give back downtime before anything is acted on; returns the seconds given back. The steps an earlier
+        run of this process left unfinished (it was stopped or killed holding them) fall due at once."""
         given = await self.store.keep_alive(gap_allowed=self.gap_allowed)
         self._last_alive = time.monotonic()
+        if self.owner:
+            released = await self.store.release_claims(self.owner)
+            if released:
+                log.info("%d step(s) an earlier run left unfinished fall due now", released)
         return given
 
     async def run(self) -> None:
@@ -118,7 +182,7 @@ class Scheduler:
         """Act on everything due now, batch by batch; returns how many rows were handled."""
         handled = 0
         while True:
-            rows = await self.store.claim_due(self.now(), lease=self.lease, limit=self.batch)
+            rows = await self.store.claim_due(self.now(), lease=self.lease, limit=self.batch, owner=self.owner)
             if not rows:
                 return handled
             for row in rows:
@@ -127,7 +191,10 @@ class Scheduler:
                     log.error("No handler for due rows of kind %r (row %d)", row.kind, row.id)
                     continue
                 try:
-                    await handler(row)
+                    # Held while its handler runs (a handler that starts a longer step in the background holds
+                    # the row there itself, with ``hold``).
+                    async with self.hold(row):
+                        await handler(row)
                     self.acted += 1
                 except Exception:
                     # The row stays leased: it falls due again when the lease ends.

@@ -38,6 +38,7 @@ import datetime as dt
 import json
 import logging
 import sqlite3
+import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -70,6 +71,7 @@ from bot.ratings import PROVISIONAL_DEVIATION, START_RATING, PoolKey, RatedGame,
 from bot.rules import Game, RecordError
 from bot.rules.protocol import Colour, GameKind, GameState, IllegalMove, Outcome, Seat, Termination, other_colour
 from bot.rules.registry import find_game
+from bot.text import check_name, clean_name, fallback_name
 
 log = logging.getLogger(__name__)
 
@@ -492,6 +494,24 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE moves ADD COLUMN clock_first REAL",
         "ALTER TABLE moves ADD COLUMN clock_second REAL",
     ),
+    (
+        # Who took a due row: ``claimed_by`` is the taker's token (``OWNER|RUN|N``: the process's shards, its
+        # run, its claim). A step that takes long renews its lease while it runs, and each of its writes checks
+        # the token, so another process takes a step over only once its taker stopped renewing (it died).
+        "ALTER TABLE due ADD COLUMN claimed_by TEXT",
+        # A tournament game's intro (who plays whom, in which round) goes with its first board; owed until posted.
+        # Games already started were introduced when they started.
+        "ALTER TABLE tournament_pairings ADD COLUMN intro_posted INTEGER NOT NULL DEFAULT 0 "
+        "CHECK (intro_posted IN (0, 1))",
+        "UPDATE tournament_pairings SET intro_posted = 1 WHERE game_id IS NOT NULL",
+        # The channel posts a tournament owes (its start, each round's standings and pairings, its end) are
+        # delivered in order by the ``posts`` step; the messages of the one being delivered already out are
+        # counted, so a retry after a failure posts only the rest.
+        "ALTER TABLE tournaments ADD COLUMN start_owed INTEGER NOT NULL DEFAULT 0 CHECK (start_owed IN (0, 1))",
+        "ALTER TABLE tournaments ADD COLUMN end_owed INTEGER NOT NULL DEFAULT 0 CHECK (end_owed IN (0, 1))",
+        "ALTER TABLE tournaments ADD COLUMN posts_done INTEGER NOT NULL DEFAULT 0 CHECK (posts_done >= 0)",
+        "ALTER TABLE tournament_rounds ADD COLUMN posts_done INTEGER NOT NULL DEFAULT 0 CHECK (posts_done >= 0)",
+    ),
 )
 
 REMINDERS_LEFT: tuple[float, ...] = (24 * HOUR, HOUR)
@@ -509,6 +529,21 @@ class DueRow:
     key: str
     due_at: float
     tournament_id: int | None = None
+    token: str = ""
+    """Whose claim this is (``claim_due`` wrote it): writes made for the row check it is still theirs."""
+
+    @property
+    def claim(self) -> Claim:
+        return Claim(self.id, self.token)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A due row as its taker holds it: the row and the taker's token. A write made for it lands only while the
+    row is still claimed with that token (another process took it over after its lease ran out: it lost)."""
+
+    due_id: int
+    token: str
 
 
 THEMES: tuple[str, ...] = ("light", "dark", "contrast")
@@ -1020,6 +1055,9 @@ class Store:
         # The gateway shards this process runs (shard count, shard ids), when the bot is split over several
         # processes: the sweeps of boards owed and AI turns owed take only the games of its own servers.
         self.shards: tuple[int, tuple[int, ...]] | None = None
+        # This run's part of the tokens of the due rows it claims (``claim_due``), and how many claims it made.
+        self._run = uuid.uuid4().hex[:12]
+        self._claims = 0
 
     def _heard(self, message: str) -> None:
         """Another process (on PostgreSQL) changed what this one keeps in memory: ``prefs USER_ID``."""
@@ -1027,6 +1065,15 @@ class Store:
         if kind == "prefs" and value.isdigit():
             self._themes.pop(int(value), None)
             self._notify.pop(int(value), None)
+
+    @property
+    def claimant(self) -> str:
+        """Who this process is when it claims due rows: its gateway shards (all of them, unsharded). One process
+        runs a set of shards at a time (Discord's rule), so claims an earlier run of the same left are over."""
+        if self.shards is None:
+            return "all"
+        count, ids = self.shards
+        return f"shards {','.join(map(str, ids))}/{count}"
 
     def owns_guild(self, guild_id: int) -> bool:
         """Whether this process runs the gateway shard of ``guild_id`` (always, unsharded): Discord's rule."""
@@ -1971,29 +2018,81 @@ class Store:
         rows = await self._fetchall("SELECT due_at FROM due ORDER BY due_at LIMIT 1")
         return None if not rows else float(rows[0][0])
 
-    async def claim_due(self, now: float, *, lease: float, limit: int) -> list[DueRow]:
+    async def claim_due(self, now: float, *, lease: float, limit: int, owner: str = "") -> list[DueRow]:
         """Take up to ``limit`` rows due at ``now``, oldest first, for ``lease`` seconds.
 
         A taken row moves to the end of its lease: if the process acting on it dies, it falls due again
         then, for whichever process looks next. Acting on a row removes it in the same transaction as the
-        action (``flag``, ``take_reminder``), so a row is acted on once.
+        action (``flag``, ``take_reminder``), so a row is acted on once. Each taken row carries a token of
+        this claim (``owner``: who claims, see ``release_claims``); a step that runs longer than its lease
+        renews it (``renew_claim``) and its writes check the token, so it is never taken over while it runs.
         """
+        self._claims += 1
+        token = f"{owner}|{self._run}|{self._claims}"
         async with self._transaction() as db:
             rows = await db.execute_fetchall(
                 "SELECT id, kind, game_id, key, due_at, tournament_id FROM due WHERE due_at <= ? "
-                "ORDER BY due_at LIMIT ?",
+                "ORDER BY due_at, id LIMIT ?",
                 (now, limit),
             )
             taken = [
-                DueRow(int(r[0]), str(r[1]), int(r[2] or 0), str(r[3]), float(r[4]), r[5] and int(r[5])) for r in rows
+                DueRow(int(r[0]), str(r[1]), int(r[2] or 0), str(r[3]), float(r[4]), r[5] and int(r[5]), token)
+                for r in rows
             ]
             if taken:
                 marks = ", ".join("?" for _ in taken)
                 await db.execute(
-                    f"UPDATE due SET due_at = ?, claimed_until = ? WHERE id IN ({marks})",
-                    (now + lease, now + lease, *(row.id for row in taken)),
+                    f"UPDATE due SET due_at = ?, claimed_until = ?, claimed_by = ? WHERE id IN ({marks})",
+                    (now + lease, now + lease, token, *(row.id for row in taken)),
                 )
         return taken
+
+    async def renew_claim(self, claim: Claim, *, lease: float) -> bool:
+        """Keep a taken row for another ``lease`` seconds from now; False if it is no longer this claim's (another
+        process took it over, or it was done or made due afresh meanwhile)."""
+        until = self._now() + lease
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE due SET due_at = ?, claimed_until = ? WHERE id = ? AND claimed_by = ?",
+                (until, until, claim.due_id, claim.token),
+            )
+            return cursor.rowcount == 1
+
+    async def retry_due(self, claim: Claim, at: float) -> bool:
+        """Give a taken row back, to fall due again at ``at`` (its step failed and is to be tried again then)."""
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE due SET due_at = ?, claimed_until = NULL, claimed_by = NULL WHERE id = ? AND claimed_by = ?",
+                (at, claim.due_id, claim.token),
+            )
+        if cursor.rowcount == 1 and self.on_scheduled is not None:
+            self.on_scheduled(at)
+        return cursor.rowcount == 1
+
+    async def release_claims(self, owner: str) -> int:
+        """At start-up: rows that an earlier run of this ``owner`` took and never finished fall due now, without
+        waiting for their leases (that run is over: one process runs a set of gateway shards at a time)."""
+        now = self._now()
+        mine, this_run = f"{owner}|", f"{owner}|{self._run}|"
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE due SET due_at = ?, claimed_until = NULL, claimed_by = NULL WHERE claimed_by IS NOT NULL "
+                "AND substr(claimed_by, 1, ?) = ? AND substr(claimed_by, 1, ?) <> ?",
+                (now, len(mine), mine, len(this_run), this_run),
+            )
+        if cursor.rowcount and self.on_scheduled is not None:
+            self.on_scheduled(now)
+        return cursor.rowcount
+
+    @staticmethod
+    async def _holds(db: Connection, claim: Claim | None) -> bool:
+        """Inside a transaction: whether ``claim`` (None: no claim asked for) still holds its row."""
+        if claim is None:
+            return True
+        rows = await db.execute_fetchall(
+            "SELECT 1 FROM due WHERE id = ? AND claimed_by = ?", (claim.due_id, claim.token)
+        )
+        return bool(list(rows))
 
     async def flag(self, game_id: int, *, due_id: int | None = None) -> GameInfo | None:
         """End the game on time if its running seat's time is up now; None, changing nothing else, if not.
@@ -2317,7 +2416,9 @@ class Store:
         """Games in play or just finished whose latest change no posted board shows, oldest change first."""
         found = await self._fetch_info(
             f"SELECT {_COLUMNS} FROM games WHERE board_version > posted_version AND status IN ('active', 'finished') "
-            "ORDER BY updated_at, id",
+            # A tournament game's first board goes with its intro, which the step opening its round posts.
+            "AND NOT EXISTS (SELECT 1 FROM tournament_pairings p WHERE p.game_id = games.id AND p.intro_posted = 0 "
+            "AND p.result IS NULL) ORDER BY updated_at, id",
         )
         return [info for info in found if self.owns_guild(info.guild_id)]
 
@@ -2422,7 +2523,8 @@ class Store:
     async def _due_tournament(self, db: Connection, tournament_id: int, key: str, at: float) -> None:
         await db.execute(
             "INSERT INTO due (kind, tournament_id, key, due_at) VALUES ('tournament', ?, ?, ?) "
-            "ON CONFLICT (kind, tournament_id, key) DO UPDATE SET due_at = excluded.due_at, claimed_until = NULL",
+            "ON CONFLICT (kind, tournament_id, key) DO UPDATE SET due_at = excluded.due_at, claimed_until = NULL, "
+            "claimed_by = NULL",
             (tournament_id, key, at),
         )
         if self.on_scheduled is not None:
@@ -2464,7 +2566,9 @@ class Store:
         round_minutes: int,
         division_size: int | None = None,
     ) -> TournamentInfo:
-        """A new tournament open for sign-up; its start time and check-in fall due on the scheduler."""
+        """A new tournament open for sign-up; its start time and check-in fall due on the scheduler. Its name is
+        refused if it holds a control character or shows nothing (``bot.text``), on every database alike."""
+        name = check_name(name)
         kind = find_game(game)
         chosen = kind.check_settings(settings)
         now = self._now()
@@ -2552,7 +2656,9 @@ class Store:
     async def join_tournament(self, tournament_id: int, user_id: int, name: str) -> tuple[TournamentInfo, bool]:
         """Sign a member up (before the start), or enter them late (a Swiss until half its rounds have started:
         they come in at the next round, with a ½-point bye for the last round missed). Returns whether it was late.
+        The name (from Discord) is kept without the characters no name may hold (``bot.text``).
         """
+        name = clean_name(name, fallback_name(user_id))
         async with self._transaction() as db:
             info = await self._tournament_in(db, tournament_id)
             rows = await db.execute_fetchall(
@@ -2706,7 +2812,81 @@ class Store:
                 await db.execute("DELETE FROM due WHERE id = ?", (due_id,))
             await self._due_tournament(db, tournament_id, "advance", now)
             await self._log(db, tournament_id, actor_id, "start", str(len(field_)))
+            await self._owe_posts(db, tournament_id, start=True)
         return await self.tournament(tournament_id)
+
+    async def _owe_posts(
+        self, db: Connection, tournament_id: int, *, start: bool = False, end: bool = False, at: float | None = None
+    ) -> None:
+        """Inside the transaction that makes a post owed (a start, a round stored, the end): the ``posts`` step
+        that delivers it falls due now (``at``), and stays due until everything owed is out."""
+        if start:
+            await db.execute("UPDATE tournaments SET start_owed = 1, posts_done = 0 WHERE id = ?", (tournament_id,))
+        if end:
+            await db.execute("UPDATE tournaments SET end_owed = 1 WHERE id = ?", (tournament_id,))
+        await self._due_tournament(db, tournament_id, "posts", self._now() if at is None else at)
+
+    async def owe_posts(self, tournament_id: int) -> None:
+        """Make the ``posts`` step due if something is owed and it is not due already (after a restart)."""
+        async with self._transaction() as db:
+            owed = await db.execute_fetchall(
+                "SELECT 1 FROM tournaments WHERE id = ? AND (start_owed = 1 OR end_owed = 1) UNION ALL "
+                "SELECT 1 FROM tournament_rounds WHERE tournament_id = ? AND announced = 0",
+                (tournament_id, tournament_id),
+            )
+            if not list(owed):
+                return
+            await db.execute(
+                "INSERT INTO due (kind, tournament_id, key, due_at) VALUES ('tournament', ?, 'posts', ?) "
+                "ON CONFLICT (kind, tournament_id, key) DO NOTHING",
+                (tournament_id, self._now()),
+            )
+        if self.on_scheduled is not None:
+            self.on_scheduled(self._now())
+
+    async def owe_step(self, tournament_id: int, key: str) -> None:
+        """Make a tournament step due now unless it is due (or being run) already."""
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO due (kind, tournament_id, key, due_at) VALUES ('tournament', ?, ?, ?) "
+                "ON CONFLICT (kind, tournament_id, key) DO NOTHING",
+                (tournament_id, key, self._now()),
+            )
+        if self.on_scheduled is not None:
+            self.on_scheduled(self._now())
+
+    async def posts_progress(self, tournament_id: int, number: int | None, done: int) -> None:
+        """``done`` messages of what is being delivered are out: of the start or end (``number`` None), or a round's."""
+        async with self._transaction() as db:
+            if number is None:
+                await db.execute("UPDATE tournaments SET posts_done = ? WHERE id = ?", (done, tournament_id))
+            else:
+                await db.execute(
+                    "UPDATE tournament_rounds SET posts_done = ? WHERE tournament_id = ? AND number = ?",
+                    (done, tournament_id, number),
+                )
+
+    async def posts_delivered(
+        self, tournament_id: int, what: Literal["start", "round", "end"], number: int = 0
+    ) -> None:
+        """Everything of the start, of round ``number`` or of the end is out."""
+        async with self._transaction() as db:
+            if what == "start":
+                await db.execute("UPDATE tournaments SET start_owed = 0, posts_done = 0 WHERE id = ?", (tournament_id,))
+            elif what == "end":
+                await db.execute("UPDATE tournaments SET end_owed = 0, posts_done = 0 WHERE id = ?", (tournament_id,))
+            else:
+                await db.execute(
+                    "UPDATE tournament_rounds SET announced = 1 WHERE tournament_id = ? AND number = ?",
+                    (tournament_id, number),
+                )
+
+    async def finish_posts(self, claim: Claim) -> bool:
+        """Nothing is owed any more: the ``posts`` step is done (unless something new was owed meanwhile, which made
+        it due afresh: then it stays, and runs again)."""
+        async with self._transaction() as db:
+            cursor = await db.execute("DELETE FROM due WHERE id = ? AND claimed_by = ?", (claim.due_id, claim.token))
+            return cursor.rowcount == 1
 
     async def snapshot(self, tournament_id: int) -> TournamentSnapshot:
         """Everything a tournament is, read in one transaction: settings, players, rounds, pairings and byes."""
@@ -2721,7 +2901,8 @@ class Store:
                     (tournament_id,),
                 )
                 rounds = await self._db.execute_fetchall(
-                    "SELECT number, started_at, deadline, announced FROM tournament_rounds WHERE tournament_id = ? "
+                    "SELECT number, started_at, deadline, announced, posts_done FROM tournament_rounds "
+                    "WHERE tournament_id = ? "
                     "ORDER BY number",
                     (tournament_id,),
                 )
@@ -2737,7 +2918,7 @@ class Store:
         return TournamentSnapshot(
             _tournament_from_row(next(iter(info_rows))),
             tuple(_entrant_from_row(r) for r in players),
-            tuple(RoundRow(int(r[0]), float(r[1]), float(r[2]), bool(r[3])) for r in rounds),
+            tuple(RoundRow(int(r[0]), float(r[1]), float(r[2]), bool(r[3]), int(r[4])) for r in rounds),
             tuple(_pairing_from_row(r) for r in pairings),
             tuple((int(r[0]), int(r[1]), str(r[2])) for r in byes),
         )
@@ -2806,34 +2987,58 @@ class Store:
                     "ON CONFLICT (tournament_id, round, user_id) DO UPDATE SET kind = excluded.kind",
                     (tournament_id, round_number, user_id, kind),
                 )
+            # Its standings and pairings first: due at the same moment, the older row is taken first (``claim_due``),
+            # and a new row is written before the step that opens the games.
+            await self._owe_posts(db, tournament_id, at=now)
             await self._due_tournament(db, tournament_id, f"play:{plan.number}", now)
             await self._due_tournament(db, tournament_id, f"deadline:{plan.number}", deadline)
             await self._advance_if_round_over(db, tournament_id, plan.number)
         log.info("tournament %d: round %d paired (%d games)", tournament_id, plan.number, len(plan.games))
         return True
 
-    async def mark_round_announced(self, tournament_id: int, number: int) -> None:
-        async with self._transaction() as db:
-            await db.execute(
-                "UPDATE tournament_rounds SET announced = 1 WHERE tournament_id = ? AND number = ?",
-                (tournament_id, number),
-            )
+    async def pairing_thread_pending(self, pairing_id: int, *, claim: Claim | None = None) -> bool:
+        """About to ask Discord for this pairing's thread: a restart then looks for it before making another.
 
-    async def pairing_thread_pending(self, pairing_id: int) -> None:
-        """About to ask Discord for this pairing's thread: a restart then looks for it before making another."""
+        True when the caller may ask now; False when it lost: the pairing has its thread already, or the step
+        ``claim`` holds was taken over by another process (which opens the pairing instead)."""
         async with self._transaction() as db:
-            await db.execute(
-                "UPDATE tournament_pairings SET state = 'thread_pending' WHERE id = ? AND state = 'paired'",
+            if not await self._holds(db, claim):
+                return False
+            rows = await db.execute_fetchall(
+                "UPDATE tournament_pairings SET state = 'thread_pending' WHERE id = ? "
+                "AND state IN ('paired', 'thread_pending') RETURNING id",
                 (pairing_id,),
             )
+            return bool(list(rows))
 
-    async def pairing_thread(self, pairing_id: int, thread_id: int) -> None:
+    async def pairing_thread(self, pairing_id: int, thread_id: int, *, claim: Claim | None = None) -> bool:
+        """The pairing's thread is ``thread_id``. False when the caller lost: the pairing has another thread, or the
+        step ``claim`` holds was taken over (the caller removes the thread it made)."""
         async with self._transaction() as db:
-            await db.execute(
+            if not await self._holds(db, claim):
+                return False
+            rows = await db.execute_fetchall(
                 "UPDATE tournament_pairings SET state = 'thread', thread_id = ? "
-                "WHERE id = ? AND state IN ('paired', 'thread_pending')",
+                "WHERE id = ? AND state IN ('paired', 'thread_pending') RETURNING id",
                 (thread_id, pairing_id),
             )
+            if list(rows):
+                return True
+            same = await db.execute_fetchall(
+                "SELECT 1 FROM tournament_pairings WHERE id = ? AND thread_id = ?", (pairing_id, thread_id)
+            )
+            return bool(list(same))
+
+    async def pairing(self, pairing_id: int) -> Pairing:
+        rows = await self._fetchall("SELECT * FROM tournament_pairings WHERE id = ?", (pairing_id,))
+        if not rows:
+            raise UserError("tournament.refusal.no_pairing")
+        return _pairing_from_row(rows[0])
+
+    async def intro_posted(self, pairing_id: int) -> None:
+        """The pairing's game was introduced in its thread (with its first board, or after it)."""
+        async with self._transaction() as db:
+            await db.execute("UPDATE tournament_pairings SET intro_posted = 1 WHERE id = ?", (pairing_id,))
 
     async def start_pairing_game(self, pairing_id: int) -> GameInfo:
         """The pairing's game, in its thread, with the tournament's settings: white is the first seat (in Veletas
@@ -2885,15 +3090,18 @@ class Store:
                 await self._schedule(db, game_id, clock)
         return await self.get_game(game_id)
 
-    async def finish_opening(self, tournament_id: int, number: int, due_id: int | None) -> bool:
-        """The round's games are all made: its ``play`` step is done. False if a pairing still lacks its game."""
+    async def finish_opening(
+        self, tournament_id: int, number: int, due_id: int | None, claim: Claim | None = None
+    ) -> bool:
+        """The round's games are all made and introduced: its ``play`` step is done. False if a pairing still lacks
+        its game or its intro, or the step ``claim`` holds was taken over."""
         async with self._transaction() as db:
             missing = await db.execute_fetchall(
-                "SELECT 1 FROM tournament_pairings WHERE tournament_id = ? AND round = ? "
-                "AND state NOT IN ('game', 'done') AND result IS NULL LIMIT 1",
+                "SELECT 1 FROM tournament_pairings WHERE tournament_id = ? AND round = ? AND result IS NULL "
+                "AND (state NOT IN ('game', 'done') OR (state = 'game' AND intro_posted = 0)) LIMIT 1",
                 (tournament_id, number),
             )
-            if missing:
+            if missing or not await self._holds(db, claim):
                 return False
             if due_id is not None:
                 await db.execute("DELETE FROM due WHERE id = ?", (due_id,))
@@ -3039,6 +3247,8 @@ class Store:
                 await db.execute("DELETE FROM due WHERE tournament_id = ?", (tournament_id,))
             elif status == "finished":
                 await db.execute("DELETE FROM due WHERE tournament_id = ?", (tournament_id,))
+                # Its final standings and podium are owed from now on, until they are out.
+                await self._owe_posts(db, tournament_id, end=True)
             elif status == "running" and info.status == "paused":
                 await self._due_tournament(db, tournament_id, "advance", now)
             if actor_id:
@@ -3165,6 +3375,12 @@ class TournamentInfo:
     created_at: float
     started_at: float | None
     ended_at: float | None
+    start_owed: bool = False
+    """Its start is still to be said in its channel (the ``posts`` step)."""
+    end_owed: bool = False
+    """Its final standings and podium are still to be posted."""
+    posts_done: int = 0
+    """Messages of the start (or the end) being delivered that are out already."""
 
     @property
     def is_elimination(self) -> bool:
@@ -3205,6 +3421,7 @@ class Pairing:
     state: str
     thread_id: int | None
     game_id: int | None
+    intro_posted: bool = True
 
 
 @dataclass(frozen=True)
@@ -3213,6 +3430,8 @@ class RoundRow:
     started_at: float
     deadline: float
     announced: bool
+    posts_done: int = 0
+    """Messages of its announcement (the standings before it, its pairings) that are out already."""
 
 
 @dataclass(frozen=True)
@@ -3268,6 +3487,9 @@ def _tournament_from_row(row: Row) -> TournamentInfo:
         created_at=float(row["created_at"]),
         started_at=row["started_at"],
         ended_at=row["ended_at"],
+        start_owed=bool(row["start_owed"]),
+        end_owed=bool(row["end_owed"]),
+        posts_done=int(row["posts_done"]),
     )
 
 
@@ -3296,6 +3518,7 @@ def _pairing_from_row(row: Row) -> Pairing:
         str(row["state"]),
         row["thread_id"],
         row["game_id"],
+        bool(row["intro_posted"]),
     )
 
 

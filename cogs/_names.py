@@ -14,16 +14,12 @@ import discord
 
 from bot.rules.protocol import COLOURS, SEATS
 from bot.store import GameInfo
+from bot.text import fallback_name
 
 if TYPE_CHECKING:
     from bot.client import VeletasBot
 
 log = logging.getLogger(__name__)
-
-
-def fallback_name(user_id: int) -> str:
-    """A name in no language for a member Discord would not name: the end of their id (``…1234``)."""
-    return f"…{str(user_id)[-4:]}"
 
 
 def name_of(bot: VeletasBot, user_id: int | None) -> str:

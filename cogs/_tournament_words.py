@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import discord
+
 from bot.i18n import Words
 from bot.render.tournament import TournamentWords
 from bot.store import TournamentInfo
@@ -27,6 +29,18 @@ RESULT_KEYS: Mapping[str, str] = {
 TIEBREAK_KEYS: Mapping[str, str] = {label: code for code, label in TIEBREAK_LABELS.items()}
 """The engine's tie-break labels (``Buchholz cut 1``) to their catalogue keys (``buchholz_cut1``)."""
 NAMES_SHOWN = 30
+
+
+def escaped(text: str) -> str:
+    """A name someone chose (a tournament's, a player's) as a post shows it: its markdown and mentions shown as
+    typed, never acted on (``**Cup**`` stays as typed, ``@everyone`` pings nobody)."""
+    return discord.utils.escape_markdown(discord.utils.escape_mentions(text))
+
+
+def shown(info: TournamentInfo) -> str:
+    """The tournament's name in a message (content, an embed): escaped. Thread names, images and autocomplete
+    choices show it as it is (nothing there reads markdown)."""
+    return escaped(info.name)
 
 
 def t(w: Words, key: str, /, **data: object) -> str:
@@ -116,7 +130,7 @@ def format_line(w: Words, info: TournamentInfo) -> str:
 
 
 def announcement_title(info: TournamentInfo) -> str:
-    return f"🏆 {info.name}"[:256]
+    return f"🏆 {shown(info)}"[:256]
 
 
 def announcement_fields(
@@ -164,24 +178,24 @@ def announcement_fields(
 
 
 def joined(w: Words, info: TournamentInfo, late: bool) -> str:
-    return t(w, "joined_late" if late else "joined", name=info.name)
+    return t(w, "joined_late" if late else "joined", name=shown(info))
 
 
 def left(w: Words, info: TournamentInfo) -> str:
-    return t(w, "left" if info.status == "signup" else "withdrew", name=info.name)
+    return t(w, "left" if info.status == "signup" else "withdrew", name=shown(info))
 
 
 def started(w: Words, info: TournamentInfo, players: int) -> str:
     if info.rounds:
-        return t(w, "started_rounds", name=info.name, count=players, rounds=info.rounds)
-    return t(w, "started", name=info.name, count=players)
+        return t(w, "started_rounds", name=shown(info), count=players, rounds=info.rounds)
+    return t(w, "started", name=shown(info), count=players)
 
 
 def round_header(w: Words, info: TournamentInfo, number: int, deadline: float) -> str:
     at = str(int(deadline))
     if info.rounds:
-        return t(w, "round_header_of", name=info.name, round=number, total=info.rounds, at=at)
-    return t(w, "round_header", name=info.name, round=number, at=at)
+        return t(w, "round_header_of", name=shown(info), round=number, total=info.rounds, at=at)
+    return t(w, "round_header", name=shown(info), round=number, at=at)
 
 
 def pairing_line(w: Words, board: int, white: str, black: str, result: str | None, match: str | None) -> str:
@@ -216,7 +230,7 @@ def game_intro(w: Words, info: TournamentInfo, number: int, board: int, white: i
     return t(
         w,
         "game_intro",
-        name=info.name,
+        name=shown(info),
         round=number,
         board=board,
         white=f"<@{white}>",
@@ -225,12 +239,10 @@ def game_intro(w: Words, info: TournamentInfo, number: int, board: int, white: i
     )
 
 
-def standings_title(w: Words, info: TournamentInfo, number: int, final: bool) -> str:
-    return (
-        t(w, "standings_final.title", name=info.name)
-        if final
-        else t(w, "standings.title", name=info.name, round=number)
-    )
+def standings_title(w: Words, info: TournamentInfo, number: int, final: bool, *, escape: bool = True) -> str:
+    """The standings' title: escaped for a post, as it is for an image (``escape=False``)."""
+    name = shown(info) if escape else info.name
+    return t(w, "standings_final.title", name=name) if final else t(w, "standings.title", name=name, round=number)
 
 
 def score(w: Words, x: float) -> str:
@@ -261,7 +273,7 @@ def bracket_line(match: str, a: str, b: str, winner: str | None) -> str:
 
 
 def podium_text(w: Words, info: TournamentInfo, podiums: Sequence[tuple[str | None, Sequence[tuple[int, str]]]]) -> str:
-    lines = [t(w, "podium", name=info.name)]
+    lines = [t(w, "podium", name=shown(info))]
     for group, places in podiums:
         if group is not None:
             lines.append(division_heading(w, group))
@@ -304,7 +316,7 @@ def info_lines(w: Words, info: TournamentInfo, game_text: str, clock: str, playe
         t(
             w,
             "info.head",
-            name=info.name,
+            name=shown(info),
             id=str(info.id),
             channel=f"<#{info.channel_id}>",
             status=status_name(w, info.status),
@@ -326,7 +338,7 @@ def list_line(w: Words, info: TournamentInfo, players: int) -> str:
         w,
         "list_line",
         id=str(info.id),
-        name=info.name,
+        name=shown(info),
         channel=f"<#{info.channel_id}>",
         format=format_name(w, info.format),
         status=status_name(w, info.status),

@@ -35,6 +35,7 @@ from bot.i18n import LANGUAGES, Phrase, Words
 from bot.i18n import words as words_in
 from bot.ids import id_or_zero
 from bot.render.tournament import MAX_STANDINGS_ROWS, bracket_png, podium_png, standings_png
+from bot.scheduler import Hold
 from bot.store import (
     RESULTS,
     DueRow,
@@ -62,7 +63,7 @@ from bot.tournaments.elimination import BracketState
 from cogs import _tournament_words as words
 from cogs._board import DEFAULT_THEME, board_message
 from cogs._clock_words import describe_control, parse_time, time_suggestions
-from cogs._delivery import after_board_posted, announce, board_lock
+from cogs._delivery import RETRY_DELAYS, after_board_posted, announce, board_lock
 from cogs._lookup import tournament_here
 from cogs._permissions import check_here, check_thread, may_organise
 from cogs._send import bot_of, send_to_channel
@@ -91,6 +92,9 @@ MESSAGE_TEXT = 5500
 GAME_OPTIONS = {"veletas": ("variant", "rules"), "veloop": ("board", "protocol")}
 _RELATIVE = re.compile(r"(?:in\s+)?(\d+)\s*(m|min|minutes?|h|hours?|d|days?)")
 _STAMP = re.compile(r"<t:(\d+)(?::[a-zA-Z])?>|(\d{9,11})")
+
+Post = dict[str, Any]
+"""One channel message as ``send`` takes it (content, embeds, files)."""
 
 
 def parse_start(text: str, now: float) -> float:
@@ -150,8 +154,7 @@ def match_scores(snap: TournamentSnapshot, state: BracketState) -> dict[str, tup
     return out
 
 
-def _esc(name: str) -> str:
-    return discord.utils.escape_markdown(discord.utils.escape_mentions(name))
+_esc = words.escaped
 
 
 class TournamentButton(
@@ -242,6 +245,8 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         self.locks: dict[int, asyncio.Lock] = {}
         # Rounds whose games Discord refused to open (a permission taken away), already said in the channel.
         self.told_forbidden: set[tuple[int, int]] = set()
+        # Tournaments whose owed channel posts failed, and how many times in a row (the pause before the next try).
+        self.post_failures: dict[int, int] = {}
         bot.scheduler.handlers["tournament"] = self.on_due
 
     def lock(self, tournament_id: int) -> asyncio.Lock:
@@ -375,7 +380,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         embed = await self.announcement_embed(pw, info)
         view = announcement_view(pw, info)
         callback = await interaction.response.send_message(
-            words.t(pw, "created", name=info.name, id=str(info.id)),
+            words.t(pw, "created", name=_esc(info.name), id=str(info.id)),
             embed=embed,
             view=view or discord.utils.MISSING,
             allowed_mentions=discord.AllowedMentions.none(),
@@ -456,7 +461,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             confirm = discord.ui.View(timeout=None)
             confirm.add_item(TournamentButton("withdraw", info.id, w))
             await interaction.response.send_message(
-                words.t(w, "confirm_withdraw", name=info.name), view=confirm, ephemeral=True
+                words.t(w, "confirm_withdraw", name=_esc(info.name)), view=confirm, ephemeral=True
             )
             return
         elif action == "leave":
@@ -464,7 +469,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             text = words.left(w, info)
         else:
             await self.bot.store.check_in(info.id, user.id)
-            text = words.t(w, "checked_in", name=info.name)
+            text = words.t(w, "checked_in", name=_esc(info.name))
         # The announcement's count changes as the answer to the press; the member then hears privately.
         now = await self.bot.store.tournament(info.id)
         embed, view = await self.announcement(now)
@@ -482,18 +487,15 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         started = await self.bot.store.start_tournament(
             info.id, actor_id=interaction.user.id, rounds_for=lambda n: self.rounds_for(info, n)
         )
-        await self.acted(interaction, info, lambda w: words.t(w, "action_started"))
-        await self.after_start(started)
+        # The organiser hears first; the channel's lines are owed in the store and posted by the ``posts`` step,
+        # tried again until they are out.
+        await self.answer(interaction, lambda w: words.t(w, "action_started"))
+        await self.refresh_announcement(started)
 
     def rounds_for(self, info: TournamentInfo, players: int) -> int | None:
         if info.format == "swiss":
             return info.rounds or swiss_rounds(players)
         return planned_rounds(info, players)
-
-    async def after_start(self, info: TournamentInfo) -> None:
-        entrants = await self.bot.store.entrants(info.id)
-        await self.say(info, words.started(await self.public(info), info, len(entrants)))
-        await self.refresh_announcement(info)
 
     @app_commands.command()
     @app_commands.describe(tournament="which tournament (default: this channel's)")
@@ -635,10 +637,18 @@ class TournamentCog(commands.Cog, name="Tournaments"):
     async def acted(
         self, interaction: discord.Interaction[VeletasBot], info: TournamentInfo, said: Callable[[Words], str]
     ) -> None:
-        """An organiser action, done: the organiser hears it privately (in their language), the tournament channel
-        publicly (in the server's)."""
+        """An organiser action, done: the organiser hears it privately (in their language) first, then the
+        tournament channel publicly (in the server's). The action is done either way: a channel that refuses the
+        line is logged, not told to the organiser as a failure."""
+        await self.answer(interaction, said)
         pw = await self.public(info)
-        await self.say(info, words.organiser_action(pw, interaction.user.id, said(pw)))
+        try:
+            await self.say(info, words.organiser_action(pw, interaction.user.id, said(pw)))
+        except discord.HTTPException as exc:
+            log.warning("Could not post an organiser's action in tournament %d's channel (%s)", info.id, exc.status)
+
+    async def answer(self, interaction: discord.Interaction[VeletasBot], said: Callable[[Words], str]) -> None:
+        """The organiser's private line about what they did, in their language."""
         w = private_words(interaction)
         line = words.organiser_action(w, interaction.user.id, said(w))
         if interaction.response.is_done():
@@ -734,7 +744,9 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         elif key == "advance":
             await self.advance(tournament_id, row.id)
         elif key == "play":
-            self.bot.spawn(self.open_round(tournament_id, int(arg), row.id), name=f"tournament-{tournament_id}-open")
+            self.bot.spawn(self.open_round(tournament_id, int(arg), row), name=f"tournament-{tournament_id}-open")
+        elif key == "posts":
+            self.bot.spawn(self.deliver_posts(tournament_id, row), name=f"tournament-{tournament_id}-posts")
         elif key == "deadline":
             await self.round_deadline(tournament_id, int(arg), row.id)
         else:
@@ -751,21 +763,26 @@ class TournamentCog(commands.Cog, name="Tournaments"):
                 info.id, actor_id=0, rounds_for=lambda n: self.rounds_for(info, n), due_id=due_id
             )
         except UserError as exc:
+            # Said before it is cancelled (which ends its steps): a failed post leaves the start step due, to be
+            # tried again when its lease ends.
+            pw = await self.public(info)
+            await self.say(info, words.t(pw, "not_started", name=_esc(info.name), reason=exc.worded(pw)))
             cancelled = await self.bot.store.set_tournament_status(
                 info.id, "cancelled", actor_id=0, allowed=("signup",)
             )
             await self.refresh_announcement(cancelled)
-            pw = await self.public(info)
-            await self.say(info, words.t(pw, "not_started", name=info.name, reason=exc.worded(pw)))
             return
-        await self.after_start(started)
+        await self.refresh_announcement(started)
 
     async def checkin_opens(self, tournament_id: int, due_id: int) -> None:
+        """Check-in opens: said in the channel, then the step is done (a failed post leaves it due, to be tried
+        again when its lease ends)."""
         info = await self.bot.store.tournament(tournament_id)
-        await self.bot.store.drop_due(due_id)
         if info.status == "signup":
             at = str(int(info.starts_at or 0))
-            await self.say(info, words.t(await self.public(info), "checkin_open", name=info.name, at=at))
+            await self.say(info, words.t(await self.public(info), "checkin_open", name=_esc(info.name), at=at))
+        await self.bot.store.drop_due(due_id)
+        if info.status == "signup":
             await self.refresh_announcement(info)
 
     async def advance(self, tournament_id: int, due_id: int | None) -> None:
@@ -782,7 +799,9 @@ class TournamentCog(commands.Cog, name="Tournaments"):
                 # Nobody left who may meet (a small field, many rounds): the tournament ends with the rounds played.
                 log.warning("Tournament %d: the next round cannot be paired (%s); finishing", tournament_id, exc)
                 pw = await self.public(snap.info)
-                await self.say(snap.info, words.t(pw, "cannot_pair", name=snap.info.name, round=len(snap.rounds) + 1))
+                await self.say(
+                    snap.info, words.t(pw, "cannot_pair", name=_esc(snap.info.name), round=len(snap.rounds) + 1)
+                )
                 await self.finish(snap)
                 return
             if plan is None:
@@ -793,27 +812,105 @@ class TournamentCog(commands.Cog, name="Tournaments"):
                 await self.finish(snap)
                 return
             crash_point("tournament-round-planned")
+            # Stored with the posts it owes (its standings and pairings) and the step that opens its games.
             if not await self.bot.store.save_round(tournament_id, plan, due_id=due_id):
                 return
             crash_point("tournament-round-saved")
-            await self.announce_rounds(tournament_id)
 
-    async def announce_rounds(self, tournament_id: int) -> None:
-        """Post what no post shows yet: the standings after the last round and the new round's pairings."""
+    # --- what the channel is owed ----------------------------------------------------------------
+
+    async def deliver_posts(self, tournament_id: int, due: DueRow | None) -> None:
+        """The ``posts`` step: everything the tournament owes its channel, in order (its start, each round's
+        standings and pairings, its end), each message recorded once out, so a retry posts only the rest.
+
+        A failure (Discord refusing, failing or rate-limiting past discord.py's own retries) gives the step back to
+        fall due again after a growing pause; it is done only once nothing is owed."""
+        async with self.bot.scheduler.hold(due) as hold, self.lock(tournament_id):
+            try:
+                done = await self.post_owed(tournament_id, hold)
+            except (discord.HTTPException, OSError) as exc:
+                failures = self.post_failures.get(tournament_id, 0)
+                self.post_failures[tournament_id] = failures + 1
+                pause = RETRY_DELAYS[min(failures, len(RETRY_DELAYS) - 1)]
+                log.warning(
+                    "Tournament %d: its channel post failed (%s); trying again in %.0f s", tournament_id, exc, pause
+                )
+                if due is not None:
+                    await self.bot.store.retry_due(due.claim, self.bot.store.now() + pause)
+                return
+            self.post_failures.pop(tournament_id, None)
+            if done and due is not None:
+                await self.bot.store.finish_posts(due.claim)
+
+    async def post_owed(self, tournament_id: int, hold: Hold) -> bool:
+        """Post what the tournament owes its channel; True once nothing is owed (False: the step was taken over)."""
         snap = await self.bot.store.snapshot(tournament_id)
+        info = snap.info
+        if info.start_owed:
+            if not await self.send_owed(info, None, info.posts_done, await self.start_messages(snap), hold):
+                return False
+            await self.bot.store.posts_delivered(tournament_id, "start")
         for row in snap.rounds:
             if row.announced:
                 continue
-            if row.number > 1:
-                await self.results_post(snap, row.number - 1)
-            await self.pairings_post(snap, row.number)
-            await self.bot.store.mark_round_announced(tournament_id, row.number)
-            await self.refresh_announcement(snap.info)
+            messages = await self.round_messages(snap, row.number)
+            if not await self.send_owed(info, row.number, row.posts_done, messages, hold):
+                return False
+            await self.bot.store.posts_delivered(tournament_id, "round", row.number)
+            await self.refresh_announcement(info)
             self.bot.spawn(self.archive_rounds(snap, row.number - 1), name=f"tournament-{tournament_id}-archive")
+        if info.end_owed:
+            if not await self.send_owed(info, None, info.posts_done, await self.end_messages(snap), hold):
+                return False
+            await self.bot.store.posts_delivered(tournament_id, "end")
+            self.bot.spawn(self.archive_rounds(snap, len(snap.rounds)), name=f"tournament-{tournament_id}-archive")
+        return True
 
-    async def open_round(self, tournament_id: int, number: int, due_id: int | None) -> None:
-        """Each pairing's thread and game, one at a time, every step recorded before the next."""
-        async with self.lock(tournament_id):
+    async def send_owed(
+        self, info: TournamentInfo, number: int | None, done: int, messages: list[Post], hold: Hold
+    ) -> bool:
+        """Post ``messages`` after the first ``done`` (out already), recording each; False if the step was lost."""
+        channel = self.bot.get_partial_messageable(info.channel_id)
+        for i, message in enumerate(messages):
+            if i < done:
+                continue
+            if not await hold.still_held():
+                return False
+            await channel.send(**message, allowed_mentions=discord.AllowedMentions.none())
+            await self.bot.store.posts_progress(info.id, number, i + 1)
+        return True
+
+    async def start_messages(self, snap: TournamentSnapshot) -> list[Post]:
+        """The start said in the channel: the organiser's action (when one started it), then who plays how long."""
+        info = snap.info
+        pw = await self.public(info)
+        out: list[Post] = []
+        actor = next((a for _, a, action, _ in await self.bot.store.tournament_log(info.id) if action == "start"), 0)
+        if actor:
+            out.append({"content": words.organiser_action(pw, actor, words.t(pw, "action_started"))})
+        playing = sum(1 for e in snap.players if e.seed is not None)
+        out.append({"content": words.started(pw, info, playing)})
+        return out
+
+    async def round_messages(self, snap: TournamentSnapshot, number: int) -> list[Post]:
+        """A round's announcement: the standings (or bracket) after the round before, then its pairings."""
+        out: list[Post] = []
+        if number > 1:
+            out += await self.results_messages(snap, number - 1)
+        out += await self.pairings_messages(snap, number)
+        return out
+
+    async def end_messages(self, snap: TournamentSnapshot) -> list[Post]:
+        """The end: the final standings (or bracket), the podium and the exports."""
+        number = len(snap.rounds)
+        out = await self.results_messages(snap, number, final=True) if number else []
+        return out + await self.podium_messages(snap)
+
+    async def open_round(self, tournament_id: int, number: int, due: DueRow | None) -> None:
+        """Each pairing's thread and game, one at a time, every step recorded before the next; the step is held
+        for as long as it runs, and stops where another process took it over."""
+        due_id = None if due is None else due.id
+        async with self.bot.scheduler.hold(due) as hold, self.lock(tournament_id):
             snap = await self.bot.store.snapshot(tournament_id)
             row = next((r for r in snap.rounds if r.number == number), None)
             if snap.info.status not in ("running", "paused") or row is None:
@@ -823,10 +920,12 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             channel = await self.channel_of(snap.info)
             known = names(snap)
             for pairing in snap.round_pairings(number):
-                if pairing.result is not None or pairing.state == "game":
+                if pairing.result is not None or (pairing.state == "game" and pairing.intro_posted):
                     continue
                 try:
-                    await self.open_pairing(snap, channel, pairing, known, row.deadline)
+                    if not await self.open_pairing(snap, channel, pairing, known, row.deadline, hold):
+                        log.warning("Tournament %d: round %d is opened by another process now", tournament_id, number)
+                        return
                 except discord.HTTPException as exc:
                     log.exception(
                         "Could not open board %d of round %d in tournament %d", pairing.board, number, tournament_id
@@ -836,9 +935,11 @@ class TournamentCog(commands.Cog, name="Tournaments"):
                         self.told_forbidden.add((tournament_id, number))
                         with contextlib.suppress(discord.HTTPException):
                             pw = await self.public(snap.info)
-                            await self.say(snap.info, words.t(pw, "cannot_open", name=snap.info.name, round=number))
+                            await self.say(
+                                snap.info, words.t(pw, "cannot_open", name=_esc(snap.info.name), round=number)
+                            )
                     return  # the step stays due: it is tried again when its lease ends
-            await self.bot.store.finish_opening(tournament_id, number, due_id)
+            await self.bot.store.finish_opening(tournament_id, number, due_id, hold.claim)
 
     async def open_pairing(
         self,
@@ -847,8 +948,11 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         pairing: Pairing,
         known: dict[int, str],
         deadline: float,
-    ) -> None:
+        hold: Hold,
+    ) -> bool:
+        """One pairing's thread, game and first board with its intro; False if the step was taken over."""
         info = snap.info
+        claim = hold.claim
         if pairing.state in ("paired", "thread_pending"):
             name = words.thread_name(
                 await self.public(info),
@@ -862,18 +966,26 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             thread = None
             if pairing.state == "thread_pending":
                 thread = self.made_before(channel, info.id, pairing)
+            made = thread is None
             if thread is None:
-                await self.bot.store.pairing_thread_pending(pairing.id)
+                if not await self.bot.store.pairing_thread_pending(pairing.id, claim=claim):
+                    return False
                 crash_point("tournament-thread-pending")
                 thread = await self.create_thread(channel, name)
                 crash_point("tournament-thread-created")
-            await self.bot.store.pairing_thread(pairing.id, thread.id)
+            if not await self.bot.store.pairing_thread(pairing.id, thread.id, claim=claim):
+                if made:
+                    await self.remove_thread(thread.id)
+                return False
         try:
             game = await self.bot.store.start_pairing_game(pairing.id)
         except UserError:
-            return  # its result was set meanwhile
+            return True  # its result was set meanwhile
         crash_point("tournament-game-created")
+        if not await hold.still_held():
+            return False
         await self.first_board(info, pairing, game, deadline)
+        return True
 
     def made_before(self, channel: discord.TextChannel, tournament_id: int, pairing: Pairing) -> discord.Thread | None:
         """The thread an earlier run asked Discord for before it could record it (the gateway announced it): the
@@ -905,20 +1017,24 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         raise RuntimeError("unreachable")
 
     async def first_board(self, info: TournamentInfo, pairing: Pairing, game: GameInfo, deadline: float) -> None:
-        """The game's first board, calling both players once.
+        """The game's first board with its intro (who plays whom, in which round), calling both players once.
 
-        Posted under the game's board lock, from the game as stored then: a sweep for owed boards (a restarted
-        bot runs one while it finishes opening a round) may have posted this board meanwhile, and then the
-        players are still called, without a second board.
+        The intro is owed in the store from the moment the game is stored until it is posted, so a restart posts
+        it (a sweep for owed boards leaves such a game's first board to this). Posted under the game's board lock,
+        from the game as stored then: if its board went out meanwhile (a turn already played), the players are
+        still called, without a second board.
         """
         pw = await self.public(info)
         intro = words.game_intro(pw, info, pairing.round, pairing.board, pairing.white, pairing.black, deadline)
         thread = self.bot.get_partial_messageable(game.channel_id)
         mentions = discord.AllowedMentions(users=[discord.Object(pairing.white), discord.Object(pairing.black)])
         async with board_lock(self.bot, game.id):
+            if (await self.bot.store.pairing(pairing.id)).intro_posted:
+                return
             current = await self.bot.store.get_game(game.id)
             if not current.unannounced:
                 await thread.send(content=intro, allowed_mentions=mentions)
+                await self.bot.store.intro_posted(pairing.id)
                 return
             out = (await board_message(self.bot, current)).quiet()
             kwargs: dict[str, Any] = {"content": intro, "files": out.discord_files(), "allowed_mentions": mentions}
@@ -927,6 +1043,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             if out.view is not None:
                 kwargs["view"] = out.view
             message = await thread.send(**kwargs)
+            await self.bot.store.intro_posted(pairing.id)
             await after_board_posted(self.bot, current, message.id)
 
     async def round_deadline(self, tournament_id: int, number: int, due_id: int) -> None:
@@ -953,16 +1070,12 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             self.bot.spawn(announce(self.bot, game_id), name=f"announce-{game_id}")
 
     async def finish(self, snap: TournamentSnapshot) -> None:
-        """The last round is over: final standings (or bracket), the podium, the exports; then it is finished."""
-        number = len(snap.rounds)
-        if number:
-            await self.results_post(snap, number, final=True)
-        await self.podium_post(snap)
+        """The last round is over: it is finished, its final standings (or bracket), the podium and the exports owed
+        in the same transaction (the ``posts`` step posts them)."""
         finished = await self.bot.store.set_tournament_status(
             snap.info.id, "finished", actor_id=0, allowed=("running",)
         )
         await self.refresh_announcement(finished)
-        self.bot.spawn(self.archive_rounds(snap, number), name=f"tournament-{snap.info.id}-archive")
 
     # --- posts (one function each, so an image is attached in one place) -----------------------
 
@@ -971,22 +1084,25 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             text, allowed_mentions=discord.AllowedMentions.none()
         )
 
+    @staticmethod
+    def page_messages(pages: list[list[discord.Embed]], files: list[discord.File] | None = None) -> list[Post]:
+        """Embeds page after page; the files with the last page, ten a message (Discord's most), the rest after."""
+        batches = [files[i : i + MAX_FILES] for i in range(0, len(files or []), MAX_FILES)] if files else []
+        out: list[Post] = []
+        for i, page in enumerate(pages):
+            extra = batches[0] if batches and i == len(pages) - 1 else None
+            out.append({"embeds": page, "files": extra} if extra else {"embeds": page})
+        out += [{"files": batch} for batch in batches[1:]]
+        return out
+
     async def post_pages(
         self, info: TournamentInfo, pages: list[list[discord.Embed]], files: list[discord.File] | None = None
     ) -> None:
-        """Embeds page after page; the files with the last page, ten a message (Discord's most), the rest after."""
         channel = self.bot.get_partial_messageable(info.channel_id)
-        batches = [files[i : i + MAX_FILES] for i in range(0, len(files or []), MAX_FILES)] if files else []
-        for i, page in enumerate(pages):
-            extra = batches[0] if batches and i == len(pages) - 1 else None
-            if extra:
-                await channel.send(embeds=page, files=extra, allowed_mentions=discord.AllowedMentions.none())
-            else:
-                await channel.send(embeds=page, allowed_mentions=discord.AllowedMentions.none())
-        for batch in batches[1:]:
-            await channel.send(files=batch, allowed_mentions=discord.AllowedMentions.none())
+        for message in self.page_messages(pages, files):
+            await channel.send(**message, allowed_mentions=discord.AllowedMentions.none())
 
-    async def pairings_post(self, snap: TournamentSnapshot, number: int) -> None:
+    async def pairings_messages(self, snap: TournamentSnapshot, number: int) -> list[Post]:
         info = snap.info
         pw = await self.public(info)
         known = {pid: _esc(n) for pid, n in names(snap).items()}
@@ -999,21 +1115,22 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         gone = [known.get(e.user_id, "?") for e in snap.players if e.left_round == number]
         if gone:
             lines.append(words.t(pw, "withdrawn_line", names=words.listed(pw, gone)))
-        await self.say(info, words.round_header(pw, info, number, row.deadline))
-        await self.post_pages(info, paged(words.t(pw, "pairings.title", name=info.name, round=number), lines))
+        header: Post = {"content": words.round_header(pw, info, number, row.deadline)}
+        title = words.t(pw, "pairings.title", name=_esc(info.name), round=number)
+        return [header, *self.page_messages(paged(title, lines))]
 
-    async def results_post(self, snap: TournamentSnapshot, number: int, *, final: bool = False) -> None:
+    async def results_messages(self, snap: TournamentSnapshot, number: int, *, final: bool = False) -> list[Post]:
         if snap.info.is_elimination:
-            await self.bracket_post(snap, number)
-        else:
-            await self.standings_post(snap, number, final=final)
+            return await self.bracket_messages(snap, number)
+        return await self.standings_messages(snap, number, final=final)
 
     def standings_pages(self, w: Words, snap: TournamentSnapshot, *, final: bool) -> list[list[discord.Embed]]:
         info = snap.info
         known = {pid: _esc(n) for pid, n in names(snap).items()}
         done = rounds_done(snap)
         if info.is_elimination:
-            return paged(words.t(w, "bracket.title", name=info.name, round=done), self.bracket_lines(snap, known))
+            title = words.t(w, "bracket.title", name=_esc(info.name), round=done)
+            return paged(title, self.bracket_lines(snap, known))
         labels = tiebreak_labels(info)
         short = [words.tiebreak_short(w, label) for label in labels]
         lines: list[str] = []
@@ -1029,7 +1146,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         info = snap.info
         if info.is_elimination:
             return [await self.bracket_image(w, snap, rounds_done(snap))]
-        title = words.standings_title(w, info, rounds_done(snap), final)
+        title = words.standings_title(w, info, rounds_done(snap), final, escape=False)
         labels = [words.tiebreak_short(w, label) for label in tiebreak_labels(info)]
         shown = names(snap)
         gone = {e.user_id for e in snap.players if e.left_round is not None}
@@ -1062,11 +1179,11 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             for i, png in enumerate(images, 1)
         ]
 
-    async def standings_post(self, snap: TournamentSnapshot, number: int, *, final: bool = False) -> None:
+    async def standings_messages(self, snap: TournamentSnapshot, number: int, *, final: bool = False) -> list[Post]:
         """The standings after a round: the table as embeds, with its images, in the server's language."""
         pw = await self.public(snap.info)
         files = await self.standings_images(pw, snap, final=final)
-        await self.post_pages(snap.info, self.standings_pages(pw, snap, final=final), files)
+        return self.page_messages(self.standings_pages(pw, snap, final=final), files)
 
     def bracket_lines(self, snap: TournamentSnapshot, known: dict[int, str]) -> list[str]:
         state = bracket_state(snap)
@@ -1091,14 +1208,14 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         )
         return png_file(png, "bracket.png")
 
-    async def bracket_post(self, snap: TournamentSnapshot, number: int) -> None:
+    async def bracket_messages(self, snap: TournamentSnapshot, number: int) -> list[Post]:
         """The bracket after a round: its matches as embeds, and the whole bracket as an image."""
         info = snap.info
         pw = await self.public(info)
         known = {pid: _esc(n) for pid, n in names(snap).items()}
-        title = words.t(pw, "bracket.title", name=info.name, round=number)
+        title = words.t(pw, "bracket.title", name=_esc(info.name), round=number)
         image = await self.bracket_image(pw, snap, number)
-        await self.post_pages(info, paged(title, self.bracket_lines(snap, known)), [image])
+        return self.page_messages(paged(title, self.bracket_lines(snap, known)), [image])
 
     def export_files(self, snap: TournamentSnapshot) -> list[discord.File]:
         slug = re.sub(r"[^a-z0-9]+", "-", snap.info.name.lower()).strip("-") or "tournament"
@@ -1107,7 +1224,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             files.append(discord.File(io.BytesIO(trf_text(snap).encode()), filename=f"{slug}.trf"))
         return files
 
-    async def podium_post(self, snap: TournamentSnapshot) -> None:
+    async def podium_messages(self, snap: TournamentSnapshot) -> list[Post]:
         """The end: the podium (each division's) in words and as images, with the exports."""
         info = snap.info
         pw = await self.public(info)
@@ -1136,13 +1253,10 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         files = [*self.export_files(snap), *pictures]
         text = words.podium_text(pw, info, podiums) + "\n" + words.exports_note(pw, info.format == "swiss")
         if len(text) <= CONTENT_LIMIT and len(files) <= MAX_FILES:
-            await self.bot.get_partial_messageable(info.channel_id).send(
-                text, files=files, allowed_mentions=discord.AllowedMentions.none()
-            )
-            return
+            return [{"content": text, "files": files}]
         # Many divisions: the podiums go in embeds, paged within Discord's limits, the files with the last.
         head, *lines = text.split("\n")
-        await self.post_pages(info, paged(head, lines), files)
+        return self.page_messages(paged(head, lines), files)
 
     async def post_stopped(self, game_id: int, note: str, **data: object) -> None:
         """The last board of a game an organiser stopped (a result set, the tournament cancelled), in its thread,
@@ -1213,13 +1327,15 @@ class TournamentCog(commands.Cog, name="Tournaments"):
                 self.bot.spawn(self.reconcile(info.id), name=f"tournament-{info.id}-reconcile")
 
     async def reconcile(self, tournament_id: int) -> None:
-        """Posts owed, games not opened yet, and a round that ended while the bot was away: each done once."""
-        async with self.lock(tournament_id):
-            await self.announce_rounds(tournament_id)
+        """Posts owed, games not opened (or not introduced) yet, and a round that ended while the bot was away: each
+        done once. The posts and the games are the scheduler's steps, made due if they are not already (so a step
+        another process holds is left to it)."""
+        await self.bot.store.owe_posts(tournament_id)
         snap = await self.bot.store.snapshot(tournament_id)
         for row in snap.rounds:
-            if any(p.result is None and p.state != "game" for p in snap.round_pairings(row.number)):
-                await self.open_round(tournament_id, row.number, None)
+            pairings = snap.round_pairings(row.number)
+            if any(p.result is None and (p.state != "game" or not p.intro_posted) for p in pairings):
+                await self.bot.store.owe_step(tournament_id, f"play:{row.number}")
         # Without waiting for the lease of an `advance` step the stopped process had taken.
         await self.advance(tournament_id, None)
 

@@ -337,10 +337,10 @@ async def test_the_scheduler_looks_again_only_for_a_row_due_before_it_would_look
     looks = 0
     claim = store.claim_due
 
-    async def counted(now: float, *, lease: float, limit: int) -> list[DueRow]:
+    async def counted(now: float, *, lease: float, limit: int, owner: str = "") -> list[DueRow]:
         nonlocal looks
         looks += 1
-        return await claim(now, lease=lease, limit=limit)
+        return await claim(now, lease=lease, limit=limit, owner=owner)
 
     monkeypatch.setattr(store, "claim_due", counted)
     scheduler = Scheduler(store, {}, tick=3600)

@@ -4,6 +4,7 @@ the transaction that ends its game (every way a game ends), no-shows, late entri
 from __future__ import annotations
 
 import random
+import re
 import sqlite3
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from bot.clocks import TimeControl
 from bot.db import is_postgresql
 from bot.errors import UserError
 from bot.rules import veloop
-from bot.store import MIGRATIONS, GameInfo, RoundPlan, Store, TournamentInfo
+from bot.store import MIGRATIONS, DueRow, GameInfo, RoundPlan, Store, TournamentInfo
 
 DAVE = 1004
 THREADS = iter(range(900_000, 999_999))
@@ -356,3 +357,117 @@ async def test_withdrawing_during_a_round_counts_a_bye_in_it_as_played(store: St
     await store.leave_tournament(t.id, ALICE)
     left = {e.user_id: e.left_round for e in await store.entrants(t.id)}
     assert left == {ALICE: 2, BOB: None, CAROL: 2}, "the bye and the game of round 1 both stay theirs"
+
+
+async def create_named(store: Store, name: str, channel: int = CHANNEL) -> TournamentInfo:
+    return await store.create_tournament(
+        guild_id=GUILD,
+        channel_id=channel,
+        organiser_id=ALICE,
+        name=name,
+        game="veloop",
+        settings=SETTINGS,
+        format="swiss",
+        rounds=3,
+        best_of=1,
+        time_control=TimeControl.days(1),
+        rated=False,
+        max_players=None,
+        starts_at=None,
+        checkin_minutes=0,
+        round_minutes=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "refusal"),
+    [
+        ("Spring\x00Open", "control characters or line breaks (U+0000 is one)"),
+        ("Spring\nOpen", "control characters or line breaks (U+000A is one)"),
+        ("Spring\u2028Open", "control characters or line breaks (U+2028 is one)"),
+        ("\u200b\u200b\u200b", "no visible character"),
+        (" \u200d\ufeff\u2060 ", "no visible character"),
+        ("\u3164\u3164", "no visible character"),
+        ("\u0301", "no visible character"),
+    ],
+)
+async def test_a_tournament_name_with_a_control_character_or_nothing_visible_is_refused_alike_on_both_databases(
+    store: Store, db_path: Path, name: str, refusal: str
+) -> None:
+    with pytest.raises(UserError, match=re.escape(refusal)):
+        await create_named(store, name)
+    with raw(db_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM tournaments").fetchone()[0] == 0
+        assert db.execute("SELECT COUNT(*) FROM tournament_log").fetchone()[0] == 0
+    # A name that shows something is kept, joiners and marks of direction included (an emoji, Arabic).
+    kept = await create_named(store, " 👩\u200d👩\u200d👧 كأس **Cup** ")
+    assert kept.name == "👩\u200d👩\u200d👧 كأس **Cup**"
+
+
+async def test_a_members_display_name_is_kept_without_what_no_name_may_hold(store: Store) -> None:
+    info = await create_named(store, "Names")
+    await store.join_tournament(info.id, ALICE, "Al\x00ice\n")
+    await store.join_tournament(info.id, BOB, "\u200b\u200b")
+    names = {e.user_id: e.name for e in await store.entrants(info.id)}
+    assert names == {ALICE: "Alice", BOB: f"…{str(BOB)[-4:]}"}
+
+
+async def play_row(store: Store, tid: int, *, lease: float, owner: str = "") -> DueRow:
+    taken = await store.claim_due(store.now(), lease=lease, limit=10, owner=owner)
+    [row] = [r for r in taken if r.key == "play:1"]
+    return row
+
+
+async def test_a_step_held_by_one_process_is_not_taken_over_and_a_lapsed_claim_loses_its_writes(
+    store: Store, db_path: Path | str, clock: Clock
+) -> None:
+    """Two processes on one database: the one holding a round's ``play`` step keeps it while it renews its lease;
+    once it stops renewing (it died) the other takes it over, and the first's writes for it then tell it it lost."""
+    info = await tournament(store)
+    assert await store.save_round(info.id, plan(1, (ALICE, BOB), (CAROL, DAVE)), due_id=None)
+    first, second = [p.id for p in (await store.snapshot(info.id)).round_pairings(1)]
+    other = await Store.open(db_path, clock=clock)
+    try:
+        mine = await play_row(store, info.id, lease=60)
+        assert await store.pairing_thread_pending(first, claim=mine.claim)
+        clock.advance(seconds=50)
+        assert await store.renew_claim(mine.claim, lease=60)
+        clock.advance(seconds=50)  # 100 s after the claim, 40 s into the renewed lease
+        others = await other.claim_due(other.now(), lease=60, limit=10)
+        assert mine.id not in {r.id for r in others}, "held: not taken over"
+        assert await store.pairing_thread(first, 777_001, claim=mine.claim)
+        clock.advance(seconds=61)  # no renewal: the lease runs out, as when the holder dies
+        theirs = await play_row(other, info.id, lease=60)
+        assert theirs.id == mine.id and theirs.token != mine.token
+        assert not await store.renew_claim(mine.claim, lease=60)
+        assert not await store.pairing_thread_pending(second, claim=mine.claim), "lost: no thread asked for"
+        assert await other.pairing_thread_pending(second, claim=theirs.claim)
+        assert not await store.pairing_thread(second, 777_002, claim=mine.claim), "lost: its thread is not kept"
+        assert await other.pairing_thread(second, 777_003, claim=theirs.claim)
+        assert not await other.pairing_thread(first, 777_004), "the pairing has its thread already"
+        assert await other.pairing_thread(first, 777_001), "the same thread again: not lost"
+        assert not await store.finish_opening(info.id, 1, mine.id, mine.claim)
+        threads = {p.id: p.thread_id for p in (await store.snapshot(info.id)).round_pairings(1)}
+        assert threads == {first: 777_001, second: 777_003}
+    finally:
+        await other.close()
+
+
+async def test_a_restart_takes_back_at_once_the_steps_its_earlier_run_held_and_leaves_other_processes_steps(
+    store: Store, db_path: Path | str, clock: Clock
+) -> None:
+    info = await tournament(store)
+    assert await store.save_round(info.id, plan(1, (ALICE, BOB), (CAROL, DAVE)), due_id=None)
+    taken = await store.claim_due(store.now(), lease=60, limit=10, owner="shards 0/2")
+    assert {r.key for r in taken} >= {"play:1", "posts"}
+    await store.close()
+    restarted = await Store.open(db_path, clock=clock)
+    try:
+        assert await restarted.release_claims("shards 1/2") == 0, "another process's claims are not this one's"
+        assert await restarted.claim_due(restarted.now(), lease=60, limit=10) == []
+        assert await restarted.release_claims("shards 0/2") == len(taken)
+        again = await restarted.claim_due(restarted.now(), lease=60, limit=10, owner="shards 0/2")
+        assert {r.id for r in again} == {r.id for r in taken}
+        assert await restarted.release_claims("shards 0/2") == 0, "its own run's claims stay"
+    finally:
+        await restarted.close()

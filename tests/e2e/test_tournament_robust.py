@@ -72,6 +72,10 @@ async def test_killed_while_a_round_opens_the_restart_finishes_it_without_orphan
             assert b.thread_id is not None
             # The restarted bot's sweep for boards it owes runs while the round is being opened: still one board.
             assert len([m for m in sandbox.messages(b.thread_id) if m.embeds]) == 1, "one first board per game"
+            # The intro (who plays whom) goes with that board, once, whatever step the process died after.
+            intros = [m for m in sandbox.messages(b.thread_id) if "Crash Cup" in m.content and "round 1" in m.content]
+            assert len(intros) == 1 and intros[0].embeds, [m.content for m in sandbox.messages(b.thread_id)]
+            assert f"<@{b.white}>" in intros[0].content and f"<@{b.black}>" in intros[0].content
         assert rounds_stored(db_path, 1) == 1, "the round was not paired twice"
         pairings = [m for m in sandbox.messages(sandbox.channel_id) if m.embeds and "round 1 pairings" in m.text()]
         assert len(pairings) == 1
@@ -90,14 +94,16 @@ async def test_a_sweep_for_owed_boards_while_a_round_opens_leaves_one_board_per_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A restarted bot sweeps for boards it owes while it finishes opening a round: here the sweep runs right
-    after each game is stored, and its post gets ahead of the round's own first board."""
+    after each game is stored, before its first board. The sweep leaves that board to the round's step, which
+    posts it with the game's intro (a board posted by the sweep would go out without it)."""
     real = bot.store.start_pairing_game
 
     async def then_sweep(pairing_id: int) -> GameInfo:
         game = await real(pairing_id)
         await sweep(bot)
-        # Let the sweep's post take the board lock and reach Discord before the round posts its own board.
-        await sandbox.wait_until(lambda: any(m.embeds for m in sandbox.messages(game.channel_id)), what="swept")
+        assert game.id not in {g.id for g in await bot.store.unannounced_games()}, "owed to the round, with its intro"
+        await sandbox.settle()
+        assert not any(m.embeds for m in sandbox.messages(game.channel_id)), "the sweep posted no board"
         return game
 
     monkeypatch.setattr(bot.store, "start_pairing_game", then_sweep)
@@ -123,3 +129,4 @@ async def test_a_sweep_for_owed_boards_while_a_round_opens_leaves_one_board_per_
         assert b.thread_id is not None
         assert len([m for m in sandbox.messages(b.thread_id) if m.embeds]) == 1, "one first board per game"
         assert len(called(b)) == 1, "both players are called once"
+        assert called(b)[0].embeds, "by the intro that goes with the first board"

@@ -100,9 +100,24 @@ async def round_open(fake: FakeDiscord, db_path: Path, tournament_id: int, numbe
     return await fake.wait_until(ready, timeout=60, what=f"round {number} to open")
 
 
+def posts_owed(db_path: Path, tournament_id: int) -> bool:
+    """Whether the tournament still owes its channel a post (its start, a round's announcement, its end)."""
+    with sqlite3.connect(db_path) as db:
+        return bool(
+            db.execute(
+                "SELECT 1 FROM tournaments WHERE id = ? AND (start_owed = 1 OR end_owed = 1) UNION ALL "
+                "SELECT 1 FROM tournament_rounds WHERE tournament_id = ? AND announced = 0",
+                (tournament_id, tournament_id),
+            ).fetchall()
+        )
+
+
 async def finished(fake: FakeDiscord, db_path: Path, tournament_id: int) -> None:
+    """Wait until the tournament is over and its end (final standings, podium) is posted."""
     await fake.wait_until(
-        lambda: status(db_path, tournament_id) == "finished", timeout=60, what="the tournament to finish"
+        lambda: status(db_path, tournament_id) == "finished" and not posts_owed(db_path, tournament_id),
+        timeout=60,
+        what="the tournament to finish",
     )
 
 

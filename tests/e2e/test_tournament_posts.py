@@ -1,0 +1,237 @@
+"""What a tournament owes its channel gets there: owed in the store and tried again until Discord takes it (posts
+refused or rate-limited at the start), the organiser answered before the channel is told, and a tournament's
+name shown as typed (its markdown and mentions escaped), a name no database may keep or that shows nothing
+refused privately on SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.client import VeletasBot, make_bot
+from bot.config import Settings
+from bot.sandbox.runner import BotRunner
+from bot.sandbox.server import FakeDiscord
+from bot.sandbox.state import Member, Message
+from bot.store import Store
+from e2e.conftest import ManualClock
+from e2e.tourney import posts_owed, round_open, status
+
+POSTS = r"^/channels/{channel}/messages$"
+
+
+def public(sandbox: FakeDiscord) -> list[Message]:
+    return sandbox.messages(sandbox.channel_id, include_ephemeral=False)
+
+
+def pairings_posts(sandbox: FakeDiscord, number: int) -> list[Message]:
+    return [m for m in public(sandbox) if m.embeds and f"round {number} pairings" in m.text()]
+
+
+def posts_taken(db_path: Path) -> bool:
+    """Whether a run of the ``posts`` step holds it (it is not waiting for its next try)."""
+    with sqlite3.connect(db_path) as db:
+        row = db.execute("SELECT claimed_by FROM due WHERE key = 'posts'").fetchone()
+    return row is not None and row[0] is not None
+
+
+def round_headers(sandbox: FakeDiscord, number: int) -> list[Message]:
+    return [m for m in public(sandbox) if f": round {number} of" in m.content and "own thread" in m.content]
+
+
+def started_lines(sandbox: FakeDiscord) -> list[Message]:
+    return [m for m in public(sandbox) if "has started" in m.content]
+
+
+async def sign_up(sandbox: FakeDiscord, organiser: Member, members: list[Member], name: str = "Owed Cup") -> Message:
+    await sandbox.grant(organiser, "manage_guild")
+    announcement = await sandbox.user(organiser).slash(
+        "tournament", "create", name=name, game="veloop", format="swiss", rounds=2, time="1d", board="5"
+    )
+    for member in members:
+        await sandbox.user(member).click(announcement, "Join")
+    return announcement
+
+
+@pytest.mark.parametrize(
+    ("status_code", "code", "times"),
+    [(403, 50013, 4), (429, 0, 30)],
+    ids=["403x4", "429x30"],
+)
+async def test_a_rounds_posts_refused_at_the_start_are_owed_and_arrive_once_when_discord_takes_them_again(
+    sandbox: FakeDiscord,
+    bot: VeletasBot,
+    alice: Member,
+    bob: Member,
+    carol: Member,
+    db_path: Path,
+    clock: ManualClock,
+    status_code: int,
+    code: int,
+    times: int,
+) -> None:
+    dave = sandbox.add_member("dave")
+    await sign_up(sandbox, alice, [alice, bob, carol, dave])
+    fault = sandbox.fail(
+        "POST", POSTS.format(channel=sandbox.channel_id), status_code, code=code, message="refused", times=times
+    )
+    answer = await sandbox.user(alice).slash("tournament", "start")
+    assert answer.ephemeral and "started the tournament" in answer.content, answer.content
+    assert status(db_path, 1) == "running"
+    await round_open(sandbox, db_path, 1, 1)  # the games open meanwhile, in their threads
+    # Every failed try gives the posts back to the scheduler, to be tried again after a pause on the bot's clock.
+    while fault.hits < times or posts_owed(db_path, 1):
+        before = fault.hits
+        await sandbox.wait_until(lambda: not posts_taken(db_path), what="the failed posts given back")
+        clock.advance(1.1)  # minutes: past the longest pause so far
+        bot.scheduler.wake()
+        await sandbox.wait_until(
+            lambda before=before: fault.hits > before or not posts_owed(db_path, 1),  # type: ignore[misc]
+            what="the owed posts to be tried again",
+        )
+    await sandbox.settle()
+    assert fault.hits == times
+    assert len(pairings_posts(sandbox, 1)) == 1, "round 1's pairings arrive once"
+    assert len(round_headers(sandbox, 1)) == 1
+    assert len(started_lines(sandbox)) == 1, "the start is said once"
+    said = [m.content for m in public(sandbox) if "started the tournament" in m.content]
+    assert len(said) == 1, "the organiser's action is said once"
+    # In order: the start, then round 1's header and pairings.
+    order = [m.id for m in (*started_lines(sandbox), *pairings_posts(sandbox, 1))]
+    assert order == sorted(order)
+
+
+async def test_the_organiser_is_answered_before_the_channel_hears_of_the_start(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
+) -> None:
+    """A 500 on the channel post (discord.py tries again itself, with pauses longer than Discord's 3 s to answer):
+    the organiser gets a real answer at once, the tournament runs, and the channel's line comes after."""
+    await sign_up(sandbox, alice, [alice, bob, carol])
+    fault = sandbox.fail("POST", POSTS.format(channel=sandbox.channel_id), 500, times=2)
+    answer = await sandbox.user(alice).slash("tournament", "start")
+    assert answer.ephemeral and "started the tournament" in answer.content, answer.content
+    assert status(db_path, 1) == "running"
+    await sandbox.wait_until(lambda: not posts_owed(db_path, 1), timeout=30, what="the start and round 1 said")
+    await sandbox.settle()
+    assert fault.hits == 2
+    assert len(started_lines(sandbox)) == 1 and len(pairings_posts(sandbox, 1)) == 1
+
+
+async def test_a_tournament_name_is_shown_as_typed_in_every_public_post(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
+) -> None:
+    name = "**Big** _Cup_ @everyone"
+    shown = r"\*\*Big\*\* \_Cup\_ @" + "\u200beveryone"
+    announcement = await sign_up(sandbox, alice, [alice, bob, carol], name=name)
+    await sandbox.user(alice).slash("tournament", "start")
+    [board] = await round_open(sandbox, db_path, 1, 1)
+    await sandbox.wait_until(lambda: started_lines(sandbox) and pairings_posts(sandbox, 1), what="round 1 said")
+    await sandbox.settle()
+    assert board.thread_id is not None
+    intro = await sandbox.wait_for_message(board.thread_id, lambda m: bool(m.embeds) and "<@" in m.content)
+    posts = [announcement, *started_lines(sandbox), *round_headers(sandbox, 1), *pairings_posts(sandbox, 1), intro]
+    assert len(posts) == 5
+    for message in posts:
+        assert shown in message.text(), message.text()
+        assert "**Big**" not in message.text().replace(r"\*\*Big\*\*", "")
+    assert all("@everyone" not in m.text() for m in public(sandbox))
+
+
+async def pg_or_sqlite_bot(
+    request: pytest.FixtureRequest, sandbox_runner: BotRunner, clock: ManualClock, tmp_path: Path, database: str
+) -> VeletasBot:
+    url = str(request.getfixturevalue("pg_url")) if database == "postgresql" else None
+    path = tmp_path / "data" / "veletas.sqlite3"
+
+    async def factory(fake: FakeDiscord) -> VeletasBot:
+        settings = Settings(
+            token=fake.token,
+            database_path=path,
+            database_url=url,
+            api_base=fake.api_base,
+            gateway_url=fake.gateway_url,
+            log_level="DEBUG",
+        )
+        return make_bot(settings, await Store.open(settings.database, clock=clock), clock=clock)
+
+    started = await sandbox_runner.start(factory, sync=False)
+    assert isinstance(started, VeletasBot)
+    return started
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+async def test_a_tournament_name_no_database_may_keep_or_that_shows_nothing_is_refused_privately(
+    sandbox: FakeDiscord,
+    sandbox_runner: BotRunner,
+    alice: Member,
+    clock: ManualClock,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    database: str,
+) -> None:
+    bot = await pg_or_sqlite_bot(request, sandbox_runner, clock, tmp_path, database)
+    await sandbox.grant(alice, "manage_guild")
+    cases = [
+        ("Spring\x00Open", "cannot hold control characters or line breaks (U+0000 is one)"),
+        ("Spring\u0007Open", "(U+0007 is one)"),
+        ("\u200b\u200b\u200b", "has no visible character"),
+        ("\u200d \u2060\u3164", "has no visible character"),
+    ]
+    for name, said in cases:
+        answer = await sandbox.user(alice).slash(
+            "tournament", "create", name=name, game="veloop", format="swiss", unchecked=True
+        )
+        assert answer.ephemeral and said in answer.content, (name, answer.content)
+        assert "went wrong" not in answer.content
+    assert await bot.store.tournaments(sandbox.state.guild_id) == []
+    kept = await sandbox.user(alice).slash("tournament", "create", name="Spring Open", game="veloop", format="swiss")
+    assert not kept.ephemeral
+    assert [t.name for t in await bot.store.tournaments(sandbox.state.guild_id)] == ["Spring Open"]
+
+
+async def test_check_in_opening_refused_by_the_channel_is_said_when_it_takes_posts_again(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    await sandbox.grant(alice, "manage_guild")
+    announcement = await sandbox.user(alice).slash(
+        "tournament", "create", name="Timed", game="veloop", format="swiss", start="30m", checkin=10
+    )
+    await sandbox.user(bob).click(announcement, "Join")
+    fault = sandbox.fail("POST", POSTS.format(channel=sandbox.channel_id), 403, code=50013, message="refused")
+    clock.advance(21)
+    bot.scheduler.wake()
+    await sandbox.wait_until(lambda: fault.hits == 1, what="the check-in line refused")
+    clock.advance(1.1)  # the step's lease runs out: it is tried again
+    bot.scheduler.wake()
+
+    def opened() -> list[Message]:
+        return [m for m in public(sandbox) if "Check-in for **Timed** is open" in m.content]
+
+    await sandbox.wait_until(opened, what="the check-in line")
+    await sandbox.settle()
+    assert len(opened()) == 1
+
+
+async def test_a_timed_start_that_cannot_start_says_why_even_when_the_channel_refused_it_first(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, db_path: Path, clock: ManualClock
+) -> None:
+    await sandbox.grant(alice, "manage_guild")
+    announcement = await sandbox.user(alice).slash(
+        "tournament", "create", name="Lonely", game="veloop", format="swiss", start="30m"
+    )
+    await sandbox.user(bob).click(announcement, "Join")
+    fault = sandbox.fail("POST", POSTS.format(channel=sandbox.channel_id), 403, code=50013, message="refused")
+    clock.advance(31)
+    bot.scheduler.wake()
+    await sandbox.wait_until(lambda: fault.hits == 1, what="the line refused")
+    clock.advance(1.1)  # the step's lease runs out: it is tried again
+    bot.scheduler.wake()
+
+    def said() -> list[Message]:
+        return [m for m in public(sandbox) if "could not start at its time" in m.content]
+
+    await sandbox.wait_until(lambda: said() and status(db_path, 1) == "cancelled", what="the cancellation said")
+    await sandbox.settle()
+    assert len(said()) == 1 and "at least 2 players" in said()[0].content
