@@ -264,10 +264,14 @@ class Page:
                 continue
             for attachment in message.attachments:
                 if attachment.id == wanted and attachment.filename == filename:
+                    # The type as Discord stored it, parameters and all ("text/plain; charset=utf-8"): a header,
+                    # since aiohttp's ``content_type`` argument takes no charset.
                     return web.Response(
                         body=attachment.data,
-                        content_type=attachment.content_type or "application/octet-stream",
-                        headers={"Cache-Control": "max-age=86400, immutable"},
+                        headers={
+                            "Content-Type": attachment.content_type or "application/octet-stream",
+                            "Cache-Control": "max-age=86400, immutable",
+                        },
                     )
         raise refusal(web.HTTPNotFound, "no such attachment")
 

@@ -602,8 +602,10 @@ class FakeDiscord:
         for message in self.state.messages.values():
             for attachment in message.attachments:
                 if attachment.id == attachment_id:
+                    # A header, not aiohttp's ``content_type`` argument, which refuses "text/plain; charset=utf-8".
                     return web.Response(
-                        body=attachment.data, content_type=attachment.content_type or "application/octet-stream"
+                        body=attachment.data,
+                        headers={"Content-Type": attachment.content_type or "application/octet-stream"},
                     )
         return web.Response(status=404, text="Not Found")
 

@@ -169,3 +169,26 @@ async def test_only_a_real_attachment_is_served(sandbox: FakeDiscord, table: Tab
             async with http.get(table.url + path) as missing:
                 assert missing.status == 404, path
                 assert (await missing.json())["error"] == "no such attachment"
+
+
+@pytest.mark.parametrize(
+    ("filename", "content_type", "data"),
+    [
+        ("record.txt", "text/plain; charset=utf-8", "1. d4-g7/g2 — Ñandú 日本\n".encode()),
+        ("standings.csv", "text/csv; charset=utf-8", b"rank,name\n1,ann\n"),
+        ("board.png", "image/png", b"\x89PNG-bytes"),
+        ("round.trf", None, b"012 Swiss\n"),
+    ],
+    ids=["txt", "csv", "png", "untyped"],
+)
+async def test_an_attachment_downloads_with_its_own_type(
+    sandbox: FakeDiscord, table: Table, alice: Member, filename: str, content_type: str | None, data: bytes
+) -> None:
+    """A record's text file (a type with its charset, as Discord stores it) downloads as it was sent."""
+    message = await sandbox.user(alice).say("a file")
+    message.attachments.append(Attachment(id=91, filename=filename, data=data, content_type=content_type, url=""))
+    url = f"{table.url}/attachments/{sandbox.channel_id}/91/{filename}"
+    async with aiohttp.ClientSession() as http, http.get(url) as got:
+        assert got.status == 200
+        assert await got.read() == data
+        assert got.headers["Content-Type"] == (content_type or "application/octet-stream")
