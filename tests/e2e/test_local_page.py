@@ -192,3 +192,24 @@ async def test_an_attachment_downloads_with_its_own_type(
         assert got.status == 200
         assert await got.read() == data
         assert got.headers["Content-Type"] == (content_type or "application/octet-stream")
+
+
+async def get(table: Table, path: str) -> Any:
+    async with aiohttp.ClientSession() as http, http.get(table.url + path) as answer:
+        assert answer.status == 200, await answer.text()
+        return await answer.json()
+
+
+async def test_a_message_names_the_whole_command_as_discord_shows_it(
+    sandbox: FakeDiscord, bot: Any, table: Table, alice: Member
+) -> None:
+    """Discord shows "alice used /veletas rules": the sub-command too, as the message's interaction carries it."""
+    body = json.dumps({"action": "slash", "member": str(alice.id), "path": ["veletas", "rules"], "options": {}})
+    status, answer = await post(table, "/api/act", body.encode(), {"Content-Type": "application/json"})
+    assert (status, answer) == (200, {"ok": True})
+    listed = await get(table, f"/api/messages?member={alice.id}&channel={sandbox.channel_id}")
+    [answered] = [m for m in listed["messages"] if m["invoker"] == "alice"]
+    assert answered["command"] == "veletas rules"
+    [message] = [m for m in sandbox.messages(sandbox.channel_id) if str(m.id) == answered["id"]]
+    assert message.data["interaction"]["name"] == "veletas rules"
+    assert message.data["interaction_metadata"]["name"] == "veletas rules"
