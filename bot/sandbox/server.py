@@ -426,6 +426,12 @@ class FakeDiscord:
         self.changed()
         return role_id
 
+    async def update_member(self, member: Member) -> None:
+        """Tell the bot a member's roles changed (after editing ``member.roles``), as GUILD_MEMBER_UPDATE does."""
+        await self._flush()
+        await self.gateway.dispatch("GUILD_MEMBER_UPDATE", member.member_json() | {"guild_id": str(self.guild_id)})
+        self.changed()
+
     async def set_guild_locale(self, locale: str) -> None:
         """Change the server's preferred locale (a Community server's language), as GUILD_UPDATE tells the bot."""
         await self._flush()
