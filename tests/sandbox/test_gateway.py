@@ -213,27 +213,29 @@ async def test_an_idle_bot_sees_its_heartbeats_acknowledged_on_time(caplog: pyte
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert fake.stdout is not None and fake.stdin is not None
-    where = json.loads(await asyncio.wait_for(fake.stdout.readline(), 30))
     saved = current_endpoints()
-    apply_endpoints(where["api_base"], where["gateway_url"])
-    client = discord.Client(intents=discord.Intents.default(), enable_debug_events=True)
     latencies: list[float] = []
-    enough = asyncio.Event()
-
-    async def on_socket_raw_receive(text: str) -> None:
-        if json.loads(text)["op"] == 11:  # read after discord.py has handled the ACK
-            latencies.append(client.latency)
-            if len(latencies) >= 12:
-                enough.set()
-
-    client.event(on_socket_raw_receive)
-    running = asyncio.create_task(client.start(where["token"]))
     try:
-        with caplog.at_level("WARNING", logger="discord.gateway"):
-            await asyncio.wait_for(enough.wait(), 30)
+        where = json.loads(await asyncio.wait_for(fake.stdout.readline(), 30))
+        apply_endpoints(where["api_base"], where["gateway_url"])
+        client = discord.Client(intents=discord.Intents.default(), enable_debug_events=True)
+        enough = asyncio.Event()
+
+        async def on_socket_raw_receive(text: str) -> None:
+            if json.loads(text)["op"] == 11:  # read after discord.py has handled the ACK
+                latencies.append(client.latency)
+                if len(latencies) >= 12:
+                    enough.set()
+
+        client.event(on_socket_raw_receive)
+        running = asyncio.create_task(client.start(where["token"]))
+        try:
+            with caplog.at_level("WARNING", logger="discord.gateway"):
+                await asyncio.wait_for(enough.wait(), 30)
+        finally:
+            await client.close()
+            await running
     finally:
-        await client.close()
-        await running
         apply_endpoints(*saved)
         fake.stdin.close()
         await fake.wait()
