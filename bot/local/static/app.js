@@ -131,7 +131,8 @@ function renderSide() {
 function fillLocales(select, chosen) {
   if (select.options.length !== view.state.locales.length) {
     select.textContent = "";
-    for (const locale of view.state.locales) select.append(new Option(locale, locale));
+    const names = new Intl.DisplayNames(["en"], { type: "language" });
+    for (const locale of view.state.locales) select.append(new Option(`${names.of(locale)} · ${locale}`, locale));
   }
   if (document.activeElement !== select) select.value = chosen;
 }
