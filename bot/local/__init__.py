@@ -3,7 +3,7 @@
 ``python -m bot local [--port N] [--members alice,bob,carol]`` (and ``scripts/run`` without a token):
 
 * the fake Discord of ``bot/sandbox`` listens on a free port of 127.0.0.1, with one guild, #general
-  and the members named;
+  and the members named, the first of them a server manager (Manage Server);
 * the real bot runs exactly as in production: ``python -m bot`` in a child process (which dies with the
   table, however the table ends), with
   ``DISCORD_API_BASE`` and ``DISCORD_GATEWAY_URL`` pointed at the fake and the fake's token, so it
@@ -89,10 +89,12 @@ class LocalTable:
     async def run(self) -> int:
         fake = FakeDiscord(lifetime=TEN_YEARS, wait_timeout=60.0)
         await fake.start()
-        for name in self.members:
-            fake.add_member(name)
+        added = [fake.add_member(name) for name in self.members]
         ready = asyncio.Event()
         page = Page(fake, ready=ready)
+        # Someone must be able to try /settings and /tournament create: the first member manages the server (the
+        # page gives and takes Manage Server, and sets each member's language and the server's).
+        await page.set_manager(added[0], True)
         runner = web.AppRunner(page.app(), access_log=None, handle_signals=False)
         await runner.setup()
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -31,10 +31,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import discord
 from aiohttp import WSMsgType, web
 
 from bot.sandbox.errors import InjectionRefused, SandboxError
-from bot.sandbox.permissions import VIEW_CHANNEL
+from bot.sandbox.permissions import VIEW_CHANNEL, bits
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from bot.sandbox.users import (
@@ -56,6 +57,13 @@ STATIC = Path(__file__).resolve().parent / "static"
 THREAD_TYPES = (10, 11, 12)
 MESSAGES_SHOWN = 150  # the newest messages of a channel the page shows, as Discord loads a screenful
 LOOPBACK_NAMES = ("127.0.0.1", "localhost")  # the names the table answers to (it listens on 127.0.0.1 only)
+LOCALES = [locale.value for locale in discord.Locale]  # Discord's own client languages, what a member may choose
+MANAGERS_ROLE = "Server managers"
+# The order a newcomer needs a game's commands in (the page lists them so; the rest follow as synced), and the
+# order of the top-level commands: the games first, then the member's own, tournaments, the server's settings.
+FIRST_STEPS = ("challenge", "rules", "setup", "move", "board", "games", "leaderboard", "resign", "undo", "export")
+TOP_ORDER = ("veletas", "veloop", "player", "tournament", "settings")
+MANAGE_GUILD = bits(["manage_guild"])
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -116,6 +124,7 @@ class Page:
         self.ready = ready
         self.version = 0
         self.modals: dict[str, tuple[int, Modal]] = {}  # open modals by id, with the member they belong to
+        self.managers_role: int | None = None  # the role with Manage Server the page gives and takes
         self._sockets: set[asyncio.Event] = set()
         fake.listeners.append(self._changed)
 
@@ -132,6 +141,8 @@ class Page:
         app.router.add_get("/api/messages", self._messages)
         app.router.add_post("/api/act", self._act)
         app.router.add_post("/api/members", self._add_member)
+        app.router.add_post("/api/member", self._update_member)
+        app.router.add_post("/api/server", self._update_server)
         app.router.add_get("/api/events", self._events)
         app.router.add_get("/attachments/{channel_id}/{attachment_id}/{filename}", self._attachment)
         return app
@@ -187,7 +198,11 @@ class Page:
                 "version": self.version,
                 "guild": "Veletas local table",
                 "bot": {"id": str(state.bot.id), "name": state.bot.name},
-                "members": [{"id": str(m.id), "name": m.name} for m in people],
+                "members": [
+                    {"id": str(m.id), "name": m.name, "locale": m.locale, "manager": self.is_manager(m)} for m in people
+                ],
+                "locale": state.preferred_locale,
+                "locales": LOCALES,
                 "channels": self._channels_for(member),
                 "general": str(state.general_id),
                 "commands": commands_for_page(self.fake),
@@ -264,10 +279,14 @@ class Page:
                 continue
             for attachment in message.attachments:
                 if attachment.id == wanted and attachment.filename == filename:
+                    # The type as Discord stored it, parameters and all ("text/plain; charset=utf-8"): a header,
+                    # since aiohttp's ``content_type`` argument takes no charset.
                     return web.Response(
                         body=attachment.data,
-                        content_type=attachment.content_type or "application/octet-stream",
-                        headers={"Cache-Control": "max-age=86400, immutable"},
+                        headers={
+                            "Content-Type": attachment.content_type or "application/octet-stream",
+                            "Cache-Control": "max-age=86400, immutable",
+                        },
                     )
         raise refusal(web.HTTPNotFound, "no such attachment")
 
@@ -314,6 +333,49 @@ class Page:
         # As in the tests: the bot learns of a member from the interactions it sends (no privileged intent).
         member = self.fake.add_member(name)
         return web.json_response({"id": str(member.id), "name": member.name})
+
+    def is_manager(self, member: Member) -> bool:
+        """Whether the member has Manage Server in the server (so may use /settings and organise tournaments)."""
+        return bool(self.fake.state.permissions(member.id, self.fake.channel_id) & MANAGE_GUILD)
+
+    async def set_manager(self, member: Member, manager: bool) -> None:
+        """Give or take the server managers' role (Manage Server), as an owner would in the server's settings."""
+        if manager == (self.managers_role in member.roles):
+            return
+        if self.managers_role is None:
+            self.managers_role = await self.fake.grant(member, "manage_guild", role=MANAGERS_ROLE)
+            return
+        if manager:
+            member.roles.append(self.managers_role)
+        else:
+            member.roles.remove(self.managers_role)
+        await self.fake.update_member(member)
+
+    async def _update_member(self, request: web.Request) -> web.StreamResponse:
+        """A member's client language (``locale``) and whether they manage the server (``manager``)."""
+        body = await json_body(request)
+        member = self._member(body.get("member"))
+        locale = body.get("locale")
+        if locale is not None and locale not in LOCALES:
+            raise refusal(web.HTTPBadRequest, f"{locale!r} is not one of Discord's languages")
+        manager = body.get("manager")
+        if manager is not None and not isinstance(manager, bool):
+            raise refusal(web.HTTPBadRequest, "manager must be true or false")
+        if locale is not None:
+            member.locale = locale  # sent with the member's next interaction, as the Discord client does
+            self.fake.changed()
+        if manager is not None:
+            await self.set_manager(member, manager)
+        return web.json_response({"locale": member.locale, "manager": self.is_manager(member)})
+
+    async def _update_server(self, request: web.Request) -> web.StreamResponse:
+        """The server's preferred locale (a Community server's language), which the bot hears as GUILD_UPDATE."""
+        body = await json_body(request)
+        locale = body.get("locale")
+        if locale not in LOCALES:
+            raise refusal(web.HTTPBadRequest, f"{locale!r} is not one of Discord's languages")
+        await self.fake.set_guild_locale(str(locale))
+        return web.json_response({"locale": self.fake.state.preferred_locale})
 
     async def _act(self, request: web.Request) -> web.StreamResponse:
         body = await json_body(request)
@@ -514,5 +576,23 @@ def commands_for_page(fake: FakeDiscord) -> list[dict[str, Any]]:
             "description": leaf["description"],
             "options": [{k: o[k] for k in keep if k in o} for o in leaf["options"]],
         }
-        for leaf in _leaves(fake)
+        for leaf in newcomer_order(_leaves(fake))
     ]
+
+
+def newcomer_order(leaves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The commands as a newcomer needs them: a game's ``challenge`` and ``rules`` first (``FIRST_STEPS``),
+    each top-level command together (``TOP_ORDER``); the rest keep the order they were synced in."""
+
+    def rank(names: tuple[str, ...], name: str) -> int:
+        return names.index(name) if name in names else len(names)
+
+    tops = list(dict.fromkeys(leaf["path"][0] for leaf in leaves))  # in the order they were synced
+    return sorted(
+        leaves,
+        key=lambda leaf: (
+            rank(TOP_ORDER, leaf["path"][0]),
+            tops.index(leaf["path"][0]),
+            rank(FIRST_STEPS, leaf["path"][-1]),
+        ),
+    )

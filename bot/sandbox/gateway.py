@@ -109,6 +109,11 @@ class Gateway:
     """Serves ``/gateway`` (fresh sessions) and ``/gateway-resume`` (the URL READY hands out)."""
 
     heartbeat_interval_ms = 41_250
+    # Discord's ACK comes a network round trip after the heartbeat. discord.py's keep-alive thread notes a
+    # heartbeat's send time only once the send has completed, and measures the ACK from that note: an ACK sooner
+    # than the thread can run (loopback answers in microseconds) is measured from the heartbeat before, a whole
+    # interval, and logged as "Can't keep up ... websocket is 41.3s behind". So the fake answers after a round trip.
+    heartbeat_ack_delay = 0.03
 
     def __init__(
         self,
@@ -176,6 +181,10 @@ class Gateway:
                 self._changed()
                 data = payload.get("d")
                 if op == HEARTBEAT:
+                    # In order: what the client sent after the heartbeat is answered after its ACK, as by Discord.
+                    await asyncio.sleep(self.heartbeat_ack_delay)
+                    if ws.closed:
+                        break
                     await sender.send({"op": HEARTBEAT_ACK, "d": None, "s": None, "t": None})
                 elif op == IDENTIFY:
                     if session is not None:

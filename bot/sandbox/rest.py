@@ -813,7 +813,7 @@ class Rest:
                 "authorizing_integration_owners": {"0": str(self.state.guild_id)},
             }
             if interaction.type == 2:
-                metadata["name"] = interaction.name
+                metadata["name"] = interaction.command_path
             elif interaction.source_message_id is not None:
                 metadata["interacted_message_id"] = str(interaction.source_message_id)
             data["interaction_metadata"] = metadata
@@ -821,7 +821,7 @@ class Rest:
                 data["interaction"] = {
                     "id": str(interaction.id),
                     "type": 2,
-                    "name": interaction.name,
+                    "name": interaction.command_path,
                     "user": interaction.user.user_json(),
                 }
         if self.state.is_thread(channel_id):

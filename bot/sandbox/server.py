@@ -426,6 +426,12 @@ class FakeDiscord:
         self.changed()
         return role_id
 
+    async def update_member(self, member: Member) -> None:
+        """Tell the bot a member's roles changed (after editing ``member.roles``), as GUILD_MEMBER_UPDATE does."""
+        await self._flush()
+        await self.gateway.dispatch("GUILD_MEMBER_UPDATE", member.member_json() | {"guild_id": str(self.guild_id)})
+        self.changed()
+
     async def set_guild_locale(self, locale: str) -> None:
         """Change the server's preferred locale (a Community server's language), as GUILD_UPDATE tells the bot."""
         await self._flush()
@@ -602,8 +608,10 @@ class FakeDiscord:
         for message in self.state.messages.values():
             for attachment in message.attachments:
                 if attachment.id == attachment_id:
+                    # A header, not aiohttp's ``content_type`` argument, which refuses "text/plain; charset=utf-8".
                     return web.Response(
-                        body=attachment.data, content_type=attachment.content_type or "application/octet-stream"
+                        body=attachment.data,
+                        headers={"Content-Type": attachment.content_type or "application/octet-stream"},
                     )
         return web.Response(status=404, text="Not Found")
 

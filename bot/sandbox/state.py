@@ -239,6 +239,18 @@ class Interaction:
         data = self.payload.get("data") or {}
         return str(data.get("name") or data.get("custom_id") or "")
 
+    @property
+    def command_path(self) -> str:
+        """The command with its sub-command group and sub-command ("veletas move"), as a message's
+        ``interaction.name`` carries it and Discord shows it ("alice used /veletas move")."""
+        data = self.payload.get("data") or {}
+        words = [str(data.get("name") or "")]
+        options = data.get("options") or []
+        while options and options[0].get("type") in (1, 2):  # SUB_COMMAND, SUB_COMMAND_GROUP
+            words.append(str(options[0]["name"]))
+            options = options[0].get("options") or []
+        return " ".join(words)
+
 
 class Interactions(MutableMapping[int, Interaction]):
     """Every interaction by id, and by token as webhook routes look them up: one dict lookup, however many

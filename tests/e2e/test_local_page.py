@@ -169,3 +169,114 @@ async def test_only_a_real_attachment_is_served(sandbox: FakeDiscord, table: Tab
             async with http.get(table.url + path) as missing:
                 assert missing.status == 404, path
                 assert (await missing.json())["error"] == "no such attachment"
+
+
+@pytest.mark.parametrize(
+    ("filename", "content_type", "data"),
+    [
+        ("record.txt", "text/plain; charset=utf-8", "1. d4-g7/g2 — Ñandú 日本\n".encode()),
+        ("standings.csv", "text/csv; charset=utf-8", b"rank,name\n1,ann\n"),
+        ("board.png", "image/png", b"\x89PNG-bytes"),
+        ("round.trf", None, b"012 Swiss\n"),
+    ],
+    ids=["txt", "csv", "png", "untyped"],
+)
+async def test_an_attachment_downloads_with_its_own_type(
+    sandbox: FakeDiscord, table: Table, alice: Member, filename: str, content_type: str | None, data: bytes
+) -> None:
+    """A record's text file (a type with its charset, as Discord stores it) downloads as it was sent."""
+    message = await sandbox.user(alice).say("a file")
+    message.attachments.append(Attachment(id=91, filename=filename, data=data, content_type=content_type, url=""))
+    url = f"{table.url}/attachments/{sandbox.channel_id}/91/{filename}"
+    async with aiohttp.ClientSession() as http, http.get(url) as got:
+        assert got.status == 200
+        assert await got.read() == data
+        assert got.headers["Content-Type"] == (content_type or "application/octet-stream")
+
+
+async def get(table: Table, path: str) -> Any:
+    async with aiohttp.ClientSession() as http, http.get(table.url + path) as answer:
+        assert answer.status == 200, await answer.text()
+        return await answer.json()
+
+
+async def test_a_message_names_the_whole_command_as_discord_shows_it(
+    sandbox: FakeDiscord, bot: Any, table: Table, alice: Member
+) -> None:
+    """Discord shows "alice used /veletas rules": the sub-command too, as the message's interaction carries it."""
+    body = json.dumps({"action": "slash", "member": str(alice.id), "path": ["veletas", "rules"], "options": {}})
+    status, answer = await post(table, "/api/act", body.encode(), {"Content-Type": "application/json"})
+    assert (status, answer) == (200, {"ok": True})
+    listed = await get(table, f"/api/messages?member={alice.id}&channel={sandbox.channel_id}")
+    [answered] = [m for m in listed["messages"] if m["invoker"] == "alice"]
+    assert answered["command"] == "veletas rules"
+    [message] = [m for m in sandbox.messages(sandbox.channel_id) if str(m.id) == answered["id"]]
+    assert message.data["interaction"]["name"] == "veletas rules"
+    assert message.data["interaction_metadata"]["name"] == "veletas rules"
+
+
+async def act_json(table: Table, body: dict[str, Any], path: str = "/api/act") -> tuple[int, Any]:
+    return await post(table, path, json.dumps(body).encode(), {"Content-Type": "application/json"})
+
+
+async def test_the_page_sets_a_members_language_and_who_manages_the_server(
+    sandbox: FakeDiscord, bot: Any, table: Table, bob: Member
+) -> None:
+    """Without Discord, the page is where a member gets another language or Manage Server: each shows in what the
+    bot answers them, and /tournament create, refused to a plain member, works for a server manager."""
+    state = await get(table, f"/api/state?member={bob.id}")
+    assert {m["name"]: (m["locale"], m["manager"]) for m in state["members"]}["bob"] == ("en-US", False)
+    assert {"en-US", "es-ES", "es-419", "ja"} <= set(state["locales"]) and state["locale"] == "en-US"
+
+    assert await act_json(table, {"member": str(bob.id), "locale": "es-ES"}, "/api/member") == (
+        200,
+        {"locale": "es-ES", "manager": False},
+    )
+    create = {
+        "action": "slash",
+        "member": str(bob.id),
+        "path": ["tournament", "create"],
+        "options": {"name": "Copa", "game": "veletas", "format": "swiss", "rounds": "3"},
+    }
+    assert await act_json(table, create) == (200, {"ok": True})
+    refused = sandbox.messages(sandbox.channel_id)[-1]
+    assert refused.ephemeral and "Solo los miembros con Gestionar servidor" in refused.text()
+
+    assert await act_json(table, {"member": str(bob.id), "manager": True}, "/api/member") == (
+        200,
+        {"locale": "es-ES", "manager": True},
+    )
+    assert await act_json(table, create) == (200, {"ok": True})
+    created = [m for m in sandbox.messages(sandbox.channel_id) if not m.ephemeral and "Copa" in m.text()]
+    assert created, [m.text() for m in sandbox.messages(sandbox.channel_id)]
+    settings = {"action": "slash", "member": str(bob.id), "path": ["settings"], "options": {}}
+    status, _ = await act_json(table, settings)
+    assert status == 200
+
+    # Taken back: the Discord client no longer offers /settings.
+    assert (await act_json(table, {"member": str(bob.id), "manager": False}, "/api/member"))[1]["manager"] is False
+    status, answer = await act_json(table, settings)
+    assert status == 400 and "manage_guild" in answer["error"]
+
+    # The server's language reaches the bot as Discord's GUILD_UPDATE.
+    assert await act_json(table, {"locale": "ja"}, "/api/server") == (200, {"locale": "ja"})
+    guild = bot.get_guild(sandbox.guild_id)
+    assert guild is not None and str(guild.preferred_locale) == "ja"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "error"),
+    [
+        ("/api/member", {"member": "BOB", "locale": "xx-YY"}, "not one of Discord's languages"),
+        ("/api/member", {"member": "BOB", "manager": "yes"}, "manager must be true or false"),
+        ("/api/member", {"member": "12", "locale": "ja"}, "no member"),
+        ("/api/server", {"locale": "english"}, "not one of Discord's languages"),
+    ],
+)
+async def test_a_bad_language_or_role_change_changes_nothing(
+    sandbox: FakeDiscord, table: Table, bob: Member, path: str, body: dict[str, Any], error: str
+) -> None:
+    body = {k: (str(bob.id) if v == "BOB" else v) for k, v in body.items()}
+    status, answer = await act_json(table, body, path)
+    assert status == 400 and error in answer["error"]
+    assert (bob.locale, bob.roles, sandbox.state.preferred_locale) == ("en-US", [], "en-US")

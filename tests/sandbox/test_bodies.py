@@ -366,3 +366,20 @@ def test_the_generated_bodies_often_take_the_direct_path() -> None:
 
     collect()
     assert len(taken) >= 100 and 0.3 <= sum(taken) / len(taken) <= 0.8
+
+
+async def test_an_uploaded_text_file_is_served_back_from_its_url(sandbox: FakeDiscord) -> None:
+    """The fake's attachment URL serves a record's ``.txt`` (stored as ``text/plain; charset=utf-8``) as sent."""
+    record = "1. d4-g7/g2 — Ñandú 日本\n".encode()
+    body = multipart(
+        payload({"content": "record", "attachments": [{"id": 0, "filename": "record.txt"}]}),
+        upload("files[0]", "record.txt", record, content_type="text/plain"),
+    )
+    status, answer = await post(sandbox, body, FORM)
+    assert status == 200
+    [attachment] = answer["attachments"]
+    assert attachment["content_type"] == "text/plain; charset=utf-8"
+    async with aiohttp.ClientSession() as session, session.get(attachment["url"]) as served:
+        assert served.status == 200
+        assert served.headers["Content-Type"] == "text/plain; charset=utf-8"
+        assert await served.read() == record

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import sys
 import zlib
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import discord
 import pytest
 
+from bot.endpoints import apply_endpoints, current_endpoints
 from bot.sandbox import FakeDiscord, Member
 
 from .conftest import ProbeBot
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def answer_pong(interaction: discord.Interaction[Any]) -> None:
@@ -190,3 +197,47 @@ async def test_a_channel_added_mid_test_is_announced_before_the_next_action(
     [channel] = cached
     assert isinstance(channel, discord.TextChannel) and channel.name == "lobby", "the bot's cache knows it"
     assert not channel.permissions_for(channel.guild.me).embed_links, "the overwrite came after the channel"
+
+
+async def test_an_idle_bot_sees_its_heartbeats_acknowledged_on_time(caplog: pytest.LogCaptureFixture) -> None:
+    """discord.py measures each heartbeat from its send to its ACK and warns "Can't keep up" past 10 s. An ACK read
+    before its keep-alive thread has noted the send is measured from the heartbeat before: a whole interval, so an
+    idle bot of the local table (the fake in another process, as there) warned every 41 s. A short interval here:
+    every latency must stay far below it."""
+    fake = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(Path(__file__).with_name("fake_process.py")),
+        "250",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert fake.stdout is not None and fake.stdin is not None
+    saved = current_endpoints()
+    latencies: list[float] = []
+    try:
+        where = json.loads(await asyncio.wait_for(fake.stdout.readline(), 30))
+        apply_endpoints(where["api_base"], where["gateway_url"])
+        client = discord.Client(intents=discord.Intents.default(), enable_debug_events=True)
+        enough = asyncio.Event()
+
+        async def on_socket_raw_receive(text: str) -> None:
+            if json.loads(text)["op"] == 11:  # read after discord.py has handled the ACK
+                latencies.append(client.latency)
+                if len(latencies) >= 12:
+                    enough.set()
+
+        client.event(on_socket_raw_receive)
+        running = asyncio.create_task(client.start(where["token"]))
+        try:
+            with caplog.at_level("WARNING", logger="discord.gateway"):
+                await asyncio.wait_for(enough.wait(), 30)
+        finally:
+            await client.close()
+            await running
+    finally:
+        apply_endpoints(*saved)
+        fake.stdin.close()
+        await fake.wait()
+    assert max(latencies) < 0.125, f"heartbeat latencies measured as {latencies} on a 0.25 s interval"
+    assert not [r for r in caplog.records if "behind" in r.getMessage()]

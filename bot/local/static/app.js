@@ -117,13 +117,46 @@ function renderSide() {
     li.dataset.member = member.name;
     li.className = member.id === view.member ? "active" : "";
     li.append(avatar(member.name), member.name);
+    if (member.manager) li.append(tag("span", "manager-tag", "manager"));
     li.onclick = () => { view.member = member.id; view.version = -1; refresh(); };
     members.append(li);
   }
+  renderControls();
   const current = state.channels.find((c) => c.id === view.channel);
   const title = current ? ([10, 11, 12].includes(current.type) ? `↳ ${current.name}` : `# ${current.name}`) : "";
   $("channel-title").textContent = title;
   $("composer").placeholder = current ? `Message ${[10, 11, 12].includes(current.type) ? "" : "#"}${current.name}, or / for commands` : "";
+}
+
+function fillLocales(select, chosen) {
+  if (select.options.length !== view.state.locales.length) {
+    select.textContent = "";
+    const names = new Intl.DisplayNames(["en"], { type: "language" });
+    for (const locale of view.state.locales) select.append(new Option(`${names.of(locale)} · ${locale}`, locale));
+  }
+  if (document.activeElement !== select) select.value = chosen;
+}
+
+function renderControls() {
+  // The acting member's language and Manage Server, and the server's language: what Discord's settings hold.
+  const me = view.state.members.find((m) => m.id === view.member);
+  if (!me) return;
+  $("acting-name").textContent = me.name;
+  fillLocales($("member-locale"), me.locale);
+  $("member-manager").checked = me.manager;
+  fillLocales($("server-locale"), view.state.locale);
+}
+
+async function changeMember(change) {
+  const data = await api("/api/member", { member: view.member, ...change });
+  if (data.error) toast(data.error);
+  refresh();
+}
+
+async function changeServer(change) {
+  const data = await api("/api/server", change);
+  if (data.error) toast(data.error);
+  refresh();
 }
 
 function channelItem(channel, label, thread) {
@@ -164,8 +197,20 @@ function renderMessages(messages) {
   const keep = new Set(wanted);
   for (const node of [...box.children]) if (!keep.has(node)) node.remove();
   wanted.forEach((node, i) => { if (box.children[i] !== node) box.insertBefore(node, box.children[i] || null); });
+  if (!messages.length) box.append(emptyHint());
   if (nearBottom || view.shown !== view.channel) box.scrollTop = box.scrollHeight;
   view.shown = view.channel;
+}
+
+function emptyHint() {
+  // An empty channel says where to start: the first commands a newcomer needs, as the command list orders them.
+  const hint = tag("div", "empty-hint");
+  hint.id = "empty-hint";
+  const first = commands().slice(0, 2).map((c) => `<code>/${escapeHtml(pathText(c))}</code>`);
+  hint.innerHTML = first.length
+    ? `Nothing here yet. Start with ${first.join(" or ")}: type <code>/</code> in the box below to see every command.`
+    : "Nothing here yet. Type a message, or <code>/</code> for the bot's commands once it is ready.";
+  return hint;
 }
 
 function keepBottom() {
@@ -504,7 +549,8 @@ function optionField(command, option) {
   field.dataset.option = option.name;
   field.title = option.description || "";
   field.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && !(wrap.querySelector(".ac-list li.sel"))) { event.preventDefault(); runCommand(); }
+    // Enter picks the highlighted suggestion of an open list (the list's own handler); otherwise it sends.
+    if (event.key === "Enter" && !event.defaultPrevented) { event.preventDefault(); runCommand(); }
   });
   wrap.append(field);
   return wrap;
@@ -546,6 +592,7 @@ function attachAutocomplete(command, option, field, wrap) {
     field.dataset.value = String(choice.value);
     field.dataset.shown = field.value;
     list.hidden = true;
+    list.textContent = "";  // a closed list keeps no highlighted suggestion for the next Enter to stumble on
   };
   field.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(ask, 150); });
   field.addEventListener("focus", () => { clearTimeout(timer); timer = setTimeout(ask, 0); });
@@ -672,6 +719,9 @@ $("compose").addEventListener("submit", submitComposer);
 $("composer").addEventListener("input", onComposerInput);
 $("composer").addEventListener("keydown", composerKeys);
 $("modal").addEventListener("submit", submitModal);
+$("member-locale").addEventListener("change", (event) => changeMember({ locale: event.target.value }));
+$("member-manager").addEventListener("change", (event) => changeMember({ manager: event.target.checked }));
+$("server-locale").addEventListener("change", (event) => changeServer({ locale: event.target.value }));
 $("modal-cancel").onclick = () => { $("modal-back").hidden = true; };
 $("add-member").addEventListener("submit", async (event) => {
   event.preventDefault();
