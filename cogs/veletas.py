@@ -602,19 +602,19 @@ async def setup_step(
         for page, chunk in enumerate(chunks([discord.SelectOption(label=sq, value=sq) for sq in options])):
             placeholder = w("veletas.square.placeholder" if page == 0 else "veletas.more_squares.placeholder")
             view.add_item(SetupSelect(info.id, seen, chosen, page, chunk, placeholder=placeholder))
-        hints = render.Hints(selected=chosen[-1] if chosen else None, targets=tuple(options))
+        hints = render.Hints(selected=chosen[-1] if chosen else None, targets=tuple(options), placing=tuple(chosen))
         text = w("veletas.step_setup_shooter", number=len(chosen) + 1, count=count, placed=placed)
     elif game.stone_to_place and stone is None:
         options = game.stone_choices(chosen)
         for page, chunk in enumerate(chunks([discord.SelectOption(label=sq, value=sq) for sq in options])):
             placeholder = w("veletas.stone_square.placeholder" if page == 0 else "veletas.more_squares.placeholder")
             view.add_item(SetupSelect(info.id, seen, chosen, page, chunk, stone=True, placeholder=placeholder))
-        hints = render.Hints(targets=tuple(options[:100]))
+        hints = render.Hints(targets=tuple(options[:100]), placing=tuple(chosen))
         text = w("veletas.step_setup_stone", placed=placed)
     else:
         turn = ",".join(chosen) + (f"/{stone}" if stone else "")
         view.add_item(ConfirmButton(info, info.id, seen, turn, w("guided.play.label", move=turn)))
-        hints = render.Hints(targets=tuple(chosen))
+        hints = render.Hints(placing=tuple(chosen), stone=stone)
         if stone:
             text = w("veletas.step_setup_confirm_stone", turn=turn, stone=stone)
         else:
@@ -623,7 +623,15 @@ async def setup_step(
         view.add_item(SetupStartOver(info.id, seen, w("guided.start_over.label")))
     nav_buttons(view, info, w, back=False)
     png = await asyncio.to_thread(render.game_png, game, players=names, theme=theme, hints=hints, words=w)
-    return await step_message(bot, info, w, text, view, png)
+    return await step_message(bot, info, w, text, view, png, title=setup_title(w, info, game))
+
+
+def setup_title(w: Words, info: GameInfo, game: Game) -> str:
+    """What a setup step is about: no colour is to move yet, a player places shooters (and a stone)."""
+    count, label = game.shooters_to_place, TABLE.label(info)
+    if game.stone_to_place:
+        return w(f"guided.setup_title_stone_{game.colour_to_act or 'black'}", game=label, count=count)
+    return w("guided.setup_title", game=label, count=count)
 
 
 class SetupButton(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
@@ -64,6 +64,8 @@ class Hints:
     targets: tuple[str, ...] = ()
     groups: bool = False  # badges with the biggest adjacent black and white group of each unclaimed shooter
     forbidden: tuple[str, ...] = ()  # squares where a setup shooter may not go
+    placing: tuple[str, ...] = ()  # setup: shooters chosen this turn, drawn as they will stand
+    stone: str | None = None  # setup: the square chosen for this turn's stone, drawn as it will stand
 
     @classmethod
     def for_shooter(
@@ -307,9 +309,12 @@ def _scene(
     hints: Hints | None,
     header: Header,
     placed: Iterable[str] = (),
+    extra: Mapping[str, str] | None = None,
 ) -> _Scene:
     n = position.size
     pieces = {cell_of(sq, n): piece for sq, piece in position.pieces().items()}
+    for sq, piece in (extra or {}).items():
+        pieces[cell_of(sq, n)] = piece
     tints: dict[Cell, str] = {}
     ghosts: set[Cell] = set()
     path: tuple[Cell, ...] = ()
@@ -468,6 +473,7 @@ def _game_scene(
     w = or_english(w)
     names, seats = _game_names(game, players, w)
     placed: list[str] = []
+    extra: dict[str, str] = {}
     if previous is not None and previous.phase in ("setup", "pie") and game.phase != "over":
         before = previous.position.pieces()
         placed = [sq for sq in position.pieces() if sq not in before]
@@ -481,7 +487,13 @@ def _game_scene(
             if square_name(f, r) not in allowed and square_name(f, r) not in occupied
         )
         base = hints or Hints()
-        hints = Hints(base.selected, base.destinations, base.targets, base.groups, base.forbidden or forbidden)
+        taken = set(base.placing) | {base.stone}
+        hints = replace(base, forbidden=base.forbidden or tuple(sq for sq in forbidden if sq not in taken))
+        for sq in base.placing:
+            extra[sq] = "S"
+        if base.stone is not None and game.stone_to_place:
+            extra[base.stone] = "w" if game.colour_to_act == "white" else "b"
+        placed = [*placed, *extra]
         header = Header(names, position.score, game.colour_to_act, _setup_status(game, seats, w))
     elif game.phase == "pie":
         who = seats[game.seat_to_act or "second"]
@@ -495,7 +507,7 @@ def _game_scene(
         to_move, status, finished = _status_line(position, names, w)
         header = Header(names, position.score, to_move, status, finished)
     last = game.last_move if game.phase in ("play", "over") else None
-    return _scene(position, last_move=last, hints=hints, header=_ended(header, result), placed=placed)
+    return _scene(position, last_move=last, hints=hints, header=_ended(header, result), placed=placed, extra=extra)
 
 
 def _load(game: Game | str, players: Mapping[str, str] | None) -> tuple[Game, Mapping[str, str] | None]:
