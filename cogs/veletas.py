@@ -201,9 +201,10 @@ class VeletasTable(Table):
         w: Words,
     ) -> Drawing:
         game = veletas_game(info)
-        # Setup and the pie choice need the game (setup marks, pieces just placed); from the first move
-        # on, the position and last move say everything, and drawing just them skips replaying the game.
-        if game.phase in ("play", "over"):
+        # Setup and the pie choice need the game (setup marks, pieces just placed), and so does the board
+        # right after the last setup turn (its shooters marked as the last turn); from the first move on,
+        # the position and last move say everything, and drawing just them skips replaying the game.
+        if game.phase == "over" or (game.phase == "play" and game.moves):
             return Drawing(
                 render.board_png,
                 (game.position,),
@@ -321,6 +322,9 @@ async def _step(
     names = colour_names(bot, info)
     if preview is not None:
         png = await render_position(position.play(preview), last_move=preview, players=names, theme=theme, w=w)
+    elif not game.moves:
+        # the first move: the game marks the shooters of the last setup turn, as the public board does
+        png = await asyncio.to_thread(render.game_png, game, hints=hints, players=dict(names), theme=theme, words=w)
     else:
         png = await render_position(position, last_move=game.last_move, hints=hints, players=names, theme=theme, w=w)
     return await step_message(bot, info, w, text, view, png)
@@ -392,14 +396,23 @@ async def target_step(bot: VeletasBot, info: GameInfo, shooter: str, destination
 
 async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move, w: Words) -> Outgoing:
     view = discord.ui.View(timeout=None)
-    view.add_item(ConfirmButton(info, info.id, Seen.of(info), str(move), w("guided.play.label", move=str(move))))
+    written = written_in_full(move)
+    view.add_item(ConfirmButton(info, info.id, Seen.of(info), str(move), w("guided.play.label", move=written)))
     nav_buttons(view, info, w, back=True)
     after = veletas_game(info).position.play(move)
     claims = "".join(
         "\n" + w("veletas.would_claim", square=c.square, colour=colour_word(w, c.colour)) for c in after.last_claims
     )
-    text = w("veletas.step_confirm", move=str(move), claims=claims)
+    text = w("veletas.step_confirm", move=written, claims=claims)
     return await _step(bot, info, w, text, view, preview=move)
+
+
+def written_in_full(move: Move) -> str:
+    """The move as the player chose it: a stationary shot in the long form that names its shooter (``d4/g2``),
+    as NOTATION.md writes it, so the confirm button shows the whole move and not just the target."""
+    if move.is_stationary and move.shooter is not None:
+        return f"{move.shooter}/{move.target}"
+    return str(move)
 
 
 def offered_targets(position: Position, shooter: str, destination: str) -> list[str]:

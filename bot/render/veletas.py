@@ -330,8 +330,11 @@ def _scene(
             shot = queen_line(dest, target)
             tints[origin] = tints[dest] = "move"
             ghosts.add(origin)
-        elif last_move.shooter is not None:
-            shot = queen_line(cell_of(last_move.shooter, n), target)
+        else:
+            shooter = last_move.shooter or _only_shooter_of(pieces, target, n)
+            if shooter is not None:
+                shot = queen_line(cell_of(shooter, n), target)
+                tints[cell_of(shooter, n)] = "move"
         tints[target] = "shot"
     claims = frozenset(cell_of(c.square, n) for c in position.last_claims)
     dots: frozenset[Cell] = frozenset()
@@ -362,6 +365,19 @@ def _scene(
         selected=selected,
         badges=badges,
     )
+
+
+def _only_shooter_of(pieces: Mapping[Cell, str], target: Cell, n: int) -> str | None:
+    """The shooter that made a stationary shot onto ``target``, when only one could have (the canonical ``g2``
+    does not say): the one shooter with a clear queen line to it. None when several could have."""
+    found: list[Cell] = []
+    for cell, piece in pieces.items():
+        if piece not in "SBW" or cell == target:
+            continue
+        line = queen_line(cell, target)
+        if len(line) > 1 and not any(step in pieces for step in line[1:-1]):
+            found.append(cell)
+    return square_name(*found[0]) if len(found) == 1 else None
 
 
 def _as_move(move: Move | str | None) -> Move | None:

@@ -133,3 +133,26 @@ async def test_the_setup_title_speaks_the_members_language(
         alice.locale = locale
         step = await table.first.click(table.boards[-1], "Set up")
         assert step.embeds[0]["title"] == title
+
+
+async def test_a_stationary_shot_is_confirmed_with_its_shooter_written(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob, variant="medium")
+    await table.play_setup(random.Random(3))
+    position = table.game.position
+    mover = table.user_to_act()
+    step = await mover.click(table.boards[-1], "Move")
+    shooter = next(s for s in position.unclaimed() if position.targets(s))
+    step = await mover.select(step, shooter, menu=menu_with(step, shooter))
+    step = await mover.select(step, "stay", menu=menu_with(step, "stay"))
+    target = options(step)[0]
+    step = await mover.select(step, target, menu=menu_with(step, target))
+    assert [b["label"] for b in step.buttons] == [f"Play {shooter}/{target}", "Start over", "Cancel"]
+    assert f"play **`{shooter}/{target}`**" in step.text()
+    cursor = sandbox.cursor()
+    done = await mover.click(step, f"Play {shooter}/{target}")
+    assert done.ephemeral and done.content == f"You played `{target}`.", "the record keeps the canonical form"
+    await sandbox.wait_for_message(table.channel_id, lambda m: not m.ephemeral and bool(m.embeds), after=cursor)
+    table.game = table.game.play(target)
+    assert (await bot.store.get_game(table.game_id)).turns == table.game.turns
