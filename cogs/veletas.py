@@ -196,6 +196,7 @@ class VeletasTable(Table):
         *,
         seats: Mapping[str, str],
         colours: Mapping[str, str],
+        clocks: Mapping[str, str],
         theme: str,
         result: str | None,
         w: Words,
@@ -208,9 +209,20 @@ class VeletasTable(Table):
             return Drawing(
                 render.board_png,
                 (game.position,),
-                {"last_move": game.last_move, "players": dict(colours), "theme": theme, "result": result, "words": w},
+                {
+                    "last_move": game.last_move,
+                    "players": dict(colours),
+                    "clocks": dict(clocks),
+                    "theme": theme,
+                    "result": result,
+                    "words": w,
+                },
             )
-        return Drawing(render.game_png, (game,), {"players": dict(seats), "theme": theme, "result": result, "words": w})
+        return Drawing(
+            render.game_png,
+            (game,),
+            {"players": dict(seats), "clocks": dict(clocks), "theme": theme, "result": result, "words": w},
+        )
 
     def replay_gif(
         self, info: GameInfo, *, seats: Mapping[str, str], colours: Mapping[str, str], theme: str, w: Words

@@ -465,3 +465,29 @@ def test_a_stationary_shot_marks_its_shooter_and_the_line_to_the_target(theme: s
     for square in ("d4", "f9"):
         assert pixel(either, lay, square, -0.45, -0.45) == square_colour(look, square), square
     assert pixel(either, lay, "f6", *corner) == mix(square_colour(look, "f6"), look.shot, look.tint)
+
+
+@pytest.mark.parametrize("theme", THEME_NAMES)
+def test_nobody_is_underlined_once_a_game_is_won_on_the_board(theme: str) -> None:
+    look = THEMES[theme]
+    game = play_out("small", "current", random.Random(3))
+    assert game.phase == "over"
+    lay = layout(game.variant.size)
+    bar = (0, round(lay.header * 0.55), lay.width, round(lay.header * 0.68))
+    for im in (
+        decode(game_png(game, theme=theme)),
+        decode(board_png(game.position, last_move=game.last_move, theme=theme)),
+    ):
+        assert not any(distance(p, look.accent) < 30 for _n, p in colours(im.crop(bar)))
+    running = decode(game_png(Game.replay(game.turns[:-1], variant="small"), theme=theme))
+    assert any(distance(p, look.accent) < 30 for _n, p in colours(running.crop(bar))), "the bar is there in play"
+
+
+def test_the_status_line_with_a_clock_reads_name_then_to_move_then_time() -> None:
+    from bot.i18n import words
+    from bot.render import veletas as drawer
+
+    position = Position.from_string(position_text(10, {"d4": "S", "h9": "S", "b2": "S"}))
+    line = drawer._status_line(position, ("Dave", "Eve"), words("en"), ("0:25", "4:05"))
+    assert line == ("black", "Dave to move  ·  0:25  ·  2 to win", False)
+    assert drawer._status_line(position, ("Dave", "Eve"), words("en"))[1] == "Dave to move  ·  2 to win"
