@@ -710,7 +710,8 @@ async def profile_message(
     if not pools:
         embed.add_field(name=w("play.ratings.field"), value=w("play.no_rated_game"), inline=False)
     embed.add_field(name=w("play.streak.field"), value=streak_text(w, games, user), inline=False)
-    recent = "\n".join(game_line(bot, info, user, w) for info in games[:5]) or w("play.no_finished_game_yet")
+    lines = [game_line(bot, info, user, w) + await rating_delta(bot, info, user) for info in games[:5]]
+    recent = "\n".join(lines) or w("play.no_finished_game_yet")
     embed.add_field(name=w("play.recent.field"), value=recent[:1024], inline=False)
     files: list[tuple[str, bytes]] = []
     if pools:

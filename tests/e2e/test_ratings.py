@@ -271,3 +271,6 @@ async def test_history_shows_what_each_rated_game_did_to_the_rating_and_nothing_
     assert by_game[ids[0]].endswith("`") and "+" in by_game[ids[0]], "a win raises the rating"
     assert "\u2212" in by_game[ids[1]], "a loss lowers it, written with a minus sign"
     assert not by_game[ids[2]].endswith("`"), "a casual game changes no rating and shows none"
+    profile = await sandbox.user(alice).slash("player", "profile", game="veloop")
+    recent = next(f["value"] for f in profile.embeds[0]["fields"] if f["name"] == "Recent games").split("\n")
+    assert recent == lines, "the profile's recent games read as the history's lines"
