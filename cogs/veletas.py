@@ -24,6 +24,7 @@ from bot.i18n import Phrase, Words
 from bot.ids import id_or_zero
 from bot.render.workers import Drawing
 from bot.rules import VARIANTS, Game, Move, veletas
+from bot.rules.common import square_name
 from bot.rules.veletas import Position
 from bot.rules.veletas_suggest import move_suggestions, shooter_suggestions, stone_suggestions
 from bot.store import GameInfo, check_to_act
@@ -627,7 +628,14 @@ async def setup_step(
         for page, chunk in enumerate(chunks([discord.SelectOption(label=sq, value=sq) for sq in options])):
             placeholder = w("veletas.square.placeholder" if page == 0 else "veletas.more_squares.placeholder")
             view.add_item(SetupSelect(info.id, seen, chosen, page, chunk, placeholder=placeholder))
-        hints = render.Hints(selected=chosen[-1] if chosen else None, targets=tuple(options), placing=tuple(chosen))
+        # hatched: every empty square the next shooter may not take, those next to the chosen ones included
+        empty = [sq for sq in game.setup_squares() if sq not in chosen and sq not in options]
+        hints = render.Hints(
+            selected=chosen[-1] if chosen else None,
+            targets=tuple(options),
+            placing=tuple(chosen),
+            forbidden=tuple(empty) + unavailable(game),
+        )
         text = w("veletas.step_setup_shooter", number=len(chosen) + 1, count=count, placed=placed)
     elif game.stone_to_place and stone is None:
         options = game.stone_choices(chosen)
@@ -649,6 +657,14 @@ async def setup_step(
     nav_buttons(view, info, w, back=False)
     png = await asyncio.to_thread(render.game_png, game, players=names, theme=theme, hints=hints, words=w)
     return await step_message(bot, info, w, text, view, png, title=setup_title(w, info, game))
+
+
+def unavailable(game: Game) -> tuple[str, ...]:
+    """Empty squares no shooter of this setup turn may take at all (the edges, in the current rules)."""
+    allowed, taken = set(game.setup_squares()), game.position.pieces()
+    size = game.position.size
+    names = (square_name(f, r) for f in range(size) for r in range(size))
+    return tuple(sq for sq in names if sq not in allowed and sq not in taken)
 
 
 def setup_title(w: Words, info: GameInfo, game: Game) -> str:

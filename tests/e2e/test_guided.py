@@ -156,3 +156,36 @@ async def test_a_stationary_shot_is_confirmed_with_its_shooter_written(
     await sandbox.wait_for_message(table.channel_id, lambda m: not m.ephemeral and bool(m.embeds), after=cursor)
     table.game = table.game.play(target)
     assert (await bot.store.get_game(table.game_id)).turns == table.game.turns
+
+
+def marked_pixels(png: bytes, square: str, n: int = 9) -> int:
+    """How many pixels of ``square`` differ from its plain board colour (light theme): stripes, rings, pieces."""
+    look = THEMES["light"]
+    im = Image.open(io.BytesIO(png)).convert("RGB")
+    lay = layout(n, im.width)
+    x0, y0 = lay.origin((ord(square[0]) - ord("a"), int(square[1:]) - 1))
+    file, rank = ord(square[0]) - ord("a"), int(square[1:]) - 1
+    plain = look.dark if (file + rank) % 2 == 0 else look.light
+    inset = lay.square // 8  # away from the neighbours' edges
+    return sum(
+        not near(im.getpixel((x, y)), plain, 6)
+        for x in range(x0 + inset, x0 + lay.square - inset)
+        for y in range(y0 + inset, y0 + lay.square - inset)
+    )
+
+
+async def test_classic_setup_hatches_the_squares_next_to_a_chosen_shooter(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob, variant="medium", rules="classic")
+    step = await table.first.click(table.boards[-1], "Set up")
+    first = "e5"
+    step = await table.first.select(step, first, menu=menu_with(step, first))
+    offered = set(options(step))
+    touching = [f"{chr(ord(first[0]) + df)}{int(first[1:]) + dr}" for df in (-1, 0, 1) for dr in (-1, 0, 1)]
+    touching.remove(first)
+    assert not offered & set(touching)
+    png = step.files["board.png"]
+    side = (layout(9).square - 2 * (layout(9).square // 8)) ** 2
+    for square in touching:
+        assert marked_pixels(png, square) > side // 6, f"{square} is hatched: no shooter may go there now"
