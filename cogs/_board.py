@@ -10,16 +10,18 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import discord
 
 from bot import render
+from bot.clocks import DAY
 from bot.i18n import Words
 from bot.ids import id_or_zero
 from bot.rules.protocol import Colour
 from bot.store import GameInfo, ending_phrase
-from cogs._clock_words import clock_text, names_with_time
+from cogs._clock_words import clock_text, times_left
 from cogs._lookup import NamesAGame
 from cogs._names import colour_names, learn_names, name_of, record_names, seat_names
 from cogs._send import Outgoing, bot_of, mention
@@ -71,11 +73,10 @@ async def render_board(bot: VeletasBot, info: GameInfo, *, theme: str, w: Words)
     started = time.perf_counter()
     table = table_for(info)
     now = bot.store.now()
-    seats = names_with_time(w, info, seat_names(bot, info), now)
-    colours = names_with_time(w, info, colour_names(bot, info), now)
-    result = ending_text(w, info)
+    seats, colours, clocks = seat_names(bot, info), colour_names(bot, info), times_left(w, info, now)
+    result = ending_text(w, info, {**seats, **colours})
     png = await bot.drawers.draw(
-        table.board_drawing(info, seats=seats, colours=colours, theme=theme, result=result, w=w)
+        table.board_drawing(info, seats=seats, colours=colours, clocks=clocks, theme=theme, result=result, w=w)
     )
     log.debug("Rendered the board of game %d in %.1f ms", info.id, (time.perf_counter() - started) * 1e3)
     return png
@@ -125,9 +126,11 @@ def record_ending(info: GameInfo) -> dict[str, str]:
     return {"Result": outcome.result_token, "Termination": outcome.termination}
 
 
-def ending_text(w: Words, info: GameInfo) -> str | None:
+def ending_text(w: Words, info: GameInfo, names: Mapping[str, str] | None = None) -> str | None:
     """What the last board's header says instead of the turn when the game ended off the board.
 
+    Players are named as the header names them (``names``, by colour or seat; the colour's word for a
+    side without a name), so the result reads like the one the board shows: "Bob wins · Alice resigned".
     A game ended on the board needs nothing: the board itself shows how.
     """
     outcome = info.outcome
@@ -138,8 +141,23 @@ def ending_text(w: Words, info: GameInfo) -> str | None:
     result = result_text(w, info)
     if outcome.winner is None:
         return w("board.header_drawn", result=result) if result else w("result.drawn")
-    winner = colour_word(w, outcome.winner)
-    return w("board.header_wins", winner=winner, result=result) if result else w("board.header_winner", winner=winner)
+    named = names or {}
+    loser_colour: Colour = "white" if outcome.winner == "black" else "black"
+
+    def called(colour: Colour) -> str:
+        user = info.user_for_colour(colour)
+        seat = info.seat_of_user(user) if user is not None else None
+        return named.get(colour) or (named.get(seat) if seat else None) or colour_word(w, colour)
+
+    winner, loser = called(outcome.winner), called(loser_colour)
+    if outcome.termination == "resignation":
+        return w("board.header_resigned", winner=winner, loser=loser)
+    if outcome.termination == "time forfeit":
+        if info.time_control.family == "none":
+            return w("board.header_idle", winner=winner, loser=loser, count=round(info.time_control.start / DAY))
+        return w("board.header_time", winner=winner, loser=loser)
+    by = f"result.by_{outcome.termination.replace(' ', '_')}"
+    return w.get(by, w("board.header_winner", winner=winner), winner=winner)
 
 
 def record_headers(bot: VeletasBot, info: GameInfo) -> dict[str, str]:

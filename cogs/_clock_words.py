@@ -106,15 +106,16 @@ def clock_text(w: Words, info: GameInfo, now: float) -> str | None:
     return f"{described}\n{line}" if line else described
 
 
-def names_with_time(w: Words, info: GameInfo, names: dict[str, str], now: float) -> dict[str, str]:
-    """Names for the image header with each side's time left (Fischer clocks), keyed as ``names`` is."""
+def times_left(w: Words, info: GameInfo, now: float) -> dict[str, str]:
+    """Each side's time left for the image header (Fischer clocks), keyed by seat and, once known, by colour."""
     clock = info.clock
     if clock is None or info.time_control.family != "fischer":
-        return names
-    shown = dict(names)
+        return {}
+    shown: dict[str, str] = {}
     for seat in SEATS:
+        left = format_left(w, clock.left(seat, now))
         colour = info.colour_of_seat(seat)
         for key in (seat, colour):
-            if key is not None and key in shown:
-                shown[key] = f"{shown[key]} · {format_left(w, clock.left(seat, now))}"
+            if key is not None:
+                shown[key] = left
     return shown

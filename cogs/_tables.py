@@ -65,6 +65,7 @@ class Table(ABC):
         *,
         seats: Mapping[str, str],
         colours: Mapping[str, str],
+        clocks: Mapping[str, str],
         theme: str,
         result: str | None,
         w: Words,

@@ -254,12 +254,20 @@ def score(w: Words, x: float) -> str:
     return w.number(whole) + ("½" if half else "")
 
 
+def points(w: Words, x: float) -> str:
+    """A score with its unit, in the catalogue's plural forms: ``1 pt``, ``2 pts``, ``1½ pts``."""
+    if float(x).is_integer():
+        return t(w, "points", count=int(x))
+    return t(w, "points_half", points=score(w, x))
+
+
 def standings_lines(w: Words, table: Sequence[Standing], names: Mapping[int, str], short: Sequence[str]) -> list[str]:
     out = []
     for s in table:
         breaks = " · ".join(f"{tag} {score(w, v)}" for tag, v in zip(short, s.tiebreaks, strict=True))
         player = names.get(s.player, str(s.player))
-        out.append(f"`{s.rank:>3}` " + t(w, "standings_line", player=player, points=score(w, s.points), breaks=breaks))
+        line = t(w, "standings_line", player=player, points=points(w, s.points), breaks=breaks)
+        out.append(f"`{s.rank:>3}` " + line)
     return out
 
 

@@ -111,13 +111,23 @@ def nav_buttons(view: discord.ui.View, info: GameInfo, w: Words, *, back: bool) 
 
 
 async def step_message(
-    bot: VeletasBot, info: GameInfo, w: Words, text: str, view: discord.ui.View | None, png: bytes
+    bot: VeletasBot,
+    info: GameInfo,
+    w: Words,
+    text: str,
+    view: discord.ui.View | None,
+    png: bytes,
+    *,
+    title: str | None = None,
 ) -> Outgoing:
-    """One step of the guided move: the game's image for it, what to choose, and the menus."""
+    """One step of the guided move: the game's image for it, what to choose, and the menus.
+
+    ``title`` replaces "Your move as <colour>" for steps that are not a move (Veletas's setup)."""
     colour = info.state.colour_to_act
-    shown = w(f"result.{colour}") if colour else "?"
+    if title is None:
+        title = w("guided.title", colour=w(f"result.{colour}") if colour else "?", game=table_for(info).label(info))
     embed = discord.Embed(
-        title=w("guided.title", colour=shown, game=table_for(info).label(info)),
+        title=title,
         description=text,
         colour=embed_colour(colour),
     )

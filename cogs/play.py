@@ -649,6 +649,22 @@ def game_line(bot: VeletasBot, info: GameInfo, user: int, w: Words) -> str:
     )
 
 
+async def rating_delta(bot: VeletasBot, info: GameInfo, user: int) -> str:
+    """`` · `+12` `` after a rated game's line: what it did to ``user``'s rating on this server; empty otherwise."""
+    if not info.rated:
+        return ""
+    for change in await bot.store.rating_changes(info.id):
+        if change.scope == info.guild_id and change.user_id == user:
+            delta = round(change.after) - round(change.before)
+            return f" · `{signed(delta)}`"
+    return ""
+
+
+def signed(value: int) -> str:
+    """``+12``, ``−8``, ``±0``: a true minus sign, which a hyphen would make look like a dash."""
+    return f"+{value}" if value > 0 else f"−{-value}" if value < 0 else "±0"
+
+
 def several_title(w: Words, tables: list[Table], key: str, **data: object) -> str:
     """A heading of one game's records (``{game} games``) or of every game's (``{key}_all``)."""
     if len(tables) == 1:
@@ -694,7 +710,8 @@ async def profile_message(
     if not pools:
         embed.add_field(name=w("play.ratings.field"), value=w("play.no_rated_game"), inline=False)
     embed.add_field(name=w("play.streak.field"), value=streak_text(w, games, user), inline=False)
-    recent = "\n".join(game_line(bot, info, user, w) for info in games[:5]) or w("play.no_finished_game_yet")
+    lines = [game_line(bot, info, user, w) + await rating_delta(bot, info, user) for info in games[:5]]
+    recent = "\n".join(lines) or w("play.no_finished_game_yet")
     embed.add_field(name=w("play.recent.field"), value=recent[:1024], inline=False)
     files: list[tuple[str, bytes]] = []
     if pools:
@@ -721,7 +738,7 @@ async def history_message(
     who = mention(user) if rival is None else w("play.against", who=mention(user), rival=mention(rival))
     if not games:
         return Outgoing(content=several_title(w, tables, "play.no_history", who=who))
-    lines = [game_line(bot, info, user, w) for info in games[:HISTORY_LINES]]
+    lines = [game_line(bot, info, user, w) + await rating_delta(bot, info, user) for info in games[:HISTORY_LINES]]
     more = "\n" + w("play.more_below", count=len(games) - len(lines)) if len(games) > len(lines) else ""
     embed = discord.Embed(
         title=several_title(w, tables, "play.history.title"), description=f"{who}:\n" + "\n".join(lines) + more

@@ -24,6 +24,7 @@ from bot.i18n import Phrase, Words
 from bot.ids import id_or_zero
 from bot.render.workers import Drawing
 from bot.rules import VARIANTS, Game, Move, veletas
+from bot.rules.common import square_name
 from bot.rules.veletas import Position
 from bot.rules.veletas_suggest import move_suggestions, shooter_suggestions, stone_suggestions
 from bot.store import GameInfo, check_to_act
@@ -196,20 +197,33 @@ class VeletasTable(Table):
         *,
         seats: Mapping[str, str],
         colours: Mapping[str, str],
+        clocks: Mapping[str, str],
         theme: str,
         result: str | None,
         w: Words,
     ) -> Drawing:
         game = veletas_game(info)
-        # Setup and the pie choice need the game (setup marks, pieces just placed); from the first move
-        # on, the position and last move say everything, and drawing just them skips replaying the game.
-        if game.phase in ("play", "over"):
+        # Setup and the pie choice need the game (setup marks, pieces just placed), and so does the board
+        # right after the last setup turn (its shooters marked as the last turn); from the first move on,
+        # the position and last move say everything, and drawing just them skips replaying the game.
+        if game.phase == "over" or (game.phase == "play" and game.moves):
             return Drawing(
                 render.board_png,
                 (game.position,),
-                {"last_move": game.last_move, "players": dict(colours), "theme": theme, "result": result, "words": w},
+                {
+                    "last_move": game.last_move,
+                    "players": dict(colours),
+                    "clocks": dict(clocks),
+                    "theme": theme,
+                    "result": result,
+                    "words": w,
+                },
             )
-        return Drawing(render.game_png, (game,), {"players": dict(seats), "theme": theme, "result": result, "words": w})
+        return Drawing(
+            render.game_png,
+            (game,),
+            {"players": dict(seats), "clocks": dict(clocks), "theme": theme, "result": result, "words": w},
+        )
 
     def replay_gif(
         self, info: GameInfo, *, seats: Mapping[str, str], colours: Mapping[str, str], theme: str, w: Words
@@ -321,6 +335,9 @@ async def _step(
     names = colour_names(bot, info)
     if preview is not None:
         png = await render_position(position.play(preview), last_move=preview, players=names, theme=theme, w=w)
+    elif not game.moves:
+        # the first move: the game marks the shooters of the last setup turn, as the public board does
+        png = await asyncio.to_thread(render.game_png, game, hints=hints, players=dict(names), theme=theme, words=w)
     else:
         png = await render_position(position, last_move=game.last_move, hints=hints, players=names, theme=theme, w=w)
     return await step_message(bot, info, w, text, view, png)
@@ -392,14 +409,23 @@ async def target_step(bot: VeletasBot, info: GameInfo, shooter: str, destination
 
 async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move, w: Words) -> Outgoing:
     view = discord.ui.View(timeout=None)
-    view.add_item(ConfirmButton(info, info.id, Seen.of(info), str(move), w("guided.play.label", move=str(move))))
+    written = written_in_full(move)
+    view.add_item(ConfirmButton(info, info.id, Seen.of(info), str(move), w("guided.play.label", move=written)))
     nav_buttons(view, info, w, back=True)
     after = veletas_game(info).position.play(move)
     claims = "".join(
         "\n" + w("veletas.would_claim", square=c.square, colour=colour_word(w, c.colour)) for c in after.last_claims
     )
-    text = w("veletas.step_confirm", move=str(move), claims=claims)
+    text = w("veletas.step_confirm", move=written, claims=claims)
     return await _step(bot, info, w, text, view, preview=move)
+
+
+def written_in_full(move: Move) -> str:
+    """The move as the player chose it: a stationary shot in the long form that names its shooter (``d4/g2``),
+    as NOTATION.md writes it, so the confirm button shows the whole move and not just the target."""
+    if move.is_stationary and move.shooter is not None:
+        return f"{move.shooter}/{move.target}"
+    return str(move)
 
 
 def offered_targets(position: Position, shooter: str, destination: str) -> list[str]:
@@ -602,19 +628,26 @@ async def setup_step(
         for page, chunk in enumerate(chunks([discord.SelectOption(label=sq, value=sq) for sq in options])):
             placeholder = w("veletas.square.placeholder" if page == 0 else "veletas.more_squares.placeholder")
             view.add_item(SetupSelect(info.id, seen, chosen, page, chunk, placeholder=placeholder))
-        hints = render.Hints(selected=chosen[-1] if chosen else None, targets=tuple(options))
+        # hatched: every empty square the next shooter may not take, those next to the chosen ones included
+        empty = [sq for sq in game.setup_squares() if sq not in chosen and sq not in options]
+        hints = render.Hints(
+            selected=chosen[-1] if chosen else None,
+            targets=tuple(options),
+            placing=tuple(chosen),
+            forbidden=tuple(empty) + unavailable(game),
+        )
         text = w("veletas.step_setup_shooter", number=len(chosen) + 1, count=count, placed=placed)
     elif game.stone_to_place and stone is None:
         options = game.stone_choices(chosen)
         for page, chunk in enumerate(chunks([discord.SelectOption(label=sq, value=sq) for sq in options])):
             placeholder = w("veletas.stone_square.placeholder" if page == 0 else "veletas.more_squares.placeholder")
             view.add_item(SetupSelect(info.id, seen, chosen, page, chunk, stone=True, placeholder=placeholder))
-        hints = render.Hints(targets=tuple(options[:100]))
+        hints = render.Hints(targets=tuple(options[:100]), placing=tuple(chosen))
         text = w("veletas.step_setup_stone", placed=placed)
     else:
         turn = ",".join(chosen) + (f"/{stone}" if stone else "")
         view.add_item(ConfirmButton(info, info.id, seen, turn, w("guided.play.label", move=turn)))
-        hints = render.Hints(targets=tuple(chosen))
+        hints = render.Hints(placing=tuple(chosen), stone=stone)
         if stone:
             text = w("veletas.step_setup_confirm_stone", turn=turn, stone=stone)
         else:
@@ -623,7 +656,23 @@ async def setup_step(
         view.add_item(SetupStartOver(info.id, seen, w("guided.start_over.label")))
     nav_buttons(view, info, w, back=False)
     png = await asyncio.to_thread(render.game_png, game, players=names, theme=theme, hints=hints, words=w)
-    return await step_message(bot, info, w, text, view, png)
+    return await step_message(bot, info, w, text, view, png, title=setup_title(w, info, game))
+
+
+def unavailable(game: Game) -> tuple[str, ...]:
+    """Empty squares no shooter of this setup turn may take at all (the edges, in the current rules)."""
+    allowed, taken = set(game.setup_squares()), game.position.pieces()
+    size = game.position.size
+    names = (square_name(f, r) for f in range(size) for r in range(size))
+    return tuple(sq for sq in names if sq not in allowed and sq not in taken)
+
+
+def setup_title(w: Words, info: GameInfo, game: Game) -> str:
+    """What a setup step is about: no colour is to move yet, a player places shooters (and a stone)."""
+    count, label = game.shooters_to_place, TABLE.label(info)
+    if game.stone_to_place:
+        return w(f"guided.setup_title_stone_{game.colour_to_act or 'black'}", game=label, count=count)
+    return w("guided.setup_title", game=label, count=count)
 
 
 class SetupButton(

@@ -124,6 +124,7 @@ class VeloopTable(Table):
         *,
         seats: Mapping[str, str],
         colours: Mapping[str, str],
+        clocks: Mapping[str, str],
         theme: str,
         result: str | None,
         w: Words,
@@ -132,7 +133,14 @@ class VeloopTable(Table):
         return Drawing(
             render.veloop_board_png,
             (game.position,),
-            {"last_move": game.last_move, "players": dict(colours), "theme": theme, "result": result, "words": w},
+            {
+                "last_move": game.last_move,
+                "players": dict(colours),
+                "clocks": dict(clocks),
+                "theme": theme,
+                "result": result,
+                "words": w,
+            },
         )
 
     def replay_gif(

@@ -439,3 +439,55 @@ def test_a_board_png_is_a_well_formed_png_of_exactly_the_drawn_picture_as_small_
     pillows = io.BytesIO()
     picture.save(pillows, "PNG", compress_level=3)
     assert len(data) <= 1.1 * len(pillows.getvalue())
+
+
+@pytest.mark.parametrize("theme", THEME_NAMES)
+def test_a_stationary_shot_marks_its_shooter_and_the_line_to_the_target(theme: str) -> None:
+    look = THEMES[theme]
+    lay = layout(10)
+    corner = (0.45, -0.45)
+    # Only d4 sees f6 (h9 and b2 do not): the canonical "f6" is drawn from d4.
+    alone = Position.from_string(position_text(10, {"d4": "S", "h9": "S", "b2": "S"}))
+    im = decode(board_png(alone.play("f6"), last_move="f6", theme=theme))
+    off_diagonal = (-0.45, -0.45)  # top left: the shot leaves d4 towards its top right
+    assert pixel(im, lay, "d4", *off_diagonal) == mix(square_colour(look, "d4"), look.move, look.tint)
+    assert pixel(im, lay, "e5") == look.shot_line, "the shot runs from the shooter to the target"
+    assert pixel(im, lay, "f6", *corner) == mix(square_colour(look, "f6"), look.shot, look.tint)
+    for square in ("h9", "b2"):
+        assert pixel(im, lay, square, *corner) == square_colour(look, square), square
+    # A long form names the shooter even where two could have fired.
+    two = Position.from_string(position_text(10, {"d4": "S", "f9": "S", "b2": "S"}))
+    named = decode(board_png(two.play("f9/f6"), last_move="f9/f6", theme=theme))
+    assert pixel(named, lay, "f8") == look.shot_line and pixel(named, lay, "e5") != look.shot_line
+    assert pixel(named, lay, "f9", *corner) == mix(square_colour(look, "f9"), look.move, look.tint)
+    # The canonical form with two candidates credits neither: the target alone is marked.
+    either = decode(board_png(two.play("f6"), last_move="f6", theme=theme))
+    for square in ("d4", "f9"):
+        assert pixel(either, lay, square, -0.45, -0.45) == square_colour(look, square), square
+    assert pixel(either, lay, "f6", *corner) == mix(square_colour(look, "f6"), look.shot, look.tint)
+
+
+@pytest.mark.parametrize("theme", THEME_NAMES)
+def test_nobody_is_underlined_once_a_game_is_won_on_the_board(theme: str) -> None:
+    look = THEMES[theme]
+    game = play_out("small", "current", random.Random(3))
+    assert game.phase == "over"
+    lay = layout(game.variant.size)
+    bar = (0, round(lay.header * 0.55), lay.width, round(lay.header * 0.68))
+    for im in (
+        decode(game_png(game, theme=theme)),
+        decode(board_png(game.position, last_move=game.last_move, theme=theme)),
+    ):
+        assert not any(distance(p, look.accent) < 30 for _n, p in colours(im.crop(bar)))
+    running = decode(game_png(Game.replay(game.turns[:-1], variant="small"), theme=theme))
+    assert any(distance(p, look.accent) < 30 for _n, p in colours(running.crop(bar))), "the bar is there in play"
+
+
+def test_the_status_line_with_a_clock_reads_name_then_to_move_then_time() -> None:
+    from bot.i18n import words
+    from bot.render import veletas as drawer
+
+    position = Position.from_string(position_text(10, {"d4": "S", "h9": "S", "b2": "S"}))
+    line = drawer._status_line(position, ("Dave", "Eve"), words("en"), ("0:25", "4:05"))
+    assert line == ("black", "Dave to move  ·  0:25  ·  2 to win", False)
+    assert drawer._status_line(position, ("Dave", "Eve"), words("en"))[1] == "Dave to move  ·  2 to win"

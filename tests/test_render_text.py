@@ -230,3 +230,38 @@ def test_a_remembered_text_line_is_drawn_pixel_for_pixel_as_pillow_draws_it(
         drawn = Image.new(mode, (200, 60), (40, 60, 80) if mode == "RGB" else 7)
         canvas.text_line(ImageDraw.Draw(drawn), (x, y), text, font, ink, anchor)
         assert drawn.tobytes() == expected.tobytes()
+
+
+def ink_columns(header: canvas.Header, lay: Layout) -> list[int]:
+    """Columns of the name row (names, icons, score) that any of the header's pixels touch."""
+    im = Image.new("L", (lay.width, lay.height), 0)
+    canvas.draw_header(im, THEMES["light"], lay, header)
+    band = im.crop((0, round(lay.header * 0.12), lay.width, round(lay.header * 0.56)))
+    return [x for x in range(band.width) if band.crop((x, 0, x + 1, band.height)).getbbox() is not None]
+
+
+@pytest.mark.parametrize("width", [800, 480, 320])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Veletas-Sandbox-AI-Player",
+        "黒石の名人黒石の名人黒石の名人",
+        "🎌🎉" * 12,
+        "Ünïcødé 名前 🎌 mixed " * 3,
+        "W" * 80,
+    ],
+)
+@pytest.mark.parametrize("score", [(0, 0), (12, 10), (-1, 0)])
+def test_a_long_name_never_comes_near_the_score(width: int, name: str, score: tuple[int, int]) -> None:
+    lay = layout(10, width)
+    bare = set(ink_columns(canvas.Header(("", ""), score, None, ""), lay))
+    middle = [x for x in bare if lay.width / 4 < x < 3 * lay.width / 4]
+    for times in ((None, None), ("0:25", "12 h 05")):
+        named = set(ink_columns(canvas.Header((name, name), score, "black", "", times=times), lay))
+        names = named - bare
+        left = [x for x in names if x < lay.width / 2]
+        right = [x for x in names if x > lay.width / 2]
+        assert left and right, "both names are drawn"
+        clear = 0.3 * lay.header
+        assert min(middle) - max(left) >= clear, (min(middle), max(left))
+        assert min(right) - max(middle) >= clear, (min(right), max(middle))

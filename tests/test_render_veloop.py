@@ -338,3 +338,29 @@ def test_boards_drawn_in_worker_threads_are_the_same_as_drawn_one_by_one() -> No
     with ThreadPoolExecutor(max_workers=4) as pool:
         got = list(pool.map(lambda p: veloop_game_png(record, ply=p, theme=THEME_NAMES[p % 3]), plies))
     assert got == expected
+
+
+def test_the_score_counts_confined_stones_and_says_so_at_every_moment() -> None:
+    from bot.i18n import words
+    from bot.render import veloop as drawer
+
+    names = ("Ada", "Grace")
+    running = drawer._scene(START, last_move=None, hints=None, names=names, result=None).header
+    assert running.score == (0, 0) and running.score_label == "stones confined" and running.to_move == "black"
+    over = drawer._scene(FENCED, last_move=None, hints=None, names=names, result=None).header
+    assert over.score == (1, 0), "one black stone confined: never a negative score"
+    assert over.status == "Grace wins  ·  1 black stone confined"
+    assert over.to_move is None, "nobody is underlined once the game is over"
+    spanish = drawer._scene(FENCED, last_move=None, hints=None, names=names, result=None, w=words("es"))
+    assert spanish.header.score_label == "piedras encerradas"
+    japanese = drawer._scene(FENCED, last_move=None, hints=None, names=names, result=None, w=words("ja"))
+    assert japanese.header.score_label == "封じ込められたコマ"
+
+
+@pytest.mark.parametrize("theme", THEME_NAMES)
+def test_the_score_label_is_drawn_under_the_score(theme: str) -> None:
+    lay = layout(5)
+    im = decode(veloop_board_png(START, theme=theme))
+    look = THEMES[theme]
+    under = im.crop((lay.width // 2 - 60, round(lay.header * 0.52), lay.width // 2 + 60, round(lay.header * 0.70)))
+    assert sum(n for n, p in under.getcolors(1 << 20) or [] if distance(p, look.muted) < 60) > 20

@@ -235,9 +235,11 @@ def layout(n: int, width: int | None = None) -> Layout:
 class Header:
     names: tuple[str, str]  # black, white
     score: tuple[int, int]
-    to_move: str | None  # colour underlined: the one to act, or the winner once the game is over
+    to_move: str | None  # colour underlined as the one to act; nothing is underlined once the game is over
     status: str
     finished: bool = False
+    times: tuple[str | None, str | None] = (None, None)  # each side's clock, after its name, never shortened
+    score_label: str | None = None  # what the score counts, in small letters under it (Veloop: confined stones)
 
 
 def mix(a: RGB, b: RGB, t: float) -> RGB:
@@ -861,6 +863,10 @@ def signed(value: int) -> str:
     return str(value) if value >= 0 else f"\u2212{-value}"
 
 
+NAME_CLEARANCE = 0.4
+"""The least space between a player's name (however long, in any script) and the score, in header heights."""
+
+
 def draw_header(im: Image.Image, theme: Theme, lay: Layout, header: Header) -> None:
     """The names with their stones, the score, whose move it is and the status line, over the top of ``im``.
 
@@ -881,14 +887,21 @@ def draw_header(im: Image.Image, theme: Theme, lay: Layout, header: Header) -> N
     r = h * 0.16
     icon = round(2 * r / 0.76)
     score = f"{signed(header.score[0])}  –  {signed(header.score[1])}"
-    score_w = big.getlength(score)
-    room = lay.width / 2 - score_w / 2 - pad - 2 * r - h * 0.35
+    label_face = TextFace(round(h * 0.15), bold=False)
+    score_label = fit(header.score_label, label_face, lay.width / 3) if header.score_label else ""
+    middle = max(big.getlength(score), label_face.getlength(score_label))
+    # the middle (score and its label) keeps a clear space on each side, whatever the names' script
+    room = lay.width / 2 - middle / 2 - pad - 2 * r - h * 0.12 - NAME_CLEARANCE * h
     gap = h * 0.12
     bar_y = cy + h * 0.22
     bar_h = max(2, round(h * 0.045))
-    for colour, kind, name in (("black", "b", header.names[0]), ("white", "w", header.names[1])):
+    for colour, kind, name, time in (
+        ("black", "b", header.names[0], header.times[0]),
+        ("white", "w", header.names[1], header.times[1]),
+    ):
         sprite = stone(theme, icon, kind)
-        label = fit(name, name_face, room)
+        clock = f"  {time}" if time else ""
+        label = fit(name, name_face, room - name_face.getlength(clock)) + clock
         ix: float
         x0: float
         if colour == "black":
@@ -900,9 +913,11 @@ def draw_header(im: Image.Image, theme: Theme, lay: Layout, header: Header) -> N
             label_w = draw_text(im, (ix - gap, cy), label, name_face, ink(theme.text), anchor="rm")
             x0, x1 = ix - gap - label_w, ix + 2 * r
         overlay(im, sprite, (round(ix + r - icon / 2), round(cy - icon / 2)))
-        if header.to_move == colour:
+        if header.to_move == colour and not header.finished:
             d.rectangle((round(x0), round(bar_y), round(x1), round(bar_y) + bar_h), fill=ink(theme.accent))
     text_line(d, (lay.width / 2, cy), score, big, ink(theme.text), "mm")
+    if score_label:
+        draw_text(im, (lay.width / 2, cy + h * 0.225), score_label, label_face, ink(theme.muted), anchor="mm")
     status_font = TextFace(round(h * 0.20), bold=header.finished)
     status = fit(header.status, status_font, lay.width - 2 * pad)
     status_ink = theme.accent if header.finished else theme.muted

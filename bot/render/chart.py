@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from PIL import Image, ImageDraw
 
 from bot.i18n import Words
+from bot.ratings import START_DEVIATION, START_RATING
 from bot.render.canvas import DRAWING, PNG_COMPRESS_LEVEL, TextFace, draw_text, face, fit, mix, theme_named
 from bot.render.words import or_english
 
@@ -37,8 +38,10 @@ def rating_chart_png(
     theme: str = "light",
     width: int = WIDTH,
     words: Words | None = None,
+    start: tuple[float, float] = (START_RATING, START_DEVIATION),
 ) -> bytes:
-    """A PNG of ``points`` (rating, deviation), oldest first; ``title`` names the player and the pool."""
+    """A PNG of ``points`` (rating, deviation) after each rated game, oldest first; ``title`` names the player
+    and the pool. The line starts at ``start``, the rating before the first game (every player's first rating)."""
     look = theme_named(theme)
     w = or_english(words)
     height = round(HEIGHT * width / WIDTH)
@@ -60,6 +63,8 @@ def rating_chart_png(
         if not points:
             draw_text(im, (left, (top + bottom) / 2), w("render.chart_empty"), text_face, look.muted)
         else:
+            games = len(points)
+            points = [start, *points]
             lows = [value - deviation for value, deviation in points]
             highs = [value + deviation for value, deviation in points]
             low, high = min(lows), max(highs)
@@ -93,7 +98,7 @@ def rating_chart_png(
             draw_text(
                 im,
                 (left, bottom + 8 * scale),
-                w("render.chart_caption", count=len(points)),
+                w("render.chart_caption", count=games),
                 text_face,
                 look.muted,
             )

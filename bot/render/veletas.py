@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
@@ -44,7 +44,7 @@ from bot.render.canvas import (
     supersampled,
     theme_named,
 )
-from bot.render.words import colour_names, or_english
+from bot.render.words import colour_names, colour_times, or_english
 from bot.rules import Game, Move, Position
 from bot.rules.common import read_record, square_name
 
@@ -64,6 +64,8 @@ class Hints:
     targets: tuple[str, ...] = ()
     groups: bool = False  # badges with the biggest adjacent black and white group of each unclaimed shooter
     forbidden: tuple[str, ...] = ()  # squares where a setup shooter may not go
+    placing: tuple[str, ...] = ()  # setup: shooters chosen this turn, drawn as they will stand
+    stone: str | None = None  # setup: the square chosen for this turn's stone, drawn as it will stand
 
     @classmethod
     def for_shooter(
@@ -287,17 +289,21 @@ def _ended(header: Header, result: str | None) -> Header:
     """The header of a game that ended off the board: ``result`` in place of whose move it is."""
     if not result:
         return header
-    return Header(header.names, header.score, None, result, finished=True)
+    return Header(header.names, header.score, None, result, True, header.times, header.score_label)
 
 
-def _status_line(position: Position, names: tuple[str, str], w: Words) -> tuple[str | None, str, bool]:
+def _status_line(
+    position: Position, names: tuple[str, str], w: Words, times: tuple[str | None, str | None] = (None, None)
+) -> tuple[str | None, str, bool]:
     black, white = position.score
     need = position.needed_to_win
     if position.winner is not None:
         who = names[0] if position.winner == "black" else names[1]
-        return position.winner, w("render.wins_score", who=who, black=black, white=white), True
-    who = names[0] if position.to_move == "black" else names[1]
-    return position.to_move, w("render.to_move_need", who=who, count=need), False
+        return None, w("render.wins_score", who=who, black=black, white=white), True
+    side = 0 if position.to_move == "black" else 1
+    if times[side]:
+        return position.to_move, w("render.to_move_need_clock", who=names[side], time=times[side], count=need), False
+    return position.to_move, w("render.to_move_need", who=names[side], count=need), False
 
 
 def _scene(
@@ -307,9 +313,12 @@ def _scene(
     hints: Hints | None,
     header: Header,
     placed: Iterable[str] = (),
+    extra: Mapping[str, str] | None = None,
 ) -> _Scene:
     n = position.size
     pieces = {cell_of(sq, n): piece for sq, piece in position.pieces().items()}
+    for sq, piece in (extra or {}).items():
+        pieces[cell_of(sq, n)] = piece
     tints: dict[Cell, str] = {}
     ghosts: set[Cell] = set()
     path: tuple[Cell, ...] = ()
@@ -325,8 +334,11 @@ def _scene(
             shot = queen_line(dest, target)
             tints[origin] = tints[dest] = "move"
             ghosts.add(origin)
-        elif last_move.shooter is not None:
-            shot = queen_line(cell_of(last_move.shooter, n), target)
+        else:
+            shooter = last_move.shooter or _only_shooter_of(pieces, target, n)
+            if shooter is not None:
+                shot = queen_line(cell_of(shooter, n), target)
+                tints[cell_of(shooter, n)] = "move"
         tints[target] = "shot"
     claims = frozenset(cell_of(c.square, n) for c in position.last_claims)
     dots: frozenset[Cell] = frozenset()
@@ -359,6 +371,19 @@ def _scene(
     )
 
 
+def _only_shooter_of(pieces: Mapping[Cell, str], target: Cell, n: int) -> str | None:
+    """The shooter that made a stationary shot onto ``target``, when only one could have (the canonical ``g2``
+    does not say): the one shooter with a clear queen line to it. None when several could have."""
+    found: list[Cell] = []
+    for cell, piece in pieces.items():
+        if piece not in "SBW" or cell == target:
+            continue
+        line = queen_line(cell, target)
+        if len(line) > 1 and not any(step in pieces for step in line[1:-1]):
+            found.append(cell)
+    return square_name(*found[0]) if len(found) == 1 else None
+
+
 def _as_move(move: Move | str | None) -> Move | None:
     if move is None or isinstance(move, Move):
         return move
@@ -375,13 +400,15 @@ def board_image(
     players: Mapping[str, str] | None = None,
     result: str | None = None,
     words: Words | None = None,
+    clocks: Mapping[str, str] | None = None,
 ) -> Image.Image:
     """The board as a palette image (see ``board_png``), for callers that compose or animate it."""
     look = theme_named(theme)
     w = or_english(words)
     names = colour_names(players, w)
-    to_move, status, finished = _status_line(position, names, w)
-    header = _ended(Header(names, position.score, to_move, status, finished), result)
+    times = colour_times(clocks)
+    to_move, status, finished = _status_line(position, names, w, times)
+    header = _ended(Header(names, position.score, to_move, status, finished, times), result)
     scene = _scene(position, last_move=_as_move(last_move), hints=hints, header=header)
     return _draw(scene, look, size)
 
@@ -396,14 +423,17 @@ def board_png(
     players: Mapping[str, str] | None = None,
     result: str | None = None,
     words: Words | None = None,
+    clocks: Mapping[str, str] | None = None,
 ) -> bytes:
     """A PNG of the position: pieces, the last move and its claims, the score, whose turn it is.
 
     ``size`` is the image width in pixels (default 800); ``players`` maps ``"black"``/``"white"``
     to the names shown in the header. ``result`` is for a game that ended off the board (a
-    resignation, a time forfeit, an adjudication): a short text such as "White wins · Black
+    resignation, a time forfeit, an adjudication): a short text such as "Grace wins · Ada
     resigned", shown in place of whose move it is. ``words`` (``bot.i18n.Words``, English by default)
-    gives the header's words in the reader's language. The same arguments always give the same bytes.
+    gives the header's words in the reader's language. ``clocks`` maps ``"black"``/``"white"`` to each side's
+    time left as shown ("4:05"): after each name, and in the status line of the side to move. The same
+    arguments always give the same bytes.
     """
     return png(
         board_image(
@@ -415,6 +445,7 @@ def board_png(
             players=players,
             result=result,
             words=words,
+            clocks=clocks,
         )
     )
 
@@ -463,11 +494,14 @@ def _game_scene(
     players: Mapping[str, str] | None,
     result: str | None = None,
     w: Words | None = None,
+    clocks: Mapping[str, str] | None = None,
 ) -> _Scene:
     position = game.position
     w = or_english(w)
     names, seats = _game_names(game, players, w)
+    times = colour_times(clocks, {colour: game.seat_of(colour) for colour in ("black", "white")})
     placed: list[str] = []
+    extra: dict[str, str] = {}
     if previous is not None and previous.phase in ("setup", "pie") and game.phase != "over":
         before = previous.position.pieces()
         placed = [sq for sq in position.pieces() if sq not in before]
@@ -481,21 +515,28 @@ def _game_scene(
             if square_name(f, r) not in allowed and square_name(f, r) not in occupied
         )
         base = hints or Hints()
-        hints = Hints(base.selected, base.destinations, base.targets, base.groups, base.forbidden or forbidden)
-        header = Header(names, position.score, game.colour_to_act, _setup_status(game, seats, w))
+        taken = set(base.placing) | {base.stone}
+        hints = replace(base, forbidden=base.forbidden or tuple(sq for sq in forbidden if sq not in taken))
+        for sq in base.placing:
+            extra[sq] = "S"
+        if base.stone is not None and game.stone_to_place:
+            extra[base.stone] = "w" if game.colour_to_act == "white" else "b"
+        placed = [*placed, *extra]
+        header = Header(names, position.score, game.colour_to_act, _setup_status(game, seats, w), False, times)
     elif game.phase == "pie":
         who = seats[game.seat_to_act or "second"]
-        header = Header(names, position.score, None, w("render.pie", who=who))
+        header = Header(names, position.score, None, w("render.pie", who=who), False, times)
     elif game.phase == "over":
         winner = game.winner or position.winner
         who = names[0] if winner == "black" else names[1]
         black, white = position.score
-        header = Header(names, position.score, winner, w("render.wins_score", who=who, black=black, white=white), True)
+        status = w("render.wins_score", who=who, black=black, white=white)
+        header = Header(names, position.score, None, status, True, times)
     else:
-        to_move, status, finished = _status_line(position, names, w)
-        header = Header(names, position.score, to_move, status, finished)
+        to_move, status, finished = _status_line(position, names, w, times)
+        header = Header(names, position.score, to_move, status, finished, times)
     last = game.last_move if game.phase in ("play", "over") else None
-    return _scene(position, last_move=last, hints=hints, header=_ended(header, result), placed=placed)
+    return _scene(position, last_move=last, hints=hints, header=_ended(header, result), placed=placed, extra=extra)
 
 
 def _load(game: Game | str, players: Mapping[str, str] | None) -> tuple[Game, Mapping[str, str] | None]:
@@ -527,6 +568,7 @@ def game_image(
     players: Mapping[str, str] | None = None,
     result: str | None = None,
     words: Words | None = None,
+    clocks: Mapping[str, str] | None = None,
 ) -> Image.Image:
     """Any state of a game as a palette image; ``ply`` counts turns played, setup and pie choice included."""
     look = theme_named(theme)
@@ -534,7 +576,7 @@ def game_image(
     at = full if ply is None or ply == len(full.turns) else _replay_to(full, ply)
     count = len(at.turns)
     previous = _replay_to(full, count - 1) if count and at.phase in ("setup", "pie", "play") else None
-    scene = _game_scene(at, previous, hints, players, result, words)
+    scene = _game_scene(at, previous, hints, players, result, words, clocks)
     return _draw(scene, look, size)
 
 
@@ -548,14 +590,18 @@ def game_png(
     players: Mapping[str, str] | None = None,
     result: str | None = None,
     words: Words | None = None,
+    clocks: Mapping[str, str] | None = None,
 ) -> bytes:
     """A PNG of a game (or a record's text) after ``ply`` turns, the latest by default.
 
     Setup shows where shooters may not go, the pie choice says who chooses, play shows the last
     move, and a finished game shows its result. ``players`` may be keyed by seat or by colour.
-    ``result`` (see ``board_png``) replaces the status line of a game that ended off the board.
+    ``result`` (see ``board_png``) replaces the status line of a game that ended off the board; ``clocks``
+    (see ``board_png``) may be keyed by seat or by colour.
     """
-    shown = game_image(game, ply=ply, theme=theme, hints=hints, size=size, players=players, result=result, words=words)
+    shown = game_image(
+        game, ply=ply, theme=theme, hints=hints, size=size, players=players, result=result, words=words, clocks=clocks
+    )
     return png(shown)
 
 

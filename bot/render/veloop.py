@@ -46,7 +46,7 @@ from bot.render.canvas import (
     supersampled,
     theme_named,
 )
-from bot.render.words import colour_names, or_english
+from bot.render.words import colour_names, colour_times, or_english
 from bot.rules.common import read_record
 from bot.rules.veloop import Move, Position, Replay, replay
 
@@ -317,15 +317,19 @@ def _draw(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
 # --- from rules objects to scenes --------------------------------------------------------------------------
 
 
-def _status(position: Position, names: tuple[str, str], w: Words) -> tuple[str | None, str, bool]:
+def _status(
+    position: Position, names: tuple[str, str], w: Words, times: tuple[str | None, str | None] = (None, None)
+) -> tuple[str | None, str, bool]:
     """Whom the header underlines, its status line, and whether the game is over."""
     result = position.result
     if result is None:
         colour = position.to_move
-        who = names[0] if colour == "black" else names[1]
+        side = 0 if colour == "black" else 1
+        who, time = names[side], times[side]
+        clock = "_clock" if time else ""
         if position.plies == 2:
-            return colour, w("render.veloop_to_move_ply", who=who, ply=position.ply), False
-        return colour, w("render.veloop_to_move", who=who), False
+            return colour, w(f"render.veloop_to_move_ply{clock}", who=who, ply=position.ply, time=time), False
+        return colour, w(f"render.veloop_to_move{clock}", who=who, time=time), False
     confined = position.confined
     if result == "draw":
         if position.lone_passes >= 2:
@@ -334,7 +338,7 @@ def _status(position: Position, names: tuple[str, str], w: Words) -> tuple[str |
     who = names[0] if result == "black" else names[1]
     loser = "white" if result == "black" else "black"
     count = len(confined.white if result == "black" else confined.black)
-    return result, w(f"render.veloop_wins_{loser}_confined", who=who, count=count), True
+    return None, w(f"render.veloop_wins_{loser}_confined", who=who, count=count), True
 
 
 def _scene(
@@ -345,18 +349,23 @@ def _scene(
     names: tuple[str, str],
     result: str | None,
     w: Words | None = None,
+    times: tuple[str | None, str | None] = (None, None),
 ) -> _Scene:
     n = position.size
     w = or_english(w)
     stacks = {cell_of(sq, n): "".join(_LETTER[c] for c in stack) for sq, stack in position.stones().items()}
-    underline, status, finished = _status(position, names, w)
+    underline, status, finished = _status(position, names, w, times)
     if last_move is not None and last_move.is_pass and not finished:
         # a pass ends a turn, so the one who passed is the one not to move now
         passer = names[1] if position.to_move == "black" else names[0]
         status = w("render.veloop_had_to_pass", status=status, who=passer)
     if result:
         underline, status, finished = None, result, True
-    header = Header(names, (position.scores.black, position.scores.white), underline, status, finished)
+    # The score is what decides the game: each side's confined stones (fewer wins), never a negative number.
+    confined_now = position.confined
+    score = (len(confined_now.black), len(confined_now.white))
+    label = w("render.veloop_score_label")
+    header = Header(names, score, underline, status, finished, times, label)
     tints: dict[Cell, str] = {}
     leap: tuple[Cell, Cell] | None = None
     swap: tuple[Cell, Cell] | None = None
@@ -416,12 +425,14 @@ def veloop_board_image(
     players: Mapping[str, str] | None = None,
     result: str | None = None,
     words: Words | None = None,
+    clocks: Mapping[str, str] | None = None,
 ) -> Image.Image:
     """The board as a palette image (see ``veloop_board_png``), for callers that compose or animate it."""
     look = theme_named(theme)
     w = or_english(words)
     names = colour_names(players, w)
-    scene = _scene(position, last_move=_as_move(last_move), hints=hints, names=names, result=result, w=w)
+    times = colour_times(clocks)
+    scene = _scene(position, last_move=_as_move(last_move), hints=hints, names=names, result=result, w=w, times=times)
     return _draw(scene, look, size)
 
 
@@ -435,14 +446,16 @@ def veloop_board_png(
     players: Mapping[str, str] | None = None,
     result: str | None = None,
     words: Words | None = None,
+    clocks: Mapping[str, str] | None = None,
 ) -> bytes:
     """A PNG of a Veloop position: stones and stacks, the last move (target, support, swap), confined
-    stones, the scores and whose move it is.
+    stones, the score (each side's confined stones) and whose move it is.
 
     ``last_move`` is the move that led here (``f6<e4``); ``players`` maps ``"black"``/``"white"``
     to names; ``result`` is for a game that ended off the board (a resignation, a time forfeit):
-    a short text such as "White wins · Black resigned" shown in place of whose move it is. The
-    same arguments always give the same bytes.
+    a short text such as "Grace wins · Ada resigned" shown in place of whose move it is; ``clocks``
+    maps ``"black"``/``"white"`` to each side's time left as shown. The same arguments always give the
+    same bytes.
     """
     return png(
         veloop_board_image(
@@ -454,6 +467,7 @@ def veloop_board_png(
             players=players,
             result=result,
             words=words,
+            clocks=clocks,
         )
     )
 
@@ -503,6 +517,7 @@ def veloop_game_image(
     players: Mapping[str, str] | None = None,
     result: str | None = None,
     words: Words | None = None,
+    clocks: Mapping[str, str] | None = None,
 ) -> Image.Image:
     """A game (a record's text, a ``Replay`` or a game value) after ``ply`` plies, the latest by default."""
     look = theme_named(theme)
@@ -512,7 +527,10 @@ def veloop_game_image(
         raise ValueError(f"ply {at} is not in this game: it has plies 0 to {len(moves)}")
     last = moves[at - 1] if at else None
     w = or_english(words)
-    scene = _scene(positions[at], last_move=last, hints=hints, names=colour_names(players, w), result=result, w=w)
+    names = colour_names(players, w)
+    scene = _scene(
+        positions[at], last_move=last, hints=hints, names=names, result=result, w=w, times=colour_times(clocks)
+    )
     return _draw(scene, look, size)
 
 
@@ -526,6 +544,7 @@ def veloop_game_png(
     players: Mapping[str, str] | None = None,
     result: str | None = None,
     words: Words | None = None,
+    clocks: Mapping[str, str] | None = None,
 ) -> bytes:
     """A PNG of a game after ``ply`` plies (the latest by default), its last move marked.
 
@@ -533,7 +552,15 @@ def veloop_game_png(
     """
     return png(
         veloop_game_image(
-            game, ply=ply, theme=theme, hints=hints, size=size, players=players, result=result, words=words
+            game,
+            ply=ply,
+            theme=theme,
+            hints=hints,
+            size=size,
+            players=players,
+            result=result,
+            words=words,
+            clocks=clocks,
         )
     )
 

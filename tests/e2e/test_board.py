@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import os
 import random
 import signal
 from pathlib import Path
 
+from PIL import Image
+
+from bot import render
 from bot.client import VeletasBot
+from bot.render import canvas
 from bot.render.workers import Drawing
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
@@ -90,3 +95,30 @@ async def test_a_bot_with_a_drawing_worker_draws_every_board_there_and_the_same_
     after = await table.turn(str(table.game.position.legal_moves()[0]))
     assert "board.png" in after.files and not after.ephemeral
     assert await bot.drawers.draw(Drawing(os.getpid)) not in (worker, os.getpid())  # type: ignore[arg-type]
+
+
+async def test_the_board_after_the_last_setup_turn_marks_the_shooters_just_placed(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob, variant="medium")
+    await table.play_setup(random.Random(4))
+    assert table.game.phase == "play" and not table.game.moves
+    look = render.THEMES["light"]
+    placed = table.game.turns[-1].replace("/", ",").split(",")
+    earlier = [
+        sq for turn in table.game.turns[:-1] if turn not in ("keep", "swap") for sq in turn.replace("/", ",").split(",")
+    ]
+    step = await table.user_to_act().click(table.boards[-1], "Move")
+    for where, png in (
+        ("the board", table.boards[-1].files["board.png"]),
+        ("the first Move step", step.files["board.png"]),
+    ):
+        im = Image.open(io.BytesIO(png)).convert("RGB")
+        lay = render.layout(9, im.width)
+        for square, marked in [*((sq, True) for sq in placed), *((sq, False) for sq in earlier)]:
+            file, rank = ord(square[0]) - ord("a"), int(square[1:]) - 1
+            plain = look.dark if (file + rank) % 2 == 0 else look.light
+            x, y = lay.center(square)
+            corner = im.getpixel((x + round(0.45 * lay.square), y - round(0.45 * lay.square)))
+            expected = canvas.mix(plain, look.move, look.tint) if marked else plain
+            assert corner == expected, f"{where}: {square} {'marked as the last turn' if marked else 'not marked'}"

@@ -258,3 +258,43 @@ async def test_resigning_after_the_opponents_time_ran_out_is_refused_and_the_fla
     assert final.embeds[0]["description"].startswith(f"**{bob.mention} wins.**")
     info = await bot.store.get_game(game_id)
     assert info.winner_id == bob.id and info.termination == "time forfeit"
+
+
+async def test_the_image_header_names_the_players_plainly_with_their_clocks_beside_and_results_by_name(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    from bot import render
+    from bot.i18n import words
+    from bot.render.workers import Drawing
+    from bot.rules.veloop import Position
+    from e2e.table import resign
+
+    drawn: list[Drawing] = []
+    original = bot.drawers.draw
+
+    async def recording(drawing: Drawing) -> bytes:
+        drawn.append(drawing)
+        return await original(drawing)
+
+    bot.drawers.draw = recording  # type: ignore[method-assign]
+    await start(sandbox, alice, bob, "5+3")
+    first = drawn[-1]
+    assert first.kwargs["players"] == {"black": "Alice", "white": "Bob"}, "names carry no clock"
+    assert first.kwargs["clocks"] == {"first": "5:00", "second": "5:00", "black": "5:00", "white": "5:00"}
+    # what the status line says: the name, then "to move", then the clock
+    spoken: list[tuple[str, dict[str, object]]] = []
+    english = words("en")
+
+    class Listening:
+        def __call__(self, key: str, /, **data: object) -> str:
+            spoken.append((key, data))
+            return english(key, **data)
+
+    position = first.args[0]
+    assert isinstance(position, Position)
+    render.veloop_board_png(position, players=first.kwargs["players"], clocks=first.kwargs["clocks"], words=Listening())  # type: ignore[arg-type]
+    said = [english(key, **data) for key, data in spoken if key.startswith("render.veloop_to_move")]
+    assert said == ["Alice to move  ·  5:00"]
+
+    await resign(sandbox, sandbox.user(alice), "veloop")
+    assert drawn[-1].kwargs["result"] == "Bob wins · Alice resigned", "the result names both players"

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import random
 from typing import Any
 
+from PIL import Image
+
 from bot.client import VeletasBot
+from bot.render import THEMES, layout
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from e2e.table import start_game
@@ -74,3 +78,114 @@ async def test_a_stale_menu_refuses_politely(sandbox: FakeDiscord, bot: VeletasB
     answer = await mover.select(menu, shooter, menu=menu_with(menu, shooter))
     assert answer.ephemeral and "out of date" in answer.content
     assert await bot.store.get_game(table.game_id) == before
+
+
+def near(rgb: tuple[int, ...], colour: tuple[int, int, int], within: int = 24) -> bool:
+    return max(abs(a - b) for a, b in zip(rgb, colour, strict=False)) <= within
+
+
+def coloured(png: bytes, square: str, colour: tuple[int, int, int], n: int = 9) -> int:
+    """How many pixels of the inner half of ``square`` are drawn in ``colour`` on the step's image."""
+    im = Image.open(io.BytesIO(png)).convert("RGB")
+    lay = layout(n, im.width)
+    cx, cy = lay.center(square)
+    q = lay.square // 4
+    return sum(near(im.getpixel((x, y)), colour) for x in range(cx - q, cx + q) for y in range(cy - q, cy + q))
+
+
+async def test_the_setup_steps_draw_the_chosen_shooters_and_stone_as_they_will_stand(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob, variant="medium")
+    theme = THEMES["light"]
+    step = await table.first.click(table.boards[-1], "Set up")
+    assert step.embeds[0]["title"] == f"Setup · Veletas #{table.game_id} — place 2 shooters and a black stone"
+    first = options(step)[0]
+    assert coloured(step.files["board.png"], first, theme.shooter) == 0, "nothing stands there before it is chosen"
+    step = await table.first.select(step, first, menu=menu_with(step, first))
+    area = (layout(9).square // 2) ** 2  # the inner half of a square: a piece covers most of it
+    assert coloured(step.files["board.png"], first, theme.shooter) > area // 4, (
+        "the chosen shooter is drawn on its square"
+    )
+    second = options(step)[-1]
+    step = await table.first.select(step, second, menu=menu_with(step, second))
+    stone = options(step)[0]
+    for square in (first, second):
+        assert coloured(step.files["board.png"], square, theme.shooter) > area // 4, square
+    assert coloured(step.files["board.png"], stone, theme.black) == 0, "the stone's square is still empty"
+    step = await table.first.select(step, stone, menu=step.selects[0]["custom_id"])
+    assert step.embeds[0]["title"].startswith(f"Setup · Veletas #{table.game_id}")
+    png = step.files["board.png"]
+    for square in (first, second):
+        assert coloured(png, square, theme.shooter) > area // 4, f"the confirm image shows the shooter on {square}"
+    assert coloured(png, stone, theme.black) > area // 4, "the confirm image shows the stone"
+    assert coloured(png, stone, theme.shooter) == 0, "as a stone, not a shooter"
+
+
+async def test_the_setup_title_speaks_the_members_language(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob, variant="medium")
+    for locale, title in (
+        ("es-419", f"Preparación · Veletas #{table.game_id}: coloca 2 tiradores y una piedra negra"),
+        ("ja", f"配置 · Veletas #{table.game_id}：シューター2個と黒のコマ1個を置きます"),
+    ):
+        alice.locale = locale
+        step = await table.first.click(table.boards[-1], "Set up")
+        assert step.embeds[0]["title"] == title
+
+
+async def test_a_stationary_shot_is_confirmed_with_its_shooter_written(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob, variant="medium")
+    await table.play_setup(random.Random(3))
+    position = table.game.position
+    mover = table.user_to_act()
+    step = await mover.click(table.boards[-1], "Move")
+    shooter = next(s for s in position.unclaimed() if position.targets(s))
+    step = await mover.select(step, shooter, menu=menu_with(step, shooter))
+    step = await mover.select(step, "stay", menu=menu_with(step, "stay"))
+    target = options(step)[0]
+    step = await mover.select(step, target, menu=menu_with(step, target))
+    assert [b["label"] for b in step.buttons] == [f"Play {shooter}/{target}", "Start over", "Cancel"]
+    assert f"play **`{shooter}/{target}`**" in step.text()
+    cursor = sandbox.cursor()
+    done = await mover.click(step, f"Play {shooter}/{target}")
+    assert done.ephemeral and done.content == f"You played `{target}`.", "the record keeps the canonical form"
+    await sandbox.wait_for_message(table.channel_id, lambda m: not m.ephemeral and bool(m.embeds), after=cursor)
+    table.game = table.game.play(target)
+    assert (await bot.store.get_game(table.game_id)).turns == table.game.turns
+
+
+def marked_pixels(png: bytes, square: str, n: int = 9) -> int:
+    """How many pixels of ``square`` differ from its plain board colour (light theme): stripes, rings, pieces."""
+    look = THEMES["light"]
+    im = Image.open(io.BytesIO(png)).convert("RGB")
+    lay = layout(n, im.width)
+    x0, y0 = lay.origin((ord(square[0]) - ord("a"), int(square[1:]) - 1))
+    file, rank = ord(square[0]) - ord("a"), int(square[1:]) - 1
+    plain = look.dark if (file + rank) % 2 == 0 else look.light
+    inset = lay.square // 8  # away from the neighbours' edges
+    return sum(
+        not near(im.getpixel((x, y)), plain, 6)
+        for x in range(x0 + inset, x0 + lay.square - inset)
+        for y in range(y0 + inset, y0 + lay.square - inset)
+    )
+
+
+async def test_classic_setup_hatches_the_squares_next_to_a_chosen_shooter(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob, variant="medium", rules="classic")
+    step = await table.first.click(table.boards[-1], "Set up")
+    first = "e5"
+    step = await table.first.select(step, first, menu=menu_with(step, first))
+    offered = set(options(step))
+    touching = [f"{chr(ord(first[0]) + df)}{int(first[1:]) + dr}" for df in (-1, 0, 1) for dr in (-1, 0, 1)]
+    touching.remove(first)
+    assert not offered & set(touching)
+    png = step.files["board.png"]
+    side = (layout(9).square - 2 * (layout(9).square // 8)) ** 2
+    for square in touching:
+        assert marked_pixels(png, square) > side // 6, f"{square} is hatched: no shooter may go there now"

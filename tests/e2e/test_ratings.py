@@ -250,3 +250,27 @@ async def test_player_profile_and_history_cover_every_game_unless_one_is_named(
     assert nobody.ephemeral and nobody.content == f"No finished game of {carol.mention} in this server yet."
     fresh = await sandbox.user(carol).slash("player", "profile")
     assert fresh.embeds[0]["title"] == "Profile" and "rating.png" not in fresh.files
+
+
+async def test_history_shows_what_each_rated_game_did_to_the_rating_and_nothing_for_a_casual_one(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    ids = []
+    for loser, rated in ((bob, None), (alice, None), (bob, "no")):
+        clock.advance(3)
+        ids.append(await veloop_game(sandbox, alice, bob, rated=rated))
+        await resign(sandbox, sandbox.user(loser), "veloop")
+    history = await sandbox.user(alice).slash("player", "history", game="veloop")
+    lines = str(history.embeds[0]["description"]).split("\n")[1:]
+    by_game = {int(line.split("#")[1].split("]")[0]): line for line in lines}
+    for game_id in ids[:2]:
+        change = next(c for c in await bot.store.rating_changes(game_id) if c.user_id == alice.id and c.scope)
+        delta = round(change.after) - round(change.before)
+        shown = f"+{delta}" if delta > 0 else f"\u2212{-delta}"
+        assert by_game[game_id].endswith(f" · `{shown}`"), by_game[game_id]
+    assert by_game[ids[0]].endswith("`") and "+" in by_game[ids[0]], "a win raises the rating"
+    assert "\u2212" in by_game[ids[1]], "a loss lowers it, written with a minus sign"
+    assert not by_game[ids[2]].endswith("`"), "a casual game changes no rating and shows none"
+    profile = await sandbox.user(alice).slash("player", "profile", game="veloop")
+    recent = next(f["value"] for f in profile.embeds[0]["fields"] if f["name"] == "Recent games").split("\n")
+    assert recent == lines, "the profile's recent games read as the history's lines"
