@@ -187,7 +187,7 @@ class Page:
                 "version": self.version,
                 "guild": "Veletas local table",
                 "bot": {"id": str(state.bot.id), "name": state.bot.name},
-                "members": [{"id": str(m.id), "name": m.name} for m in people],
+                "members": [{"id": str(m.id), "name": m.name, "locale": m.locale} for m in people],
                 "channels": self._channels_for(member),
                 "general": str(state.general_id),
                 "commands": commands_for_page(self.fake),

@@ -407,15 +407,29 @@ function markdown(text) {
   return box;
 }
 
-function timestamp(seconds, style) {
+// Discord's timestamp markup as Discord's client shows it: in the reader's language, in the largest
+// whole unit (seconds, minutes, hours, days, months, years), never rounded to "now".
+const RELATIVE_UNITS = [["year", 31536000], ["month", 2592000], ["day", 86400], ["hour", 3600], ["minute", 60], ["second", 1]];
+
+function readerLocale() {
+  const me = view.state && view.state.members.find((m) => m.id === view.member);
+  return (me && me.locale) || navigator.language || "en-US";
+}
+
+function relativeTime(seconds, now, locale) {
+  const delta = seconds - now / 1000;
+  const size = Math.abs(delta);
+  const [unit, length] = RELATIVE_UNITS.find(([, length]) => size >= length) || ["second", 1];
+  const amount = Math.round(delta / length);
+  return new Intl.RelativeTimeFormat(locale, { numeric: "always" }).format(amount, unit);
+}
+
+function timestamp(seconds, style, locale = readerLocale()) {
   const date = new Date(seconds * 1000);
-  if (style === "R") {
-    const delta = Math.round((date - Date.now()) / 60000);
-    return delta === 0 ? "now" : delta > 0 ? `in ${delta} min` : `${-delta} min ago`;
-  }
-  if (style === "t" || style === "T") return date.toLocaleTimeString();
-  if (style === "d" || style === "D") return date.toLocaleDateString();
-  return date.toLocaleString();
+  if (style === "R") return relativeTime(seconds, Date.now(), locale);
+  if (style === "t" || style === "T") return date.toLocaleTimeString(locale);
+  if (style === "d" || style === "D") return date.toLocaleDateString(locale);
+  return date.toLocaleString(locale);
 }
 
 // -- the composer: messages and slash commands ---------------------------------------------------
