@@ -141,3 +141,56 @@ def test_every_key_the_code_names_exists() -> None:
 
 def test_catalogue_lives_in_the_package() -> None:
     assert LOCALES_DIR.is_dir() and (ROOT / "bot" / "i18n" / "locales") == LOCALES_DIR
+
+
+# What is not prose in a message: code spans, links, Discord markup (mentions, timestamps, commands,
+# emoji), placeholders, a clock face ("{minutes}:{seconds}") and times of day ("18:00").
+NOT_PROSE = re.compile(
+    r"`[^`]*`|https?://\S+|\]\([^)]*\)|<(?:t|@[!&]?|#|/|a?:)[^>]*>|\{minutes\}:\{seconds\}|\{[a-z_0-9]+\}|\b\d{1,2}:\d\d\b"
+)
+
+
+def prose(text: str) -> str:
+    return NOT_PROSE.sub(" ", text)
+
+
+def test_prose_leaves_out_code_markup_and_notation() -> None:
+    kept = "例：`{stone}:` と <t:{at}:R>、<@{who}>、</veletas board:1>（{minutes}:{seconds}、18:00、[a](https://x.y/z?q=1)）"
+    assert not re.search(r"[():?!;]", prose(kept))
+    assert re.findall(r"[():?!;]", prose("例:{who}(18:00)? いいえ!;")) == [":", "(", ")", "?", "!", ";"]
+
+
+def test_japanese_uses_full_width_punctuation_and_no_semicolons() -> None:
+    found = []
+    for key, entry in read_entries("ja").items():
+        for form in entry.forms:
+            if re.search(r"[():?!;；]", prose(form)):
+                found.append((key, form))
+    assert found == []
+
+
+def test_every_message_with_a_count_has_plural_forms() -> None:
+    for language in LANGUAGES:
+        for key, entry in read_entries(language).items():
+            if any("count" in placeholders(form) for form in entry.forms):
+                assert entry.plural, (language, key)
+
+
+def test_spanish_plural_forms_differ_where_the_english_ones_do() -> None:
+    english, spanish = read_entries("en"), read_entries("es")
+    for key, entry in english.items():
+        if entry.plural and len(set(entry.forms)) > 1:
+            assert len(set(spanish[key].forms)) > 1, key
+
+
+def test_counts_are_worded_with_their_plural_forms() -> None:
+    """A record of one game of each kind and of several reads right in each language."""
+    from cogs.play import record_text
+
+    es, en, ja = words("es"), words("en"), words("ja")
+    assert record_text(es, 1, 1, 1) == "1 ganada, 1 perdida, 1 en tablas"
+    assert record_text(es, 2, 0, 3) == "2 ganadas, 0 perdidas, 3 en tablas"
+    assert record_text(en, 1, 2, 1) == "1 won, 2 lost, 1 drawn"
+    assert record_text(ja, 1, 2, 1) == "1勝2敗1分"
+    assert es("play.streak_drawn", count=1) == "1 partida en tablas"
+    assert es("tournament.refusal.full", count=1) == "Este torneo está completo (1 jugador)."
