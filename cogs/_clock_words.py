@@ -12,17 +12,24 @@ from discord import app_commands
 
 from bot.clocks import DAY, HOUR, MINUTE, TimeControl, TimeControlError
 from bot.errors import UserError
-from bot.i18n import Words, words
+from bot.i18n import LANGUAGES, Words, words
 from bot.rules.protocol import SEATS
 from bot.store import GameInfo
 
 SUGGESTED = ("none", "1d", "2d", "3d", "7d", "5+3", "10+5", "15+10", "30+20", "24h+6h/72h", "48h+12h/96h")
 
 
+def no_clock_words() -> frozenset[str]:
+    """ "No clock" as each language writes it (``none``, ``ninguno``, ``なし``): the descriptions offer their own."""
+    return frozenset(words(language)("clock.none_word").casefold() for language in LANGUAGES)
+
+
 def parse_time(text: str | None, default: TimeControl, *, inactivity_days: int) -> TimeControl:
     """A challenge's ``time`` option as a control (the server's default when left out); refusals say the forms."""
     if text is None or not text.strip():
         return default
+    if text.strip().casefold() in no_clock_words():
+        text = "none"
     try:
         return TimeControl.parse(text, inactivity_days=inactivity_days)
     except TimeControlError as exc:
@@ -64,6 +71,8 @@ def time_suggestions(current: str, w: Words | None = None) -> list[app_commands.
     """Common controls first; what is being typed, when it reads as a control, on top."""
     w = w or words()
     typed = current.strip()
+    if typed.casefold() in no_clock_words():
+        typed = "none"
     found: list[app_commands.Choice[str]] = []
     if typed:
         try:

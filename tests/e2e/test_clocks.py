@@ -258,3 +258,22 @@ async def test_resigning_after_the_opponents_time_ran_out_is_refused_and_the_fla
     assert final.embeds[0]["description"].startswith(f"**{bob.mention} wins.**")
     info = await bot.store.get_game(game_id)
     assert info.winner_id == bob.id and info.termination == "time forfeit"
+
+
+async def test_no_clock_is_accepted_in_the_word_each_language_offers(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member
+) -> None:
+    """The time option's description offers "none" in the member's language: that word is accepted too."""
+    owner = sandbox.user(sandbox.state.owner)
+    await owner.slash("settings", time="3d")
+    alice.locale = "ja"
+    suggested = await sandbox.user(alice).autocomplete("veletas", "challenge", time="なし")
+    assert [c["value"] for c in suggested][:1] == ["none"], suggested
+    challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, time="なし", where="here")
+    assert not challenge.ephemeral and "no clock" in challenge.content, challenge.content
+    bob.locale = "es-419"
+    challenge = await sandbox.user(bob).slash("veloop", "challenge", opponent=carol, time="Ninguno")
+    assert not challenge.ephemeral and "no clock" in challenge.content, challenge.content
+    # Other words are still refused, in the member's language, with the word to use.
+    bad = await sandbox.user(bob).slash("veletas", "challenge", opponent=alice, time="nada")
+    assert bad.ephemeral and "`ninguno`" in bad.content, bad.content

@@ -194,3 +194,42 @@ def test_counts_are_worded_with_their_plural_forms() -> None:
     assert record_text(ja, 1, 2, 1) == "1勝2敗1分"
     assert es("play.streak_drawn", count=1) == "1 partida en tablas"
     assert es("tournament.refusal.full", count=1) == "Este torneo está completo (1 jugador)."
+
+
+# Words a player of the games would misread, by language: each with the reason, as the rulebooks and the
+# go, shogi and chess vocabularies use them.
+MISREAD = {
+    "es": {
+        r"\brend(?:irse|iste|ir|ido)\b|\brind": "resigning is abandonar in chess Spanish",
+        r"\breclamos\b": "claims read as complaints: the rulebook says tiradores reclamados",
+        r"Enhorabuena": "Spain only: the text is for es-ES and es-419 alike",
+        r"\w(?:ar|er|ir)le\b": "leísmo",
+        r"sin piezas por medio": "shooters fire over shooters in the current edition",
+        r"están \{": "a placeholder after están must agree in gender and number",
+        r"se rechazaron": "says the member refused, when Discord refused the bot",
+    },
+    "ja": {
+        r"中盤|小盤": "中盤 is the middlegame and 小盤 no word: the boards are 中型 and 小型",
+        r"先手|後手": "the second player may become Black: 先手/後手 mislead go and shogi players",
+        r"コマ": "stones are 石, pieces 駒: コマ reads as both",
+        r"手番を指": "指す takes a move, not a turn",
+    },
+}
+
+
+@pytest.mark.parametrize("language", ["es", "ja"])
+def test_no_misread_terms(language: str) -> None:
+    found = [
+        (key, reason)
+        for key, entry in read_entries(language).items()
+        for form in entry.forms
+        for pattern, reason in MISREAD[language].items()
+        if re.search(pattern, prose(form))
+    ]
+    assert found == []
+
+
+def test_a_resignation_is_not_a_win_without_playing() -> None:
+    ja = words("ja")
+    assert "不戦" not in ja("result.by_resignation", winner="A")
+    assert "不戦勝" in ja("tournament.result.white_forfeit")  # a forfeit is one
