@@ -67,6 +67,25 @@ def format_left(w: Words, seconds: float) -> str:
     return w("clock.left_days", days=str(hours // 24), hours=str(hours % 24))
 
 
+_SPANS = (("days", DAY), ("hours", HOUR), ("minutes", MINUTE), ("seconds", 1))
+
+
+def span_words(w: Words, seconds: float) -> str:
+    """A span of time in words, for text where Discord shows no timestamp of its own: its two largest units,
+    each with its plural form ("1 day 4 hours", "24 hours", "25 seconds"; "1日4時間")."""
+    left = max(0, math.floor(seconds))
+    parts = []
+    for name, size in _SPANS:
+        amount, left = divmod(left, int(size))
+        if amount or (parts and len(parts) < 2):
+            parts.append((name, amount))
+        if len(parts) == 2:
+            break
+    parts = [(name, amount) for name, amount in parts if amount] or [("seconds", 0)]
+    shown = [w(f"clock.span_{name}", count=amount) for name, amount in parts]
+    return shown[0] if len(shown) == 1 else w("clock.span_pair", larger=shown[0], smaller=shown[1])
+
+
 def time_suggestions(current: str, w: Words | None = None) -> list[app_commands.Choice[str]]:
     """Common controls first; what is being typed, when it reads as a control, on top."""
     w = w or words()

@@ -157,7 +157,7 @@ def announcement_fields(
         opens = int(info.checkin_opens_at or 0)
         done = "" if checked_in is None else t(w, "checked_in_count", count=checked_in)
         fields.append(
-            (t(w, "field.checkin"), t(w, "checkin_opens", opens=str(opens), minutes=info.checkin_minutes) + done, True)
+            (t(w, "field.checkin"), t(w, "checkin_opens", opens=str(opens), count=info.checkin_minutes) + done, True)
         )
     fields.append((t(w, "field.organiser"), f"<@{info.organiser_id}>", True))
     return [(name, value[:1024], inline) for name, value, inline in fields]
