@@ -74,7 +74,7 @@ def span_words(w: Words, seconds: float) -> str:
     """A span of time in words, for text where Discord shows no timestamp of its own: its two largest units,
     each with its plural form ("1 day 4 hours", "24 hours", "25 seconds"; "1日4時間")."""
     left = max(0, math.floor(seconds))
-    parts = []
+    parts: list[tuple[str, int]] = []
     for name, size in _SPANS:
         amount, left = divmod(left, int(size))
         if amount or (parts and len(parts) < 2):
