@@ -107,7 +107,7 @@ def status_text(w: Words, info: TournamentInfo, started: int) -> str:
 def format_line(w: Words, info: TournamentInfo) -> str:
     text = format_name(w, info.format)
     if info.format == "swiss" and info.rounds:
-        text = t(w, "format_rounds", format=text, rounds=info.rounds)
+        text = t(w, "format_rounds", format=text, rounds=t(w, "rounds_count", count=info.rounds))
     if info.is_elimination and info.best_of > 1:
         text = t(w, "format_best_of", format=text, count=info.best_of)
     if info.division_size is not None and not info.is_elimination and info.format != "swiss":
@@ -173,7 +173,7 @@ def left(w: Words, info: TournamentInfo) -> str:
 
 def started(w: Words, info: TournamentInfo, players: int) -> str:
     if info.rounds:
-        return t(w, "started_rounds", name=info.name, count=players, rounds=info.rounds)
+        return t(w, "started_rounds", name=info.name, count=players, rounds=t(w, "rounds_count", count=info.rounds))
     return t(w, "started", name=info.name, count=players)
 
 

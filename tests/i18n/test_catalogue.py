@@ -194,6 +194,11 @@ def test_counts_are_worded_with_their_plural_forms() -> None:
     assert record_text(ja, 1, 2, 1) == "1勝2敗1分"
     assert es("play.streak_drawn", count=1) == "1 partida en tablas"
     assert es("tournament.refusal.full", count=1) == "Este torneo está completo (1 jugador)."
+    assert (
+        es("tournament.format_rounds", format="Suizo", rounds=es("tournament.rounds_count", count=1))
+        == "Suizo, 1 ronda"
+    )
+    assert "1 negras" not in es("render.veloop_draw_confined", black=1, white=1)
 
 
 # Words a player of the games would misread, by language: each with the reason, as the rulebooks and the
