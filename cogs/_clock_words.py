@@ -99,11 +99,11 @@ def time_suggestions(current: str, w: Words | None = None) -> list[app_commands.
         except TimeControlError:
             pass
         else:
-            shown = f"{control.text}: {describe_control(w, control)}"
+            shown = w("separator.label", label=control.text, text=describe_control(w, control))
             found.append(app_commands.Choice(name=shown[:100], value=control.text))
     for text in SUGGESTED:
         if text.startswith(typed.lower()) and all(choice.value != text for choice in found):
-            shown = f"{text}: {describe_control(w, TimeControl.parse(text))}"
+            shown = w("separator.label", label=text, text=describe_control(w, TimeControl.parse(text)))
             found.append(app_commands.Choice(name=shown[:100], value=text))
     return found[:25]
 

@@ -256,8 +256,8 @@ def tiebreak_legend(w: Words, labels: Sequence[str]) -> str:
     return t(w, "tiebreak_legend", legend=legend)
 
 
-def bracket_line(match: str, a: str, b: str, winner: str | None) -> str:
-    return f"{match}: {a} – {b}" + (f" → **{winner}**" if winner else "")
+def bracket_line(w: Words, match: str, a: str, b: str, winner: str | None) -> str:
+    return w("separator.label", label=match, text=f"{a} – {b}") + (f" → **{winner}**" if winner else "")
 
 
 def podium_text(w: Words, info: TournamentInfo, podiums: Sequence[tuple[str | None, Sequence[tuple[int, str]]]]) -> str:

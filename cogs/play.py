@@ -733,8 +733,9 @@ async def history_message(
         return Outgoing(content=several_title(w, tables, "play.no_history", who=who))
     lines = [game_line(bot, info, user, w) for info in games[:HISTORY_LINES]]
     more = "\n" + w("play.more_below", count=len(games) - len(lines)) if len(games) > len(lines) else ""
+    heading = w("separator.heading", label=who)
     embed = discord.Embed(
-        title=several_title(w, tables, "play.history.title"), description=f"{who}:\n" + "\n".join(lines) + more
+        title=several_title(w, tables, "play.history.title"), description=heading + "\n" + "\n".join(lines) + more
     )
     options = [
         discord.SelectOption(

@@ -269,6 +269,7 @@ async def test_no_clock_is_accepted_in_the_word_each_language_offers(
     alice.locale = "ja"
     suggested = await sandbox.user(alice).autocomplete("veletas", "challenge", time="なし")
     assert [c["value"] for c in suggested][:1] == ["none"], suggested
+    assert suggested[0]["name"].startswith("none：持ち時間なし（14日間"), suggested  # Japanese punctuation
     challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, time="なし", where="here")
     assert not challenge.ephemeral and "no clock" in challenge.content, challenge.content
     bob.locale = "es-419"
