@@ -86,7 +86,7 @@ def image_words(w: Words) -> TournamentWords:
         walkover=t(w, "image.walkover"),
         not_needed=t(w, "image.not_needed"),
         best_of=t(w, "image.best_of", n="{n}"),
-        champion=t(w, "image.champion"),
+        champion=w("separator.label", label=t(w, "image.champion"), text=""),
         places=(t(w, "image.first"), t(w, "image.second"), t(w, "image.third")),
         more=t(w, "image.more", n="{n}"),
     )

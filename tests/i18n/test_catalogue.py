@@ -238,3 +238,13 @@ def test_a_resignation_is_not_a_win_without_playing() -> None:
     ja = words("ja")
     assert "不戦" not in ja("result.by_resignation", winner="A")
     assert "不戦勝" in ja("tournament.result.white_forfeit")  # a forfeit is one
+
+
+def test_labels_joined_in_code_take_the_languages_punctuation() -> None:
+    from cogs._tournament_words import bracket_line, image_words
+
+    ja, en = words("ja"), words("en")
+    assert image_words(ja).champion == ja("tournament.image.champion") + "："
+    assert image_words(en).champion == "Champion: "
+    assert bracket_line(ja, "W1-1", "a", "b", None) == "W1-1：a – b"
+    assert bracket_line(en, "W1-1", "a", "b", "a") == "W1-1: a – b → **a**"
