@@ -34,6 +34,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from bot.sandbox.errors import InjectionRefused, SandboxError
+from bot.sandbox.limits import LOCALES
 from bot.sandbox.permissions import VIEW_CHANNEL
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
@@ -106,6 +107,17 @@ def field_of(body: dict[str, Any], name: str, kind: type[list[Any]] | type[dict[
     if not isinstance(value, kind):
         raise refusal(web.HTTPBadRequest, f"{name} must be a JSON {'array' if kind is list else 'object'}")
     return value
+
+
+def discord_locale(language: object) -> str | None:
+    """The Discord client language nearest a browser's (``ja-JP``: ``ja``, ``es-MX``: ``es-419``), or None."""
+    if not isinstance(language, str):
+        return None
+    if language in LOCALES:
+        return language
+    base = language.split("-", 1)[0].lower()
+    nearest = {"es": "es-419", "en": "en-US", "pt": "pt-BR", "zh": "zh-CN", "sv": "sv-SE"}.get(base, base)
+    return nearest if nearest in LOCALES else None
 
 
 class Page:
@@ -187,7 +199,7 @@ class Page:
                 "version": self.version,
                 "guild": "Veletas local table",
                 "bot": {"id": str(state.bot.id), "name": state.bot.name},
-                "members": [{"id": str(m.id), "name": m.name, "locale": m.locale} for m in people],
+                "members": [{"id": str(m.id), "name": m.name} for m in people],
                 "channels": self._channels_for(member),
                 "general": str(state.general_id),
                 "commands": commands_for_page(self.fake),
@@ -318,6 +330,7 @@ class Page:
     async def _act(self, request: web.Request) -> web.StreamResponse:
         body = await json_body(request)
         member = self._member(body.get("member"))
+        member.locale = discord_locale(body.get("locale")) or member.locale
         try:
             channel_id = int(body.get("channel") or self.fake.channel_id)
         except (TypeError, ValueError):

@@ -29,7 +29,7 @@ window.__acts = [];  // how long each action took until the bot had answered it 
 
 async function act(action, extra) {
   const start = performance.now();
-  const data = await api("/api/act", { action, member: view.member, channel: view.channel, ...extra });
+  const data = await api("/api/act", { action, member: view.member, channel: view.channel, locale: readerLocale(), ...extra });
   window.__acts.push({ action, ms: performance.now() - start });
   if (data.error) toast(data.error);
   if (data.modal) openModal(data.modal);
@@ -411,9 +411,10 @@ function markdown(text) {
 // whole unit (seconds, minutes, hours, days, months, years), never rounded to "now".
 const RELATIVE_UNITS = [["year", 31536000], ["month", 2592000], ["day", 86400], ["hour", 3600], ["minute", 60], ["second", 1]];
 
+// The browser is the member's Discord client: its language is theirs, for the bot (sent with each
+// action, as Discord sends an interaction's locale) and for the timestamps on the page.
 function readerLocale() {
-  const me = view.state && view.state.members.find((m) => m.id === view.member);
-  return (me && me.locale) || navigator.language || "en-US";
+  return navigator.language || "en-US";
 }
 
 function relativeTime(seconds, now, locale) {
