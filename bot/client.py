@@ -441,7 +441,7 @@ def check_options(interaction: discord.Interaction[Any]) -> None:
         name = param.display_name
         if param.choices:
             if value not in [choice.value for choice in param.choices]:
-                offered = ", ".join(f"`{choice.value}`" for choice in param.choices)
+                offered = [f"`{choice.value}`" for choice in param.choices]
                 raise OptionRefused("refusal.not_a_choice", value=quote(str(value)), name=name, offered=offered)
             continue
         if isinstance(value, str):

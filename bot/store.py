@@ -1240,7 +1240,7 @@ class Store:
     async def set_theme(self, user_id: int, theme: str) -> None:
         """Remember the player's board theme for every image drawn for them from now on."""
         if theme not in THEMES:
-            raise UserError("refusal.no_theme", theme=repr(theme), themes=", ".join(THEMES))
+            raise UserError("refusal.no_theme", theme=repr(theme), themes=list(THEMES))
         async with self._transaction() as db:
             await db.execute(
                 "INSERT INTO player_prefs (user_id, theme, updated_at) VALUES (?, ?, ?) "
@@ -1269,7 +1269,7 @@ class Store:
     ) -> NotifyPrefs:
         """Change what is given (None leaves it) and return the whole choice. Choosing DMs again clears a refusal."""
         if mode is not None and mode not in NOTIFY_MODES:
-            raise UserError("refusal.notify_modes", modes=", ".join(NOTIFY_MODES))
+            raise UserError("refusal.notify_modes", modes=list(NOTIFY_MODES))
         current = await self.get_notify(user_id)
         chosen = NotifyPrefs(
             current.mode if mode is None else mode,
@@ -1310,7 +1310,7 @@ class Store:
         if inactivity_days is not None and not 1 <= inactivity_days <= MAX_INACTIVITY_DAYS:
             raise UserError("refusal.inactivity_range", count=MAX_INACTIVITY_DAYS)
         if language is not None and language != FOLLOW_SERVER and language not in LANGUAGES:
-            raise UserError("refusal.no_language", language=repr(language), languages=", ".join(LANGUAGES))
+            raise UserError("refusal.no_language", language=repr(language), languages=list(LANGUAGES))
         async with self._transaction() as db:
             rows = await db.execute_fetchall(_GUILD_SETTINGS_SQL, (guild_id,))
             found = list(rows)
@@ -3179,7 +3179,7 @@ class Store:
         """The organiser sets or corrects a pairing's result; a game still running in it is cancelled first (in the
         same transaction). Later rounds already paired keep their pairings; standings follow the new result."""
         if result not in RESULTS:
-            raise UserError("tournament.refusal.not_a_result", result=repr(result), results=", ".join(RESULTS))
+            raise UserError("tournament.refusal.not_a_result", result=repr(result), results=list(RESULTS))
         now = self._now()
         async with self._transaction() as db:
             rows = await db.execute_fetchall(

@@ -12,17 +12,24 @@ from discord import app_commands
 
 from bot.clocks import DAY, HOUR, MINUTE, TimeControl, TimeControlError
 from bot.errors import UserError
-from bot.i18n import Words, words
+from bot.i18n import LANGUAGES, Words, words
 from bot.rules.protocol import SEATS
 from bot.store import GameInfo
 
 SUGGESTED = ("none", "1d", "2d", "3d", "7d", "5+3", "10+5", "15+10", "30+20", "24h+6h/72h", "48h+12h/96h")
 
 
+def no_clock_words() -> frozenset[str]:
+    """ "No clock" as each language writes it (``none``, ``ninguno``, ``なし``): the descriptions offer their own."""
+    return frozenset(words(language)("clock.none_word").casefold() for language in LANGUAGES)
+
+
 def parse_time(text: str | None, default: TimeControl, *, inactivity_days: int) -> TimeControl:
     """A challenge's ``time`` option as a control (the server's default when left out); refusals say the forms."""
     if text is None or not text.strip():
         return default
+    if text.strip().casefold() in no_clock_words():
+        text = "none"
     try:
         return TimeControl.parse(text, inactivity_days=inactivity_days)
     except TimeControlError as exc:
@@ -60,10 +67,31 @@ def format_left(w: Words, seconds: float) -> str:
     return w("clock.left_days", days=str(hours // 24), hours=str(hours % 24))
 
 
+_SPANS = (("days", DAY), ("hours", HOUR), ("minutes", MINUTE), ("seconds", 1))
+
+
+def span_words(w: Words, seconds: float) -> str:
+    """A span of time in words, for text where Discord shows no timestamp of its own: its two largest units,
+    each with its plural form ("1 day 4 hours", "24 hours", "25 seconds"; "1日4時間")."""
+    left = max(0, math.floor(seconds))
+    parts: list[tuple[str, int]] = []
+    for name, size in _SPANS:
+        amount, left = divmod(left, int(size))
+        if amount or (parts and len(parts) < 2):
+            parts.append((name, amount))
+        if len(parts) == 2:
+            break
+    parts = [(name, amount) for name, amount in parts if amount] or [("seconds", 0)]
+    shown = [w(f"clock.span_{name}", count=amount) for name, amount in parts]
+    return shown[0] if len(shown) == 1 else w("clock.span_pair", larger=shown[0], smaller=shown[1])
+
+
 def time_suggestions(current: str, w: Words | None = None) -> list[app_commands.Choice[str]]:
     """Common controls first; what is being typed, when it reads as a control, on top."""
     w = w or words()
     typed = current.strip()
+    if typed.casefold() in no_clock_words():
+        typed = "none"
     found: list[app_commands.Choice[str]] = []
     if typed:
         try:
@@ -71,11 +99,11 @@ def time_suggestions(current: str, w: Words | None = None) -> list[app_commands.
         except TimeControlError:
             pass
         else:
-            shown = f"{control.text}: {describe_control(w, control)}"
+            shown = w("separator.label", label=control.text, text=describe_control(w, control))
             found.append(app_commands.Choice(name=shown[:100], value=control.text))
     for text in SUGGESTED:
         if text.startswith(typed.lower()) and all(choice.value != text for choice in found):
-            shown = f"{text}: {describe_control(w, TimeControl.parse(text))}"
+            shown = w("separator.label", label=text, text=describe_control(w, TimeControl.parse(text)))
             found.append(app_commands.Choice(name=shown[:100], value=text))
     return found[:25]
 

@@ -100,7 +100,7 @@ def image_words(w: Words) -> TournamentWords:
         walkover=t(w, "image.walkover"),
         not_needed=t(w, "image.not_needed"),
         best_of=t(w, "image.best_of", n="{n}"),
-        champion=t(w, "image.champion"),
+        champion=w("separator.label", label=t(w, "image.champion"), text=""),
         places=(t(w, "image.first"), t(w, "image.second"), t(w, "image.third")),
         more=t(w, "image.more", n="{n}"),
     )
@@ -121,7 +121,7 @@ def status_text(w: Words, info: TournamentInfo, started: int) -> str:
 def format_line(w: Words, info: TournamentInfo) -> str:
     text = format_name(w, info.format)
     if info.format == "swiss" and info.rounds:
-        text = t(w, "format_rounds", format=text, rounds=info.rounds)
+        text = t(w, "format_rounds", format=text, rounds=t(w, "rounds_count", count=info.rounds))
     if info.is_elimination and info.best_of > 1:
         text = t(w, "format_best_of", format=text, count=info.best_of)
     if info.division_size is not None and not info.is_elimination and info.format != "swiss":
@@ -171,7 +171,7 @@ def announcement_fields(
         opens = int(info.checkin_opens_at or 0)
         done = "" if checked_in is None else t(w, "checked_in_count", count=checked_in)
         fields.append(
-            (t(w, "field.checkin"), t(w, "checkin_opens", opens=str(opens), minutes=info.checkin_minutes) + done, True)
+            (t(w, "field.checkin"), t(w, "checkin_opens", opens=str(opens), count=info.checkin_minutes) + done, True)
         )
     fields.append((t(w, "field.organiser"), f"<@{info.organiser_id}>", True))
     return [(name, value[:1024], inline) for name, value, inline in fields]
@@ -187,7 +187,7 @@ def left(w: Words, info: TournamentInfo) -> str:
 
 def started(w: Words, info: TournamentInfo, players: int) -> str:
     if info.rounds:
-        return t(w, "started_rounds", name=shown(info), count=players, rounds=info.rounds)
+        return t(w, "started_rounds", name=shown(info), count=players, rounds=t(w, "rounds_count", count=info.rounds))
     return t(w, "started", name=shown(info), count=players)
 
 
@@ -276,8 +276,8 @@ def tiebreak_legend(w: Words, labels: Sequence[str]) -> str:
     return t(w, "tiebreak_legend", legend=legend)
 
 
-def bracket_line(match: str, a: str, b: str, winner: str | None) -> str:
-    return f"{match}: {a} – {b}" + (f" → **{winner}**" if winner else "")
+def bracket_line(w: Words, match: str, a: str, b: str, winner: str | None) -> str:
+    return w("separator.label", label=match, text=f"{a} – {b}") + (f" → **{winner}**" if winner else "")
 
 
 def podium_text(w: Words, info: TournamentInfo, podiums: Sequence[tuple[str | None, Sequence[tuple[int, str]]]]) -> str:

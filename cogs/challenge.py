@@ -169,7 +169,7 @@ def limit_refusal(guild_id: int, user_id: int, opponent_id: int | None, error: U
             return UserError("challenge.already_challenged", who=mention(opponent_id), where=where)
         return UserError("challenge.challenged_you", who=mention(opponent_id), where=where)
     if isinstance(error, TooManyChallenges):
-        links = ", ".join(link(guild_id, ref) for ref in error.open_challenges)
+        links = [link(guild_id, ref) for ref in error.open_challenges]
         return UserError("challenge.too_many", count=error.limit, links=links)
     return error
 

@@ -16,9 +16,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import VeletasBot
-from bot.i18n import words
+from bot.i18n import Words, words
 from bot.store import DueRow
-from cogs._clock_words import format_left
+from cogs._clock_words import span_words
 from cogs._delivery import announce
 from cogs._send import Outgoing, direct_message, jump_link, send_to_channel
 from cogs._tables import table_for
@@ -51,13 +51,18 @@ class ClocksCog(commands.Cog, name="Clocks"):
             return
         label = table_for(info).label(info)
         deadline = info.clock.deadline() if info.clock is not None else None
-        when = f" (<t:{int(deadline)}:R>)" if deadline is not None else ""
         mine = words(self.bot.user_language(user, info.guild_id))
-        text = mine("clocks.reminder_dm", left=format_left(mine, left), game=label, when=when, link=jump_link(info))
+
+        def when(w: Words) -> str:
+            return "" if deadline is None else w("clocks.deadline", at=str(int(deadline)))
+
+        text = mine(
+            "clocks.reminder_dm", left=span_words(mine, left), game=label, when=when(mine), link=jump_link(info)
+        )
         sent_dm = prefs.wants_dm and await direct_message(self.bot, user, text)
         if prefs.wants_ping or not sent_dm:
             w = await public_words(self.bot, info.guild_id)
-            line = w("clocks.reminder", who=f"<@{user}>", left=format_left(w, left), game=label, when=when)
+            line = w("clocks.reminder", who=f"<@{user}>", left=span_words(w, left), game=label, when=when(w))
             await send_to_channel(self.bot, info.channel_id, Outgoing(content=line, mention=user))
 
     @app_commands.command()

@@ -201,6 +201,16 @@ async def answer_undo(
     await deliver(bot, game_id, answer())
 
 
+def record_text(w: Words, won: int, lost: int, drawn: int) -> str:
+    """Games won, lost and drawn, each counted with its own plural form ("1 ganada, 2 perdidas")."""
+    return w(
+        "play.record",
+        won=w("play.record_won", count=won),
+        lost=w("play.record_lost", count=lost),
+        drawn=w("play.record_drawn", count=drawn),
+    )
+
+
 def game_link(info: GameInfo) -> str:
     if info.board_message_id is not None:
         return f"https://discord.com/channels/{info.guild_id}/{info.channel_id}/{info.board_message_id}"
@@ -338,7 +348,7 @@ async def leaderboard_page(
     else:
         lines = []
         for rank, (user, rating, (wins, losses, draws)) in enumerate(rows, start=page * PAGE + 1):
-            record = w("play.record", won=wins, lost=losses, drawn=draws)
+            record = record_text(w, wins, losses, draws)
             lines.append(
                 w(
                     "play.leaderboard_line",
@@ -703,7 +713,7 @@ async def profile_message(
                 rating=rating.shown,
                 deviation=round(rating.deviation),
                 rated=w("play.rated_games", count=rating.games),
-                record=w("play.record", won=wins, lost=losses, drawn=draws),
+                record=record_text(w, wins, losses, draws),
             ),
             inline=False,
         )
@@ -740,8 +750,9 @@ async def history_message(
         return Outgoing(content=several_title(w, tables, "play.no_history", who=who))
     lines = [game_line(bot, info, user, w) + await rating_delta(bot, info, user) for info in games[:HISTORY_LINES]]
     more = "\n" + w("play.more_below", count=len(games) - len(lines)) if len(games) > len(lines) else ""
+    heading = w("separator.heading", label=who)
     embed = discord.Embed(
-        title=several_title(w, tables, "play.history.title"), description=f"{who}:\n" + "\n".join(lines) + more
+        title=several_title(w, tables, "play.history.title"), description=heading + "\n" + "\n".join(lines) + more
     )
     options = [
         discord.SelectOption(

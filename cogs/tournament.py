@@ -130,7 +130,7 @@ def swiss_rounds(players: int) -> int:
 
 def game_text(w: Words, info: TournamentInfo) -> str:
     table_ = table_for(info.game)
-    return f"{table_.title} ({table_.settings_text(w, info.settings)})"
+    return w("separator.aside", text=table_.title, aside=table_.settings_text(w, info.settings))
 
 
 def png_file(png: bytes, filename: str) -> discord.File:
@@ -1130,7 +1130,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         done = rounds_done(snap)
         if info.is_elimination:
             title = words.t(w, "bracket.title", name=_esc(info.name), round=done)
-            return paged(title, self.bracket_lines(snap, known))
+            return paged(title, self.bracket_lines(w, snap, known))
         labels = tiebreak_labels(info)
         short = [words.tiebreak_short(w, label) for label in labels]
         lines: list[str] = []
@@ -1185,7 +1185,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         files = await self.standings_images(pw, snap, final=final)
         return self.page_messages(self.standings_pages(pw, snap, final=final), files)
 
-    def bracket_lines(self, snap: TournamentSnapshot, known: dict[int, str]) -> list[str]:
+    def bracket_lines(self, w: Words, snap: TournamentSnapshot, known: dict[int, str]) -> list[str]:
         state = bracket_state(snap)
         out = []
         for m in state.matches:
@@ -1194,7 +1194,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
             a = known.get(m.a, "?") if isinstance(m.a, int) else "—"
             b = known.get(m.b, "?") if isinstance(m.b, int) else "—"
             winner = known.get(m.winner, "?") if isinstance(m.winner, int) else None
-            out.append(words.bracket_line(m.match.id, a, b, winner))
+            out.append(words.bracket_line(w, m.match.id, a, b, winner))
         return out
 
     async def bracket_image(self, w: Words, snap: TournamentSnapshot, number: int) -> discord.File:
@@ -1215,7 +1215,7 @@ class TournamentCog(commands.Cog, name="Tournaments"):
         known = {pid: _esc(n) for pid, n in names(snap).items()}
         title = words.t(pw, "bracket.title", name=_esc(info.name), round=number)
         image = await self.bracket_image(pw, snap, number)
-        return self.page_messages(paged(title, self.bracket_lines(snap, known)), [image])
+        return self.page_messages(paged(title, self.bracket_lines(pw, snap, known)), [image])
 
     def export_files(self, snap: TournamentSnapshot) -> list[discord.File]:
         slug = re.sub(r"[^a-z0-9]+", "-", snap.info.name.lower()).strip("-") or "tournament"

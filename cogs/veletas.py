@@ -20,7 +20,7 @@ from discord import app_commands
 from bot import render
 from bot.client import VeletasBot
 from bot.errors import RaceLost, UserError
-from bot.i18n import Phrase, Words
+from bot.i18n import Clauses, Phrase, Words
 from bot.ids import id_or_zero
 from bot.render.workers import Drawing
 from bot.rules import VARIANTS, Game, Move, veletas
@@ -92,13 +92,13 @@ def rules_summary(w: Words, rules: str, variant: str | None) -> str:
             )
             for v in boards
         ]
-        to_win = w("veletas.to_win_all", boards="; ".join(each))
+        to_win = w("veletas.to_win_all", boards=Clauses(each))
         first = w(
             "veletas.first_all",
             standard=_shooters(w, boards[0].first_places),
-            others=", ".join(
+            others=[
                 w("veletas.first_each", board=w(f"veletas.variant.{v.name}"), count=v.first_places) for v in boards[1:]
-            ),
+            ],
         )
     return w("veletas.rules_common", to_win=to_win) + "\n" + w(f"veletas.rules_{rules}", first=first)
 
@@ -622,7 +622,7 @@ async def setup_step(
     names = seat_names(bot, info)
     view = discord.ui.View(timeout=None)
     seen = Seen.of(info)
-    placed = w("veletas.placed_so_far", squares=", ".join(chosen)) if chosen else ""
+    placed = w("veletas.placed_so_far", squares=list(chosen)) if chosen else ""
     if len(chosen) < count:
         options = game.setup_choices(chosen)
         for page, chunk in enumerate(chunks([discord.SelectOption(label=sq, value=sq) for sq in options])):

@@ -149,7 +149,7 @@ def test_thread_names_fit_discord_and_always_name_their_tournament_round_and_boa
     w = catalogue(language)
     name = words.thread_name(w, tournament, tournament_id, 12, 250, player, player)
     assert len(name) <= 100
-    prefix = {"en": "R12 B250:", "es": "R12 M250:", "ja": "R12 卓250:"}[language]
+    prefix = {"en": "R12 B250:", "es": "R12 M250:", "ja": "R12 卓250："}[language]
     assert words.thread_prefix(w, 12, 250) == prefix
     assert name.startswith(prefix) and name.endswith(f" #{tournament_id}")
 

@@ -8,7 +8,9 @@ language (Spanish two, Japanese one), chosen by the ``count`` placeholder throug
 gettext plural rule, which Babel knows from CLDR.
 
 ``words(language)`` gives a ``Words``: ``w("board.your_turn", who=mention)`` is the message in
-that language; whole numbers are written the language's way (``1,234`` / ``1234`` / ``1.234``).
+that language; whole numbers are written the language's way (``1,234`` / ``1234`` / ``1.234``), and a
+list or tuple given as data is joined with the language's separator (``separator.items``: ``a, b`` / ``a、b``;
+``Clauses``, whole clauses, with ``separator.clauses``: ``a; b`` / ``a、b``).
 A key missing in a language falls back to English (the catalogue test keeps that from happening).
 """
 
@@ -77,6 +79,10 @@ class Phrase:
 
     def __str__(self) -> str:
         return words(DEFAULT)(self.key, **self.data)
+
+
+class Clauses(tuple[object, ...]):
+    """Data shown as clauses joined the language's way (``10×10: 6 of 11; 9×9: 5 of 9``), not as a plain list."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +185,9 @@ class Words:
             return self(value.key, **value.data)
         if isinstance(value, int) and not isinstance(value, bool):
             return self.number(value)
+        if isinstance(value, list | tuple):
+            separator = self("separator.clauses" if isinstance(value, Clauses) else "separator.items")
+            return separator.join(str(self._shown(item)) for item in value)
         return value
 
     def phrase(self, phrase: Phrase) -> str:
@@ -209,6 +218,7 @@ __all__ = [
     "ENGLISH",
     "LANGUAGES",
     "LANGUAGE_NAMES",
+    "Clauses",
     "Entry",
     "Phrase",
     "Words",

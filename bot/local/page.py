@@ -116,6 +116,17 @@ def field_of(body: dict[str, Any], name: str, kind: type[list[Any]] | type[dict[
     return value
 
 
+def discord_locale(language: object) -> str | None:
+    """The Discord client language nearest a browser's (``ja-JP``: ``ja``, ``es-MX``: ``es-419``), or None."""
+    if not isinstance(language, str):
+        return None
+    if language in LOCALES:
+        return language
+    base = language.split("-", 1)[0].lower()
+    nearest = {"es": "es-419", "en": "en-US", "pt": "pt-BR", "zh": "zh-CN", "sv": "sv-SE"}.get(base, base)
+    return nearest if nearest in LOCALES else None
+
+
 class Page:
     """The web app of one local table, bound to one ``FakeDiscord``."""
 
@@ -125,6 +136,8 @@ class Page:
         self.version = 0
         self.modals: dict[str, tuple[int, Modal]] = {}  # open modals by id, with the member they belong to
         self.managers_role: int | None = None  # the role with Manage Server the page gives and takes
+        # Members whose language was chosen on the page: that choice stands; the others speak the browser's.
+        self.chosen_locale: set[int] = set()
         self._sockets: set[asyncio.Event] = set()
         fake.listeners.append(self._changed)
 
@@ -363,6 +376,7 @@ class Page:
             raise refusal(web.HTTPBadRequest, "manager must be true or false")
         if locale is not None:
             member.locale = locale  # sent with the member's next interaction, as the Discord client does
+            self.chosen_locale.add(member.id)
             self.fake.changed()
         if manager is not None:
             await self.set_manager(member, manager)
@@ -380,6 +394,8 @@ class Page:
     async def _act(self, request: web.Request) -> web.StreamResponse:
         body = await json_body(request)
         member = self._member(body.get("member"))
+        if member.id not in self.chosen_locale:  # the browser is the member's client until the page says otherwise
+            member.locale = discord_locale(body.get("locale")) or member.locale
         try:
             channel_id = int(body.get("channel") or self.fake.channel_id)
         except (TypeError, ValueError):

@@ -76,7 +76,7 @@ class TournamentWords:
     walkover: str = "walkover"
     not_needed: str = "not needed"
     best_of: str = "best of {n}"
-    champion: str = "Champion"
+    champion: str = "Champion: "  # the label before the champion's name, its separator included
     places: tuple[str, str, str] = ("1st", "2nd", "3rd")
     more: str = "+{n} more"
 
@@ -478,7 +478,7 @@ def bracket_png(
         _title(sheet, title, B_TITLE_H, width, scale=_B)
         y = B_TITLE_H
         if champion is not None:
-            label = f"{words.champion}: "
+            label = words.champion
             lw = sheet.text((pad, y + banner / 2 + 3), label, CARD_NAME, t.accent, t.background, "lm")
             name = fit(_name(names, champion), CARD_NAME, width - 2 * pad - lw)
             sheet.text((pad + lw, y + banner / 2 + 3), name, CARD_NAME, t.text, t.background, "lm")

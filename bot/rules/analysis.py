@@ -54,7 +54,7 @@ class BoardSizeRefused(Refused):
             f"the board is {size}×{size}, but games are played on {listed} boards only",
             "rules.board_size",
             size=size,
-            sizes=listed,
+            sizes=tuple(f"{n}×{n}" for n in sizes),
         )
 
 

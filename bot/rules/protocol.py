@@ -51,11 +51,11 @@ def other_seat(seat: Seat) -> Seat:
 class Refused(ValueError):
     """Something a player typed that the rules refuse, explained twice: ``str()`` in English (records, the
     command line), and ``key`` with ``data`` for the bot to word in the player's own language (its
-    catalogue's ``rules`` area). Data values are square names, numbers, or words the catalogue has under
-    ``rules.<name>.<value>`` (``piece``, ``colour``).
+    catalogue's ``rules`` area). Data values are square names, numbers, words the catalogue has under
+    ``rules.<name>.<value>`` (``piece``, ``colour``), or a tuple of these, listed the reader's way.
     """
 
-    def __init__(self, message: str, key: str, /, **data: str | int) -> None:
+    def __init__(self, message: str, key: str, /, **data: str | int | tuple[str, ...]) -> None:
         super().__init__(message)
         self.key = key
         self.data = data

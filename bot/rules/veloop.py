@@ -750,7 +750,7 @@ class Position:
             "rules.veloop_which_support",
             square=target,
             count=len(matches),
-            options=", ".join(f"`{m}`" for m in matches),
+            options=tuple(f"`{m}`" for m in matches),
         )
 
     def swap_squares(self, move: Move | str) -> tuple[str, str] | None:

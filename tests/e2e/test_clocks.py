@@ -137,7 +137,7 @@ async def test_a_reminder_is_sent_once_even_across_a_restart(
     reminder = await sandbox.wait_for_message(
         sandbox.channel_id, lambda m: "left on your clock" in m.content, after=cursor
     )
-    assert reminder.content.startswith(f"{alice.mention}, 24 h 00 left on your clock in Veloop #{game_id}")
+    assert reminder.content.startswith(f"{alice.mention}, 1 day left on your clock in Veloop #{game_id} (<t:")
     assert pinged(sandbox, reminder) == [str(alice.id)]
     bot = await sandbox_runner.restart(factory)
     assert isinstance(bot, VeletasBot) and bot.scheduler is not None
@@ -298,3 +298,54 @@ async def test_the_image_header_names_the_players_plainly_with_their_clocks_besi
 
     await resign(sandbox, sandbox.user(alice), "veloop")
     assert drawn[-1].kwargs["result"] == "Bob wins · Alice resigned", "the result names both players"
+
+
+async def test_no_clock_is_accepted_in_the_word_each_language_offers(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member
+) -> None:
+    """The time option's description offers "none" in the member's language: that word is accepted too."""
+    owner = sandbox.user(sandbox.state.owner)
+    await owner.slash("settings", time="3d")
+    alice.locale = "ja"
+    suggested = await sandbox.user(alice).autocomplete("veletas", "challenge", time="なし")
+    assert [c["value"] for c in suggested][:1] == ["none"], suggested
+    assert suggested[0]["name"].startswith("none：持ち時間なし（14日間"), suggested  # Japanese punctuation
+    challenge = await sandbox.user(alice).slash("veletas", "challenge", opponent=bob, time="なし", where="here")
+    assert not challenge.ephemeral and "no clock" in challenge.content, challenge.content
+    bob.locale = "es-419"
+    challenge = await sandbox.user(bob).slash("veloop", "challenge", opponent=carol, time="Ninguno")
+    assert not challenge.ephemeral and "no clock" in challenge.content, challenge.content
+    # Other words are still refused, in the member's language, with the word to use.
+    bad = await sandbox.user(bob).slash("veletas", "challenge", opponent=alice, time="nada")
+    assert bad.ephemeral and "`ninguno`" in bad.content, bad.content
+
+
+async def test_a_reminder_says_the_time_left_in_words_of_the_players_language(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    """Time left in words with their plural forms (Discord shows no markup there), the deadline as a timestamp."""
+    bob.locale = "ja"
+    await sandbox.user(bob).slash("player", "notify", how="dm")
+    await start(sandbox, alice, bob, "2d")
+    await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    await sandbox.wait_until(lambda: sandbox.direct_messages(bob))
+    await minutes_pass(sandbox, bot, clock, 24 * 60 + 1)
+    await sandbox.wait_until(lambda: len(sandbox.direct_messages(bob)) == 2)
+    reminder = sandbox.direct_messages(bob)[1].content
+    assert re.search(r"の残り時間は1日です（<t:\d+:R>）。", reminder), reminder
+
+
+def test_spans_of_time_have_each_languages_plural_forms() -> None:
+    from bot.i18n import words
+    from cogs._clock_words import span_words
+
+    en, es, ja = words("en"), words("es"), words("ja")
+    assert [span_words(en, s) for s in (25, 60, 3600 + 59, 86400 + 4 * 3600 + 5, 14 * 86400)] == [
+        "25 seconds",
+        "1 minute",
+        "1 hour",
+        "1 day 4 hours",
+        "14 days",
+    ]
+    assert [span_words(es, s) for s in (1, 2 * 86400 + 3600)] == ["1 segundo", "2 días y 1 hora"]
+    assert span_words(ja, 86400 + 4 * 3600) == "1日4時間"

@@ -339,3 +339,23 @@ async def test_public_posts_follow_the_servers_locale_until_a_manager_chooses(
     await sandbox.user(carol).slash("settings", language="auto")
     shown = await sandbox.user(carol).slash("settings")
     assert "Español" in shown.content and "server's language in Discord" in shown.content, shown.content
+
+
+async def test_lists_are_joined_each_languages_way(sandbox: FakeDiscord, bot: VeletasBot, alice: Member) -> None:
+    """Lists in messages use the catalogue's separators: Japanese joins with 、 and has no semicolons."""
+    await sandbox.set_guild_locale("ja")
+    alice.locale = "ja"
+    hanako = sandbox.user(alice)
+    summary = (await hanako.slash("veletas", "rules")).text()
+    prose = NOT_PROSE.sub(" ", summary)
+    assert "7個中4個、" in prose and "5個中3個、" in prose, summary  # each board's shooters to win, listed
+    assert not re.search(r"[;；]|, ", prose), summary
+    # The boards are named as boards (中型・小型; 中盤 is the middlegame), stones are 石, pieces 駒.
+    assert "中型盤 9×9" in prose and "小型盤 7×7" in prose and "中盤" not in prose, summary
+    assert "中立の駒" in prose and "コマ" not in prose, summary
+    # A stale client's value outside the choices: the choices are offered, listed the reader's way.
+    refused = await refusal(hanako, "player", "theme", choice="sepia", unchecked=True)
+    assert "`light`、`dark`、`contrast`" in refused.content, refused.content
+    alice.locale = "es-ES"
+    refused = await refusal(hanako, "player", "theme", choice="sepia", unchecked=True)
+    assert "`light`, `dark`, `contrast`" in refused.content, refused.content

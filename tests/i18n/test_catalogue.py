@@ -141,3 +141,110 @@ def test_every_key_the_code_names_exists() -> None:
 
 def test_catalogue_lives_in_the_package() -> None:
     assert LOCALES_DIR.is_dir() and (ROOT / "bot" / "i18n" / "locales") == LOCALES_DIR
+
+
+# What is not prose in a message: code spans, links, Discord markup (mentions, timestamps, commands,
+# emoji), placeholders, a clock face ("{minutes}:{seconds}") and times of day ("18:00").
+NOT_PROSE = re.compile(
+    r"`[^`]*`|https?://\S+|\]\([^)]*\)|<(?:t|@[!&]?|#|/|a?:)[^>]*>|\{minutes\}:\{seconds\}|\{[a-z_0-9]+\}|\b\d{1,2}:\d\d\b"
+)
+
+
+def prose(text: str) -> str:
+    return NOT_PROSE.sub(" ", text)
+
+
+def test_prose_leaves_out_code_markup_and_notation() -> None:
+    kept = "例：`{stone}:` と <t:{at}:R>、<@{who}>、</veletas board:1>（{minutes}:{seconds}、18:00、[a](https://x.y/z?q=1)）"
+    assert not re.search(r"[():?!;]", prose(kept))
+    assert re.findall(r"[():?!;]", prose("例:{who}(18:00)? いいえ!;")) == [":", "(", ")", "?", "!", ";"]
+
+
+def test_japanese_uses_full_width_punctuation_and_no_semicolons() -> None:
+    found = []
+    for key, entry in read_entries("ja").items():
+        for form in entry.forms:
+            if re.search(r"[():?!;；]", prose(form)):
+                found.append((key, form))
+    assert found == []
+
+
+def test_every_message_with_a_count_has_plural_forms() -> None:
+    for language in LANGUAGES:
+        for key, entry in read_entries(language).items():
+            if any("count" in placeholders(form) for form in entry.forms):
+                assert entry.plural, (language, key)
+
+
+def test_spanish_plural_forms_differ_where_the_english_ones_do() -> None:
+    english, spanish = read_entries("en"), read_entries("es")
+    for key, entry in english.items():
+        if entry.plural and len(set(entry.forms)) > 1:
+            assert len(set(spanish[key].forms)) > 1, key
+
+
+def test_counts_are_worded_with_their_plural_forms() -> None:
+    """A record of one game of each kind and of several reads right in each language."""
+    from cogs.play import record_text
+
+    es, en, ja = words("es"), words("en"), words("ja")
+    assert record_text(es, 1, 1, 1) == "1 ganada, 1 perdida, 1 en tablas"
+    assert record_text(es, 2, 0, 3) == "2 ganadas, 0 perdidas, 3 en tablas"
+    assert record_text(en, 1, 2, 1) == "1 won, 2 lost, 1 drawn"
+    assert record_text(ja, 1, 2, 1) == "1勝2敗1分"
+    assert es("play.streak_drawn", count=1) == "1 partida en tablas"
+    assert es("tournament.refusal.full", count=1) == "Este torneo está completo (1 jugador)."
+    assert (
+        es("tournament.format_rounds", format="Suizo", rounds=es("tournament.rounds_count", count=1))
+        == "Suizo, 1 ronda"
+    )
+    assert "1 negras" not in es("render.veloop_draw_confined", black=1, white=1)
+
+
+# Words a player of the games would misread, by language: each with the reason, as the rulebooks and the
+# go, shogi and chess vocabularies use them.
+MISREAD = {
+    "es": {
+        r"\brend(?:irse|iste|ir|ido)\b|\brind": "resigning is abandonar in chess Spanish",
+        r"\breclamos\b": "claims read as complaints: the rulebook says tiradores reclamados",
+        r"Enhorabuena": "Spain only: the text is for es-ES and es-419 alike",
+        r"\w(?:ar|er|ir)le\b": "leísmo",
+        r"sin piezas por medio": "shooters fire over shooters in the current edition",
+        r"están \{": "a placeholder after están must agree in gender and number",
+        r"se rechazaron": "says the member refused, when Discord refused the bot",
+    },
+    "ja": {
+        r"中盤|小盤": "中盤 is the middlegame and 小盤 no word: the boards are 中型 and 小型",
+        r"先手|後手": "the second player may become Black: 先手/後手 mislead go and shogi players",
+        r"コマ": "stones are 石, pieces 駒: コマ reads as both",
+        r"手番を指": "指す takes a move, not a turn",
+    },
+}
+
+
+@pytest.mark.parametrize("language", ["es", "ja"])
+def test_no_misread_terms(language: str) -> None:
+    found = [
+        (key, reason)
+        for key, entry in read_entries(language).items()
+        for form in entry.forms
+        for pattern, reason in MISREAD[language].items()
+        if re.search(pattern, prose(form))
+    ]
+    assert found == []
+
+
+def test_a_resignation_is_not_a_win_without_playing() -> None:
+    ja = words("ja")
+    assert "不戦" not in ja("result.by_resignation", winner="A")
+    assert "不戦勝" in ja("tournament.result.white_forfeit")  # a forfeit is one
+
+
+def test_labels_joined_in_code_take_the_languages_punctuation() -> None:
+    from cogs._tournament_words import bracket_line, image_words
+
+    ja, en = words("ja"), words("en")
+    assert image_words(ja).champion == ja("tournament.image.champion") + "："
+    assert image_words(en).champion == "Champion: "
+    assert bracket_line(ja, "W1-1", "a", "b", None) == "W1-1：a – b"
+    assert bracket_line(en, "W1-1", "a", "b", "a") == "W1-1: a – b → **a**"

@@ -29,7 +29,7 @@ window.__acts = [];  // how long each action took until the bot had answered it 
 
 async function act(action, extra) {
   const start = performance.now();
-  const data = await api("/api/act", { action, member: view.member, channel: view.channel, ...extra });
+  const data = await api("/api/act", { action, member: view.member, channel: view.channel, locale: readerLocale(), ...extra });
   window.__acts.push({ action, ms: performance.now() - start });
   if (data.error) toast(data.error);
   if (data.modal) openModal(data.modal);
@@ -452,15 +452,30 @@ function markdown(text) {
   return box;
 }
 
-function timestamp(seconds, style) {
+// Discord's timestamp markup as Discord's client shows it: in the reader's language, in the largest
+// whole unit (seconds, minutes, hours, days, months, years), never rounded to "now".
+const RELATIVE_UNITS = [["year", 31536000], ["month", 2592000], ["day", 86400], ["hour", 3600], ["minute", 60], ["second", 1]];
+
+// The browser is the member's Discord client: its language is theirs, for the bot (sent with each
+// action, as Discord sends an interaction's locale) and for the timestamps on the page.
+function readerLocale() {
+  return navigator.language || "en-US";
+}
+
+function relativeTime(seconds, now, locale) {
+  const delta = seconds - now / 1000;
+  const size = Math.abs(delta);
+  const [unit, length] = RELATIVE_UNITS.find(([, length]) => size >= length) || ["second", 1];
+  const amount = Math.round(delta / length);
+  return new Intl.RelativeTimeFormat(locale, { numeric: "always" }).format(amount, unit);
+}
+
+function timestamp(seconds, style, locale = readerLocale()) {
   const date = new Date(seconds * 1000);
-  if (style === "R") {
-    const delta = Math.round((date - Date.now()) / 60000);
-    return delta === 0 ? "now" : delta > 0 ? `in ${delta} min` : `${-delta} min ago`;
-  }
-  if (style === "t" || style === "T") return date.toLocaleTimeString();
-  if (style === "d" || style === "D") return date.toLocaleDateString();
-  return date.toLocaleString();
+  if (style === "R") return relativeTime(seconds, Date.now(), locale);
+  if (style === "t" || style === "T") return date.toLocaleTimeString(locale);
+  if (style === "d" || style === "D") return date.toLocaleDateString(locale);
+  return date.toLocaleString(locale);
 }
 
 // -- the composer: messages and slash commands ---------------------------------------------------
