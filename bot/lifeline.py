@@ -7,11 +7,14 @@ behind holds its memory (a drawing worker about 78 MB) for as long as nobody not
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import os
 import signal
 import sys
+import threading
+from collections.abc import Iterator
 
 log = logging.getLogger(__name__)
 
@@ -38,3 +41,25 @@ def die_with_parent(parent: int, sig: signal.Signals = signal.SIGKILL) -> None:
             log.warning("prctl(PR_SET_PDEATHSIG) failed: %s", os.strerror(ctypes.get_errno()))
     if os.getppid() != parent:
         os.kill(os.getpid(), sig)
+
+
+@contextlib.contextmanager
+def spared_ctrl_c() -> Iterator[None]:
+    """Start child processes inside this, so that a Ctrl+C cannot interrupt them while they start.
+
+    A terminal sends Ctrl+C to its whole foreground process group, workers included. A worker ignores
+    SIGINT as its first step (the bot stops its workers itself), but one still starting its interpreter or
+    importing would die of it, with a ``KeyboardInterrupt`` traceback on the terminal. An ignored signal
+    stays ignored through ``exec``, and Python leaves it ignored as it starts, so this thread ignores
+    SIGINT while its children are started: a Ctrl+C within those few milliseconds is lost to the parent
+    too. Only the main thread may change a signal's handler; elsewhere this changes nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        # None: a handler not set from Python, which cannot be put back; the default is what Python starts with.
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)

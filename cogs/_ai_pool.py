@@ -35,7 +35,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from bot.ai import ANALYSIS_LEVEL, analyze, choose_turn, level_of
-from bot.lifeline import die_with_parent
+from bot.lifeline import die_with_parent, spared_ctrl_c
 from bot.rules.analysis import read_position
 from bot.rules.protocol import GameState
 from bot.rules.registry import find_game
@@ -148,7 +148,8 @@ class _Process:
         self.process: BaseProcess = context.Process(
             target=_serve, args=(child, os.getpid()), name="veletas-ai", daemon=True
         )
-        self.process.start()
+        with spared_ctrl_c():
+            self.process.start()
         child.close()
         self.jobs = 0
 

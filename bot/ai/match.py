@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from bot.ai.players import LEVELS
-from bot.lifeline import die_with_parent
+from bot.lifeline import die_with_parent, spared_ctrl_c
 from bot.rules import Game, random_setup, veloop
 
 log = logging.getLogger(__name__)
@@ -195,7 +195,9 @@ def run(plan: list[Pairing], jobs: int = 1) -> Iterator[Outcome]:
             yield play(pairing)
         return
     # The workers die with this process, even killed with SIGKILL (the pool is started from this thread).
-    with multiprocessing.get_context("spawn").Pool(jobs, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+    with spared_ctrl_c():
+        pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=die_with_parent, initargs=(os.getpid(),))
+    with pool:
         yield from pool.imap_unordered(play, plan)
 
 

