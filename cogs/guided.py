@@ -217,7 +217,8 @@ class ConfirmButton(
                 expected_version=self.seen.version,
                 expected_ply=self.seen.ply,
             )
-            return Outgoing(content=private_words(interaction)("guided.you_played", turn=played.turns[-1]), info=played)
+            # Said as the button said it: a stationary shot names its shooter there (d4/g2), though recorded as g2.
+            return Outgoing(content=private_words(interaction)("guided.you_played", turn=self.move), info=played)
 
         async def answer() -> tuple[int | None, Outgoing]:
             done = await respond_update(interaction, work())

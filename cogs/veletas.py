@@ -410,7 +410,7 @@ async def target_step(bot: VeletasBot, info: GameInfo, shooter: str, destination
 async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move, w: Words) -> Outgoing:
     view = discord.ui.View(timeout=None)
     written = written_in_full(move)
-    view.add_item(ConfirmButton(info, info.id, Seen.of(info), str(move), w("guided.play.label", move=written)))
+    view.add_item(ConfirmButton(info, info.id, Seen.of(info), written, w("guided.play.label", move=written)))
     nav_buttons(view, info, w, back=True)
     after = veletas_game(info).position.play(move)
     claims = "".join(

@@ -354,7 +354,7 @@ def test_the_score_counts_confined_stones_and_says_so_at_every_moment() -> None:
     spanish = drawer._scene(FENCED, last_move=None, hints=None, names=names, result=None, w=words("es"))
     assert spanish.header.score_label == "piedras encerradas"
     japanese = drawer._scene(FENCED, last_move=None, hints=None, names=names, result=None, w=words("ja"))
-    assert japanese.header.score_label == "封じ込められたコマ"
+    assert japanese.header.score_label == "封じ込められた石"
 
 
 @pytest.mark.parametrize("theme", THEME_NAMES)

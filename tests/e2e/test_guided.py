@@ -128,7 +128,7 @@ async def test_the_setup_title_speaks_the_members_language(
     table = await start_game(sandbox, alice, bob, variant="medium")
     for locale, title in (
         ("es-419", f"Preparación · Veletas #{table.game_id}: coloca 2 tiradores y una piedra negra"),
-        ("ja", f"配置 · Veletas #{table.game_id}：シューター2個と黒のコマ1個を置きます"),
+        ("ja", f"配置 · Veletas #{table.game_id}：シューター2個と黒の石1個を置きます"),
     ):
         alice.locale = locale
         step = await table.first.click(table.boards[-1], "Set up")
@@ -152,10 +152,10 @@ async def test_a_stationary_shot_is_confirmed_with_its_shooter_written(
     assert f"play **`{shooter}/{target}`**" in step.text()
     cursor = sandbox.cursor()
     done = await mover.click(step, f"Play {shooter}/{target}")
-    assert done.ephemeral and done.content == f"You played `{target}`.", "the record keeps the canonical form"
+    assert done.ephemeral and done.content == f"You played `{shooter}/{target}`.", "said as the button said it"
     await sandbox.wait_for_message(table.channel_id, lambda m: not m.ephemeral and bool(m.embeds), after=cursor)
     table.game = table.game.play(target)
-    assert (await bot.store.get_game(table.game_id)).turns == table.game.turns
+    assert (await bot.store.get_game(table.game_id)).turns == table.game.turns, "the record keeps the canonical form"
 
 
 def marked_pixels(png: bytes, square: str, n: int = 9) -> int:
