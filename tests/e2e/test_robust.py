@@ -179,7 +179,9 @@ async def test_a_fault_of_ours_is_a_private_apology_never_a_traceback(
     def broken(*args: Any, **kwargs: Any) -> bytes:
         raise RuntimeError("the renderer fell over")
 
+    # Every way a Veletas board is drawn (a step after the setup marks its turn on the whole game's picture).
     monkeypatch.setattr(render, "board_png", broken)
+    monkeypatch.setattr(render, "game_png", broken)
     answers = [
         await mover.click(table.boards[-1], "Move"),
         await mover.slash("veletas", "board"),
