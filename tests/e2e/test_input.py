@@ -655,3 +655,14 @@ async def test_a_custom_id_no_control_reads_is_answered_privately_not_left_unans
     assert everything(db_path) == before
     assert public_count(sandbox) == public
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
+async def test_no_game_here_suggests_only_the_challenge_commands_that_exist(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member
+) -> None:
+    answer = await sandbox.user(alice).slash("veletas", "board")
+    assert_private_refusal(answer, "`/veletas challenge`", "`/veloop challenge`")
+    assert "/tournament" not in answer.content and "/player" not in answer.content, answer.content
+    synced = {(path[0], path[1]) for path, _ in leaf_commands(sandbox) if len(path) > 1}
+    for group, sub in re.findall(r"`/(\w+) (\w+)`", answer.content):
+        assert (group, sub) in synced, f"/{group} {sub} is suggested but is no command"
