@@ -2173,6 +2173,17 @@ class Store:
         ]
         return page, int(total[0][0])
 
+    async def rating_pools(self, scope: int, game: str) -> list[tuple[dict[str, str], int]]:
+        """The pools of one game that have players in a scope: their settings and how many players, busiest first."""
+        rows = await self._fetchall(
+            "SELECT settings, COUNT(*) FROM ratings WHERE scope = ? AND game = ? "
+            "AND NOT EXISTS (SELECT 1 FROM departed d "
+            "WHERE d.guild_id = ratings.scope AND d.user_id = ratings.user_id) "
+            "GROUP BY settings ORDER BY COUNT(*) DESC, settings",
+            (scope, game),
+        )
+        return [(dict(part.split("=", 1) for part in str(r[0]).split(",") if "=" in part), int(r[1])) for r in rows]
+
     async def player_ratings(
         self, scope: int, user_id: int, game: str
     ) -> list[tuple[str, Rating, tuple[int, int, int]]]:

@@ -433,8 +433,16 @@ class LeaderboardButton(
 async def send_leaderboard(
     interaction: discord.Interaction[VeletasBot], table: Table, settings: Mapping[str, str], established: bool
 ) -> None:
-    """A game's leaderboard in this server (its members' ratings only), privately, from the first page."""
+    """A game's leaderboard in this server (its members' ratings only), privately, from the first page.
+
+    Settings left out are those of the busiest pool this server has that matches the ones given (the
+    defaults only when none does), so a server that plays only small boards sees its small-board players.
+    """
     assert interaction.guild_id is not None
+    for pool, _ in await interaction.client.store.rating_pools(interaction.guild_id, table.kind.name):
+        if all(pool.get(name) == value for name, value in settings.items()):
+            settings = {**pool, **settings}
+            break
     filled = table.kind.check_settings(settings)
     await respond(
         interaction,

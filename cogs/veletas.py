@@ -870,19 +870,24 @@ class VeletasCog(GameCommands, name="Veletas"):
 
     @app_commands.command()
     @app_commands.describe(
-        variant="board size (default standard)",
-        rules="rules edition (default current)",
+        variant="board size (default: the one most played here)",
+        rules="rules edition (default: the one most played here)",
         established="yes: leave out players whose rating is still provisional",
     )
     async def leaderboard(
         self,
         interaction: discord.Interaction[VeletasBot],
-        variant: Literal["standard", "medium", "small"] = "standard",
-        rules: Literal["current", "classic"] = "current",
+        variant: Literal["standard", "medium", "small"] | None = None,
+        rules: Literal["current", "classic"] | None = None,
         established: Literal["yes", "no"] = "no",
     ) -> None:
         """This server's best Veletas players by rating, page by page."""
-        await send_leaderboard(interaction, TABLE, {"variant": variant, "rules": rules}, established == "yes")
+        await send_leaderboard(
+            interaction,
+            TABLE,
+            {name: value for name, value in (("variant", variant), ("rules", rules)) if value is not None},
+            established == "yes",
+        )
 
     @app_commands.command(name="rules")
     @app_commands.describe(edition="which rules to summarise (default: those of this channel's game, else current)")
