@@ -117,14 +117,15 @@ async def render_position(
     )
 
 
-def suggestion_label(w: Words, label: str, value: str) -> str:
-    """A suggested move in the member's language: the rules label a shot without moving in English."""
-    if label == value:
-        return label
-    form = label.split(" ", 1)[0]
-    if "/" in form:
-        return w("veletas.suggest_fired_by", form=form, shooter=form.split("/", 1)[0])
-    return w("veletas.suggest_still", form=form)
+def suggestion_label(w: Words, kind: str, value: str) -> str:
+    """A suggested step or move in the member's language: what choosing it does next."""
+    if kind == "shooter":
+        return w("veletas.suggest_shooter", form=value)
+    if kind == "destination":
+        return w("veletas.suggest_destination", form=value)
+    if kind == "still":
+        return w("veletas.suggest_still", form=value)
+    return value
 
 
 def veletas_game(info: GameInfo) -> Game:
@@ -864,8 +865,8 @@ class VeletasCog(GameCommands, name="Veletas"):
             return []
         w = private_words(interaction)
         return [
-            app_commands.Choice(name=suggestion_label(w, label, value)[:100], value=value)
-            for label, value in move_suggestions(game.position, current)
+            app_commands.Choice(name=suggestion_label(w, kind, value)[:100], value=value)
+            for kind, value in move_suggestions(game.position, current)
         ]
 
     @app_commands.command()
