@@ -19,7 +19,7 @@ from discord import app_commands
 
 from bot import render
 from bot.client import VeletasBot
-from bot.errors import RaceLost, UserError
+from bot.errors import InvalidMove, RaceLost, UserError
 from bot.i18n import Phrase, Words
 from bot.ids import id_or_zero
 from bot.render.workers import Drawing
@@ -126,6 +126,29 @@ def suggestion_label(w: Words, kind: str, value: str) -> str:
     if kind == "still":
         return w("veletas.suggest_still", form=value)
     return value
+
+
+def setup_refusal(refused: veletas.IllegalMove, game: Game) -> InvalidMove:
+    """A setup turn typed in the command's options refused in those options' terms: its example is written
+    as the options (``shooters:e5 e6 stone:c9``), from this board, and a bad stone is a bad ``stone:``."""
+    data: dict[str, Any] = dict(refused.data)
+    names = {
+        "shooters": Phrase("commands.veletas.setup.shooters.name"),
+        "stone": Phrase("commands.veletas.setup.stone.name"),
+    }
+    found = game.setup_example()
+    if "example" in data and found is not None:
+        squares, stone = found
+        data["example"] = (
+            Phrase("veletas.setup_example_no_stone", shooters=names["shooters"], squares=" ".join(squares))
+            if stone is None
+            else Phrase("veletas.setup_example", **names, squares=" ".join(squares), square=stone)
+        )
+    key = refused.key
+    if key in ("rules.setup_stone_square", "rules.setup_slashes"):
+        key = key.replace("rules.", "veletas.", 1)
+        data.update(names)
+    return InvalidMove(key, **data)
 
 
 def veletas_game(info: GameInfo) -> Game:
@@ -817,6 +840,11 @@ class VeletasCog(GameCommands, name="Veletas"):
             if stone is not None and not game.stone_to_place:
                 raise UserError("veletas.setup_no_stone", stone=Phrase("commands.veletas.setup.stone.name"))
         text = shooters if stone is None else f"{shooters}/{stone}"
+        if info.user_to_act == interaction.user.id and ("/" not in shooters or stone is not None):
+            try:
+                game.play(text)
+            except veletas.IllegalMove as exc:
+                raise setup_refusal(exc, game) from None
         await play_turn(interaction, info.id, text, expected_version=info.version, typed=True)
 
     @setup_turn.autocomplete("shooters")
