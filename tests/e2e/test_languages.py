@@ -339,3 +339,16 @@ async def test_public_posts_follow_the_servers_locale_until_a_manager_chooses(
     await sandbox.user(carol).slash("settings", language="auto")
     shown = await sandbox.user(carol).slash("settings")
     assert "Español" in shown.content and "server's language in Discord" in shown.content, shown.content
+
+
+async def test_the_language_setting_shows_a_full_example_of_another_language(
+    sandbox: FakeDiscord, bot: VeletasBot, carol: Member
+) -> None:
+    await sandbox.grant(carol, "manage_guild")
+    shown = await sandbox.user(carol).slash("settings")
+    line = next(line for line in shown.content.split("\n") if line.startswith("**Language**"))
+    assert "**English (" in line and "`/settings language:Español`" in line, line
+    assert "language:`" not in line, "never an empty example"
+    await sandbox.user(carol).slash("settings", language="es")
+    spanish = await sandbox.user(carol).slash("settings")
+    assert "`/settings language:English`" in spanish.content, spanish.content
