@@ -1347,11 +1347,19 @@ class Store:
             (guild_id,),
         )
 
+    async def in_tournament(self, game_id: int) -> bool:
+        """Whether a game is a tournament's pairing (played once: no rematch)."""
+        rows = await self._fetchall("SELECT 1 FROM tournament_pairings WHERE game_id = ? LIMIT 1", (game_id,))
+        return bool(rows)
+
     async def finished_games_of(self, guild_id: int, user_id: int, *, limit: int = 25) -> list[GameInfo]:
-        """A member's finished games in a server, the most recent first (to play one of them again)."""
+        """A member's finished games in a server, the most recent first (to play one of them again): tournament
+        games are left out, since a pairing is played once."""
         return await self._fetch_info(
             f"SELECT {_COLUMNS} FROM games WHERE guild_id = ? AND status = 'finished' "
-            "AND (challenger_id = ? OR opponent_id = ?) ORDER BY updated_at DESC, id DESC LIMIT ?",
+            "AND (challenger_id = ? OR opponent_id = ?) "
+            "AND NOT EXISTS (SELECT 1 FROM tournament_pairings tp WHERE tp.game_id = games.id) "
+            "ORDER BY updated_at DESC, id DESC LIMIT ?",
             (guild_id, user_id, user_id, limit),
         )
 

@@ -477,6 +477,8 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         user = interaction.user.id
         if info.status != "finished":
             raise UserError("challenge.rematch_unfinished")
+        if await self.bot.store.in_tournament(info.id):
+            raise UserError("challenge.rematch_tournament")
         if user not in info.participants:
             raise NotAParticipant("challenge.rematch_players")
         me = self.bot.user.id if self.bot.user is not None else None
