@@ -24,7 +24,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.client import VeletasBot
-from bot.errors import RaceLost, TimeIsUp, UserError
+from bot.errors import NoGameHere, RaceLost, TimeIsUp, UserError
 from bot.i18n import Phrase, Words
 from bot.ids import id_or_zero
 from bot.render.chart import rating_chart_png
@@ -476,7 +476,25 @@ class GameCommands(commands.Cog):
     @app_commands.describe(private="True: only you see it, drawn in your own theme (default: posted for everyone)")
     async def board(self, interaction: discord.Interaction[VeletasBot], private: bool = False) -> None:
         """Post this channel's board again (and claim the game if your opponent's time has run out)."""
-        info = await channel_game(interaction)
+        try:
+            info = await channel_game(interaction)
+        except NoGameHere as nothing:
+            # A finished game's thread: its final board, as it ended (nothing to claim, nobody to call).
+            assert interaction.channel_id is not None
+            try:
+                last = await self.bot.store.latest_game_in_channel(interaction.channel_id)
+            except NoGameHere:
+                raise nothing from None
+            if last.status == "active" or last.kind.name != self.table.kind.name:
+                raise
+            viewer = interaction.user.id if private else None
+            words_ = private_words(interaction) if private else None
+
+            async def final() -> Outgoing:
+                return (await board_message(self.bot, last, viewer=viewer, w=words_)).quiet()
+
+            await respond(interaction, final(), ephemeral=private)
+            return
         # Asking for the board claims a win on time at once, whatever the scheduler has not yet done.
         flagged = await self.bot.store.flag(info.id)
         if flagged is not None:
