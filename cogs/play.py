@@ -481,6 +481,8 @@ class GameCommands(commands.Cog):
         except NoGameHere as nothing:
             # A finished game's thread: its final board, as it ended (nothing to claim, nobody to call).
             assert interaction.channel_id is not None
+            if not isinstance(interaction.channel, discord.Thread):
+                raise  # a shared channel holds many games: "no game" with how to start one
             try:
                 last = await self.bot.store.latest_game_in_channel(interaction.channel_id)
             except NoGameHere:

@@ -196,7 +196,8 @@ async def test_refusals_quote_input_in_a_span_it_cannot_break(
     assert_private_refusal(answer)
     quoted = quote(typed)
     assert quoted in answer.content, answer.content
-    assert answer.content.count("`") == 2 * answer.content.count(quoted), "the input opened or closed a code span"
+    # The bot's own spans (an example written as options, an option's name) pair up; the input's is closed.
+    assert answer.content.replace(quoted, "").count("`") % 2 == 0, "the input opened or closed a code span"
     assert everything(db_path) == before
 
 
