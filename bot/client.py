@@ -380,7 +380,12 @@ class VeletasBot(commands.Bot):
         if isinstance(error, NotAParticipant) and error.meant_for is not None:
             text = w("refusal.challenge_for", who=f"<@{error.meant_for}>")
         if isinstance(error, NoGameHere) and error.channel_empty:
-            starts = [f"`/{name} {w.get(f'commands.{name}.challenge.name', 'challenge')}`" for name in self.groups]
+            # Only the groups that have a challenge command (the games'), not every group of the bot.
+            starts = [
+                f"`/{w.get(f'commands.{name}.name', name)} {w.get(f'commands.{name}.challenge.name', 'challenge')}`"
+                for name, group in self.groups.items()
+                if group.get_command("challenge") is not None
+            ]
             joined = starts[0] if starts else ""
             for start in starts[1:]:
                 joined = w("refusal.or", first=joined, second=start)

@@ -1394,11 +1394,19 @@ class Store:
             (guild_id,),
         )
 
+    async def in_tournament(self, game_id: int) -> bool:
+        """Whether a game is a tournament's pairing (played once: no rematch)."""
+        rows = await self._fetchall("SELECT 1 FROM tournament_pairings WHERE game_id = ? LIMIT 1", (game_id,))
+        return bool(rows)
+
     async def finished_games_of(self, guild_id: int, user_id: int, *, limit: int = 25) -> list[GameInfo]:
-        """A member's finished games in a server, the most recent first (to play one of them again)."""
+        """A member's finished games in a server, the most recent first (to play one of them again): tournament
+        games are left out, since a pairing is played once."""
         return await self._fetch_info(
             f"SELECT {_COLUMNS} FROM games WHERE guild_id = ? AND status = 'finished' "
-            "AND (challenger_id = ? OR opponent_id = ?) ORDER BY updated_at DESC, id DESC LIMIT ?",
+            "AND (challenger_id = ? OR opponent_id = ?) "
+            "AND NOT EXISTS (SELECT 1 FROM tournament_pairings tp WHERE tp.game_id = games.id) "
+            "ORDER BY updated_at DESC, id DESC LIMIT ?",
             (guild_id, user_id, user_id, limit),
         )
 
@@ -2271,6 +2279,17 @@ class Store:
             for r in rows
         ]
         return page, int(total[0][0])
+
+    async def rating_pools(self, scope: int, game: str) -> list[tuple[dict[str, str], int]]:
+        """The pools of one game that have players in a scope: their settings and how many players, busiest first."""
+        rows = await self._fetchall(
+            "SELECT settings, COUNT(*) FROM ratings WHERE scope = ? AND game = ? "
+            "AND NOT EXISTS (SELECT 1 FROM departed d "
+            "WHERE d.guild_id = ratings.scope AND d.user_id = ratings.user_id) "
+            "GROUP BY settings ORDER BY COUNT(*) DESC, settings",
+            (scope, game),
+        )
+        return [(dict(part.split("=", 1) for part in str(r[0]).split(",") if "=" in part), int(r[1])) for r in rows]
 
     async def player_ratings(
         self, scope: int, user_id: int, game: str

@@ -210,8 +210,13 @@ class RematchButton(
             await bot.guard(interaction, challenges.rematch(interaction, self.game_id))
 
 
-def board_view(w: Words, info: GameInfo) -> discord.ui.View | None:
-    """The buttons a board offers in its phase; all are dynamic items, so old boards work after a restart."""
+def board_view(w: Words, info: GameInfo, *, rematch: bool = True) -> discord.ui.View | None:
+    """The buttons a board offers in its phase; all are dynamic items, so old boards work after a restart.
+
+    ``rematch``: a finished game offers to be played again (not a tournament's pairing, played once).
+    """
+    if info.status == "finished" and not rematch:
+        return None
     if info.status == "finished":
         view = discord.ui.View(timeout=None)
         view.add_item(RematchButton(info, info.id, w("board.rematch.label")))
@@ -292,7 +297,7 @@ async def board_message(
         content=content,
         embed=embed,
         files=files,
-        view=board_view(w, info),
+        view=board_view(w, info, rematch=info.status != "finished" or not await bot.store.in_tournament(info.id)),
         mention=ping,
         info=info,
         dm=dm,

@@ -92,9 +92,22 @@ def retire_board(bot: VeletasBot, info: GameInfo, newest: int) -> None:
     if previous is None or previous == newest:
         return
 
+    me = bot.user.id if bot.user is not None else None
+    # In a game against the AI, the board a newer one replaces may say the AI is thinking: it has moved since.
+    ai_moved = me is not None and me in info.participants
+
     async def strip() -> None:
         message = bot.get_partial_messageable(info.channel_id).get_partial_message(previous)
         try:
+            if ai_moved:
+                old = await message.fetch()
+                w = await public_words(bot, info.guild_id)
+                thinking = w("board.ai_thinking", who=f"<@{me}>")
+                embeds = old.embeds
+                if embeds and embeds[0].description == thinking:
+                    embeds[0].description = w("board.ai_moved", who=f"<@{me}>")
+                    await message.edit(embeds=embeds, view=None)
+                    return
             await message.edit(view=None)
         # RuntimeError: the bot is shutting down; aiohttp's errors and OSError: Discord could not be reached.
         except (discord.HTTPException, RuntimeError, aiohttp.ClientError, OSError):

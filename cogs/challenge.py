@@ -224,6 +224,7 @@ async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
         allowed_mentions=discord.AllowedMentions.none(),
     )
     if thread is None:
+        await rename_game_thread(bot, interaction.channel, name)
         await post_first_board(bot, started, interaction)
     else:
         await post_first_board_in_thread(bot, started, interaction, thread)
@@ -353,6 +354,13 @@ async def remove_thread(thread: discord.Thread) -> None:
         log.warning("Could neither delete nor archive unused thread %s", thread.id)
 
 
+async def rename_game_thread(bot: VeletasBot, channel: object, name: str) -> None:
+    """A game started in the thread of an earlier one (a rematch): the bot's thread takes the new game's name."""
+    me = bot.user.id if bot.user is not None else None
+    if isinstance(channel, discord.Thread) and channel.owner_id == me and channel.name != name:
+        await _rename_quietly(channel, name)
+
+
 async def _rename_quietly(thread: discord.Thread, name: str) -> None:
     try:
         await thread.edit(name=name)
@@ -477,6 +485,8 @@ class ChallengeCog(commands.Cog, name="Challenges"):
         user = interaction.user.id
         if info.status != "finished":
             raise UserError("challenge.rematch_unfinished")
+        if await self.bot.store.in_tournament(info.id):
+            raise UserError("challenge.rematch_tournament")
         if user not in info.participants:
             raise NotAParticipant("challenge.rematch_players")
         me = self.bot.user.id if self.bot.user is not None else None
@@ -544,6 +554,15 @@ class ChallengeCog(commands.Cog, name="Challenges"):
             except StoreBusy as exc:
                 await self._withdraw_quietly(info)
                 raise UserError(BUSY_AI) from exc
+            label = table_for(started).label(started)
+            assert self.bot.user is not None
+            name = w(
+                "challenge.ai_thread_name",
+                game=label,
+                first=interaction.user.display_name,
+                ai=self.bot.user.display_name,
+            )[:100]
+            await rename_game_thread(self.bot, interaction.channel, name)
             message_id, _ = await respond(interaction, board_message(self.bot, started, note=intro))
             await after_board_posted(self.bot, started, message_id)
             return

@@ -24,7 +24,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.client import VeletasBot
-from bot.errors import RaceLost, TimeIsUp, UserError
+from bot.errors import NoGameHere, RaceLost, TimeIsUp, UserError
 from bot.i18n import Phrase, Words
 from bot.ids import id_or_zero
 from bot.render.chart import rating_chart_png
@@ -443,8 +443,16 @@ class LeaderboardButton(
 async def send_leaderboard(
     interaction: discord.Interaction[VeletasBot], table: Table, settings: Mapping[str, str], established: bool
 ) -> None:
-    """A game's leaderboard in this server (its members' ratings only), privately, from the first page."""
+    """A game's leaderboard in this server (its members' ratings only), privately, from the first page.
+
+    Settings left out are those of the busiest pool this server has that matches the ones given (the
+    defaults only when none does), so a server that plays only small boards sees its small-board players.
+    """
     assert interaction.guild_id is not None
+    for pool, _ in await interaction.client.store.rating_pools(interaction.guild_id, table.kind.name):
+        if all(pool.get(name) == value for name, value in settings.items()):
+            settings = {**pool, **settings}
+            break
     filled = table.kind.check_settings(settings)
     await respond(
         interaction,
@@ -478,7 +486,27 @@ class GameCommands(commands.Cog):
     @app_commands.describe(private="True: only you see it, drawn in your own theme (default: posted for everyone)")
     async def board(self, interaction: discord.Interaction[VeletasBot], private: bool = False) -> None:
         """Post this channel's board again (and claim the game if your opponent's time has run out)."""
-        info = await channel_game(interaction)
+        try:
+            info = await channel_game(interaction)
+        except NoGameHere as nothing:
+            # A finished game's thread: its final board, as it ended (nothing to claim, nobody to call).
+            assert interaction.channel_id is not None
+            if not isinstance(interaction.channel, discord.Thread):
+                raise  # a shared channel holds many games: "no game" with how to start one
+            try:
+                last = await self.bot.store.latest_game_in_channel(interaction.channel_id)
+            except NoGameHere:
+                raise nothing from None
+            if last.status == "active" or last.kind.name != self.table.kind.name:
+                raise
+            viewer = interaction.user.id if private else None
+            words_ = private_words(interaction) if private else None
+
+            async def final() -> Outgoing:
+                return (await board_message(self.bot, last, viewer=viewer, w=words_)).quiet()
+
+            await respond(interaction, final(), ephemeral=private)
+            return
         # Asking for the board claims a win on time at once, whatever the scheduler has not yet done.
         flagged = await self.bot.store.flag(info.id)
         if flagged is not None:

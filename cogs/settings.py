@@ -29,17 +29,20 @@ log = logging.getLogger(__name__)
 
 def describe(w: Words, settings: GuildSettings, server_locale: str) -> str:
     """Every setting on its own line, with how to change it, in ``w``'s language."""
+    effective = settings.language or language_of(server_locale)
     if settings.language is None:
-        language = w("settings.language_auto", language=LANGUAGE_NAMES[language_of(server_locale)])
+        language = w("settings.language_auto", language=LANGUAGE_NAMES[effective])
     else:
         language = LANGUAGE_NAMES[settings.language]
+    # The example changes something: another language than the one in use.
+    example = next(name for code, name in LANGUAGE_NAMES.items() if code != effective)
     return "\n".join(
         (
             w("settings.analysis", state=w("settings.on" if settings.analysis else "settings.off")),
             w("settings.time", clock=describe_control(w, settings.default_control())),
             w("settings.inactivity", count=settings.inactivity_days),
             w("settings.rated", state=w("settings.rated_yes" if settings.rated else "settings.rated_no")),
-            w("settings.language", language=language),
+            w("settings.language", language=language, example=example),
         )
     )
 

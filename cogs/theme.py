@@ -1,8 +1,8 @@
 """Each player's board theme: light, dark (for Discord's dark mode) or contrast (colour-blind safe).
 
 The choice is stored per player, not per server, because it is about the screen and the eyes of
-whoever looks: the private steps of a guided move, a board asked for privately and the public board
-while it is that player's turn are drawn in it.
+whoever looks: the private steps of a guided move, a board asked for privately and the public board of the games
+the player challenges (a public board keeps its challenger's theme for the whole game) are drawn in it.
 """
 
 from __future__ import annotations
@@ -45,11 +45,13 @@ class ThemeCog(commands.Cog, name="Theme"):
             current = await self.bot.store.get_theme(user)
             chosen = current or DEFAULT_THEME
             key = "theme.current" if current else "theme.default"
-            text = w(key, theme=w(f"commands.choice.{chosen}"))
+            # The example names another theme: the image under the answer shows this one, titled by its description.
+            example = next(name for name in THEMES if name != chosen)
+            text = w(key, theme=w(f"theme.name.{chosen}"), example=w(f"theme.name.{example}"))
         else:
             chosen = choice.value
             await self.bot.store.set_theme(user, chosen)
-            text = w("theme.chosen", theme=w(f"commands.choice.{chosen}"))
+            text = w("theme.chosen", theme=w(f"theme.name.{chosen}"))
         await respond(interaction, self._sample(interaction, chosen, text, w), ephemeral=True)
 
     async def _sample(self, interaction: discord.Interaction[VeletasBot], theme: str, text: str, w: Words) -> Outgoing:

@@ -19,7 +19,7 @@ from discord import app_commands
 
 from bot import render
 from bot.client import VeletasBot
-from bot.errors import RaceLost, UserError
+from bot.errors import InvalidMove, RaceLost, UserError
 from bot.i18n import Clauses, Phrase, Words
 from bot.ids import id_or_zero
 from bot.render.workers import Drawing
@@ -118,14 +118,38 @@ async def render_position(
     )
 
 
-def suggestion_label(w: Words, label: str, value: str) -> str:
-    """A suggested move in the member's language: the rules label a shot without moving in English."""
-    if label == value:
-        return label
-    form = label.split(" ", 1)[0]
-    if "/" in form:
-        return w("veletas.suggest_fired_by", form=form, shooter=form.split("/", 1)[0])
-    return w("veletas.suggest_still", form=form)
+def suggestion_label(w: Words, kind: str, value: str) -> str:
+    """A suggested step or move in the member's language: what choosing it does next."""
+    if kind == "shooter":
+        return w("veletas.suggest_shooter", form=value)
+    if kind == "destination":
+        return w("veletas.suggest_destination", form=value)
+    if kind == "still":
+        return w("veletas.suggest_still", form=value)
+    return value
+
+
+def setup_refusal(refused: veletas.IllegalMove, game: Game) -> InvalidMove:
+    """A setup turn typed in the command's options refused in those options' terms: its example is written
+    as the options (``shooters:e5 e6 stone:c9``), from this board, and a bad stone is a bad ``stone:``."""
+    data: dict[str, Any] = dict(refused.data)
+    names = {
+        "shooters": Phrase("commands.veletas.setup.shooters.name"),
+        "stone": Phrase("commands.veletas.setup.stone.name"),
+    }
+    found = game.setup_example()
+    if "example" in data and found is not None:
+        squares, stone = found
+        data["example"] = (
+            Phrase("veletas.setup_example_no_stone", shooters=names["shooters"], squares=" ".join(squares))
+            if stone is None
+            else Phrase("veletas.setup_example", **names, squares=" ".join(squares), square=stone)
+        )
+    key = refused.key
+    if key in ("rules.setup_stone_square", "rules.setup_slashes"):
+        key = key.replace("rules.", "veletas.", 1)
+        data.update(names)
+    return InvalidMove(key, **data)
 
 
 def veletas_game(info: GameInfo) -> Game:
@@ -865,6 +889,11 @@ class VeletasCog(GameCommands, name="Veletas"):
             if stone is not None and not game.stone_to_place:
                 raise UserError("veletas.setup_no_stone", stone=Phrase("commands.veletas.setup.stone.name"))
         text = shooters if stone is None else f"{shooters}/{stone}"
+        if info.user_to_act == interaction.user.id and ("/" not in shooters or stone is not None):
+            try:
+                game.play(text)
+            except veletas.IllegalMove as exc:
+                raise setup_refusal(exc, game) from None
         await play_turn(interaction, info.id, text, expected_version=info.version, typed=True)
 
     @setup_turn.autocomplete("shooters")
@@ -913,25 +942,30 @@ class VeletasCog(GameCommands, name="Veletas"):
             return []
         w = private_words(interaction)
         return [
-            app_commands.Choice(name=suggestion_label(w, label, value)[:100], value=value)
-            for label, value in move_suggestions(game.position, current)
+            app_commands.Choice(name=suggestion_label(w, kind, value)[:100], value=value)
+            for kind, value in move_suggestions(game.position, current)
         ]
 
     @app_commands.command()
     @app_commands.describe(
-        variant="board size (default standard)",
-        rules="rules edition (default current)",
+        variant="board size (default: the one most played here)",
+        rules="rules edition (default: the one most played here)",
         established="yes: leave out players whose rating is still provisional",
     )
     async def leaderboard(
         self,
         interaction: discord.Interaction[VeletasBot],
-        variant: Literal["standard", "medium", "small"] = "standard",
-        rules: Literal["current", "classic"] = "current",
+        variant: Literal["standard", "medium", "small"] | None = None,
+        rules: Literal["current", "classic"] | None = None,
         established: Literal["yes", "no"] = "no",
     ) -> None:
         """This server's best Veletas players by rating, page by page."""
-        await send_leaderboard(interaction, TABLE, {"variant": variant, "rules": rules}, established == "yes")
+        await send_leaderboard(
+            interaction,
+            TABLE,
+            {name: value for name, value in (("variant", variant), ("rules", rules)) if value is not None},
+            established == "yes",
+        )
 
     @app_commands.command(name="rules")
     @app_commands.describe(edition="which rules to summarise (default: those of this channel's game, else current)")

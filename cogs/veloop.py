@@ -432,19 +432,24 @@ class VeloopCog(GameCommands, name="Veloop"):
 
     @app_commands.command()
     @app_commands.describe(
-        board="board size (default 8)",
-        protocol="turn protocol (default 122)",
+        board="board size (default: the one most played here)",
+        protocol="turn protocol (default: the one most played here)",
         established="yes: leave out players whose rating is still provisional",
     )
     async def leaderboard(
         self,
         interaction: discord.Interaction[VeletasBot],
-        board: Literal["8", "5", "6", "12"] = "8",
-        protocol: Literal["122", "alternating"] = "122",
+        board: Literal["8", "5", "6", "12"] | None = None,
+        protocol: Literal["122", "alternating"] | None = None,
         established: Literal["yes", "no"] = "no",
     ) -> None:
         """This server's best Veloop players by rating, page by page."""
-        await send_leaderboard(interaction, TABLE, {"board": board, "protocol": protocol}, established == "yes")
+        await send_leaderboard(
+            interaction,
+            TABLE,
+            {name: value for name, value in (("board", board), ("protocol", protocol)) if value is not None},
+            established == "yes",
+        )
 
     @app_commands.command(name="rules")
     async def rules_command(self, interaction: discord.Interaction[VeletasBot]) -> None:

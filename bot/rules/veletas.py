@@ -465,13 +465,56 @@ class Position:
 
     def parse_move(self, text: str) -> Move:
         """Read a player's move and check it here; IllegalMove says exactly what is wrong."""
-        move = Move.parse(text)
+        move = self._read(text)
         self._resolve(move)
         return move
 
+    def _read(self, text: str) -> Move:
+        """``Move.parse``, its examples taken from this position's legal moves (this board's squares, a real move)."""
+        try:
+            return Move.parse(text)
+        except IllegalMove as exc:
+            key, data = exc.key, exc.data
+            moves = self.legal_moves()
+            moving = [move for move in moves if not move.is_stationary]
+            still = next((move for move in moves if move.is_stationary), None)
+            if not moving and still is None:
+                raise
+            if key == "rules.not_a_move":
+                shot = str(still or moving[0].target)
+                move = str(moving[0]) if moving else str(still)
+                raise IllegalMove(
+                    f"{data['text']} is not a move: expected a shot like {shot}, or a move like {move} "
+                    "(shooter-destination/target)",
+                    key,
+                    text=data["text"],
+                    shot=shot,
+                    move=move,
+                ) from None
+            if key == "rules.no_shot" and moving:
+                typed = str(data["move"])
+                example = next((m for m in moving if str(m).startswith(f"{typed}/")), moving[0])
+                raise IllegalMove(
+                    f"{data['text']} has no shot: a move must end with /target, like {example}",
+                    key,
+                    text=data["text"],
+                    move=typed,
+                    example=str(example),
+                ) from None
+            if key == "rules.name_shooter" and moving:
+                square = str(data["square"])
+                example = next((m for m in moving if m.destination == square), moving[0])
+                raise IllegalMove(
+                    f"a move to {square} must name the shooter that moves, like {example}",
+                    key,
+                    square=square,
+                    example=str(example),
+                ) from None
+            raise
+
     def play(self, move: Move | str) -> Position:
         """The position after ``move`` with claims resolved; IllegalMove when the rules refuse it."""
-        origin, dest, target = self._resolve(Move.parse(move) if isinstance(move, str) else move)
+        origin, dest, target = self._resolve(self._read(move) if isinstance(move, str) else move)
         geo = self._geo
         cells = bytearray(self._cells)
         shooters = list(self._shooters)
@@ -814,6 +857,26 @@ class Game:
         ok.sort(key=lambda sq: _sort_key(geo, sq))
         return [geo.names[sq] for sq in ok]
 
+    def setup_example(self) -> tuple[tuple[str, ...], str | None] | None:
+        """A legal setup turn on this board as it stands (its shooters, and its stone or None), for refusals to show.
+
+        None outside setup, or when picking squares one by one finds no complete turn.
+        """
+        stage = self._current_stage()
+        if stage is None or stage.kind != "setup":
+            return None
+        chosen: list[str] = []
+        while len(chosen) < stage.shooters:
+            choices = self.setup_choices(chosen)
+            if not choices:
+                return None
+            chosen.append(choices[len(choices) // 2])
+        chosen.sort(key=lambda name: _sort_key(self._position._geo, self._position._geo.index[name]))
+        if stage.stone is None:
+            return tuple(chosen), None
+        stones = self.stone_choices(chosen)
+        return (tuple(chosen), stones[len(stones) // 3]) if stones else None
+
     def stone_choices(self, shooters: Sequence[str]) -> list[str]:
         """Empty squares the setup stone may take once ``shooters`` are placed (any empty square, edges too)."""
         if not self.stone_to_place:
@@ -885,7 +948,11 @@ class Game:
 
     def _place(self, stage: _Stage, text: str) -> Game:
         geo = self._position._geo
-        example = "c3,e5,h4/d7" if stage.stone is not None else "c3,e5,h4"
+        found = self.setup_example()
+        if found is None:
+            example = "c3,e5,h4/d7" if stage.stone is not None else "c3,e5,h4"
+        else:
+            example = ",".join(found[0]) + ("" if found[1] is None else f"/{found[1]}")
         cleaned = _SETUP_X_RE.sub("/", text.strip().lower())
         parts = cleaned.split("/")
         if len(parts) > 2:

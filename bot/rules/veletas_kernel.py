@@ -660,10 +660,12 @@ class Move:
 
     def __post_init__(self) -> None:
         if self.destination is not None and self.shooter is None:
+            example = f"d4-{self.destination}/g2"
             raise IllegalMove(
-                f"a move to {self.destination} must name the shooter that moves, like d4-{self.destination}/g2",
+                f"a move to {self.destination} must name the shooter that moves, like {example}",
                 "rules.name_shooter",
                 square=self.destination,
+                example=example,
             )
         text = self.target if self.destination is None else f"{self.shooter}-{self.destination}/{self.target}"
         object.__setattr__(self, "_text", text)
@@ -697,13 +699,17 @@ class Move:
         if m is None:
             shown = quote(text)
             if re.fullmatch(rf"{_SQ}-{_SQ}", cleaned):
+                example = f"{cleaned}/g2"
                 raise IllegalMove(
-                    f"{shown} has no shot: a move must end with /target, like {cleaned}/g2",
+                    f"{shown} has no shot: a move must end with /target, like {example}",
                     "rules.no_shot",
                     text=shown,
                     move=cleaned,
+                    example=example,
                 )
-            raise IllegalMove(f"{shown} is not a move: {_MOVE_FORMS}", "rules.not_a_move", text=shown)
+            raise IllegalMove(
+                f"{shown} is not a move: {_MOVE_FORMS}", "rules.not_a_move", text=shown, shot="g2", move="d4-g7/g2"
+            )
         shooter, dest, target = m.group(1), m.group(2), m.group(3)
         for sq in (shooter, dest, target):
             if sq is not None and sq[1] == "0":

@@ -1,15 +1,15 @@
 """What to suggest while a Veletas turn is being typed: pure, so it can be tested (and cached) without Discord.
 
-Every suggestion is legal: moves come from the position's own list of legal moves, setup squares
-from the setup rules. When more than ``limit`` match what was typed, suggestions are spread over
-the next thing to decide, so typing one more square always narrows towards the turn meant.
+Every suggestion leads to a legal turn: moves come from the position's own list of legal moves, setup
+squares from the setup rules. A move is suggested one step at a time, as the guided move walks it
+(shooter, then destination, then target), so each choice narrows towards the move meant.
 """
 
 from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from bot.rules.common import square_name
 from bot.rules.veletas import Game, Position
@@ -51,46 +51,42 @@ def _normalise(text: str) -> str:
     return re.sub(r"\s+", "", text.lower()).replace("x", "/")
 
 
-def _tokens(form: str) -> list[str]:
-    # str methods, not re.split: this runs for every matching form of every keystroke.
-    return form.replace("-", "/").split("/")
+Kind = str
+"""What a suggestion is: ``shooter`` (a square to go on from), ``destination`` (a shooter and where it goes,
+to go on from), ``move`` (a whole move) or ``still`` (a whole stationary shot, its target alone)."""
+
+_SQUARE = r"[a-z]\d{1,2}"
+_PARTIAL = r"(?:[a-z]\d{0,2})?"
+_SHOOTER_STEP = re.compile(f"({_PARTIAL})")
+_DESTINATION_STEP = re.compile(f"({_SQUARE})-({_PARTIAL})")
+_TARGET_STEP = re.compile(f"({_SQUARE})-({_SQUARE})/({_PARTIAL})")
+_STILL_STEP = re.compile(f"({_SQUARE})/({_PARTIAL})")
 
 
-def _next_step(form_tokens: Sequence[str], typed_tokens: list[str]) -> tuple[str, ...]:
-    """The squares decided so far plus the next one: what suggestions are spread over."""
-    complete = len(typed_tokens) - 1
-    if complete < len(form_tokens) and typed_tokens[-1] == form_tokens[complete]:
-        complete += 1
-    return tuple(form_tokens[: complete + 1])
+def _tree(position: Position) -> tuple[dict[str, dict[str, list[str]]], dict[str, tuple[str, ...]]]:
+    """The legal moves as steps: for each shooter, its destinations and the whole moves through each."""
+    moves, firing = _legal(position)
+    tree: dict[str, dict[str, list[str]]] = {}
+    for value, stationary in moves:
+        if stationary:
+            continue
+        shooter, rest = value.split("-", 1)
+        tree.setdefault(shooter, {}).setdefault(rest.split("/", 1)[0], []).append(value)
+    return tree, firing
 
 
-def _typed_form(
-    value: str, stationary: bool, firing: dict[str, tuple[str, ...]], prefix: str
-) -> tuple[str, str] | None:
-    """The first form of a move that starts with ``prefix``, and its label; None if none does.
-
-    A stationary shot ``g2`` may be typed as ``d4/g2`` (for each shooter that can fire it) or as
-    ``g2``; the long forms come first so that, while a shooter is being typed, shots group under it.
-    Labels are made only for the form chosen: most moves match no prefix at all.
-    """
-    if not stationary:
-        return (value, value) if value.startswith(prefix) else None
-    for shooter in firing.get(value, ()):
-        form = f"{shooter}/{value}"
-        if form.startswith(prefix):
-            return form, f"{form} ({shooter} shoots without moving)"
-    if value.startswith(prefix):
-        return value, f"{value} (shoot without moving)"
-    return None
+def _ordered(squares: Iterable[str]) -> list[str]:
+    return sorted(squares, key=lambda square: _square_order((square,)))
 
 
-def move_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -> list[tuple[str, str]]:
-    """(label, value) pairs for what the player has typed so far; every value is a legal move.
+def move_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -> list[tuple[Kind, str]]:
+    """(kind, value) pairs for what the player has typed so far, one step at a time.
 
-    Each legal move is offered under the forms a player might start typing (``d4-g7/g2``, and for
-    a shot without moving both ``g2`` and ``d4/g2``). When more than ``limit`` moves match, the
-    suggestions are spread over the next thing to decide (the shooter, then its destination, then
-    the target), so typing one more square always narrows towards the move the player means.
+    An empty field lists the shooters that can move (typing a square also finds shots without moving onto
+    it, in their canonical form ``g2``); after a shooter (``d4`` or ``d4-``), its destinations (``d4-g7``)
+    and then the shots it could fire without moving; after a destination (``d4-g7`` or ``d4-g7/``), the
+    whole moves through it (``d4-g7/g2``). ``d4/`` lists d4's shots without moving, as ``g2``. Values of
+    kind ``move`` and ``still`` are legal moves; ``shooter`` and ``destination`` are steps towards them.
     Answers are remembered per position and prefix: players retype the same prefixes.
     """
     if position.is_over:
@@ -101,37 +97,46 @@ def move_suggestions(position: Position, typed: str, limit: int = MAX_CHOICES) -
     if cached is not None:
         _suggestion_cache.move_to_end(key)
         return list(cached)
-    typed_tokens = _tokens(prefix)
-    moves, firing = _legal(position)
-    groups: dict[tuple[str, ...], list[tuple[str, str]]] = {}
-    for value, stationary in moves:
-        chosen = _typed_form(value, stationary, firing, prefix)
-        if chosen is not None:
-            form, label = chosen
-            groups.setdefault(_next_step(_tokens(form), typed_tokens), []).append((label, value))
-    suggestions: list[tuple[str, str]] = []
-    ordered = [_alternate(groups[key]) for key in sorted(groups, key=_square_order)]
-    index = 0
-    while len(suggestions) < limit and any(index < len(group) for group in ordered):
-        for group in ordered:
-            if index < len(group) and len(suggestions) < limit:
-                suggestions.append(group[index])
-        index += 1
+    tree, firing = _tree(position)
+    found: list[tuple[Kind, str]] = []
+    if match := _TARGET_STEP.fullmatch(prefix):
+        shooter, destination, target = match.groups()
+        through = tree.get(shooter, {}).get(destination, [])
+        found = [("move", value) for value in through if value.split("/", 1)[1].startswith(target)]
+    elif match := _DESTINATION_STEP.fullmatch(prefix):
+        shooter, partial = match.groups()
+        found = _destinations(tree, shooter, partial)
+    elif match := _STILL_STEP.fullmatch(prefix):
+        shooter, partial = match.groups()
+        found = [
+            ("still", target) for target in _ordered(firing) if shooter in firing[target] and target.startswith(partial)
+        ]
+    elif _SHOOTER_STEP.fullmatch(prefix):
+        if prefix in tree:
+            found = _destinations(tree, prefix, "")
+            found += [("still", target) for target in _ordered(firing) if prefix in firing[target]]
+        found += [
+            ("shooter", shooter) for shooter in _ordered(tree) if shooter.startswith(prefix) and shooter != prefix
+        ]
+        if prefix:
+            found += [("still", target) for target in _ordered(firing) if target.startswith(prefix)]
+    suggestions = found[:limit]
     _suggestion_cache[key] = suggestions
     while len(_suggestion_cache) > _SUGGESTION_CACHE_SIZE:
         _suggestion_cache.popitem(last=False)
     return list(suggestions)
 
 
-def _alternate(group: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """A shooter's moves and its shots without moving, taken in turn, so the first suggestions show both kinds."""
-    moving = [entry for entry in group if "-" in entry[1]]
-    staying = [entry for entry in group if "-" not in entry[1]]
-    mixed: list[tuple[str, str]] = []
-    for pair in zip(moving, staying, strict=False):
-        mixed.extend(pair)
-    shorter = min(len(moving), len(staying))
-    return mixed + moving[shorter:] + staying[shorter:]
+def _destinations(tree: dict[str, dict[str, list[str]]], shooter: str, partial: str) -> list[tuple[Kind, str]]:
+    """A shooter's destinations starting with ``partial``; a destination typed whole lists its moves first."""
+    reach = tree.get(shooter, {})
+    found: list[tuple[Kind, str]] = [("move", value) for value in reach.get(partial, [])]
+    found += [
+        ("destination", f"{shooter}-{destination}")
+        for destination in _ordered(reach)
+        if destination.startswith(partial) and destination != partial
+    ]
+    return found
 
 
 def _square_order(key: Iterable[str]) -> tuple[tuple[int, str, int], ...]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
@@ -454,7 +455,13 @@ def _split_move(text: str) -> tuple[str | None, str | None]:
     if m is not None:
         return m.group(1) + m.group(2), None
     raise game_protocol.Refused(
-        f"{quote(text)} is not a move: {_EXPECTED}", "rules.veloop_not_a_move", text=quote(text)
+        f"{quote(text)} is not a move: {_EXPECTED}",
+        "rules.veloop_not_a_move",
+        text=quote(text),
+        move="f6<e4",
+        spaced="f6 e4",
+        dashed="f6-e4",
+        target="f6",
     )
 
 
@@ -732,7 +739,23 @@ class Position:
 
         Squares are checked against the board; whether the move is legal is `play`'s job.
         """
-        target, support = _split_move(text)
+        try:
+            target, support = _split_move(text)
+        except game_protocol.Refused as exc:
+            example = next((m for m in self.legal_moves() if not m.is_pass), None)
+            if example is None or exc.key != "rules.veloop_not_a_move":
+                raise
+            supports = Counter(m.target for m in self.legal_moves())
+            alone = next((target for target, count in supports.items() if count == 1), example.target)
+            forms = {"move": str(example), "spaced": f"{example.target} {example.support}"}
+            forms |= {"dashed": f"{example.target}-{example.support}", "target": str(alone)}
+            raise IllegalMove(
+                f"{exc.data['text']} is not a move: expected a target and its support like {forms['move']} "
+                f"(or {forms['spaced']}, {forms['dashed']}), or the target alone like {forms['target']}",
+                exc.key,
+                text=exc.data["text"],
+                **forms,
+            ) from None
         if target is None:
             return PASS
         geo = _geometry(self.size)

@@ -192,3 +192,33 @@ async def test_an_undo_while_the_ai_thinks_drops_its_stale_answer(
     after = await bot.store.get_game(game_id)
     assert after.ply == ply and after.user_to_act == alice.id, "the AI's answer to the taken-back move is dropped"
     assert not any("could not find my move" in m.text() for m in sandbox.messages(sandbox.channel_id))
+
+
+async def test_a_board_that_said_the_ai_was_thinking_says_it_moved_once_it_has(
+    sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock
+) -> None:
+    bot = await sandbox_runner.start(make_factory(db_path, clock, ai=RandomAi(seed=2)), sync=False)
+    assert isinstance(bot, VeletasBot)
+    human = sandbox.user(alice)
+    await human.slash("veletas", "challenge", opponent=sandbox.bot_member, variant="small", where="here", level=1)
+    info = await bot.store.game_in_channel(sandbox.channel_id)
+    table = Table(sandbox, human, human, sandbox.channel_id, info.game, info.id)
+    rng = random.Random(4)
+    thinking = f"<@{sandbox.bot_member.id}> is thinking about its move…"
+    for _ in range(3):
+        info = await bot.store.get_game(info.id)
+        if info.user_to_act == sandbox.bot_member.id:
+            await sandbox.wait_until(partial(ai_has_played, sandbox, db_path, info.id, info.ply), what="the AI's turn")
+            continue
+        table.game = info.game
+        await table.turn(random_setup_turn(table.game, rng))
+    moved = f"<@{sandbox.bot_member.id}> has moved: the board below shows its move."
+    await sandbox.wait_until(
+        lambda: all(
+            m.embeds[0].get("description") != thinking
+            for m in sandbox.messages(sandbox.channel_id)[:-1]
+            if m.embeds and not m.ephemeral
+        ),
+        what="earlier boards no longer say the AI is thinking",
+    )
+    assert any(m.embeds and m.embeds[0].get("description") == moved for m in sandbox.messages(sandbox.channel_id))

@@ -5,13 +5,12 @@ from __future__ import annotations
 import random
 
 from bot.client import VeletasBot
-from bot.rules import Move
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
 from e2e.table import start_game
 
 
-async def test_suggestions_are_legal_and_narrow(
+async def test_suggestions_narrow_shooter_then_destination_then_target(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
 ) -> None:
     table = await start_game(sandbox, alice, bob, variant="standard")
@@ -20,24 +19,42 @@ async def test_suggestions_are_legal_and_narrow(
     legal = {str(m) for m in position.legal_moves()}
     assert len(legal) > 25
     user = table.user_to_act()
-    shooter = next(s for s in position.unclaimed() if position.destinations(s))
-    destination = position.destinations(shooter)[0]
-    for typed in ("", shooter[0], shooter, f"{shooter}-", f"{shooter}-{destination}", f"{shooter.upper()} x"):
+    movable = sorted(s for s in position.unclaimed() if position.destinations(s))
+
+    async def values(typed: str) -> list[str]:
         choices = await user.autocomplete("veletas", "move", move=typed)
-        values = [c["value"] for c in choices]
-        assert 0 < len(values) <= 25, typed
-        assert set(values) <= legal, f"illegal suggestion for {typed!r}: {set(values) - legal}"
-        assert len(set(values)) == len(values), "no suggestion twice"
-        if typed.endswith("-") or "-" in typed:
-            assert all(v.startswith(typed) for v in values), typed
-    # Once the shooter is typed, the suggestions spread over its destinations rather than one of them.
-    spread = await user.autocomplete("veletas", "move", move=f"{shooter}-")
-    destinations = {Move.parse(c["value"]).destination for c in spread}
-    assert len(destinations) == min(25, len(position.destinations(shooter)))
-    # Stationary shots can be typed by naming the shooter; the suggestion is the canonical form.
+        assert 0 < len(choices) <= 25, typed
+        found = [c["value"] for c in choices]
+        assert len(set(found)) == len(found), "no suggestion twice"
+        return found
+
+    # An empty field: the shooters that can move, each once, and nothing else.
+    empty = await user.autocomplete("veletas", "move", move="")
+    assert sorted(c["value"] for c in empty) == movable
+    assert all("then where it goes" in c["name"] for c in empty), empty
+    # A shooter: its destinations, written shooter-destination, then its shots without moving as `g2`.
+    shooter = max(movable, key=lambda s: len(position.destinations(s)))
+    destinations = position.destinations(shooter)
+    for typed in (shooter, f"{shooter}-", f"{shooter.upper()} - "):
+        step = await values(typed)
+        moving = step[: min(25, len(destinations))]
+        assert set(moving) <= {f"{shooter}-{d}" for d in destinations}, typed
+        assert set(step[len(moving) :]) <= set(position.targets(shooter)) & legal, "then its shots without moving"
+    # A destination: the whole moves through it, every one legal, spread over its targets.
+    destination = destinations[0]
+    through = {str(m) for m in position.legal_moves() if str(m).startswith(f"{shooter}-{destination}/")}
+    for typed in (f"{shooter}-{destination}", f"{shooter}-{destination}/", f"{shooter}-{destination} x"):
+        step = await values(typed)
+        assert set(step) <= through and len(step) == min(25, len(through)), typed
+    # A shot without moving is printed as its target alone (`g2`), as the notation and the refusals write it.
     stationary = await user.autocomplete("veletas", "move", move=f"{shooter}/")
-    assert stationary and all(Move.parse(c["value"]).is_stationary for c in stationary)
-    assert {c["value"] for c in stationary} <= set(position.targets(shooter))
+    assert stationary and {c["value"] for c in stationary} <= set(position.targets(shooter)) & legal
+    assert all(c["name"] == f"{c['value']} (shoot without moving)" for c in stationary), stationary
+    assert not any("/" in c["name"] for c in stationary)
+    # Typing a square that is no shooter finds the shots onto it.
+    target = next(iter(sorted(position.targets(shooter))))
+    onto = await user.autocomplete("veletas", "move", move=target)
+    assert {"value": target, "name": f"{target} (shoot without moving)"} in onto, onto
     # Nonsense gives nothing rather than something illegal.
     assert await user.autocomplete("veletas", "move", move="zz9") == []
 

@@ -18,7 +18,7 @@ from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
 from e2e.conftest import ManualClock, make_factory
-from e2e.table import random_setup_turn, sent_body, start_game
+from e2e.table import random_setup_turn, resign, sent_body, start_game
 
 # Discord's dark theme: the chat background, the embed card on it, and the older dark grey.
 DARK_BACKGROUNDS = (0x313338, 0x2B2D31, 0x36393F)
@@ -122,3 +122,16 @@ async def test_the_board_after_the_last_setup_turn_marks_the_shooters_just_place
             corner = im.getpixel((x + round(0.45 * lay.square), y - round(0.45 * lay.square)))
             expected = canvas.mix(plain, look.move, look.tint) if marked else plain
             assert corner == expected, f"{where}: {square} {'marked as the last turn' if marked else 'not marked'}"
+
+
+async def test_the_board_command_in_a_finished_games_thread_shows_its_final_board(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob, variant="small", where="thread")
+    final = await resign(sandbox, table.user_to_act())
+    asked = await sandbox.user(alice, channel_id=table.channel_id).slash("veletas", "board")
+    assert not asked.ephemeral, asked.content
+    assert asked.embeds[0]["title"] == final.embeds[0]["title"] and "resigned" in asked.text()
+    assert asked.files["board.png"] == final.files["board.png"], "the final position, as it ended"
+    private = await sandbox.user(bob, channel_id=table.channel_id).slash("veletas", "board", private=True)
+    assert private.ephemeral and "resigned" in private.text()

@@ -11,7 +11,7 @@ from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
 from cogs.challenge import AI_UNAVAILABLE, LEVEL_WITHOUT_AI
 from e2e.conftest import ManualClock
-from e2e.table import pinged, stored_games
+from e2e.table import pinged, resign, start_game, stored_games
 
 
 async def test_open_challenge_is_taken_by_anyone_but_the_challenger(
@@ -135,3 +135,18 @@ async def test_the_challenger_withdraws_and_nobody_else_kills_an_open_challenge(
     taken_back = await sandbox.user(alice).click(directed, "Decline")
     assert "Withdrawn by" in taken_back.content and taken_back.buttons == []
     assert stored_games(db_path) == [(1, "cancelled"), (2, "cancelled")]
+
+
+async def test_a_rematch_in_a_games_thread_renames_the_thread_for_the_new_game(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob, variant="small", where="thread")
+    assert "#1" in sandbox.thread(table.channel_id)["name"]
+    final = await resign(sandbox, table.user_to_act())
+    offer = await sandbox.user(alice, channel_id=table.channel_id).click(final, "Rematch")
+    assert not offer.ephemeral and offer.buttons, offer.content
+    cursor = sandbox.cursor()
+    await sandbox.user(bob, channel_id=table.channel_id).click(offer, "Accept")
+    await sandbox.wait_for_message(table.channel_id, lambda m: bool(m.embeds) and "#2" in m.text(), after=cursor)
+    name = sandbox.thread(table.channel_id)["name"]
+    assert "#2" in name and "#1" not in name, name

@@ -196,7 +196,8 @@ async def test_refusals_quote_input_in_a_span_it_cannot_break(
     assert_private_refusal(answer)
     quoted = quote(typed)
     assert quoted in answer.content, answer.content
-    assert answer.content.count("`") == 2 * answer.content.count(quoted), "the input opened or closed a code span"
+    # The bot's own spans (an example written as options, an option's name) pair up; the input's is closed.
+    assert answer.content.replace(quoted, "").count("`") % 2 == 0, "the input opened or closed a code span"
     assert everything(db_path) == before
 
 
@@ -655,3 +656,66 @@ async def test_a_custom_id_no_control_reads_is_answered_privately_not_left_unans
     assert everything(db_path) == before
     assert public_count(sandbox) == public
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
+async def test_no_game_here_suggests_only_the_challenge_commands_that_exist(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member
+) -> None:
+    answer = await sandbox.user(alice).slash("veletas", "board")
+    assert_private_refusal(answer, "`/veletas challenge`", "`/veloop challenge`")
+    assert "/tournament" not in answer.content and "/player" not in answer.content, answer.content
+    synced = {(path[0], path[1]) for path, _ in leaf_commands(sandbox) if len(path) > 1}
+    for group, sub in re.findall(r"`/(\w+) (\w+)`", answer.content):
+        assert (group, sub) in synced, f"/{group} {sub} is suggested but is no command"
+
+
+async def test_refusal_examples_come_from_the_games_own_board_in_the_form_used(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob, variant="small")
+    user = table.user_to_act()
+    on_board = re.compile(r"\b[a-g][1-7]\b")
+    # Options: the example is written as the options, with squares of this 7×7 board, and it is a legal turn.
+    count = await user.slash("veletas", "setup", shooters="c3 e5", stone="d6")
+    example = re.search(r"`shooters:([a-z0-9 ]+) stone:([a-z0-9]+)`", count.content)
+    assert example is not None, count.content
+    assert all(on_board.fullmatch(sq) for sq in [*example.group(1).split(), example.group(2)]), count.content
+    table.game.play(f"{','.join(example.group(1).split())}/{example.group(2)}")  # a real turn here
+    bad_stone = await user.slash("veletas", "setup", shooters="d4", stone="zz")
+    assert_private_refusal(bad_stone, "`zz`", "`stone:`", "`shooters:")
+    assert "after /" not in bad_stone.content, bad_stone.content
+    slashes = await user.slash("veletas", "setup", shooters="c3/d6", stone="a1")
+    assert_private_refusal(slashes, "`shooters:`", "`stone:`", "`shooters:")
+    assert "c3,e5,h4" not in slashes.content, slashes.content
+    assert table.game.phase == "setup", "nothing was played"
+    await table.play_setup(random.Random(5))
+    legal = {str(move) for move in table.game.position.legal_moves()}
+    refused = await table.user_to_act().slash("veletas", "move", move="zz9")
+    assert_private_refusal(refused)
+    shown = re.findall(r"\b[a-z]\d+(?:-[a-z]\d+/[a-z]\d+)?\b", refused.content)
+    assert shown and all(move in legal for move in shown), (shown, refused.content)
+    no_shot_move = next(str(m) for m in table.game.position.legal_moves() if not m.is_stationary).split("/")[0]
+    no_shot = await table.user_to_act().slash("veletas", "move", move=no_shot_move)
+    example = re.search(rf"like ({re.escape(no_shot_move)}/[a-z]\d+)", no_shot.content)
+    assert example is not None and example.group(1) in legal, no_shot.content
+
+
+async def test_a_veloop_refusal_shows_real_moves_of_its_own_board(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    challenge = await sandbox.user(alice).slash(
+        "veloop", "challenge", opponent=bob, board="5", protocol="alternating", where="here"
+    )
+    cursor = sandbox.cursor()
+    await sandbox.user(bob).click(challenge, "Accept")
+    await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "Veloop #" in m.text(), after=cursor
+    )
+    info = await bot.store.game_in_channel(sandbox.channel_id)
+    legal = {str(move) for move in info.state.position.legal_moves()}
+    mover = alice if info.user_to_act == alice.id else bob
+    refused = await sandbox.user(mover).slash("veloop", "move", move="zz")
+    assert_private_refusal(refused, "`zz`")
+    moves = re.findall(r"\b([a-e][1-5])[<\- ]([a-e][1-5])\b", refused.content)
+    assert len(moves) == 3 and all(f"{t}<{s}" in legal for t, s in moves), refused.content
+    assert not re.search(r"\b[f-z]\d", refused.content), "no square off this 5×5 board"

@@ -359,3 +359,16 @@ async def test_lists_are_joined_each_languages_way(sandbox: FakeDiscord, bot: Ve
     alice.locale = "es-ES"
     refused = await refusal(hanako, "player", "theme", choice="sepia", unchecked=True)
     assert "`light`, `dark`, `contrast`" in refused.content, refused.content
+
+
+async def test_the_language_setting_shows_a_full_example_of_another_language(
+    sandbox: FakeDiscord, bot: VeletasBot, carol: Member
+) -> None:
+    await sandbox.grant(carol, "manage_guild")
+    shown = await sandbox.user(carol).slash("settings")
+    line = next(line for line in shown.content.split("\n") if line.startswith("**Language**"))
+    assert "**English (" in line and "`/settings language:Español`" in line, line
+    assert "language:`" not in line, "never an empty example"
+    await sandbox.user(carol).slash("settings", language="es")
+    spanish = await sandbox.user(carol).slash("settings")
+    assert "`/settings language:English`" in spanish.content, spanish.content

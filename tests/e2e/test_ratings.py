@@ -11,7 +11,7 @@ from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from e2e.conftest import Factory, ManualClock
-from e2e.table import resign
+from e2e.table import resign, start_game
 
 
 async def veloop_game(sandbox: FakeDiscord, first: Member, second: Member, *, rated: str | None = None) -> int:
@@ -73,8 +73,30 @@ async def test_rated_games_between_three_members_move_the_leaderboard_as_glicko2
         "veloop", "leaderboard", board="5", protocol="alternating", established="yes"
     )
     assert "Nobody is rated here yet." in established.text(), "everybody is provisional after two games"
-    other_pool = await sandbox.user(bob).slash("veloop", "leaderboard")
+    other_pool = await sandbox.user(bob).slash("veloop", "leaderboard", board="8", protocol="122")
     assert "Nobody is rated here yet." in other_pool.text(), "8×8 protocol 122 is another pool"
+
+
+async def test_a_leaderboard_without_options_shows_the_pool_this_server_plays(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    for loser in (bob, alice, bob):
+        clock.advance(5)
+        table = await start_game(sandbox, alice, bob, variant="small")
+        await resign(sandbox, sandbox.user(loser).in_channel(table.channel_id))
+    clock.advance(5)
+    await veloop_game(sandbox, alice, bob)
+    await resign(sandbox, sandbox.user(alice), "veloop")
+    for group, size in (("veletas", "small board"), ("veloop", "5×5")):
+        board = await sandbox.user(bob).slash(group, "leaderboard")
+        assert board.ephemeral and size in board.embeds[0]["title"], board.embeds[0]["title"]
+        lines = leaderboard_lines(board)
+        assert len(lines) == 2 and {alice.mention, bob.mention} == {line.split()[1] for line in lines}, lines
+    # An option given picks among what matches it; a pool nobody plays here is still empty.
+    standard = await sandbox.user(bob).slash("veletas", "leaderboard", variant="standard")
+    assert "Nobody is rated here yet." in standard.text() and "standard board" in standard.embeds[0]["title"]
+    classic = await sandbox.user(bob).slash("veletas", "leaderboard", rules="classic")
+    assert "Nobody is rated here yet." in classic.text()
 
 
 async def test_a_leaderboard_turns_its_pages_and_refuses_forged_buttons(

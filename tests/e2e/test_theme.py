@@ -28,8 +28,15 @@ async def test_a_player_chooses_a_theme_and_their_boards_use_it(
     shown = await sandbox.user(alice).slash("player", "theme")
     assert shown.ephemeral and "You have not chosen a theme" in shown.content
     assert theme_of_image(shown) == "light"
+    # The words name the theme; its description is the image's title, not said twice; the example is whole.
+    assert "**Light**" in shown.content and "`/player theme choice:Dark`" in shown.content, shown.content
+    assert "wooden" not in shown.content and "wooden" in shown.embeds[0]["title"]
     chosen = await sandbox.user(alice).slash("player", "theme", choice="dark")
-    assert chosen.ephemeral and "Dark: slate" in chosen.content and theme_of_image(chosen) == "dark"
+    assert chosen.ephemeral and "**Dark**" in chosen.content and theme_of_image(chosen) == "dark"
+    assert "slate" not in chosen.content, chosen.content
+    # What it says about the public board is what happens below: the challenger's theme, the whole game.
+    assert "whenever it is your turn" not in chosen.content
+    assert "public board of the games you challenge" in chosen.content and "whole game" in chosen.content
     assert await bot.store.get_theme(alice.id) == "dark"
     await sandbox.user(bob).slash("player", "theme", choice="contrast")
 

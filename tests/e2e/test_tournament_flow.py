@@ -63,7 +63,18 @@ async def test_a_small_swiss_runs_from_sign_up_to_podium(
         assert len(found) == 2
         for b in found:
             assert b.thread_id is not None
+            cursor = sandbox.cursor()
             await resign_in(sandbox, members[b.black], b.thread_id, "veloop")
+            final = await sandbox.wait_for_message(
+                b.thread_id, lambda m: bool(m.embeds) and "resigned" in m.text(), after=cursor
+            )
+            # A pairing is played once: its final board offers no Rematch, and a forged one is refused.
+            assert final.buttons == [], final.buttons
+            game_id = int(final.embeds[0]["title"].split("#")[1].split(" ")[0])
+            forged = {"type": 2, "style": 1, "label": "Rematch", "custom_id": f"veloop:rematch:{game_id}"}
+            final.data["components"] = [{"type": 1, "components": [forged]}]
+            refused = await sandbox.user(members[b.white], channel_id=b.thread_id).click(final, "Rematch")
+            assert refused.ephemeral and "played once" in refused.content, refused.content
     await finished(sandbox, db_path, tid)
     podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "is over" in m.content)
     rows = csv_rows(podium)

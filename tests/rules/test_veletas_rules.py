@@ -116,12 +116,16 @@ def test_error_messages_name_the_fault(rules: str) -> None:
         "e1": "e1 is occupied",
         "h1": "h1 is not on the 7×7 board",
         "d5-d6": "no shot",
-        "hello": "expected a shot like g2, or a move like d4-g7/g2",
+        "hello": r"expected a shot like [a-g][1-7], or a move like [a-g][1-7]-[a-g][1-7]/[a-g][1-7] ",
     }
     for text, message in cases.items():
-        with pytest.raises(IllegalMove, match=message):
+        with pytest.raises(IllegalMove, match=message) as caught:
             pos.play(text)
         assert not pos.is_legal(text)
+        # Examples are real moves of this position, not squares of another board.
+        for key in ("shot", "move", "example"):
+            if key in caught.value.data and (key != "move" or "/" in str(caught.value.data[key])):
+                assert pos.is_legal(str(caught.value.data[key])), (text, caught.value.data)
 
 
 def test_a_target_no_shooter_can_see_is_refused_with_the_reason() -> None:
