@@ -25,6 +25,10 @@ FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
     ("bot.db", ("discord", "cogs", "bot.store")),
     ("bot", ("cogs",)),  # the client loads cogs by name (strings in EXTENSIONS), never by import
     ("bot.sandbox", ("cogs", "bot.store")),
+    ("bot.clocks", ("discord", "bot.store", "bot.db", "cogs")),  # pure time controls
+    ("bot.tournament_flow", ("discord", "bot.db", "cogs")),  # Discord- and SQL-free (README)
+    ("bot.scheduler", ("discord", "cogs")),  # Discord-free (README)
+    ("bot.i18n", ("bot.store", "bot.db", "cogs")),  # catalogues; bot.i18n.commands alone speaks discord.py
 ]
 # For a "*" rule: the only part of the project that layer may import.
 ONLY: dict[str, str] = {"bot.rules": "bot.rules"}
@@ -83,9 +87,9 @@ def project_module(name: str) -> str | None:
 IMPORTS: dict[str, set[str]] = {module: set(imported_names(module, path)) for module, path in MODULES.items()}
 
 
-def violations() -> list[str]:
+def violations(imports: dict[str, set[str]]) -> list[str]:
     found = []
-    for module, names in sorted(IMPORTS.items()):
+    for module, names in sorted(imports.items()):
         for name in sorted(names):
             if (module, name) in ALLOWED:
                 continue
@@ -158,10 +162,30 @@ def test_the_checks_catch_what_they_are_meant_to() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+    wrong = {
+        "bot.rules.veletas": {"bot.rules.common", "bot.i18n", "random"},
+        "bot.render.canvas": {"discord.ext.commands", "bot.rules"},
+        "bot.db.sqlite": {"bot.store"},
+        "bot.client": {"cogs._words", "bot.store"},
+        "bot.sandbox.server": {"bot.store"},
+    }
+    assert violations(wrong) == [
+        "bot.client imports cogs._words (bot may not import cogs)",
+        "bot.db.sqlite imports bot.store (bot.db may not import bot.store)",
+        "bot.render.canvas imports discord.ext.commands (bot.render may not import discord)",
+        "bot.rules.veletas imports bot.i18n (bot.rules may not import *)",
+        "bot.sandbox.server imports bot.store (bot.sandbox may not import bot.store)",
+    ]
+
+
+def test_the_client_loads_cogs_by_name() -> None:
+    from bot.client import EXTENSIONS
+
+    assert EXTENSIONS and all(name.startswith("cogs.") and name in MODULES for name in EXTENSIONS)
 
 
 def test_no_import_runs_the_wrong_way() -> None:
-    assert violations() == []
+    assert violations(IMPORTS) == []
 
 
 def test_no_import_cycle() -> None:
