@@ -135,7 +135,7 @@ def migrate(args: list[str]) -> int:
     load_dotenv(find_dotenv(usecwd=True), override=False)
     source = Path(options.get("--from") or os.environ.get("DATABASE_PATH") or DEFAULT_DATABASE_PATH)
     print(f"Copying {source} into {redact(url)}")
-    from bot.db.transfer import TransferRefused, copy_to_postgresql
+    from bot.transfer import TransferRefused, copy_to_postgresql
 
     try:
         copied = asyncio.run(copy_to_postgresql(source, url, say=lambda line: print(f"  {line}", flush=True)))

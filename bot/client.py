@@ -29,6 +29,7 @@ from discord.ext import commands
 from bot.config import Settings
 from bot.errors import NoGameHere, NotAParticipant, NotYourTurn, UserError
 from bot.i18n import DEFAULT, LANGUAGES, Phrase, Words, language_of, words
+from bot.i18n.commands import CatalogueTranslator
 from bot.posting import http_trace
 from bot.render.workers import Drawers
 from bot.rules.common import quote
@@ -194,8 +195,6 @@ class VeletasBot(commands.Bot):
 
     async def build_tree(self) -> None:
         """Load every feature and put its commands in the tree, translated by the catalogue."""
-        from cogs._words import CatalogueTranslator
-
         await self.tree.set_translator(CatalogueTranslator())
         for name in EXTENSIONS:
             await self.load_extension(name)

@@ -3326,13 +3326,6 @@ class Store:
         )
         return [(float(r[0]), int(r[1]), str(r[2]), str(r[3])) for r in rows]
 
-    async def pairing_of_game(self, game_id: int) -> tuple[int, Pairing] | None:
-        """The tournament and pairing a game belongs to (None for a game outside tournaments)."""
-        rows = await self._fetchall("SELECT * FROM tournament_pairings WHERE game_id = ?", (game_id,))
-        for row in rows:
-            return int(row["tournament_id"]), _pairing_from_row(row)
-        return None
-
     async def organiser_role(self, guild_id: int) -> int | None:
         rows = await self._fetchall("SELECT role_id FROM tournament_organisers WHERE guild_id = ?", (guild_id,))
         return None if not rows else int(rows[0][0])

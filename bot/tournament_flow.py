@@ -295,7 +295,3 @@ def division_places(snap: TournamentSnapshot) -> list[tuple[str | None, list[tup
     if snap.info.is_elimination:
         return [(None, places(snap))]
     return [(label, [(s.rank, s.player) for s in rows]) for label, rows in tables(snap)]
-
-
-def pairing_result_text(result: str | None) -> str:
-    return {"1/2-1/2": "½-½", None: "…"}.get(result, result or "…")

@@ -181,11 +181,6 @@ class Board:
         board.play(ply)
         return board
 
-    def wins_at_once(self) -> bool:
-        """Whether the side to move has a ply that ends the game in its favour."""
-        mover = self.mover
-        return any(self.outcome(ply) == mover for ply in self.moves())
-
 
 def _judge(top: list[int], geo: _Geometry) -> int:
     """Who won once a stone is confined: fewer confined stones wins, the same number draws."""

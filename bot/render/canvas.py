@@ -1310,8 +1310,3 @@ def drawable(players: Mapping[str, str] | None) -> dict[str, str]:
         if kept:
             out[key] = kept
     return out
-
-
-def names_by_colour(players: Mapping[str, str] | None) -> tuple[str, str]:
-    players = drawable(players)
-    return players.get("black") or "Black", players.get("white") or "White"

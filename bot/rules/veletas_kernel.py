@@ -12,13 +12,10 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Final
+from typing import ClassVar, Final, Protocol
 
 from bot.rules import protocol
 from bot.rules.common import quote, square_name
-
-if TYPE_CHECKING:
-    from bot.rules.veletas import Position
 
 COLOURS: Final = protocol.COLOURS
 
@@ -342,6 +339,37 @@ def _resolve_claims(
     return claims
 
 
+class KernelPosition(Protocol):
+    """What ``FastBoard.from_position`` reads of a position: ``bot.rules.veletas.Position`` gives it.
+
+    Written here so the kernel needs nothing of the layer built on it.
+    """
+
+    @property
+    def _geo(self) -> Geometry: ...
+
+    @property
+    def _cells(self) -> bytes: ...
+
+    @property
+    def _classic(self) -> bool: ...
+
+    @property
+    def _to_move(self) -> int: ...
+
+    @property
+    def _shooters(self) -> tuple[int, ...]: ...
+
+    @property
+    def _scores(self) -> tuple[int, int]: ...
+
+    @property
+    def needed_to_win(self) -> int: ...
+
+    @property
+    def winner(self) -> protocol.Colour | None: ...
+
+
 class FastBoard:
     """Mutable integer board for search: no strings, no validation, moves as integer codes.
 
@@ -390,7 +418,7 @@ class FastBoard:
         self.winner = winner
 
     @classmethod
-    def from_position(cls, position: Position) -> FastBoard:
+    def from_position(cls, position: KernelPosition) -> FastBoard:
         winner = -1 if position.winner is None else COLOURS.index(position.winner)
         return cls(
             position._geo,

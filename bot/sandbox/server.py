@@ -284,9 +284,6 @@ class FakeDiscord:
         """Stop the running bot and start a new one from ``factory``, keeping everything Discord knows."""
         return await self.runner.restart(factory, sync=sync)
 
-    async def stop_bot(self) -> None:
-        await self.runner.stop()
-
     # -- what a test reads ----------------------------------------------------------------------
 
     @property

@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 from discord.app_commands import TranslationContext, TranslationContextLocation, locale_str
 
-from cogs._words import CatalogueTranslator, command_key, discord_locales
+from bot.i18n.commands import CatalogueTranslator, command_key, discord_locales
 
 GROUP = app_commands.Group(name="veletas", description="Play Veletas")
 

@@ -12,6 +12,7 @@ the tables that refer to them, in one PostgreSQL transaction that holds the stor
    error, the transaction is rolled back and the target stays empty.
 
 The SQLite file is only read (and migrated to the current schema, as the bot would on start-up).
+It sits above both the store and its connection (``bot.db``), which knows no store.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import asyncpg
 
 from bot.db import redact
 from bot.db.postgres import PostgresDatabase, connect_postgresql, sync_identities
+from bot.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +93,6 @@ async def copy_to_postgresql(
     source_path: Path, url: str, *, say: Callable[[str], None] = lambda line: None
 ) -> list[Copied]:
     """Copy every row of the SQLite file at ``source_path`` into the empty PostgreSQL database at ``url``."""
-    from bot.store import Store  # the store imports bot.db: imported here, when a copy is asked for
-
     if not source_path.exists():
         raise TransferRefused(f"there is no SQLite database at {source_path}")
     target = await connect_postgresql(url)
