@@ -569,7 +569,11 @@ async def test_refusals_while_playing_change_nothing(store: Store, db_path: Path
     with pytest.raises(IllegalMove) as rules_says:
         info.game.play("zz9")
     assert (bad.key, bad.data) == (rules_says.value.key, rules_says.value.data), "the rules' own reason, as data"
-    assert str(bad) == "`zz9` is not a square: expected squares like c3,e5,h4/d7.", "worded by the catalogue"
+    example = info.game.setup_example()
+    assert example is not None, "a setup turn is due, so the refusal shows one that is legal here"
+    shooters, stone = example
+    written = ",".join(shooters) + (f"/{stone}" if stone else "")
+    assert str(bad) == f"`zz9` is not a square: expected squares like {written}.", "worded by the catalogue"
     await refused(db_path, lambda: store.play(info.id, ALICE, "keep"), InvalidMove)
     await refused(db_path, lambda: store.play(info.id, ALICE, "c3/d7", expected_ply=4), RaceLost)
     pending = await challenge(store, channel=CHANNEL + 5)

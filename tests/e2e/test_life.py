@@ -132,10 +132,19 @@ async def test_the_counter_counts_moves_and_autocomplete_mixes_moves_with_shots(
     assert table.boards[-1].embeds[0]["footer"]["text"] == "Move 1", "setup turns are not counted as moves"
     await table.play_setup(random.Random(8))
     assert table.boards[-1].embeds[0]["footer"]["text"] == "Move 1"
-    suggested = [c["value"] for c in await table.user_to_act().autocomplete("veletas", "move", move="")]
-    moving = [v for v in suggested if "-" in v]
-    assert moving and len(moving) < len(suggested), f"both kinds, not only shots without moving: {suggested}"
-    await table.turn(suggested[0])
+    mover = table.user_to_act()
+    shooters = [c["value"] for c in await mover.autocomplete("veletas", "move", move="")]
+    mixed: list[str] = []
+    for shooter in shooters:
+        after = [c["value"] for c in await mover.autocomplete("veletas", "move", move=shooter)]
+        if any("-" in v for v in after) and not all("-" in v for v in after):
+            mixed = after
+            break
+    assert mixed, f"some shooter is offered both its destinations and its shots without moving: {shooters}"
+    destination = next(v for v in mixed if "-" in v)
+    whole = [c["value"] for c in await mover.autocomplete("veletas", "move", move=destination)]
+    assert whole and all(v.startswith(destination + "/") for v in whole), whole
+    await table.turn(whole[0])
     assert table.boards[-1].embeds[0]["footer"]["text"] == "Move 2"
 
 
