@@ -224,7 +224,8 @@ async def accept(interaction: discord.Interaction[Any], game_id: int) -> None:
         allowed_mentions=discord.AllowedMentions.none(),
     )
     if thread is None:
-        await rename_game_thread(bot, interaction.channel, name)
+        # In the background: Discord allows a thread two renames in ten minutes, and a 429 must not hold the board.
+        bot.spawn(rename_game_thread(bot, interaction.channel, name), name=f"rename-thread-{game_id}")
         await post_first_board(bot, started, interaction)
     else:
         await post_first_board_in_thread(bot, started, interaction, thread)
@@ -562,7 +563,7 @@ class ChallengeCog(commands.Cog, name="Challenges"):
                 first=interaction.user.display_name,
                 ai=self.bot.user.display_name,
             )[:100]
-            await rename_game_thread(self.bot, interaction.channel, name)
+            self.bot.spawn(rename_game_thread(self.bot, interaction.channel, name), name=f"rename-thread-{info.id}")
             message_id, _ = await respond(interaction, board_message(self.bot, started, note=intro))
             await after_board_posted(self.bot, started, message_id)
             return
