@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 # short, so a board arrives within moments of Discord taking posts again: five failures cost 3.1 s, and
 # the whole schedule about two minutes, as before. A 429's Retry-After is waited on top (discord.py's).
 RETRY_DELAYS: tuple[float, ...] = (0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 15.0, 30.0, 60.0)
+# How long an answer waits for the game's previous board to be out before it goes on unordered.
+ANSWER_LOCK_WAIT = 1.0
 # A game where every turn is forced cannot loop for ever: each pass is a ply, and two ends the game.
 MAX_FORCED_IN_A_ROW = 4
 
@@ -157,7 +159,11 @@ async def deliver(bot: VeletasBot, game_id: int, answer: Awaitable[tuple[int | N
     """
     # While the answer is on its way, a sweep must not post the same board to the channel as well.
     bot.replying[game_id] += 1
+    # One answer per game at a time, so boards go out in the order their changes were stored: a board
+    # sent after its answer (the guided move's) is out, and marked, before the game's next change is tried.
+    held: asyncio.Lock | None = None
     try:
+        held = await hold_board_lock(bot, game_id)
         message_id, out = await answer
     except discord.HTTPException as exc:
         failed: discord.HTTPException | None = exc
@@ -172,11 +178,32 @@ async def deliver(bot: VeletasBot, game_id: int, answer: Awaitable[tuple[int | N
             await after_board_posted(bot, out.info, message_id)
         tell_by_dm(bot, out)
     finally:
+        if held is not None:
+            held.release()
         bot.replying[game_id] -= 1
         if bot.replying[game_id] <= 0:
             del bot.replying[game_id]
     if failed is not None:
         reply_failed(bot, game_id, failed)
+
+
+async def hold_board_lock(bot: VeletasBot, game_id: int) -> asyncio.Lock | None:
+    """Take the game's board lock for an answer; None if it stays taken for ``ANSWER_LOCK_WAIT`` seconds.
+
+    The wait is short because the interaction's 3 seconds are running (``respond`` defers at once when
+    they are mostly spent): a board stuck behind minutes of retries must not make the next answer
+    expire, so that answer then goes out unordered rather than not at all.
+    """
+    lock = board_lock(bot, game_id)
+    taking = asyncio.ensure_future(lock.acquire())
+    done, _ = await asyncio.wait({taking}, timeout=ANSWER_LOCK_WAIT)
+    if done:
+        return lock
+    # Taken just as the wait ran out: give it back, nobody holds it for this answer.
+    taking.add_done_callback(lambda task: None if task.cancelled() or task.exception() else lock.release())
+    taking.cancel()
+    log.info("Game %d: a board is still on its way after %.1f s; answering without waiting", game_id, ANSWER_LOCK_WAIT)
+    return None
 
 
 def board_lock(bot: VeletasBot, game_id: int) -> asyncio.Lock:

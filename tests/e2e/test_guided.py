@@ -189,3 +189,43 @@ async def test_classic_setup_hatches_the_squares_next_to_a_chosen_shooter(
     side = (layout(9).square - 2 * (layout(9).square // 8)) ** 2
     for square in touching:
         assert marked_pixels(png, square) > side // 6, f"{square} is hatched: no shooter may go there now"
+
+
+async def test_a_reply_typed_before_the_clicked_moves_board_is_out_is_refused_and_played_once_it_is(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    # A clicked move's board follows its private "You played" answer. Discord holds that board back (a 429)
+    # while the opponent types a reply: the reply was sent before anyone could see the move, so it is refused
+    # like a reply sent before the move itself, and the channel shows the clicked move's board last.
+    table = await start_game(sandbox, alice, bob)
+    await table.play_setup(random.Random(9))
+    position = table.game.position
+    mover, waiting = table.user_to_act(), table.other()
+    step = await mover.click(table.boards[-1], "Move")
+    shooter = next(s for s in position.unclaimed() if position.targets(s))
+    step = await mover.select(step, shooter, menu=menu_with(step, shooter))
+    step = await mover.select(step, "stay", menu=menu_with(step, "stay"))
+    target = position.targets(shooter)[0]
+    step = await mover.select(step, target, menu=menu_with(step, target))
+    held = sandbox.fail("POST", r"^/webhooks/\d+/[^/]+$", 429, retry_after=0.4)
+    cursor = sandbox.cursor()
+    confirm = next(b["label"] for b in step.buttons if b["custom_id"].split(":")[1] == "gc")
+    await mover.click(step, confirm)
+    table.game = table.game.play(target)
+    reply = str(table.game.position.legal_moves()[0])
+    early = await waiting.slash("veletas", "move", move=reply)
+    assert held.hits == 1
+    assert early.ephemeral and "moved on after you sent this" in early.content, early.content
+
+    def boards() -> list[Message]:
+        return [m for m in sandbox.messages(table.channel_id, include_ephemeral=False) if m.id > cursor and m.embeds]
+
+    def last_turn(message: Message) -> str:
+        return str({f["name"]: f["value"] for f in message.embeds[0]["fields"]}["Last turn"])
+
+    shown = await sandbox.wait_until(lambda: boards() and boards()[-1], what="the clicked move's board")
+    assert last_turn(shown) == f"`{target}`"
+    answered = await table.turn(reply)
+    assert not answered.ephemeral and last_turn(answered) == f"`{reply}`"
+    assert [last_turn(m) for m in boards()] == [f"`{target}`", f"`{reply}`"]
+    assert (await bot.store.get_game(table.game_id)).turns == table.game.turns

@@ -143,15 +143,16 @@ async def play_veletas(fake: FakeDiscord, first: SandboxUser, second: SandboxUse
     users = {"first": first, "second": second}
     guided = False
     while game.winner is None:
+        played: Message | None = None
         seat = game.seat_to_act
         assert seat is not None
         user = users[seat]
         if game.phase in ("setup", "pie"):
             text = random_setup_turn(game, rng)
             if game.phase == "setup":
-                await user.slash("veletas", "setup", **split_setup(text))
+                played = await user.slash("veletas", "setup", **split_setup(text))
             else:
-                await user.slash("veletas", "pie", choice=text)
+                played = await user.slash("veletas", "pie", choice=text)
         elif not guided:
             # One move by the Move button's private steps, in the member's own language.
             board = fake.messages(user.channel_id, include_ephemeral=False)[-1]
@@ -164,12 +165,16 @@ async def play_veletas(fake: FakeDiscord, first: SandboxUser, second: SandboxUse
             target = position.targets(shooter)[0]
             step = await user.select(step, target)
             confirm = next(b["label"] for b in step.buttons if b["custom_id"].split(":")[1] == "gc")
+            cursor = fake.cursor()
             await user.click(step, confirm)
+            # The board follows the private "you played" answer; the opponent answers the board once it is out.
+            await fake.wait_for_message(user.channel_id, lambda m: not m.ephemeral and bool(m.embeds), after=cursor)
             text = target
             guided = True
         else:
             text = str(rng.choice(game.position.legal_moves()))
-            await user.slash("veletas", "move", move=text)
+            played = await user.slash("veletas", "move", move=text)
+        assert played is None or not played.ephemeral, played.text()
         game = game.play(text)
     return game
 
