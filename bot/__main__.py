@@ -1,5 +1,7 @@
 """``python -m bot``: read the settings, open the store, run the bot until it is stopped.
 
+``python -m bot layers [--write]`` draws the layers of the code (``bot/layers.py``).
+
 ``python -m bot health`` is the container health check: it succeeds while the running bot keeps
 its heartbeat file fresh, which it only does while connected to the gateway.
 
@@ -177,6 +179,10 @@ def main(argv: list[str]) -> int:
         return health()
     if argv[1:] == ["commands", "--sizes"]:
         return command_sizes_table()
+    if argv[1:2] == ["layers"]:
+        from bot.layers import main as layers
+
+        return layers(argv[2:])
     if argv[1:2] == ["ratings"]:
         return ratings(argv[2:])
     if argv[1:2] == ["migrate"]:
@@ -201,8 +207,8 @@ def main(argv: list[str]) -> int:
     if argv[1:]:
         print(
             f"veletas-bot: unknown arguments {' '.join(argv[1:])!r} "
-            "(expected nothing, 'local', 'auto', 'health', 'commands --sizes', 'ratings rebuild' "
-            "or 'migrate --to URL')",
+            "(expected nothing, 'local', 'auto', 'health', 'commands --sizes', 'layers [--write]', "
+            "'ratings rebuild' or 'migrate --to URL')",
             file=sys.stderr,
         )
         return 2
