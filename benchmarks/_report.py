@@ -1,8 +1,10 @@
-"""Publishing measured figures: each benchmark writes its table here and into the README.
+"""Publishing measured figures: each benchmark writes its table here, into docs/BENCHMARKS.md and the README's summary.
 
-The README holds blocks between ``<!-- bench:NAME -->`` and ``<!-- /bench:NAME -->`` markers;
-a benchmark run with ``--write`` replaces its own block, so every figure in the README was
-produced by a command anyone can run, never typed by hand.
+docs/BENCHMARKS.md holds blocks between ``<!-- bench:NAME -->`` and ``<!-- /bench:NAME -->`` markers; a
+benchmark run with ``--write`` replaces its own block, then the README's ``<!-- bench:summary -->`` block
+is made again from the headline rows of those tables (``SUMMARY``). So every figure in the docs was
+produced by a command anyone can run, never typed by hand; ``python -m benchmarks._report`` remakes the
+summary alone.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
+BENCHMARKS_DOC = Path("docs") / "BENCHMARKS.md"
+"""Where the full tables live, relative to the repository's root."""
 
 
 def machine() -> str:
@@ -33,18 +37,101 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {datetime.date.today().isoformat()}"
 
 
-def publish(name: str, markdown: str, command: str) -> None:
-    """Write results/NAME.md and splice it into the README between its markers (added at the end if absent)."""
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    body = f"{markdown.rstrip()}\n\n_Measured on {machine()} with `{command}`._\n"
-    (RESULTS / f"{name}.md").write_text(body)
-    readme = ROOT / "README.md"
-    text = readme.read_text() if readme.exists() else ""
+def splice(text: str, name: str, body: str) -> str:
+    """The text with ``body`` between NAME's markers (the block added at the end when absent)."""
     start, end = f"<!-- bench:{name} -->", f"<!-- /bench:{name} -->"
     block = f"{start}\n{body}{end}"
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
-    text = pattern.sub(lambda _m: block, text) if pattern.search(text) else f"{text.rstrip()}\n\n{block}\n"
-    readme.write_text(text)
+    return pattern.sub(lambda _m: block, text) if pattern.search(text) else f"{text.rstrip()}\n\n{block}\n"
+
+
+def block(text: str, name: str) -> str | None:
+    """What NAME's markers hold in the text, or None."""
+    match = re.search(
+        re.escape(f"<!-- bench:{name} -->") + r"\n(.*?)" + re.escape(f"<!-- /bench:{name} -->"), text, re.S
+    )
+    return match.group(1) if match else None
+
+
+def publish(name: str, markdown: str, command: str, root: Path = ROOT) -> None:
+    """Write results/NAME.md, splice it into docs/BENCHMARKS.md between its markers and remake the README's summary."""
+    results = root / "benchmarks" / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    body = f"{markdown.rstrip()}\n\n_Measured on {machine()} with `{command}`._\n"
+    (results / f"{name}.md").write_text(body)
+    doc = root / BENCHMARKS_DOC
+    doc.parent.mkdir(parents=True, exist_ok=True)
+    doc.write_text(splice(doc.read_text() if doc.exists() else "", name, body))
+    refresh_summary(root)
+
+
+# The README's summary: (benchmark block, a text its row holds, what the summary calls it, and for a table
+# whose ratio is said in its prose rather than a column, the pattern that finds it there).
+SUMMARY: tuple[tuple[str, str, str, str], ...] = (
+    ("render", "| Veletas board_png, standard midgame, dark |", "a board image (Veletas, standard, dark)", ""),
+    ("bot", "| (a) latency", "a move answered with its board, p50 / p99, at 50 moves/s", r"\(a\) p99 = ([\d.]+×)"),
+    (
+        "bot",
+        "| (b) sustained rate",
+        "moves per second the bot sustains (× reference: one move's time)",
+        r"\(b\) one move = ([\d.]+×)",
+    ),
+    ("rules", "| legal moves listed", "Veletas legal moves listed", ""),
+    ("clock", "| lateness after the deadline", "a deadline acted on late by, p50 / p99 / max", ""),
+    ("ratings", "| a leaderboard page", "a leaderboard page, p50 / p99", ""),
+    (
+        "tournaments",
+        "| pair round 2 of a 500-player Swiss",
+        "pairing round 2 of a 500-player Swiss (× reference: sorting 500 tuples)",
+        "",
+    ),
+    ("local", "| click on Play", "the local table: a click to the new board, p50 / p95", ""),
+)
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def summary(doc: str) -> str:
+    """The README's few headline figures, read from the tables of docs/BENCHMARKS.md."""
+    lines = [
+        "| measure | figure | × reference | target met | measured |",
+        "|---|---|---|---|---|",
+    ]
+    for name, row_text, label, ratio_pattern in SUMMARY:
+        text = block(doc, name)
+        if text is None:
+            continue
+        table = [line for line in text.splitlines() if line.startswith("|")]
+        header = _cells(table[0])
+        row = next((_cells(line) for line in table if row_text in line), None)
+        if row is None:
+            continue
+        cell = dict(zip(header, row, strict=False))
+        figure = next(cell[h] for h in header if h in ("figure", "result", "measured", "time"))
+        ratio = next((cell[h] for h in header if h.startswith("×")), "")
+        if ratio_pattern and (found := re.search(ratio_pattern, text)):
+            ratio = found.group(1)
+        date = re.search(r"(\d{4}-\d{2}-\d{2}) with `", text)
+        lines.append(f"| {label} | {figure} | {ratio} | {cell.get('met', '')} | {date.group(1) if date else ''} |")
+    lines += [
+        "",
+        f"*× reference* divides a time by {REFERENCE} (unless the row names another), measured in the same "
+        "run: the machine is shared, so the milliseconds move with its load and the ratios much less. "
+        "Every table, with the machine and the command that measured it: [docs/BENCHMARKS.md](docs/BENCHMARKS.md).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def refresh_summary(root: Path = ROOT) -> None:
+    """Remake the README's summary block from docs/BENCHMARKS.md (nothing when the README has no such block)."""
+    readme, doc = root / "README.md", root / BENCHMARKS_DOC
+    if not readme.exists() or not doc.exists():
+        return
+    text = readme.read_text()
+    if block(text, "summary") is not None:
+        readme.write_text(splice(text, "summary", summary(doc.read_text())))
 
 
 REFERENCE = "a plain 800×800 RGB PNG encode (Pillow, default settings)"
@@ -69,3 +156,8 @@ def reference_ms(rounds: int = 30) -> float:
         image.save(io.BytesIO(), format="PNG")
         times.append((time.perf_counter() - start) * 1e3)
     return statistics.median(times)
+
+
+if __name__ == "__main__":
+    refresh_summary()
+    print(f"Remade the README's summary from {BENCHMARKS_DOC}")

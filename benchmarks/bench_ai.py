@@ -1,7 +1,7 @@
 """Strength of the AI levels: paired matches between neighbouring levels, for each game.
 
 Run ``python -m benchmarks.bench_ai`` to print the Veletas table (``--game veloop`` for Veloop's),
-``--write`` to publish it into the README and ``benchmarks/results/ai.md``, each game in its own
+``--write`` to publish it into docs/BENCHMARKS.md and ``benchmarks/results/ai.md``, each game in its own
 section. Every row is the same match that ``python -m bot.ai match A B --games N --variant V
 --seed S`` (or ``--game veloop --board 8 --protocol 122``) plays: random setups or openings,
 each played with both colours, moves chosen with seeds so a rerun replays the same games.
@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchmarks._report import REFERENCE, RESULTS, ROOT, machine, reference_ms
+from benchmarks._report import BENCHMARKS_DOC, REFERENCE, RESULTS, ROOT, machine, reference_ms, refresh_summary, splice
 from bot.ai.match import Outcome, Score, match
 
 
@@ -274,22 +274,21 @@ def think_time(games: int, seed: int) -> str:
 
 
 def publish_section(section: str, markdown: str, command: str) -> None:
-    """Put one game's table between its markers in results/ai.md and in the README (each added when absent).
+    """Put one game's table between its markers in results/ai.md and in docs/BENCHMARKS.md (each added
+    when absent), then remake the README's summary.
 
     Both games' tables share results/ai.md, so a run for one game leaves the other's section alone.
     """
     body = f"{markdown.rstrip()}\n\n_Measured on {machine()} with `{command}`._\n"
-    start, end = f"<!-- bench:{section} -->", f"<!-- /bench:{section} -->"
-    block = f"{start}\n{body}{end}"
-    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    for path in (RESULTS / "ai.md", ROOT / "README.md"):
+    (ROOT / BENCHMARKS_DOC).parent.mkdir(parents=True, exist_ok=True)
+    for path in (RESULTS / "ai.md", ROOT / BENCHMARKS_DOC):
         text = path.read_text() if path.exists() else ""
         if path.name == "ai.md" and text and "<!-- bench:" not in text:
             # A file from before there were sections holds the Veletas table alone.
             text = f"<!-- bench:ai -->\n{text.rstrip()}\n<!-- /bench:ai -->\n"
-        text = pattern.sub(lambda _m: block, text) if pattern.search(text) else f"{text.rstrip()}\n\n{block}\n"
-        path.write_text(text.lstrip("\n"))
+        path.write_text(splice(text, section, body).lstrip("\n"))
+    refresh_summary(ROOT)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -299,7 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--game", choices=("veletas", "veloop"), default="veletas")
     parser.add_argument("--rows", type=str, default="", help="comma-separated row numbers (1-based) to run")
-    parser.add_argument("--write", action="store_true", help="publish the table into the README")
+    parser.add_argument("--write", action="store_true", help="publish the table into docs/BENCHMARKS.md")
     parser.add_argument(
         "--keep",
         action="store_true",
@@ -325,8 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     kept: dict[Row, Kept] = {}
     if args.keep:
         section = "ai-veloop" if args.game == "veloop" else "ai"
-        readme = ROOT / "README.md"
-        published = published_rows(section, readme.read_text() if readme.exists() else "")
+        doc = ROOT / BENCHMARKS_DOC
+        published = published_rows(section, doc.read_text() if doc.exists() else "")
         for row in rows:
             name = f"{row.level_a} vs {row.level_b}"
             if row not in chosen and name in published:

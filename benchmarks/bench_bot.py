@@ -1,7 +1,7 @@
 """The bot under load: latency and throughput of moves, and memory with many stored games.
 
 Run ``python -m benchmarks.bench_bot`` to print a markdown table, ``--write`` to publish it into
-the README through ``benchmarks._report.publish``. The bot runs exactly as deployed, ``python -m
+docs/BENCHMARKS.md through ``benchmarks._report.publish``. The bot runs exactly as deployed, ``python -m
 bot`` in its own process, pointed at the fake Discord through ``DISCORD_API_BASE`` and
 ``DISCORD_GATEWAY_URL``; the fake and the simulated players run in this process on the same
 machine, so their work competes with the bot's for the same cores:
@@ -1141,7 +1141,7 @@ def main(argv: list[str] | None = None) -> int:
         default=0.5,
         help="share of the games in (a) and (b) that are Veloop (default 0.5)",
     )
-    parser.add_argument("--write", action="store_true", help="publish the table into the README")
+    parser.add_argument("--write", action="store_true", help="publish the table into docs/BENCHMARKS.md")
     parser.add_argument("--deadline", action="store_true", help="measure answers within 3 s under overload instead")
     parser.add_argument("--deadline-games", type=int, default=200, help="games for --deadline (default 200)")
     parser.add_argument("--deadline-rate", type=float, default=50.0, help="interactions/s for --deadline (default 50)")

@@ -1,7 +1,7 @@
 """The scheduler under load: 100,000 pending deadlines, 1,000 of them falling due within one minute.
 
 Run ``python -m benchmarks.bench_clock`` to print a markdown table, ``--write`` to publish it into
-the README. A real SQLite file holds ``--games`` games in play, each with a live clock running and
+docs/BENCHMARKS.md. A real SQLite file holds ``--games`` games in play, each with a live clock running and
 its deadline row in the ``due`` table; ``--due`` of those deadlines fall due at random moments over
 the next ``--window`` seconds, the others days later. The real scheduler (``bot.scheduler``) runs
 on the real clock with the real action, ``Store.flag`` (the game is lost on time in one
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100_000, help="pending deadlines (default 100,000)")
     parser.add_argument("--due", type=int, default=1_000, help="of which falling due in the window (default 1,000)")
     parser.add_argument("--window", type=float, default=60.0, help="seconds they fall due over (default 60)")
-    parser.add_argument("--write", action="store_true", help="publish the table into the README")
+    parser.add_argument("--write", action="store_true", help="publish the table into docs/BENCHMARKS.md")
     args = parser.parse_args(argv)
     reference = reference_ms()
     figures = asyncio.run(measure(args.games, args.due, args.window))

@@ -1,7 +1,7 @@
 """The local table in a real browser: how soon the page is ready, and a click on Play until the new board shows.
 
 Run ``python -m benchmarks.bench_local`` to print a markdown table, ``--write`` to publish it into
-the README through ``benchmarks._report.publish``. It drives the page exactly as the browser tests
+docs/BENCHMARKS.md through ``benchmarks._report.publish``. It drives the page exactly as the browser tests
 do (``tests/browser/driver.py``): ``python -m bot local`` as a child process, Debian's Chromium
 headless through Playwright. References measured in the same run: the page's two JSON calls
 fetched without a browser (what readiness costs the server) and, for each move, the time until
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--loads", type=int, default=20, help="page loads timed")
     parser.add_argument("--moves", type=int, default=40, help="moves timed")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--write", action="store_true", help="publish the table into the README")
+    parser.add_argument("--write", action="store_true", help="publish the table into docs/BENCHMARKS.md")
     args = parser.parse_args(argv)
     process = TableProcess()
     try:

@@ -1,6 +1,6 @@
 """Speed of ratings: rebuilding every rating from stored games, a leaderboard page, a profile chart.
 
-``python -m benchmarks.bench_ratings`` prints the table; ``--write`` publishes it into the README.
+``python -m benchmarks.bench_ratings`` prints the table; ``--write`` publishes it into docs/BENCHMARKS.md.
 The games are made up from a fixed seed (2,000 players, two servers, both games' pools), so two
 runs measure the same work. The store's figures use a real SQLite file: ``--games`` finished rated
 games written straight into it and rebuilt by ``Store.rebuild_ratings`` (reading the games, rating
@@ -156,7 +156,7 @@ def chart_ms() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--write", action="store_true", help="publish into the README and benchmarks/results")
+    parser.add_argument("--write", action="store_true", help="publish into docs/BENCHMARKS.md and benchmarks/results")
     parser.add_argument("--games", type=int, default=GAMES)
     args = parser.parse_args()
     reference = reference_ms()

@@ -2,7 +2,7 @@
 the tournament images (standings, brackets).
 
 Run ``python -m benchmarks.bench_render`` to print a markdown table, ``--write`` to publish it
-into the README through ``benchmarks._report.publish``. Inputs come from fixed seeds, so two
+into docs/BENCHMARKS.md through ``benchmarks._report.publish``. Inputs come from fixed seeds, so two
 runs measure the same boards. Medians are reported, the best of five rounds (see ``median_ms``):
 the bot renders one board at a time, and a median is what a player waits for.
 """
@@ -464,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200, help="renders per board figure")
     parser.add_argument("--rounds", type=int, default=3, help="GIF encodes to take the fastest of")
-    parser.add_argument("--write", action="store_true", help="publish the table into the README")
+    parser.add_argument("--write", action="store_true", help="publish the table into docs/BENCHMARKS.md")
     args = parser.parse_args(argv)
     markdown = table(args.runs, args.rounds)
     print(markdown)

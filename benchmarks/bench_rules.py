@@ -1,7 +1,7 @@
 """Speed of the rules cores: move listing, random playouts and perft, one section per game.
 
 Run ``python -m benchmarks.bench_rules`` to print a markdown table, ``--write`` to publish it
-into the README through ``benchmarks._report.publish``. Each game is one function in
+into docs/BENCHMARKS.md through ``benchmarks._report.publish``. Each game is one function in
 ``SECTIONS`` returning its rows, so another game adds one function and one entry.
 Everything runs on one core in this process; inputs come from fixed seeds, so two runs
 measure the same work.
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--game", choices=sorted(SECTIONS), action="append", help="only these games (repeatable)")
     parser.add_argument("--seconds", type=float, default=6.0, help="time per measure (default 6)")
-    parser.add_argument("--write", action="store_true", help="publish the table into the README")
+    parser.add_argument("--write", action="store_true", help="publish the table into docs/BENCHMARKS.md")
     args = parser.parse_args(argv)
     rows: list[Row] = []
     for name in args.game or list(SECTIONS):

@@ -1,7 +1,7 @@
 """Speed of the tournament engine: pairing a Swiss round (FIDE Dutch) and standings with tie-breaks.
 
 Run ``python -m benchmarks.bench_tournaments`` to print a markdown table, ``--write`` to publish it
-into the README through ``benchmarks._report.publish``. Every figure comes with a reference measured
+into docs/BENCHMARKS.md through ``benchmarks._report.publish``. Every figure comes with a reference measured
 in the same run, a fixed piece of plain Python (sorting 500 tuples), and the ratio between the two: on
 a slow or busy day both grow, the ratio stays, so a regression shows as a ratio, not as a bad day.
 
@@ -269,7 +269,7 @@ def table(rows: list[Row], reference: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="only the 100-player pairings")
-    parser.add_argument("--write", action="store_true", help="publish the table into the README")
+    parser.add_argument("--write", action="store_true", help="publish the table into docs/BENCHMARKS.md")
     parser.add_argument("--breakdown", type=int, metavar="N", help="where the CPU time of pairing N players goes")
     args = parser.parse_args(argv)
     if args.breakdown:

@@ -1,4 +1,4 @@
-"""The strength benchmark plays its rows and prints the table the README shows."""
+"""The strength benchmark plays its rows and prints the table docs/BENCHMARKS.md shows."""
 
 from __future__ import annotations
 

@@ -323,18 +323,20 @@ def test_publishing_one_games_table_keeps_the_others(tmp_path: Path, monkeypatch
     results = tmp_path / "benchmarks" / "results"
     results.mkdir(parents=True)
     (results / "ai.md").write_text("### AI strength (Veletas)\n\n| old table |\n")
-    (tmp_path / "README.md").write_text("# Bot\n\n<!-- bench:ai -->\nVeletas figures\n<!-- /bench:ai -->\n")
+    doc = tmp_path / "docs" / "BENCHMARKS.md"
+    doc.parent.mkdir()
+    doc.write_text("# Speed\n\n<!-- bench:ai -->\nVeletas figures\n<!-- /bench:ai -->\n")
     monkeypatch.setattr(bench_ai, "RESULTS", results)
     monkeypatch.setattr(bench_ai, "ROOT", tmp_path)
     bench_ai.publish_section("ai-veloop", "### Veloop table v1", "cmd 1")
     bench_ai.publish_section("ai-veloop", "### Veloop table v2", "cmd 2")
-    for path in (results / "ai.md", tmp_path / "README.md"):
+    for path in (results / "ai.md", doc):
         text = path.read_text()
         assert "Veloop table v2" in text and "cmd 2" in text
         assert "v1" not in text
         assert text.count("<!-- bench:ai-veloop -->") == 1
     assert "| old table |" in (results / "ai.md").read_text()
-    assert "Veletas figures" in (tmp_path / "README.md").read_text()
+    assert "Veletas figures" in doc.read_text()
     bench_ai.publish_section("ai", "### AI strength v3", "cmd 3")
     text = (results / "ai.md").read_text()
     assert "| old table |" not in text and "AI strength v3" in text and "Veloop table v2" in text
@@ -369,8 +371,10 @@ def test_a_partial_run_keeps_the_other_published_rows_with_their_source(
         f"| {r.level_a} vs {r.level_b} | 8×8 | 40 | {50 + k}% | x | x | x | x | x |"
         for k, r in enumerate(bench_ai.VELOOP_ROWS)
     ]
-    (tmp_path / "README.md").write_text(
-        "# Bot\n\n<!-- bench:ai-veloop -->\n### Veloop AI strength\n\n| match |\n|---|\n"
+    doc = tmp_path / "docs" / "BENCHMARKS.md"
+    doc.parent.mkdir()
+    doc.write_text(
+        "# Speed\n\n<!-- bench:ai-veloop -->\n### Veloop AI strength\n\n| match |\n|---|\n"
         + "\n".join(old)
         + "\n\n_Measured on Old CPU, 2026-01-01 with `old command`._\n<!-- /bench:ai-veloop -->\n"
     )
@@ -378,19 +382,21 @@ def test_a_partial_run_keeps_the_other_published_rows_with_their_source(
     monkeypatch.setattr(bench_ai, "ROOT", tmp_path)
     argv = ["--game", "veloop", "--games", "2", "--jobs", "1", "--seed", "3", "--rows", "1", "--keep", "--write"]
     assert bench_ai.main(argv) == 0
-    readme = (tmp_path / "README.md").read_text()
-    table = [line for line in readme.splitlines() if re.match(r"\| \d vs \d \|", line)]
+    published = doc.read_text()
+    table = [line for line in published.splitlines() if re.match(r"\| \d vs \d \|", line)]
     assert [line.split("|")[1].strip() for line in table] == ["2 vs 1", "3 vs 2", "4 vs 3", "5 vs 3", "5 vs 4"]
     assert table[0] not in old and "| 2 |" in table[0], "row 1 is measured afresh (2 games)"
     assert table[1:] == old[1:], "the other rows are kept as published"
     old_source = "as measured on Old CPU, 2026-01-01 with `old command`."
-    assert f"Kept from an earlier run: 3 vs 2, 4 vs 3, 5 vs 3, 5 vs 4, {old_source}" in readme
-    assert "--rows 1 --keep --write`._" in readme
+    assert f"Kept from an earlier run: 3 vs 2, 4 vs 3, 5 vs 3, 5 vs 4, {old_source}" in published
+    assert "--rows 1 --keep --write`._" in published
     # Row 2 now, keeping row 1 from the run above and the rest from the old one.
     argv[argv.index("--rows") + 1] = "2"
     monkeypatch.setitem(ai.LEVELS, 3, replace(ai.LEVELS[3], iterations=8))
     assert bench_ai.main(argv) == 0
-    readme = (tmp_path / "README.md").read_text()
-    assert f"Kept from an earlier run: 4 vs 3, 5 vs 3, 5 vs 4, {old_source}" in readme
-    assert re.search(r"Kept from an earlier run: 2 vs 1, as measured on .+ with `.*--rows 1 --keep --write`\.", readme)
-    assert readme.count("<!-- bench:ai-veloop -->") == 1
+    published = doc.read_text()
+    assert f"Kept from an earlier run: 4 vs 3, 5 vs 3, 5 vs 4, {old_source}" in published
+    assert re.search(
+        r"Kept from an earlier run: 2 vs 1, as measured on .+ with `.*--rows 1 --keep --write`\.", published
+    )
+    assert published.count("<!-- bench:ai-veloop -->") == 1

@@ -1,4 +1,4 @@
-"""The rules benchmark's Veloop section runs and reports what it measured (its figures feed the README)."""
+"""The rules benchmark's Veloop section runs and reports what it measured (its figures feed docs/BENCHMARKS.md)."""
 
 from __future__ import annotations
 
