@@ -86,22 +86,30 @@ class Seen:
         return f"v{self.version}" if self.version is not None else str(self.ply)
 
 
-def check_may_move(info: GameInfo, user_id: int, seen: Seen | None = None) -> None:
-    """Refuse before showing a private menu that could never lead to a legal move for this user.
+# What a private step refuses when the game is past (or not yet at) the phase the step is for.
+PHASE_REFUSALS = {"play": "refusal.moves_after_setup", "setup": "refusal.setup_over"}
+
+
+def check_may_move(info: GameInfo, user_id: int, seen: Seen | None = None, *, phase: str = "play") -> None:
+    """Refuse before showing a private menu that could never lead to a legal turn for this user.
 
     Who may act is the store's decision (``check_to_act``, the same check it makes when writing);
-    the menu adds only that it must still show the game as it stands, and that moves have begun.
+    the menu adds only that it must still show the game as it stands, and that the game is in the
+    ``phase`` the menu is for (moves have begun, or for Veletas's guided setup, setup goes on).
     """
     if seen is not None and info.status == "active" and not seen.matches(info):
         raise RaceLost(OUT_OF_DATE)
     check_to_act(info, user_id)
-    if info.state.phase != "play":
-        raise UserError("refusal.moves_after_setup")
+    if info.state.phase != phase:
+        raise UserError(PHASE_REFUSALS[phase])
 
 
-async def load_turn(interaction: discord.Interaction[Any], game_id: int, seen: Seen | None) -> GameInfo:
+async def load_turn(
+    interaction: discord.Interaction[Any], game_id: int, seen: Seen | None, *, phase: str = "play"
+) -> GameInfo:
+    """The game, if ``interaction``'s member is to act in it now, in ``phase``, as ``seen`` showed it."""
     info = await bot_of(interaction).store.get_game(game_id)
-    check_may_move(info, interaction.user.id, seen)
+    check_may_move(info, interaction.user.id, seen, phase=phase)
     return info
 
 
@@ -318,6 +326,8 @@ class StepMenu(NamesAGame, discord.ui.DynamicItem[discord.ui.Select[Any]], templ
     prefix: ClassVar[str]
     step: ClassVar[str]
     carries: ClassVar[tuple[str, ...]] = ()
+    phase: ClassVar[str] = "play"
+    """The game's phase this step is for (``check_may_move``)."""
     placeholder: ClassVar[str]
     """The first menu's placeholder (a catalogue key); the further menus of the same step say ``more_placeholder``."""
     more_placeholder: ClassVar[str]
@@ -389,7 +399,7 @@ class StepMenu(NamesAGame, discord.ui.DynamicItem[discord.ui.Select[Any]], templ
 
     async def load(self, interaction: discord.Interaction[Any]) -> GameInfo:
         """The game, if this menu's member is to move in it as the menu showed it (``load_turn``)."""
-        return await load_turn(interaction, self.game_id, self.seen)
+        return await load_turn(interaction, self.game_id, self.seen, phase=self.phase)
 
     async def next_step(self, bot: VeletasBot, info: GameInfo, value: str, w: Words) -> Outgoing:
         """The step after choosing ``value``; ``RaceLost(OUT_OF_DATE)`` if this step would not offer it now
