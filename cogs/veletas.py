@@ -28,6 +28,7 @@ from bot.rules.veletas_suggest import move_suggestions, shooter_suggestions, sto
 from bot.store import GameInfo
 from cogs._board import colour_word
 from cogs._clock_words import time_suggestions
+from cogs._leaderboard import send_leaderboard
 from cogs._lookup import NamesAGame
 from cogs._options import MAX_MOVE, MAX_SHOOTERS, MAX_SQUARE, MAX_TIME
 from cogs._send import Outgoing, bot_of
@@ -52,7 +53,7 @@ from cogs.guided import (
     custom_id,
     seen_state,
 )
-from cogs.play import GameCommands, expect_game, play_turn, send_leaderboard, send_rules
+from cogs.play import GameCommands, expect_game, play_turn, send_rules
 
 # A claim on the small board: Black's shot leaves the shooter on g1 with nowhere to go.
 EXAMPLE_POSITION = "3S3/1bw4/5S1/7/5w1/5Sb/2b2w1 b"

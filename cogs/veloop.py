@@ -27,6 +27,7 @@ from bot.rules.veloop_suggest import move_suggestions
 from bot.store import GameInfo
 from cogs._board import colour_word
 from cogs._clock_words import time_suggestions
+from cogs._leaderboard import send_leaderboard
 from cogs._names import colour_names
 from cogs._options import MAX_MOVE, MAX_TIME
 from cogs._send import Outgoing
@@ -43,7 +44,7 @@ from cogs.guided import (
     step_message,
     step_theme,
 )
-from cogs.play import GameCommands, expect_game, play_turn, send_leaderboard, send_rules
+from cogs.play import GameCommands, expect_game, play_turn, send_rules
 
 # A short 5×5 game (protocol alternating) that White wins with a confinement.
 EXAMPLE_TURNS = (
