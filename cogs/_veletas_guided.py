@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import discord
 
@@ -337,41 +337,32 @@ CHOSEN = r"[a-z0-9.-]{1,20}"
 
 
 class SetupMenu(StepMenu):
-    """A square of the guided setup, after the shooters chosen so far (carried in the id, each one its step offered)."""
+    """A square of the guided setup, after the shooters chosen so far (carried in the id): a shooter's, or
+    once the turn's shooters are chosen the stone's (``stone``). Each square carried must be one its step
+    offered, one after another, and the square chosen one this step offers; else the menu is out of date."""
 
     phase = "setup"
-
-    def chosen(self, game: Game, *, complete: bool) -> list[str]:
-        """The shooters this menu's id says were chosen, if its step could have offered them one after another:
-        the whole turn's for the stone's menu (``complete``), fewer for a shooter's; else it is out of date."""
-        chosen = _split(self.carried[0])
-        count, placed = game.shooters_to_place, len(chosen)
-        if (placed != count if complete else placed >= count) or not offered_in_turn(game, chosen):
-            raise RaceLost(OUT_OF_DATE)
-        return chosen
-
-
-class SetupShooterSelect(SetupMenu, prefix="veletas", step="sp", carries={"chosen": CHOSEN}):
-    """The next shooter's square."""
-
-    placeholder, more_placeholder = "veletas.square.placeholder", "veletas.more_squares.placeholder"
+    stone: ClassVar[bool]
 
     async def next_step(self, bot: VeletasBot, info: GameInfo, value: str, w: Words) -> Outgoing:
         game = veletas_game(info)
-        chosen = self.chosen(game, complete=False)
-        if value not in game.setup_choices(chosen):
+        chosen = _split(self.carried[0])
+        count, placed = game.shooters_to_place, len(chosen)
+        if (placed != count if self.stone else placed >= count) or not offered_in_turn(game, chosen):
             raise RaceLost(OUT_OF_DATE)
+        allowed = game.stone_choices(chosen) if self.stone else game.setup_choices(chosen)
+        if value not in allowed:
+            raise RaceLost(OUT_OF_DATE)
+        if self.stone:
+            return await setup_step(bot, info, w, chosen, value)
         return await setup_step(bot, info, w, [*chosen, value])
 
 
+class SetupShooterSelect(SetupMenu, prefix="veletas", step="sp", carries={"chosen": CHOSEN}):
+    placeholder, more_placeholder = "veletas.square.placeholder", "veletas.more_squares.placeholder"
+    stone = False
+
+
 class SetupStoneSelect(SetupMenu, prefix="veletas", step="sk", carries={"chosen": CHOSEN}):
-    """The stone's square, once the turn's shooters are chosen."""
-
     placeholder, more_placeholder = "veletas.stone_square.placeholder", "veletas.more_squares.placeholder"
-
-    async def next_step(self, bot: VeletasBot, info: GameInfo, value: str, w: Words) -> Outgoing:
-        game = veletas_game(info)
-        chosen = self.chosen(game, complete=True)
-        if value not in game.stone_choices(chosen):
-            raise RaceLost(OUT_OF_DATE)
-        return await setup_step(bot, info, w, chosen, value)
+    stone = True

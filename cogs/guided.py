@@ -392,14 +392,11 @@ class StepMenu(NamesAGame, discord.ui.DynamicItem[discord.ui.Select[Any]], templ
         value = self.item.values[0]
 
         async def work() -> Outgoing:
-            info = await self.load(interaction)
+            # The game, if this menu's member is to act in it now, as the menu showed it.
+            info = await load_turn(interaction, self.game_id, self.seen, phase=self.phase)
             return await self.next_step(bot, info, value, private_words(interaction))
 
         await respond_update(interaction, work())
-
-    async def load(self, interaction: discord.Interaction[Any]) -> GameInfo:
-        """The game, if this menu's member is to move in it as the menu showed it (``load_turn``)."""
-        return await load_turn(interaction, self.game_id, self.seen, phase=self.phase)
 
     async def next_step(self, bot: VeletasBot, info: GameInfo, value: str, w: Words) -> Outgoing:
         """The step after choosing ``value``; ``RaceLost(OUT_OF_DATE)`` if this step would not offer it now
