@@ -55,7 +55,7 @@ def store_figures(games: list[RatedGame], players: int = 10_000) -> dict[str, fl
     from bot.client import VeletasBot
     from bot.i18n import words
     from bot.store import Store
-    from cogs.play import leaderboard_page
+    from cogs._leaderboard import leaderboard_page
     from cogs.veloop import TABLE
 
     async def run(path: Path) -> dict[str, float]:

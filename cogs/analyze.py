@@ -30,8 +30,8 @@ from cogs._board import BOARD_FILE, colour_word, theme_of
 from cogs._lookup import game_here
 from cogs._options import MAX_POSITION
 from cogs._send import Outgoing, send_response
+from cogs._veletas_game import render_position
 from cogs._words import private_words
-from cogs.veletas import render_position
 
 log = logging.getLogger(__name__)
 

@@ -9,14 +9,18 @@ of playing into a position its user never saw. Menus from before versions existe
 
 Custom ids start with the game's name (``veloop:move:12``); every prefix is read, so the ids of
 boards posted before a game had its own prefix (``veletas:…``) keep working for every game.
+
+A game's steps are ``StepMenu`` subclasses: each names its custom id (prefix, step, the choices it
+carries), its words, and what choosing an option leads to; reading the id back, checking the game
+and answering are written here once.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Self
 
 import discord
 from discord.ext import commands
@@ -41,6 +45,8 @@ OUT_OF_DATE = "guided.menu_out_of_date"
 PREFIX = r"(?P<prefix>[a-z]{2,12})"
 # Custom ids carry "v<version>"; a bare number is a ply, from boards posted before versions existed.
 STATE = r"(?:v(?P<version>[0-9]+)|(?P<ply>[0-9]+))"
+# A square as a step's custom id carries it (``d4``, ``j10``).
+SQUARE = r"[a-z][0-9]{1,2}"
 
 
 def seen_state(match: re.Match[str]) -> tuple[int | None, int | None]:
@@ -80,22 +86,30 @@ class Seen:
         return f"v{self.version}" if self.version is not None else str(self.ply)
 
 
-def check_may_move(info: GameInfo, user_id: int, seen: Seen | None = None) -> None:
-    """Refuse before showing a private menu that could never lead to a legal move for this user.
+# What a private step refuses when the game is past (or not yet at) the phase the step is for.
+PHASE_REFUSALS = {"play": "refusal.moves_after_setup", "setup": "refusal.setup_over"}
+
+
+def check_may_move(info: GameInfo, user_id: int, seen: Seen | None = None, *, phase: str = "play") -> None:
+    """Refuse before showing a private menu that could never lead to a legal turn for this user.
 
     Who may act is the store's decision (``check_to_act``, the same check it makes when writing);
-    the menu adds only that it must still show the game as it stands, and that moves have begun.
+    the menu adds only that it must still show the game as it stands, and that the game is in the
+    ``phase`` the menu is for (moves have begun, or for Veletas's guided setup, setup goes on).
     """
     if seen is not None and info.status == "active" and not seen.matches(info):
         raise RaceLost(OUT_OF_DATE)
     check_to_act(info, user_id)
-    if info.state.phase != "play":
-        raise UserError("refusal.moves_after_setup")
+    if info.state.phase != phase:
+        raise UserError(PHASE_REFUSALS[phase])
 
 
-async def load_turn(interaction: discord.Interaction[Any], game_id: int, seen: Seen | None) -> GameInfo:
+async def load_turn(
+    interaction: discord.Interaction[Any], game_id: int, seen: Seen | None, *, phase: str = "play"
+) -> GameInfo:
+    """The game, if ``interaction``'s member is to act in it now, in ``phase``, as ``seen`` showed it."""
     info = await bot_of(interaction).store.get_game(game_id)
-    check_may_move(info, interaction.user.id, seen)
+    check_may_move(info, interaction.user.id, seen, phase=phase)
     return info
 
 
@@ -289,6 +303,105 @@ class CancelButton(
                 content=private_words(interaction)("guided.cancelled"), embed=None, attachments=[], view=None
             ),
         )
+
+
+def confirm_view(info: GameInfo, move: str, w: Words) -> discord.ui.View:
+    """The last step's buttons: play ``move`` (the button says it as written), start over, or cancel."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(ConfirmButton(info, info.id, Seen.of(info), move, w("guided.play.label", move=move)))
+    nav_buttons(view, info, w, back=True)
+    return view
+
+
+class StepMenu(NamesAGame, discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"(?!)"):
+    """A menu of one guided step, the frame of every game's steps (never registered itself).
+
+    A subclass names its custom id in its class line, ``prefix:step:<game>:<state>:<carried…>:<page>``
+    (``class DestinationSelect(StepMenu, prefix="veletas", step="gd", carries={"shooter": SQUARE})``),
+    its placeholders (catalogue keys), and in ``next_step`` what choosing an option leads to. The choices
+    made so far ride in the id (``carried``, in the order ``carries`` names them), so a menu works after a
+    restart; the state seen (``Seen``) makes a menu drawn before the game changed refuse as out of date.
+    """
+
+    prefix: ClassVar[str]
+    step: ClassVar[str]
+    carries: ClassVar[tuple[str, ...]] = ()
+    phase: ClassVar[str] = "play"
+    """The game's phase this step is for (``check_may_move``)."""
+    placeholder: ClassVar[str]
+    """The first menu's placeholder (a catalogue key); the further menus of the same step say ``more_placeholder``."""
+    more_placeholder: ClassVar[str]
+
+    def __init_subclass__(
+        cls, *, prefix: str | None = None, step: str | None = None, carries: Mapping[str, str] | None = None
+    ) -> None:
+        if prefix is None or step is None:
+            # A base for several steps of one game (what they share, never registered): it reads no id.
+            super().__init_subclass__(template=r"(?!)")
+            return
+        fields = dict(carries or {})
+        carried = "".join(f":(?P<{name}>{pattern})" for name, pattern in fields.items())
+        super().__init_subclass__(template=rf"{prefix}:{step}:(?P<game>[0-9]+):{STATE}{carried}:(?P<page>[0-9])")
+        cls.prefix, cls.step, cls.carries = prefix, step, tuple(fields)
+
+    def __init__(
+        self,
+        game_id: int,
+        seen: Seen,
+        carried: Sequence[str],
+        page: int,
+        options: list[discord.SelectOption] | None = None,
+        placeholder: str | None = None,
+    ) -> None:
+        super().__init__(
+            discord.ui.Select(
+                placeholder=placeholder,
+                options=options or [],
+                custom_id=custom_id(self.prefix, self.step, game_id, seen, *carried, page),
+            )
+        )
+        self.game_id, self.seen, self.carried = game_id, seen, list(carried)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        carried = [match[name] for name in cls.carries]
+        return cls(id_or_zero(match["game"]), Seen.parse(match), carried, int(match["page"]))
+
+    @classmethod
+    def add_menus(
+        cls,
+        view: discord.ui.View,
+        info: GameInfo,
+        carried: Sequence[str],
+        options: Sequence[discord.SelectOption],
+        w: Words,
+    ) -> None:
+        """This step's options as menus on ``view``: 25 to a menu, at most four (``chunks``)."""
+        seen = Seen.of(info)
+        for page, chunk in enumerate(chunks(options)):
+            placeholder = w(cls.placeholder if page == 0 else cls.more_placeholder)
+            view.add_item(cls(info.id, seen, carried, page, chunk, placeholder))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await bot_of(interaction).guard(interaction, self.answer(interaction))
+
+    async def answer(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        value = self.item.values[0]
+
+        async def work() -> Outgoing:
+            # The game, if this menu's member is to act in it now, as the menu showed it.
+            info = await load_turn(interaction, self.game_id, self.seen, phase=self.phase)
+            return await self.next_step(bot, info, value, private_words(interaction))
+
+        await respond_update(interaction, work())
+
+    async def next_step(self, bot: VeletasBot, info: GameInfo, value: str, w: Words) -> Outgoing:
+        """The step after choosing ``value``; ``RaceLost(OUT_OF_DATE)`` if this step would not offer it now
+        (only what a step offered goes on: a forged or stale value is an out-of-date menu, not a typo)."""
+        raise NotImplementedError
 
 
 class GuidedMoveCog(commands.Cog, name="Guided move"):

@@ -15,10 +15,10 @@ from discord.ext import commands
 
 from bot.client import VeletasBot
 from cogs._lookup import user_named
+from cogs._records import history_message, profile_message
 from cogs._send import respond
 from cogs._tables import TABLES, Table, table_for
 from cogs._words import private_words
-from cogs.play import history_message, profile_message
 
 GROUP = "player"
 Game = Literal["veletas", "veloop"]

@@ -19,8 +19,8 @@ from bot.rules import Position
 from bot.store import THEMES
 from cogs._board import BOARD_FILE, DEFAULT_THEME, board_message
 from cogs._send import Outgoing, respond
+from cogs._veletas_game import render_position
 from cogs._words import private_words
-from cogs.veletas import render_position
 
 # A position in play on the standard board, so a theme is shown with stones, shooters and a claim.
 SAMPLE_POSITION = "10/10/3S6/6S3/2b7/4S1S3/1S8/5w1S2/2S7/10 b"

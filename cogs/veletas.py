@@ -3,15 +3,14 @@
 The shared commands (``board``, ``resign``, ``undo``, ``export``, ``games``) come from
 ``GameCommands``; this module adds Veletas's own: the challenge with its variant and rules, the
 setup turns and the pie choice (the first two phases, which only Veletas has), the move with its
-autocomplete, the rules summary, and the guided move's Veletas steps (shooter → destination →
-target). Its ``Table`` words Veletas's boards for the shared board message.
+autocomplete, and the rules summary. Its ``Table`` words Veletas's boards for the shared board
+message and offers their buttons; the guided steps behind Move and Set up are in ``cogs._veletas_guided``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import discord
@@ -19,42 +18,42 @@ from discord import app_commands
 
 from bot import render
 from bot.client import VeletasBot
-from bot.errors import InvalidMove, RaceLost, UserError
+from bot.errors import InvalidMove, UserError
 from bot.i18n import Clauses, Phrase, Words
 from bot.ids import id_or_zero
 from bot.render.workers import Drawing
-from bot.rules import VARIANTS, Game, Move, veletas
-from bot.rules.common import square_name
+from bot.rules import VARIANTS, Game, veletas
 from bot.rules.veletas import Position
 from bot.rules.veletas_suggest import move_suggestions, shooter_suggestions, stone_suggestions
-from bot.store import GameInfo, check_to_act
-from cogs._board import DEFAULT_THEME, colour_word
+from bot.store import GameInfo
+from cogs._board import colour_word
 from cogs._clock_words import time_suggestions
+from cogs._leaderboard import send_leaderboard
 from cogs._lookup import NamesAGame
-from cogs._names import colour_names, seat_names
 from cogs._options import MAX_MOVE, MAX_SHOOTERS, MAX_SQUARE, MAX_TIME
-from cogs._send import Outgoing, bot_of, respond, respond_update
+from cogs._send import Outgoing, bot_of
 from cogs._tables import Table, register
+from cogs._veletas_game import veletas_game
+from cogs._veletas_guided import (
+    DestinationSelect,
+    SetupButton,
+    SetupShooterSelect,
+    SetupStartOver,
+    SetupStoneSelect,
+    ShooterSelect,
+    TargetSelect,
+    shooter_step,
+)
 from cogs._words import private_words
 from cogs.challenge import challenges
 from cogs.guided import (
-    OUT_OF_DATE,
     PREFIX,
     STATE,
-    ConfirmButton,
     MoveButton,
-    Seen,
-    chunks,
     custom_id,
-    load_turn,
-    nav_buttons,
     seen_state,
-    step_message,
-    step_theme,
 )
-from cogs.play import GameCommands, expect_game, play_turn, send_leaderboard, send_rules
-
-STAY = "stay"
+from cogs.play import GameCommands, expect_game, play_turn, send_rules
 
 # A claim on the small board: Black's shot leaves the shooter on g1 with nowhere to go.
 EXAMPLE_POSITION = "3S3/1bw4/5S1/7/5w1/5Sb/2b2w1 b"
@@ -103,21 +102,6 @@ def rules_summary(w: Words, rules: str, variant: str | None) -> str:
     return w("veletas.rules_common", to_win=to_win) + "\n" + w(f"veletas.rules_{rules}", first=first)
 
 
-async def render_position(
-    position: Position,
-    *,
-    last_move: Move | None = None,
-    hints: render.Hints | None = None,
-    players: Mapping[str, str] | None = None,
-    theme: str = DEFAULT_THEME,
-    w: Words | None = None,
-) -> bytes:
-    """A Veletas position's image, off the event loop (rendering is CPU work)."""
-    return await asyncio.to_thread(
-        render.board_png, position, last_move=last_move, hints=hints, players=players, theme=theme, words=w
-    )
-
-
 def suggestion_label(w: Words, kind: str, value: str) -> str:
     """A suggested step or move in the member's language: what choosing it does next."""
     if kind == "shooter":
@@ -150,13 +134,6 @@ def setup_refusal(refused: veletas.IllegalMove, game: Game) -> InvalidMove:
         key = key.replace("rules.", "veletas.", 1)
         data.update(names)
     return InvalidMove(key, **data)
-
-
-def veletas_game(info: GameInfo) -> Game:
-    state = info.state
-    if not isinstance(state, Game):
-        raise TypeError(f"game {info.id} is not a Veletas game")
-    return state
 
 
 def score_text(w: Words, position: Position) -> str:
@@ -340,477 +317,6 @@ class PieButton(
         )
 
 
-# --- the guided move's Veletas steps: shooter → destination (or stay) → target → confirm
-
-
-async def _step(
-    bot: VeletasBot,
-    info: GameInfo,
-    w: Words,
-    text: str,
-    view: discord.ui.View | None,
-    *,
-    hints: render.Hints | None = None,
-    preview: Move | None = None,
-) -> Outgoing:
-    game = veletas_game(info)
-    position = game.position
-    theme = await step_theme(bot, info)
-    names = colour_names(bot, info)
-    if preview is not None:
-        png = await render_position(position.play(preview), last_move=preview, players=names, theme=theme, w=w)
-    elif not game.moves:
-        # the first move: the game marks the shooters of the last setup turn, as the public board does
-        png = await asyncio.to_thread(render.game_png, game, hints=hints, players=dict(names), theme=theme, words=w)
-    else:
-        png = await render_position(position, last_move=game.last_move, hints=hints, players=names, theme=theme, w=w)
-    return await step_message(bot, info, w, text, view, png)
-
-
-async def shooter_step(bot: VeletasBot, info: GameInfo, w: Words) -> Outgoing:
-    position = veletas_game(info).position
-    movable = [s for s in position.unclaimed() if position.destinations(s) or position.targets(s)]
-    groups = position.group_hints()
-    options = []
-    for square in movable:
-        black, white = groups.get(square, (0, 0))
-        options.append(
-            discord.SelectOption(
-                label=square,
-                value=square,
-                description=w("veletas.groups.option", black=black, white=white),
-            )
-        )
-    view = discord.ui.View(timeout=None)
-    for page, chunk in enumerate(chunks(options)):
-        view.add_item(ShooterSelect(info.id, Seen.of(info), page, chunk, w("veletas.choose_shooter.placeholder")))
-    nav_buttons(view, info, w, back=False)
-    return await _step(bot, info, w, w("veletas.step_shooter"), view, hints=render.Hints(groups=True))
-
-
-async def destination_step(bot: VeletasBot, info: GameInfo, shooter: str, w: Words) -> Outgoing:
-    position = veletas_game(info).position
-    destinations = position.destinations(shooter)
-    options = [
-        discord.SelectOption(
-            label=w("veletas.stay_on.option", square=shooter), value=STAY, description=w("veletas.shoot_still.option")
-        )
-    ]
-    options += [
-        discord.SelectOption(
-            label=square, value=square, description=w("veletas.move_to.option", shooter=shooter, square=square)
-        )
-        for square in destinations
-    ]
-    view = discord.ui.View(timeout=None)
-    for page, chunk in enumerate(chunks(options)):
-        placeholder = w("veletas.destination.placeholder" if page == 0 else "veletas.more_destinations.placeholder")
-        view.add_item(DestinationSelect(info.id, Seen.of(info), shooter, page, chunk, placeholder))
-    nav_buttons(view, info, w, back=True)
-    text = w("veletas.step_destination", shooter=shooter)
-    return await _step(bot, info, w, text, view, hints=render.Hints.for_shooter(position, shooter))
-
-
-async def target_step(bot: VeletasBot, info: GameInfo, shooter: str, destination: str, w: Words) -> Outgoing:
-    position = veletas_game(info).position
-    moving = destination != STAY
-    targets = offered_targets(position, shooter, destination)
-    options = [discord.SelectOption(label=square, value=square) for square in targets]
-    view = discord.ui.View(timeout=None)
-    for page, chunk in enumerate(chunks(options)):
-        placeholder = w("veletas.target.placeholder" if page == 0 else "veletas.more_targets.placeholder")
-        view.add_item(TargetSelect(info.id, Seen.of(info), shooter, destination, page, chunk, placeholder))
-    nav_buttons(view, info, w, back=True)
-    if moving:
-        text = w("veletas.step_target_moving", shooter=shooter, square=destination)
-    else:
-        text = w("veletas.step_target_staying", shooter=shooter)
-    hints = render.Hints.for_shooter(position, shooter, destination=destination if moving else None)
-    if not moving:
-        hints = render.Hints(selected=shooter, targets=tuple(targets))
-    return await _step(bot, info, w, text, view, hints=hints)
-
-
-async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move, w: Words) -> Outgoing:
-    view = discord.ui.View(timeout=None)
-    written = written_in_full(move)
-    view.add_item(ConfirmButton(info, info.id, Seen.of(info), written, w("guided.play.label", move=written)))
-    nav_buttons(view, info, w, back=True)
-    after = veletas_game(info).position.play(move)
-    claims = "".join(
-        "\n" + w("veletas.would_claim", square=c.square, colour=colour_word(w, c.colour)) for c in after.last_claims
-    )
-    text = w("veletas.step_confirm", move=written, claims=claims)
-    return await _step(bot, info, w, text, view, preview=move)
-
-
-def written_in_full(move: Move) -> str:
-    """The move as the player chose it: a stationary shot in the long form that names its shooter (``d4/g2``),
-    as NOTATION.md writes it, so the confirm button shows the whole move and not just the target."""
-    if move.is_stationary and move.shooter is not None:
-        return f"{move.shooter}/{move.target}"
-    return str(move)
-
-
-def offered_targets(position: Position, shooter: str, destination: str) -> list[str]:
-    """The targets the guided move offers after ``shooter`` and ``destination`` (or ``stay``); none if those
-    are not a shooter to move and a square it reaches."""
-    if shooter not in position.unclaimed():
-        return []
-    if destination == STAY:
-        return list(position.targets(shooter))
-    if destination not in position.destinations(shooter):
-        return []
-    return list(position.targets(destination, vacated=shooter))
-
-
-def offered_in_turn(game: Game, chosen: list[str]) -> bool:
-    """True if ``chosen`` are shooters the guided setup could have offered, one step after another."""
-    return all(square in game.setup_choices(chosen[:i]) for i, square in enumerate(chosen))
-
-
-def _move_text(shooter: str, destination: str, target: str) -> str:
-    return f"{shooter}/{target}" if destination == STAY else f"{shooter}-{destination}/{target}"
-
-
-class ShooterSelect(
-    NamesAGame,
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"veletas:gs:(?P<game>[0-9]+):{STATE}:(?P<page>[0-9])",
-):
-    def __init__(
-        self,
-        game_id: int,
-        seen: Seen,
-        page: int,
-        options: list[discord.SelectOption] | None = None,
-        placeholder: str | None = None,
-    ) -> None:
-        super().__init__(
-            discord.ui.Select(
-                placeholder=placeholder, options=options or [], custom_id=f"veletas:gs:{game_id}:{seen}:{page}"
-            )
-        )
-        self.game_id, self.seen = game_id, seen
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> ShooterSelect:
-        return cls(id_or_zero(match["game"]), Seen.parse(match), int(match["page"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await bot_of(interaction).guard(interaction, self.chosen(interaction))
-
-    async def chosen(self, interaction: discord.Interaction[Any]) -> None:
-        bot = bot_of(interaction)
-        shooter = self.item.values[0]
-
-        async def work() -> Outgoing:
-            info = await load_turn(interaction, self.game_id, self.seen)
-            if shooter not in veletas_game(info).position.unclaimed():
-                raise RaceLost("guided.menu_out_of_date")
-            return await destination_step(bot, info, shooter, private_words(interaction))
-
-        await respond_update(interaction, work())
-
-
-class DestinationSelect(
-    NamesAGame,
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"veletas:gd:(?P<game>[0-9]+):{STATE}:(?P<shooter>[a-z][0-9]{{1,2}}):(?P<page>[0-9])",
-):
-    def __init__(
-        self,
-        game_id: int,
-        seen: Seen,
-        shooter: str,
-        page: int,
-        options: list[discord.SelectOption] | None = None,
-        placeholder: str | None = None,
-    ) -> None:
-        super().__init__(
-            discord.ui.Select(
-                placeholder=placeholder,
-                options=options or [],
-                custom_id=f"veletas:gd:{game_id}:{seen}:{shooter}:{page}",
-            )
-        )
-        self.game_id, self.seen, self.shooter = game_id, seen, shooter
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> DestinationSelect:
-        return cls(id_or_zero(match["game"]), Seen.parse(match), match["shooter"], int(match["page"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await bot_of(interaction).guard(interaction, self.chosen(interaction))
-
-    async def chosen(self, interaction: discord.Interaction[Any]) -> None:
-        bot = bot_of(interaction)
-        destination = self.item.values[0]
-
-        async def work() -> Outgoing:
-            info = await load_turn(interaction, self.game_id, self.seen)
-            position = veletas_game(info).position
-            if self.shooter not in position.unclaimed() or (
-                destination != STAY and destination not in position.destinations(self.shooter)
-            ):
-                raise RaceLost("guided.menu_out_of_date")
-            return await target_step(bot, info, self.shooter, destination, private_words(interaction))
-
-        await respond_update(interaction, work())
-
-
-class TargetSelect(
-    NamesAGame,
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=(
-        rf"veletas:gt:(?P<game>[0-9]+):{STATE}:(?P<shooter>[a-z][0-9]{{1,2}}):(?P<dest>[a-z][0-9]{{1,2}}|stay):(?P<page>[0-9])"
-    ),
-):
-    def __init__(
-        self,
-        game_id: int,
-        seen: Seen,
-        shooter: str,
-        destination: str,
-        page: int,
-        options: list[discord.SelectOption] | None = None,
-        placeholder: str | None = None,
-    ) -> None:
-        super().__init__(
-            discord.ui.Select(
-                placeholder=placeholder,
-                options=options or [],
-                custom_id=f"veletas:gt:{game_id}:{seen}:{shooter}:{destination}:{page}",
-            )
-        )
-        self.game_id, self.seen, self.shooter, self.destination = game_id, seen, shooter, destination
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> TargetSelect:
-        return cls(id_or_zero(match["game"]), Seen.parse(match), match["shooter"], match["dest"], int(match["page"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await bot_of(interaction).guard(interaction, self.chosen(interaction))
-
-    async def chosen(self, interaction: discord.Interaction[Any]) -> None:
-        bot = bot_of(interaction)
-        target = self.item.values[0]
-
-        async def work() -> Outgoing:
-            info = await load_turn(interaction, self.game_id, self.seen)
-            position = veletas_game(info).position
-            # Only what the step offered reaches the rules' parser: a forged value is a stale menu, not a typo.
-            if target not in offered_targets(position, self.shooter, self.destination):
-                raise RaceLost("guided.menu_out_of_date")
-            move = position.parse_move(_move_text(self.shooter, self.destination, target))
-            return await confirm_step(bot, info, move, private_words(interaction))
-
-        await respond_update(interaction, work())
-
-
-# --- the guided setup: each shooter, then the stone, then confirm; no square has to be typed
-
-
-def _joined(squares: Sequence[str]) -> str:
-    return ".".join(squares) or "-"
-
-
-def _split(text: str) -> list[str]:
-    return [] if text == "-" else text.split(".")
-
-
-async def load_setup(interaction: discord.Interaction[Any], game_id: int, seen: Seen | None) -> GameInfo:
-    """The game, if ``interaction``'s member is the one to set up now (the same checks the store makes)."""
-    info = await bot_of(interaction).store.get_game(game_id)
-    if seen is not None and info.status == "active" and not seen.matches(info):
-        raise RaceLost(OUT_OF_DATE)
-    check_to_act(info, interaction.user.id)
-    if info.state.phase != "setup":
-        raise UserError("refusal.setup_over")
-    return info
-
-
-async def setup_step(
-    bot: VeletasBot, info: GameInfo, w: Words, chosen: list[str], stone: str | None = None
-) -> Outgoing:
-    """The next private step of a setup turn: a shooter, the stone, or the whole turn to confirm."""
-    game = veletas_game(info)
-    count = game.shooters_to_place
-    theme = await step_theme(bot, info)
-    names = seat_names(bot, info)
-    view = discord.ui.View(timeout=None)
-    seen = Seen.of(info)
-    placed = w("veletas.placed_so_far", squares=list(chosen)) if chosen else ""
-    if len(chosen) < count:
-        options = game.setup_choices(chosen)
-        for page, chunk in enumerate(chunks([discord.SelectOption(label=sq, value=sq) for sq in options])):
-            placeholder = w("veletas.square.placeholder" if page == 0 else "veletas.more_squares.placeholder")
-            view.add_item(SetupSelect(info.id, seen, chosen, page, chunk, placeholder=placeholder))
-        # hatched: every empty square the next shooter may not take, those next to the chosen ones included
-        empty = [sq for sq in game.setup_squares() if sq not in chosen and sq not in options]
-        hints = render.Hints(
-            selected=chosen[-1] if chosen else None,
-            targets=tuple(options),
-            placing=tuple(chosen),
-            forbidden=tuple(empty) + unavailable(game),
-        )
-        text = w("veletas.step_setup_shooter", number=len(chosen) + 1, count=count, placed=placed)
-    elif game.stone_to_place and stone is None:
-        options = game.stone_choices(chosen)
-        for page, chunk in enumerate(chunks([discord.SelectOption(label=sq, value=sq) for sq in options])):
-            placeholder = w("veletas.stone_square.placeholder" if page == 0 else "veletas.more_squares.placeholder")
-            view.add_item(SetupSelect(info.id, seen, chosen, page, chunk, stone=True, placeholder=placeholder))
-        hints = render.Hints(targets=tuple(options[:100]), placing=tuple(chosen))
-        text = w("veletas.step_setup_stone", placed=placed)
-    else:
-        turn = ",".join(chosen) + (f"/{stone}" if stone else "")
-        view.add_item(ConfirmButton(info, info.id, seen, turn, w("guided.play.label", move=turn)))
-        hints = render.Hints(placing=tuple(chosen), stone=stone)
-        if stone:
-            text = w("veletas.step_setup_confirm_stone", turn=turn, stone=stone)
-        else:
-            text = w("veletas.step_setup_confirm", turn=turn)
-    if len(chosen) or stone:
-        view.add_item(SetupStartOver(info.id, seen, w("guided.start_over.label")))
-    nav_buttons(view, info, w, back=False)
-    png = await asyncio.to_thread(render.game_png, game, players=names, theme=theme, hints=hints, words=w)
-    return await step_message(bot, info, w, text, view, png, title=setup_title(w, info, game))
-
-
-def unavailable(game: Game) -> tuple[str, ...]:
-    """Empty squares no shooter of this setup turn may take at all (the edges, in the current rules)."""
-    allowed, taken = set(game.setup_squares()), game.position.pieces()
-    size = game.position.size
-    names = (square_name(f, r) for f in range(size) for r in range(size))
-    return tuple(sq for sq in names if sq not in allowed and sq not in taken)
-
-
-def setup_title(w: Words, info: GameInfo, game: Game) -> str:
-    """What a setup step is about: no colour is to move yet, a player places shooters (and a stone)."""
-    count, label = game.shooters_to_place, TABLE.label(info)
-    if game.stone_to_place:
-        return w(f"guided.setup_title_stone_{game.colour_to_act or 'black'}", game=label, count=count)
-    return w("guided.setup_title", game=label, count=count)
-
-
-class SetupButton(
-    NamesAGame, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"veletas:setup:(?P<game>[0-9]+)"
-):
-    """Under a board in setup: place the shooters (and the stone) by clicking, privately, with images."""
-
-    def __init__(self, game_id: int, label: str = "Set up") -> None:
-        super().__init__(
-            discord.ui.Button(label=label, style=discord.ButtonStyle.primary, custom_id=f"veletas:setup:{game_id}")
-        )
-        self.game_id = game_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> SetupButton:
-        return cls(id_or_zero(match["game"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        bot = bot_of(interaction)
-
-        async def work() -> Outgoing:
-            return await setup_step(
-                bot, await load_setup(interaction, self.game_id, None), private_words(interaction), []
-            )
-
-        await bot.guard(interaction, respond(interaction, work(), ephemeral=True))
-
-
-class SetupStartOver(
-    NamesAGame, discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"veletas:sx:(?P<game>[0-9]+):{STATE}"
-):
-    def __init__(self, game_id: int, seen: Seen, label: str = "Start over") -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label, style=discord.ButtonStyle.secondary, custom_id=f"veletas:sx:{game_id}:{seen}"
-            )
-        )
-        self.game_id, self.seen = game_id, seen
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> SetupStartOver:
-        return cls(id_or_zero(match["game"]), Seen.parse(match))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        bot = bot_of(interaction)
-
-        async def work() -> Outgoing:
-            info = await load_setup(interaction, self.game_id, self.seen)
-            return await setup_step(bot, info, private_words(interaction), [])
-
-        await bot.guard(interaction, respond_update(interaction, work()))
-
-
-class SetupSelect(
-    NamesAGame,
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"veletas:s(?P<what>[pk]):(?P<game>[0-9]+):{STATE}:(?P<chosen>[a-z0-9.-]{{1,20}}):(?P<page>[0-9])",
-):
-    """A square of the guided setup: the next shooter's (``p``) or the stone's (``k``), after the chosen shooters."""
-
-    def __init__(
-        self,
-        game_id: int,
-        seen: Seen,
-        chosen: list[str],
-        page: int,
-        options: list[discord.SelectOption] | None = None,
-        *,
-        stone: bool = False,
-        placeholder: str | None = None,
-    ) -> None:
-        what = "k" if stone else "p"
-        super().__init__(
-            discord.ui.Select(
-                placeholder=placeholder,
-                options=options or [],
-                custom_id=f"veletas:s{what}:{game_id}:{seen}:{_joined(chosen)}:{page}",
-            )
-        )
-        self.game_id, self.seen, self.chosen, self.stone = game_id, seen, chosen, stone
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> SetupSelect:
-        chosen = _split(match["chosen"])
-        return cls(id_or_zero(match["game"]), Seen.parse(match), chosen, int(match["page"]), stone=match["what"] == "k")
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        bot = bot_of(interaction)
-        square = self.item.values[0]
-
-        async def work() -> Outgoing:
-            info = await load_setup(interaction, self.game_id, self.seen)
-            game = veletas_game(info)
-            # The squares placed so far come from the custom id: each must be one its step offered.
-            count, placed = game.shooters_to_place, len(self.chosen)
-            if (placed != count if self.stone else placed >= count) or not offered_in_turn(game, self.chosen):
-                raise RaceLost(OUT_OF_DATE)
-            allowed = game.stone_choices(self.chosen) if self.stone else game.setup_choices(self.chosen)
-            if square not in allowed:
-                raise RaceLost(OUT_OF_DATE)
-            w = private_words(interaction)
-            if self.stone:
-                return await setup_step(bot, info, w, self.chosen, square)
-            return await setup_step(bot, info, w, [*self.chosen, square])
-
-        await bot.guard(interaction, respond_update(interaction, work()))
-
-
 # --- /veletas
 
 
@@ -984,7 +490,8 @@ async def setup(bot: VeletasBot) -> None:
         TargetSelect,
         SetupButton,
         SetupStartOver,
-        SetupSelect,
+        SetupShooterSelect,
+        SetupStoneSelect,
     )
     await bot.add_feature(
         VeletasCog(bot), group="veletas", description="Play Veletas, the territory game of shooters and stones"

@@ -10,7 +10,6 @@ A turn that is only a forced pass is never asked of anyone: the bot plays it (``
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -21,7 +20,6 @@ from bot import render
 from bot.client import VeletasBot
 from bot.errors import RaceLost
 from bot.i18n import Words
-from bot.ids import id_or_zero
 from bot.render.workers import Drawing
 from bot.rules import veloop
 from bot.rules.veloop import Game, Move
@@ -29,28 +27,24 @@ from bot.rules.veloop_suggest import move_suggestions
 from bot.store import GameInfo
 from cogs._board import colour_word
 from cogs._clock_words import time_suggestions
-from cogs._lookup import NamesAGame
+from cogs._leaderboard import send_leaderboard
 from cogs._names import colour_names
 from cogs._options import MAX_MOVE, MAX_TIME
-from cogs._send import Outgoing, bot_of, respond_update
+from cogs._send import Outgoing
 from cogs._tables import Table, register
 from cogs._words import private_words
 from cogs.challenge import challenges
 from cogs.guided import (
     OUT_OF_DATE,
-    STATE,
-    ConfirmButton,
+    SQUARE,
     MoveButton,
-    Seen,
-    chunks,
-    load_turn,
+    StepMenu,
+    confirm_view,
     nav_buttons,
     step_message,
     step_theme,
 )
-from cogs.play import GameCommands, expect_game, play_turn, send_leaderboard, send_rules
-
-SQUARE = r"[a-z][0-9]{1,2}"
+from cogs.play import GameCommands, expect_game, play_turn, send_rules
 
 # A short 5×5 game (protocol alternating) that White wins with a confinement.
 EXAMPLE_TURNS = (
@@ -228,9 +222,7 @@ async def target_step(bot: VeletasBot, info: GameInfo, w: Words) -> Outgoing:
         for target in targets
     ]
     view = discord.ui.View(timeout=None)
-    for page, chunk in enumerate(chunks(options)):
-        placeholder = w("veloop.target.placeholder" if page == 0 else "veloop.more_targets.placeholder")
-        view.add_item(TargetSelect(info.id, Seen.of(info), page, chunk, placeholder))
+    TargetSelect.add_menus(view, info, [], options, w)
     nav_buttons(view, info, w, back=False)
     more = w("veloop.first_listed", count=25 * 4) if len(options) > 100 else ""
     text = w("veloop.step_target", more=more)
@@ -245,18 +237,14 @@ async def support_step(bot: VeletasBot, info: GameInfo, target: str, w: Words) -
         for move in moves
     ]
     view = discord.ui.View(timeout=None)
-    for page, chunk in enumerate(chunks(options)):
-        placeholder = w("veloop.support.placeholder" if page == 0 else "veloop.more_supports.placeholder")
-        view.add_item(SupportSelect(info.id, Seen.of(info), target, page, chunk, placeholder))
+    SupportSelect.add_menus(view, info, [target], options, w)
     nav_buttons(view, info, w, back=True)
     text = w("veloop.step_support", target=target)
     return await _step(bot, info, w, text, view, hints=render.VeloopHints.for_position(game.position, target))
 
 
 async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move, w: Words) -> Outgoing:
-    view = discord.ui.View(timeout=None)
-    view.add_item(ConfirmButton(info, info.id, Seen.of(info), str(move), w("guided.play.label", move=str(move))))
-    nav_buttons(view, info, w, back=True)
+    view = confirm_view(info, str(move), w)
     after = veloop_game(info).position.play(move)
     ending = ""
     if after.is_over:
@@ -268,93 +256,23 @@ async def confirm_step(bot: VeletasBot, info: GameInfo, move: Move, w: Words) ->
     return await _step(bot, info, w, text, view, preview=move)
 
 
-class TargetSelect(
-    NamesAGame,
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"veloop:gt:(?P<game>[0-9]+):{STATE}:(?P<page>[0-9])",
-):
-    def __init__(
-        self,
-        game_id: int,
-        seen: Seen,
-        page: int,
-        options: list[discord.SelectOption] | None = None,
-        placeholder: str | None = None,
-    ) -> None:
-        super().__init__(
-            discord.ui.Select(
-                placeholder=placeholder,
-                options=options or [],
-                custom_id=f"veloop:gt:{game_id}:{seen}:{page}",
-            )
-        )
-        self.game_id, self.seen = game_id, seen
+class TargetSelect(StepMenu, prefix="veloop", step="gt"):
+    placeholder, more_placeholder = "veloop.target.placeholder", "veloop.more_targets.placeholder"
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> TargetSelect:
-        return cls(id_or_zero(match["game"]), Seen.parse(match), int(match["page"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await bot_of(interaction).guard(interaction, self.chosen(interaction))
-
-    async def chosen(self, interaction: discord.Interaction[Any]) -> None:
-        bot = bot_of(interaction)
-        target = self.item.values[0]
-
-        async def work() -> Outgoing:
-            info = await load_turn(interaction, self.game_id, self.seen)
-            if not any(move.target == target for move in _moves(veloop_game(info))):
-                raise RaceLost(OUT_OF_DATE)
-            return await support_step(bot, info, target, private_words(interaction))
-
-        await respond_update(interaction, work())
+    async def next_step(self, bot: VeletasBot, info: GameInfo, value: str, w: Words) -> Outgoing:
+        if not any(move.target == value for move in _moves(veloop_game(info))):
+            raise RaceLost(OUT_OF_DATE)
+        return await support_step(bot, info, value, w)
 
 
-class SupportSelect(
-    NamesAGame,
-    discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=rf"veloop:gs:(?P<game>[0-9]+):{STATE}:(?P<target>{SQUARE}):(?P<page>[0-9])",
-):
-    def __init__(
-        self,
-        game_id: int,
-        seen: Seen,
-        target: str,
-        page: int,
-        options: list[discord.SelectOption] | None = None,
-        placeholder: str | None = None,
-    ) -> None:
-        super().__init__(
-            discord.ui.Select(
-                placeholder=placeholder,
-                options=options or [],
-                custom_id=f"veloop:gs:{game_id}:{seen}:{target}:{page}",
-            )
-        )
-        self.game_id, self.seen, self.target = game_id, seen, target
+class SupportSelect(StepMenu, prefix="veloop", step="gs", carries={"target": SQUARE}):
+    placeholder, more_placeholder = "veloop.support.placeholder", "veloop.more_supports.placeholder"
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> SupportSelect:
-        return cls(id_or_zero(match["game"]), Seen.parse(match), match["target"], int(match["page"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await bot_of(interaction).guard(interaction, self.chosen(interaction))
-
-    async def chosen(self, interaction: discord.Interaction[Any]) -> None:
-        bot = bot_of(interaction)
-        move = Move(self.target, self.item.values[0])
-
-        async def work() -> Outgoing:
-            info = await load_turn(interaction, self.game_id, self.seen)
-            if move not in _moves(veloop_game(info)):
-                raise RaceLost(OUT_OF_DATE)
-            return await confirm_step(bot, info, move, private_words(interaction))
-
-        await respond_update(interaction, work())
+    async def next_step(self, bot: VeletasBot, info: GameInfo, value: str, w: Words) -> Outgoing:
+        move = Move(self.carried[0], value)
+        if move not in _moves(veloop_game(info)):
+            raise RaceLost(OUT_OF_DATE)
+        return await confirm_step(bot, info, move, w)
 
 
 # --- /veloop

@@ -185,7 +185,7 @@ def test_spanish_plural_forms_differ_where_the_english_ones_do() -> None:
 
 def test_counts_are_worded_with_their_plural_forms() -> None:
     """A record of one game of each kind and of several reads right in each language."""
-    from cogs.play import record_text
+    from cogs._records import record_text
 
     es, en, ja = words("es"), words("en"), words("ja")
     assert record_text(es, 1, 1, 1) == "1 ganada, 1 perdida, 1 en tablas"
