@@ -88,12 +88,21 @@ def unregister(name: str) -> None:
 
 
 def load_configured(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Import the modules named in the ``VELETAS_GAMES`` setting (each registers its game); their names."""
+    """Import the modules named in the ``VELETAS_GAMES`` setting (each registers its game); their names.
+
+    ``python -m bot`` and ``python -m bot.rules`` call it first; any other process (an AI worker) loads them
+    the first time it is asked for a game it does not know (``describe``).
+    """
+    global _configured
+    _configured = True
     value = (os.environ if environ is None else environ).get(GAMES_SETTING, "")
     modules = [part.strip() for part in value.split(",") if part.strip()]
     for module in modules:
         importlib.import_module(module)
     return modules
+
+
+_configured = False
 
 
 def load(spec: str) -> Any:
@@ -118,7 +127,10 @@ def find_game(name: str) -> GameKind:
 
 def describe(name: str) -> GameDescriptor:
     """The descriptor of the game called ``name`` (case and spaces ignored); ``UnknownGame`` otherwise."""
-    found = _DESCRIPTORS.get(name.strip().lower())
+    key = name.strip().lower()
+    if key not in _DESCRIPTORS and not _configured:
+        load_configured()
+    found = _DESCRIPTORS.get(key)
     if found is None:
         raise UnknownGame(name)
     return found
