@@ -190,3 +190,18 @@ def test_no_import_runs_the_wrong_way() -> None:
 
 def test_no_import_cycle() -> None:
     assert cycles(project_graph()) == []
+
+
+def test_each_built_in_games_descriptor_names_its_parts_in_their_layers() -> None:
+    """Its strings name a drawer of bot.render, an AI of bot.ai, a cog of cogs and an adapter of bot.rules."""
+    from bot.render.drawer import Drawer
+    from bot.rules.registry import BUILT_IN, DESCRIPTORS, load
+
+    for name in BUILT_IN:
+        descriptor = DESCRIPTORS[name]
+        assert under(descriptor.drawer.partition(":")[0], "bot.render") and under(descriptor.cog, "cogs")
+        assert under(descriptor.ai.partition(":")[0], "bot.ai") and under(descriptor.cli.partition(":")[0], "bot.rules")
+        drawer = load(descriptor.drawer)
+        assert isinstance(drawer, Drawer) and drawer.game == name
+        assert callable(load(descriptor.ai)) and callable(load(descriptor.cli).replay)
+        assert descriptor.cog in MODULES
