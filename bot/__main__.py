@@ -28,6 +28,7 @@ from bot.config import DEFAULT_DATABASE_PATH, Settings, SettingsError, database_
 from bot.db import is_postgresql, redact
 from bot.endpoints import apply_endpoints
 from bot.lifeline import PARENT_VARIABLE, die_with_parent
+from bot.rules.registry import GAMES_SETTING, load_configured
 from bot.store import Store, StoreError
 
 log = logging.getLogger("bot")
@@ -177,6 +178,12 @@ def command_sizes_table() -> int:
 def main(argv: list[str]) -> int:
     if argv[1:] == ["health"]:
         return health()
+    load_dotenv(find_dotenv(usecwd=True), override=False)
+    try:
+        load_configured()  # the games named in VELETAS_GAMES register themselves before anything starts
+    except ImportError as exc:
+        print(f"veletas-bot: {GAMES_SETTING}: {exc}", file=sys.stderr)
+        return 2
     if argv[1:] == ["commands", "--sizes"]:
         return command_sizes_table()
     if argv[1:2] == ["layers"]:

@@ -1,6 +1,7 @@
 """The Discord client: one ``Bot`` subclass, one command tree with one error handler, and the extension list.
 
-Features live in ``cogs/``; this module only wires them together: it loads the extensions, gathers
+Features live in ``cogs/``; this module only wires them together: it loads the extensions (the shared
+ones listed here and each registered game's cog, named by its descriptor in ``bot.rules.registry``), gathers
 their slash commands under a few top-level groups (each game's ``/veletas`` and ``/veloop``, the member's
 ``/player``, ``/tournament``), syncs the tree when (and only when) it changed, and answers every failure
 the same way whether it came from a command or a button. Discord limits each top-level command's size
@@ -34,17 +35,16 @@ from bot.posting import http_trace
 from bot.render.workers import Drawers
 from bot.rules.common import quote
 from bot.rules.protocol import GameState
+from bot.rules.registry import DESCRIPTORS
 from bot.scheduler import Scheduler
 from bot.store import Store
 
 log = logging.getLogger(__name__)
 
+BASE_EXTENSIONS: tuple[str, ...] = ("cogs.challenge", "cogs.play", "cogs.guided")
+"""The shared cogs every game's cog builds on, loaded before the games' cogs."""
+
 EXTENSIONS: tuple[str, ...] = (
-    "cogs.challenge",
-    "cogs.play",
-    "cogs.guided",
-    "cogs.veletas",
-    "cogs.veloop",
     "cogs.player",
     "cogs.admin",
     "cogs.ai",
@@ -54,6 +54,13 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.clocks",
     "cogs.tournament",
 )
+"""The shared features, loaded after the games' cogs (some add commands to a game's group)."""
+
+
+def extensions() -> list[str]:
+    """Every extension to load, in order: the base, each registered game's cog (its descriptor's ``cog``), the rest."""
+    return [*BASE_EXTENSIONS, *(each.cog for each in DESCRIPTORS.values()), *EXTENSIONS]
+
 
 GROUP_NAME = "veletas"
 MAX_REMEMBERED_NAMES = 50_000
@@ -196,7 +203,7 @@ class VeletasBot(commands.Bot):
     async def build_tree(self) -> None:
         """Load every feature and put its commands in the tree, translated by the catalogue."""
         await self.tree.set_translator(CatalogueTranslator())
-        for name in EXTENSIONS:
+        for name in extensions():
             await self.load_extension(name)
         for group in self.groups.values():
             self.tree.add_command(group)

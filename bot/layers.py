@@ -32,7 +32,7 @@ FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
     ("bot.ratings", ("discord", "bot.store", "bot.db", "cogs")),
     ("bot.store", ("discord", "cogs")),
     ("bot.db", ("discord", "cogs", "bot.store")),
-    ("bot", ("cogs",)),  # the client loads cogs by name (strings in EXTENSIONS), never by import
+    ("bot", ("cogs",)),  # the client loads cogs by name (strings: EXTENSIONS, descriptors), never by import
     ("bot.sandbox", ("cogs", "bot.store")),
     ("bot.clocks", ("discord", "bot.store", "bot.db", "cogs")),  # pure time controls
     ("bot.tournament_flow", ("discord", "bot.db", "cogs")),  # Discord- and SQL-free

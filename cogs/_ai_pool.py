@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
-from bot.ai import ANALYSIS_LEVEL, analyze, choose_turn, level_of
+from bot.ai import choose_turn, level_of
+from bot.ai.veletas import ANALYSIS_LEVEL, analyze
 from bot.lifeline import die_with_parent, spared_ctrl_c
 from bot.rules.analysis import read_position
 from bot.rules.protocol import GameState

@@ -7,13 +7,14 @@ command's names, descriptions and choices against one limit; here they are writt
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.client import VeletasBot
+from bot.rules.registry import GAMES
 from cogs._lookup import user_named
 from cogs._records import history_message, profile_message
 from cogs._send import respond
@@ -21,7 +22,11 @@ from cogs._tables import TABLES, Table, table_for
 from cogs._words import private_words
 
 GROUP = "player"
-Game = Literal["veletas", "veloop"]
+if TYPE_CHECKING:
+    Game = str
+else:
+    # The ``game`` option's choices: every game registered when this extension loads (after the games' cogs).
+    Game = Literal[tuple(GAMES)]
 
 
 def tables_asked(game: str | None) -> list[Table]:

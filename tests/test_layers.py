@@ -8,6 +8,7 @@ from __future__ import annotations
 from bot.layers import (
     ARCHITECTURE,
     block_of,
+    under,
     drawing,
     module_files,
     project_graph,
@@ -83,9 +84,9 @@ def test_the_checks_catch_what_they_are_meant_to() -> None:
 
 
 def test_the_client_loads_cogs_by_name() -> None:
-    from bot.client import EXTENSIONS
+    from bot.client import extensions
 
-    assert EXTENSIONS and all(name.startswith("cogs.") and name in MODULES for name in EXTENSIONS)
+    assert extensions() and all(name.startswith("cogs.") and name in MODULES for name in extensions())
 
 
 def test_no_import_runs_the_wrong_way() -> None:
@@ -101,3 +102,18 @@ def test_the_architecture_drawing_is_the_commands() -> None:
     block = block_of(ARCHITECTURE.read_text(encoding="utf-8"))
     assert block is not None, "docs/ARCHITECTURE.md lost its <!-- layers --> markers"
     assert block == drawing(), "docs/ARCHITECTURE.md's drawing is stale: run `python -m bot layers --write`"
+
+
+def test_each_built_in_games_descriptor_names_its_parts_in_their_layers() -> None:
+    """Its strings name a drawer of bot.render, an AI of bot.ai, a cog of cogs and an adapter of bot.rules."""
+    from bot.render.drawer import Drawer
+    from bot.rules.registry import BUILT_IN, DESCRIPTORS, load
+
+    for name in BUILT_IN:
+        descriptor = DESCRIPTORS[name]
+        assert under(descriptor.drawer.partition(":")[0], "bot.render") and under(descriptor.cog, "cogs")
+        assert under(descriptor.ai.partition(":")[0], "bot.ai") and under(descriptor.cli.partition(":")[0], "bot.rules")
+        drawer = load(descriptor.drawer)
+        assert isinstance(drawer, Drawer) and drawer.game == name
+        assert callable(load(descriptor.ai)) and callable(load(descriptor.cli).replay)
+        assert descriptor.cog in MODULES

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from bot.ai.match import Outcome, match, summary
-from bot.ai.players import LEVELS
+from bot.ai.veletas.players import LEVELS
 from bot.rules import EDITIONS, GAMES, VARIANTS
 from bot.rules.veloop import PROTOCOLS, SIZES
 

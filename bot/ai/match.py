@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from bot.ai.players import LEVELS
+from bot.ai.veletas.players import LEVELS
 from bot.lifeline import die_with_parent, spared_ctrl_c
 from bot.rules import Game, random_setup, veloop
 
@@ -91,7 +91,7 @@ def play(pairing: Pairing) -> Outcome:
     """Play one game to the end; a top-level function so a process pool can run it."""
     if pairing.game == "veloop":
         return _play_veloop(pairing)
-    from bot.ai import choose_move
+    from bot.ai.veletas import choose_move
 
     game = setup_game(pairing.variant, pairing.rules, pairing.seed, pairing.setup)
     spent = [0.0, 0.0]

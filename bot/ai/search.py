@@ -4,7 +4,7 @@ A game plugs in through a small adapter (``Adapter``): who moves, the legal acti
 order worth trying first, playing one in place, whether the game is over and who won, and a
 playout's value. ``TreeSearch`` runs MCTS with progressive widening (and MCTS-Solver when
 asked) over any adapter; ``successive_halving`` shares a flat Monte Carlo budget among
-candidate moves. Veletas splits its turns in two inside its own tree (``bot.ai.mcts``) but
+candidate moves. Veletas splits its turns in two inside its own tree (``bot.ai.veletas.mcts``) but
 selects, backs up and picks its move with the same functions as every other game.
 
 Values are always Black's chance of winning in [0, 1]; a node's ``w`` counts them for its mover.

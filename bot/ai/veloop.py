@@ -40,6 +40,8 @@ from dataclasses import dataclass
 
 from bot.ai.budget import Budget, Level
 from bot.ai.search import DRAW, TreeSearch, TreeSettings, successive_halving
+from bot.rules.protocol import GameState
+from bot.rules.veloop import Game as VeloopGame
 from bot.rules.veloop import Move as VeloopMove
 from bot.rules.veloop import Position as VeloopPosition
 from bot.rules.veloop import (
@@ -454,6 +456,13 @@ def choose_move(
     board = Board(position)
     found = choose(board, level, random.Random(seed), budget)
     return board.move_of(found.ply)
+
+
+def choose_turn(state: GameState, level: int = 3, *, seed: int | None = None, time_limit: float | None = None) -> str:
+    """Veloop's AI turn for ``bot.ai.choose_turn``: a move (``pass`` when it is the only one), as text."""
+    if not isinstance(state, VeloopGame):
+        raise TypeError(f"not a Veloop game: {state.kind.title}")
+    return str(choose_move(state.position, level, seed=seed, time_limit=time_limit))
 
 
 def has_safe_turn(board: Board, budget: Budget | None = None) -> bool:

@@ -12,6 +12,11 @@ that language; whole numbers are written the language's way (``1,234`` / ``1234`
 list or tuple given as data is joined with the language's separator (``separator.items``: ``a, b`` / ``a、b``;
 ``Clauses``, whole clauses, with ``separator.clauses``: ``a; b`` / ``a、b``).
 A key missing in a language falls back to English (the catalogue test keeps that from happening).
+
+A game's command texts (``commands.<game>.move.description``) fall back to the words every game shares
+(``commands.game.move.description``): a game's catalogue holds a key of its own only where it says
+something else (``shared_key``). A registered game may bring catalogue files of its own (its
+descriptor's ``catalogue``, ``bot.rules.registry``), read with the built-in ones.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
+
+from bot.rules.registry import DESCRIPTORS, GAMES
 
 LANGUAGES: Final[tuple[str, ...]] = ("en", "es", "ja")
 """The languages the bot speaks; English first, the fallback."""
@@ -95,8 +102,31 @@ class Entry:
     area: str
 
 
+SHARED_COMMANDS: Final = "game"
+"""The catalogue's name for what every game's command group shares: ``commands.game.<command>...``."""
+
+
+def catalogue_folders() -> tuple[Path, ...]:
+    """Where the catalogue is read from: the built-in folder, then each registered game's own (if any)."""
+    extra = (each.catalogue for each in DESCRIPTORS.values() if each.catalogue is not None)
+    return (LOCALES_DIR, *extra)
+
+
 def catalogue_files(language: str) -> list[Path]:
-    return sorted((LOCALES_DIR / language).glob("*.po"))
+    """A language's area files: the built-in ones, then those of registered games that bring their own."""
+    found = sorted((LOCALES_DIR / language).glob("*.po"))
+    for folder in catalogue_folders()[1:]:
+        found += sorted((folder / language).glob("*.po"))
+    return found
+
+
+def shared_key(key: str) -> str | None:
+    """The shared key a game's command key falls back to (``commands.veloop.move.name`` →
+    ``commands.game.move.name``); None for any other key."""
+    parts = key.split(".", 2)
+    if len(parts) == 3 and parts[0] == "commands" and parts[1] in GAMES:
+        return f"commands.{SHARED_COMMANDS}.{parts[2]}"
+    return None
 
 
 def read_entries(language: str) -> dict[str, Entry]:
@@ -155,8 +185,15 @@ class Words:
         """Pickled as its language (a board drawn in a worker process): the worker reads its own catalogue."""
         return words, (self.language,)
 
+    def _key(self, key: str) -> str:
+        """The key whose message this language gives for ``key``: itself, or the shared key it falls back to."""
+        if key in self._entries:
+            return key
+        shared = shared_key(key)
+        return shared if shared is not None and shared in self._entries else key
+
     def __contains__(self, key: str) -> bool:
-        return key in self._entries
+        return self._key(key) in self._entries
 
     def keys(self) -> Iterator[str]:
         return iter(self._entries)
@@ -166,6 +203,7 @@ class Words:
         return format_decimal(value, locale=self._locale)
 
     def __call__(self, key: str, /, **data: object) -> str:
+        key = self._key(key)
         entry = self._entries.get(key)
         if entry is None:
             if self._fallback is not None:
@@ -195,14 +233,18 @@ class Words:
 
     def get(self, key: str, default: str, /, **data: object) -> str:
         """The message if the key exists in the catalogue, else ``default`` (for keys built from data)."""
-        return self(key, **data) if key in self._entries or (self._fallback and key in self._fallback) else default
+        return self(key, **data) if key in self or (self._fallback and key in self._fallback) else default
+
+
+def words(language: str = DEFAULT) -> Words:
+    """The catalogue of a language (read once for the games registered); an unknown language gets English."""
+    if language not in LANGUAGES:
+        language = DEFAULT
+    return _words(language, catalogue_folders())
 
 
 @cache
-def words(language: str = DEFAULT) -> Words:
-    """The catalogue of a language (read once); an unknown language gets English."""
-    if language not in LANGUAGES:
-        language = DEFAULT
+def _words(language: str, folders: tuple[Path, ...]) -> Words:
     return Words(language, None if language == DEFAULT else words(DEFAULT))
 
 
@@ -223,9 +265,11 @@ __all__ = [
     "Phrase",
     "Words",
     "catalogue_files",
+    "catalogue_folders",
     "language_of",
     "placeholders",
     "read_entries",
+    "shared_key",
     "words",
     "words_for",
 ]

@@ -34,6 +34,7 @@ from typing import Any
 import discord
 from aiohttp import WSMsgType, web
 
+from bot.rules.registry import GAMES
 from bot.sandbox.errors import InjectionRefused, SandboxError
 from bot.sandbox.permissions import VIEW_CHANNEL, bits
 from bot.sandbox.server import FakeDiscord
@@ -62,7 +63,7 @@ MANAGERS_ROLE = "Server managers"
 # The order a newcomer needs a game's commands in (the page lists them so; the rest follow as synced), and the
 # order of the top-level commands: the games first, then the member's own, tournaments, the server's settings.
 FIRST_STEPS = ("challenge", "rules", "setup", "move", "board", "games", "leaderboard", "resign", "undo", "export")
-TOP_ORDER = ("veletas", "veloop", "player", "tournament", "settings")
+AFTER_GAMES = ("player", "tournament", "settings")
 MANAGE_GUILD = bits(["manage_guild"])
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -598,16 +599,18 @@ def commands_for_page(fake: FakeDiscord) -> list[dict[str, Any]]:
 
 def newcomer_order(leaves: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The commands as a newcomer needs them: a game's ``challenge`` and ``rules`` first (``FIRST_STEPS``),
-    each top-level command together (``TOP_ORDER``); the rest keep the order they were synced in."""
+    each top-level command together, every registered game's first, then ``AFTER_GAMES``; the rest keep the
+    order they were synced in."""
 
     def rank(names: tuple[str, ...], name: str) -> int:
         return names.index(name) if name in names else len(names)
 
+    top_order = (*GAMES, *AFTER_GAMES)
     tops = list(dict.fromkeys(leaf["path"][0] for leaf in leaves))  # in the order they were synced
     return sorted(
         leaves,
         key=lambda leaf: (
-            rank(TOP_ORDER, leaf["path"][0]),
+            rank(top_order, leaf["path"][0]),
             tops.index(leaf["path"][0]),
             rank(FIRST_STEPS, leaf["path"][-1]),
         ),

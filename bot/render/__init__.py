@@ -1,18 +1,19 @@
 """Board images and replay GIFs of every game, drawn with Pillow only.
 
 ``canvas`` holds what all games share (themes, layout, sprites, the header, palettes, PNG and
-GIF encoding); each game has one drawer module (``veletas``, ``veloop``). ``DRAWERS`` finds a
-game's drawer by the game's name, so code that serves every game never names one.
+GIF encoding); each game has one drawer module (``veletas``, ``veloop``) holding its ``Drawer``.
+``DRAWERS`` finds a game's drawer by the game's name, through the ``drawer`` its descriptor names
+(``bot.rules.registry``), so code that serves every game never names one and a registered game's drawer
+is found without being listed here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
 
 from bot.i18n import Words
-from bot.render import veletas, veloop
 from bot.render.canvas import DEFAULT_THEME, DEFAULT_WIDTH, PNG_COMPRESS_LEVEL, THEMES, Layout, Theme, layout
+from bot.render.drawer import Drawer
 from bot.render.veletas import Hints, board_image, board_png, game_image, game_png, replay_gif
 from bot.render.veloop import (
     VeloopHints,
@@ -22,6 +23,7 @@ from bot.render.veloop import (
     veloop_game_png,
     veloop_replay_gif,
 )
+from bot.rules.registry import DESCRIPTORS, find_game, load
 
 __all__ = [
     "DEFAULT_THEME",
@@ -50,21 +52,26 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Drawer:
-    """How one game is drawn: a position, any moment of a game, a whole game as a GIF."""
+class _Drawers(Mapping[str, Drawer]):
+    """Every registered game's drawer by the game's name, imported from its descriptor's ``drawer`` when first asked."""
 
-    game: str
-    board_png: Callable[..., bytes]
-    game_png: Callable[..., bytes]
-    replay_gif: Callable[..., bytes]
-    hints: type
+    def __getitem__(self, game: str) -> Drawer:
+        descriptor = DESCRIPTORS.get(game)
+        if descriptor is None:
+            raise KeyError(game)
+        found = load(descriptor.drawer)
+        if not isinstance(found, Drawer):
+            raise TypeError(f"{descriptor.drawer} is not a Drawer")
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(DESCRIPTORS))
+
+    def __len__(self) -> int:
+        return len(DESCRIPTORS)
 
 
-DRAWERS: dict[str, Drawer] = {
-    "veletas": Drawer("veletas", veletas.board_png, veletas.game_png, veletas.replay_gif, Hints),
-    "veloop": Drawer("veloop", veloop.veloop_board_png, veloop.veloop_game_png, veloop.veloop_replay_gif, VeloopHints),
-}
+DRAWERS: Mapping[str, Drawer] = _Drawers()
 
 
 def warm(languages: Iterable[Words], themes: Iterable[str] = THEMES) -> None:
@@ -75,8 +82,6 @@ def warm(languages: Iterable[Words], themes: Iterable[str] = THEMES) -> None:
     Each theme's drawn pieces are kept once drawn (a few megabytes a theme); a theme left out costs its
     first board a few milliseconds more.
     """
-    from bot.rules.registry import find_game
-
     names = {"black": "黒石 🎌", "white": "Émile ★"}
     chosen = tuple(themes)
     for each in languages:

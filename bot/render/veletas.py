@@ -44,6 +44,7 @@ from bot.render.canvas import (
     supersampled,
     theme_named,
 )
+from bot.render.drawer import Drawer
 from bot.render.words import colour_names, colour_times, or_english
 from bot.rules import Game, Move, Position
 from bot.rules.common import read_record, square_name
@@ -642,3 +643,7 @@ def replay_gif(
     full, names = _load(game, players)
     frames = _frames(full, names, look, size, result, words)
     return gif(frames, frame_ms=frame_ms, final_ms=final_ms)
+
+
+DRAWER = Drawer("veletas", board_png, game_png, replay_gif, Hints)
+"""Veletas's drawer, as its descriptor names it (``bot.render.veletas:DRAWER``)."""

@@ -46,6 +46,7 @@ from bot.render.canvas import (
     supersampled,
     theme_named,
 )
+from bot.render.drawer import Drawer
 from bot.render.words import colour_names, colour_times, or_english
 from bot.rules.common import read_record
 from bot.rules.veloop import Move, Position, Replay, replay
@@ -591,3 +592,7 @@ def veloop_replay_gif(
         scene = _scene(position, last_move=last, hints=None, names=names, result=ending, w=w)
         frames.append(_draw(scene, look, size))
     return gif(frames, frame_ms=frame_ms, final_ms=final_ms)
+
+
+DRAWER = Drawer("veloop", veloop_board_png, veloop_game_png, veloop_replay_gif, VeloopHints)
+"""Veloop's drawer, as its descriptor names it (``bot.render.veloop:DRAWER``)."""

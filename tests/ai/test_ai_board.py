@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from bot.ai.board import claim_candidates, code_of, pairs, targets
-from bot.ai.evaluate import black_chance, win_chance
+from bot.ai.veletas.board import claim_candidates, code_of, pairs, targets
+from bot.ai.veletas.evaluate import black_chance, win_chance
 from bot.rules import VARIANTS, FastBoard, Position, board_geometry, random_setup
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from e2e.processes import command_line, family, still_running
 
-from bot.ai import choose_move
 from bot.ai.__main__ import main
 from bot.ai.match import Score, elo_difference, match, pairings, setup_game, wilson
-from bot.ai.players import LEVELS
+from bot.ai.veletas import choose_move
+from bot.ai.veletas.players import LEVELS
 from bot.rules import Game, random_setup
 
 

@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-from bot.ai import analyze, choose_move
 from bot.ai.budget import Budget
-from bot.ai.players import choose
+from bot.ai.veletas import analyze, choose_move
+from bot.ai.veletas.players import choose
 from bot.rules import EDITIONS, VARIANTS, Position, random_setup
 
 LEVELS = [1, 2, 3, 4, 5]

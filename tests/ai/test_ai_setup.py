@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from bot.ai import choose_move, choose_pie, choose_setup, setup
 from bot.ai.budget import Budget
+from bot.ai.veletas import choose_move, choose_pie, choose_setup, setup
 from bot.rules import EDITIONS, VARIANTS, Game
 
 

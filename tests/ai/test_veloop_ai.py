@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.ai import choose_turn, choose_veloop_move
+from bot.ai import choose_turn
 from bot.ai import veloop as ai
 from bot.ai.__main__ import main
 from bot.ai.budget import Budget
 from bot.ai.match import match, pairings, veloop_opening
+from bot.ai.veloop import choose_move as choose_veloop_move
 from bot.rules import find_game
 from bot.rules.veloop import PASS, PROTOCOLS, SIZES, Game, Move, Position, playout
 

@@ -8,7 +8,19 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from bot.i18n import LANGUAGES, LOCALES_DIR, Phrase, catalogue_files, language_of, placeholders, read_entries, words
+from bot.i18n import (
+    LANGUAGES,
+    LOCALES_DIR,
+    SHARED_COMMANDS,
+    Phrase,
+    catalogue_files,
+    language_of,
+    placeholders,
+    read_entries,
+    shared_key,
+    words,
+)
+from bot.rules.registry import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 # Where a message goes, by the end of its key, and Discord's limit there.
@@ -134,7 +146,9 @@ def test_every_key_the_code_names_exists() -> None:
     for folder in ("bot", "cogs"):
         for path in (ROOT / folder).rglob("*.py"):
             for key in pattern.findall(path.read_text(encoding="utf-8")):
-                if key not in english and key.rsplit(".", 1)[-1] not in ("png", "gif", "txt", "sqlite3"):
+                # A game's command key may be one it shares with every game (``commands.game.*``).
+                known = key in english or shared_key(key) in english
+                if not known and key.rsplit(".", 1)[-1] not in ("png", "gif", "txt", "sqlite3"):
                     missing.append((str(path.relative_to(ROOT)), key))
     assert not missing, missing[:20]
 
@@ -248,3 +262,32 @@ def test_labels_joined_in_code_take_the_languages_punctuation() -> None:
     assert image_words(en).champion == "Champion: "
     assert bracket_line(ja, "W1-1", "a", "b", None) == "W1-1：a – b"
     assert bracket_line(en, "W1-1", "a", "b", "a") == "W1-1: a – b → **a**"
+
+
+def test_a_games_command_words_fall_back_to_the_shared_ones() -> None:
+    """Veloop's ``board`` is described by the words every game shares; its own key is where it says more."""
+    for language in LANGUAGES:
+        entries = read_entries(language)
+        assert "commands.veloop.board.description" not in entries
+        shared = entries["commands.game.board.description"].forms[0]
+        assert words(language)("commands.veloop.board.description") == shared
+        assert "commands.veloop.board.description" in words(language)
+        own = entries["commands.veloop.leaderboard.description"].forms[0]
+        assert words(language)("commands.veloop.leaderboard.description") == own
+    assert shared_key("commands.veloop.move.move.description") == f"commands.{SHARED_COMMANDS}.move.move.description"
+    assert shared_key("commands.player.profile.name") is None and shared_key("board.your_turn") is None
+
+
+def test_no_games_command_key_copies_its_shared_key() -> None:
+    """A game keeps a command key of its own only where it says something else in some language."""
+    entries = {language: read_entries(language) for language in LANGUAGES}
+    copies = []
+    for game in GAMES:
+        prefix = f"commands.{game}."
+        for key in entries["en"]:
+            shared = shared_key(key) if key.startswith(prefix) else None
+            same = shared is not None and shared in entries["en"]
+            if same and all(entries[lang][key].forms == entries[lang][str(shared)].forms for lang in LANGUAGES):
+                copies.append(key)
+    assert copies == []
+    assert any(key.startswith(f"commands.{SHARED_COMMANDS}.") for key in entries["en"])

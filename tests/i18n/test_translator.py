@@ -8,6 +8,7 @@ import discord
 from discord import app_commands
 from discord.app_commands import TranslationContext, TranslationContextLocation, locale_str
 
+from bot.i18n import read_entries
 from bot.i18n.commands import CatalogueTranslator, command_key, discord_locales
 
 GROUP = app_commands.Group(name="veletas", description="Play Veletas")
@@ -17,6 +18,14 @@ GROUP = app_commands.Group(name="veletas", description="Play Veletas")
 @app_commands.describe(move="your move")
 async def move(interaction: discord.Interaction[Any], move: str) -> None:  # pragma: no cover - never run
     """Play your move."""
+
+
+VELOOP = app_commands.Group(name="veloop", description="Play Veloop")
+
+
+@VELOOP.command(name="board", description="Show the board")
+async def veloop_board(interaction: discord.Interaction[Any]) -> None:  # pragma: no cover - never run
+    """Show the board."""
 
 
 PARAMETER = app_commands.Parameter(move._params["move"], move)
@@ -52,3 +61,14 @@ def test_keys_follow_the_command_tree() -> None:
     assert command_key(option) == "commands.veletas.move.move.description"  # type: ignore[arg-type]
     assert sorted(str(locale) for locale in discord_locales("es")) == ["es-419", "es-ES"]
     assert [str(locale) for locale in discord_locales("ja")] == ["ja"]
+
+
+async def test_a_games_command_is_translated_from_the_words_every_game_shares() -> None:
+    """``commands.veloop.board.*`` is not in the catalogue: the translator falls back to ``commands.game.board.*``."""
+    for locale, language in ((discord.Locale.spain_spanish, "es"), (discord.Locale.japanese, "ja")):
+        entries = read_entries(language)
+        assert "commands.veloop.board.description" not in entries
+        shared = entries["commands.game.board.description"].forms[0]
+        assert await translated(locale, TranslationContextLocation.command_description, veloop_board) == shared
+        name = await translated(locale, TranslationContextLocation.command_name, veloop_board)
+        assert name == entries["commands.game.board.name"].forms[0]

@@ -174,3 +174,17 @@ def test_veloop_positions_and_games_are_immutable_and_hash_by_value() -> None:
     game = veloop.Game.new()
     with pytest.raises(AttributeError, match="immutable"):
         game._turns = ("e5<e3",)  # type: ignore[misc]
+
+
+def test_registering_a_game_is_once_per_name_and_the_built_in_games_stay() -> None:
+    from dataclasses import replace
+
+    from bot.rules.registry import DESCRIPTORS, describe, register, unregister
+
+    veloop_descriptor = describe(" VeLoop ")
+    assert register(veloop_descriptor) is veloop_descriptor and list(GAMES) == ["veletas", "veloop"]
+    with pytest.raises(ValueError, match="already registered"):
+        register(replace(veloop_descriptor, cog="cogs.veletas"))
+    with pytest.raises(ValueError, match="built-in"):
+        unregister("veletas")
+    assert DESCRIPTORS["veloop"] is veloop_descriptor and find_game("veloop") is veloop.KIND

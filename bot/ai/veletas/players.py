@@ -4,7 +4,7 @@
 2. greedy: the move after which the evaluation looks best, blurred by noise;
 3. flat Monte Carlo: the greedy shortlist, then random playouts share the budget among them,
    the weaker half dropped after each round (successive halving);
-4. tree search (``bot.ai.mcts``): whole moves at the root, ranked by the greedy view and
+4. tree search (``bot.ai.veletas.mcts``): whole moves at the root, ranked by the greedy view and
    widened progressively, split turns below;
 5. the same with the solver and four times the iterations.
 
@@ -17,12 +17,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from bot.ai.board import claim_candidates, claims_of
 from bot.ai.budget import Budget, Level
-from bot.ai.evaluate import black_chance
-from bot.ai.greedy import after_move, rank_moves
-from bot.ai.mcts import Search, Settings
 from bot.ai.search import successive_halving
+from bot.ai.veletas.board import claim_candidates, claims_of
+from bot.ai.veletas.evaluate import black_chance
+from bot.ai.veletas.greedy import after_move, rank_moves
+from bot.ai.veletas.mcts import Search, Settings
 from bot.rules import FastBoard, Geometry, board_geometry
 
 LEVELS: dict[int, Level] = {

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from bot.ai.board import adjacent_groups, label_groups, openings
+from bot.ai.veletas.board import adjacent_groups, label_groups, openings
 from bot.rules import FastBoard, Geometry, reach
 from bot.rules.veletas import STONE_BLACK
 

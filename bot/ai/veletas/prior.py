@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.ai.board import STAY, adjacent_groups, label_groups, openings
+from bot.ai.veletas.board import STAY, adjacent_groups, label_groups, openings
 from bot.rules import FastBoard, Geometry
 from bot.rules.veletas import SHOOTER, STONE_BLACK
 

@@ -21,11 +21,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from bot.ai.board import code_of, pairs, targets
 from bot.ai.budget import Budget
-from bot.ai.evaluate import black_chance
-from bot.ai.prior import Labels, labels, order_pairs, order_targets
 from bot.ai.search import Node, backup, best_child, select, widened
+from bot.ai.veletas.board import code_of, pairs, targets
+from bot.ai.veletas.evaluate import black_chance
+from bot.ai.veletas.prior import Labels, labels, order_pairs, order_targets
 from bot.rules import FastBoard, Geometry
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import random
 
-from bot.ai.board import claim_candidates
 from bot.ai.budget import Budget
-from bot.ai.evaluate import black_chance
+from bot.ai.veletas.board import claim_candidates
+from bot.ai.veletas.evaluate import black_chance
 from bot.rules import FastBoard, Geometry
 
 
