@@ -20,6 +20,7 @@ from bot.render.workers import Drawing
 from bot.store import GameInfo
 from cogs._board import colour_word
 from cogs._clock_words import time_suggestions
+from cogs._leaderboard import send_leaderboard
 from cogs._names import colour_names
 from cogs._options import MAX_MOVE, MAX_TIME
 from cogs._send import Outgoing
@@ -27,7 +28,7 @@ from cogs._tables import Table, register
 from cogs._words import private_words
 from cogs.challenge import challenges
 from cogs.guided import ConfirmButton, MoveButton, Seen, nav_buttons, step_message, step_theme
-from cogs.play import GameCommands, expect_game, play_turn, send_leaderboard, send_rules
+from cogs.play import GameCommands, expect_game, play_turn, send_rules
 from toygame import render
 from toygame.rules import KIND, ToyGame
 
