@@ -18,8 +18,8 @@ from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from bot.tournament_flow import names, tables, tiebreak_labels
 from bot.tournaments import Player
-from cogs import _tournament_words as tw
-from cogs.tournament import PUBLIC_THEME
+from cogs.tournament import words as tw
+from cogs.tournament.posts import PUBLIC_THEME
 from e2e.conftest import Factory, ManualClock
 from e2e.tourney import (
     Board,

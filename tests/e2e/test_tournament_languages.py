@@ -16,8 +16,8 @@ from bot.render.tournament import standings_png
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
 from bot.tournament_flow import names, tables, tiebreak_labels
-from cogs import _tournament_words as tw
-from cogs.tournament import PUBLIC_THEME
+from cogs.tournament import words as tw
+from cogs.tournament.posts import PUBLIC_THEME
 from e2e.conftest import ManualClock
 from e2e.test_languages import assert_no_english, in_language
 from e2e.tourney import boards, finished, png, posts_with, resign_by_id, round_open
