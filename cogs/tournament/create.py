@@ -12,19 +12,20 @@ from typing import Literal
 import discord
 from discord import app_commands
 
+from bot import game_settings
 from bot.client import VeletasBot
 from bot.clocks import DAY
 from bot.errors import UserError
-from bot.i18n import Phrase
+from bot.rules.registry import UnknownGame, find_game
 from bot.tournament_flow import default_round_minutes, parse_start
 from cogs._clock_words import parse_time, time_suggestions
 from cogs._permissions import check_here, check_thread
 from cogs._tables import table_for
+from cogs._words import private_words
 from cogs.tournament import words
 from cogs.tournament.signup import SignUp, announcement_view
 
 MAX_START_DAYS = 60
-GAME_OPTIONS = {"veletas": ("variant", "rules"), "veloop": ("board", "protocol")}
 DIVISION_SIZE = 16
 """A round robin bigger than this is played in divisions unless its organiser chose another size (15 rounds
 at most each, as on a club night)."""
@@ -47,10 +48,7 @@ class Creation(SignUp):
         round_minutes="minutes per round, after which the clock decides unfinished games",
         best_of="elimination only: games per match",
         division_size="round robin only: most players per division (default 16)",
-        variant="Veletas only: the board",
-        rules="Veletas only: the edition",
-        board="Veloop only: the board",
-        protocol="Veloop only: the protocol",
+        settings="the game's settings, e.g. small, classic (default: the game's)",
     )
     # Values of their own: a choice is translated by its value, and "5" is already Veloop's 5×5 board.
     @app_commands.choices(best_of=[app_commands.Choice(name=str(n), value=f"bo{n}") for n in (1, 3, 5, 7)])
@@ -69,30 +67,15 @@ class Creation(SignUp):
         round_minutes: app_commands.Range[int, 5, 60 * 24 * 60] | None = None,
         best_of: str | None = None,
         division_size: app_commands.Range[int, 3, 64] | None = None,
-        variant: Literal["standard", "medium", "small"] | None = None,
-        rules: Literal["current", "classic"] | None = None,
-        board: Literal["8", "5", "6", "12"] | None = None,
-        protocol: Literal["122", "alternating"] | None = None,
+        settings: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
         """Announce a tournament: members sign up with a button, and the bot runs every round."""
         assert interaction.guild_id is not None and interaction.channel_id is not None
         await self.check_organiser(interaction, None)
         if not name.strip():
             raise UserError("tournament.name_empty")
-        given = {"variant": variant, "rules": rules, "board": board, "protocol": protocol}
-        other = "veloop" if game == "veletas" else "veletas"
-        for option in GAME_OPTIONS[other]:
-            if given[option] is not None:
-                first, second = (f"`{o}`" for o in GAME_OPTIONS[game])
-                raise UserError(
-                    "tournament.option_other_game",
-                    option=option,
-                    other=table_for(other).title,
-                    game=table_for(game).title,
-                    takes=Phrase("tournament.and", first=first, second=second),
-                )
-        # The game fills in the settings left out with its own defaults.
-        settings = {o: v for o in GAME_OPTIONS[game] if (v := given[o]) is not None}
+        # The game reads its settings, and fills in those left out with its defaults.
+        chosen = game_settings.parse(find_game(game), settings or "")
         elimination = format in ("single_elimination", "double_elimination")
         if best_of is not None and not elimination:
             raise UserError("tournament.best_of_rounds")
@@ -121,7 +104,7 @@ class Creation(SignUp):
             organiser_id=interaction.user.id,
             name=name.strip(),
             game=game,
-            settings=settings,
+            settings=chosen,
             format=format,
             rounds=rounds,
             best_of=int((best_of or "bo1")[2:]),
@@ -144,6 +127,25 @@ class Creation(SignUp):
         )
         if callback.message_id is not None:
             await self.bot.store.set_tournament_message(info.id, callback.message_id)
+
+    @create.autocomplete("settings")
+    async def settings_choices(
+        self, interaction: discord.Interaction[VeletasBot], current: str
+    ) -> list[app_commands.Choice[str]]:
+        """The chosen game's whole combinations of settings that fit what is typed, each as it is written and
+        in the member's words (``small, classic (small board, classic rules)``); nothing before a game is chosen."""
+        try:
+            kind = find_game(str(interaction.namespace.game or ""))
+        except UnknownGame:
+            return []
+        w, table_ = private_words(interaction), table_for(kind)
+        found = []
+        for combination in game_settings.combinations(kind):
+            label = table_.settings_text(w, combination)
+            if game_settings.matches(combination, label, current):
+                value = game_settings.typed(kind, combination)
+                found.append(app_commands.Choice(name=w("separator.aside", text=value, aside=label)[:100], value=value))
+        return found[:25]
 
     @create.autocomplete("time")
     async def time_choices(

@@ -39,7 +39,7 @@ async def test_a_spanish_server_runs_a_swiss_round_and_its_standings_without_eng
     assert nothing.ephemeral and in_language(nothing.content, "ja"), nothing.content
 
     announcement = await sandbox.user(alice).slash(
-        "tournament", "create", name="Copa de Otoño", game="veloop", format="swiss", rounds=2, time="1d", board="5"
+        "tournament", "create", name="Copa de Otoño", game="veloop", format="swiss", rounds=2, time="1d", settings="5"
     )
     assert not announcement.ephemeral and in_language(announcement.content, "es"), announcement.content
     join = words("es")("tournament.join.label")
