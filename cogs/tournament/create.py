@@ -48,7 +48,7 @@ class Creation(SignUp):
         round_minutes="minutes per round, after which the clock decides unfinished games",
         best_of="elimination only: games per match",
         division_size="round robin only: most players per division (default 16)",
-        settings="the game's settings, e.g. small, classic (default: the game's)",
+        settings="the game's settings, e.g. small, classic (default: the game's own)",
     )
     # Values of their own: a choice is translated by its value, and "5" is already Veloop's 5×5 board.
     @app_commands.choices(best_of=[app_commands.Choice(name=str(n), value=f"bo{n}") for n in (1, 3, 5, 7)])
