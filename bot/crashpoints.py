@@ -8,7 +8,8 @@ exactly as with a power cut or ``kill -9``. Unset (always, outside tests), ``cra
 Points: ``thread-created``: a challenge's thread exists, its game is not in the store yet;
 ``game-accepted``: the game is stored as started, its first board not posted yet; a tournament round's
 ``tournament-round-planned``, ``tournament-round-saved``, ``tournament-thread-pending``,
-``tournament-thread-created`` and ``tournament-game-created`` (see ``cogs/tournament.py``).
+``tournament-thread-created`` and ``tournament-game-created`` (see ``cogs/tournament/steps.py`` and
+``cogs/tournament/opening.py``).
 """
 
 from __future__ import annotations

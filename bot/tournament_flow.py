@@ -8,9 +8,14 @@ second), so the bot calls ``plan_next`` off the event loop.
 
 from __future__ import annotations
 
+import datetime as dt
+import math
+import re
 from dataclasses import dataclass, replace
 from typing import cast
 
+from bot.clocks import DAY, MINUTE, TimeControl
+from bot.errors import UserError
 from bot.store import Entrant, Pairing, RoundPlan, TournamentInfo, TournamentSnapshot
 from bot.tournaments import (
     ROUND_ROBIN_TIEBREAKS,
@@ -41,6 +46,8 @@ from bot.tournaments import (
 from bot.tournaments.standings import TIEBREAK_LABELS
 
 ROUND_FORMATS = ("swiss", "round_robin", "double_round_robin")
+_RELATIVE = re.compile(r"(?:in\s+)?(\d+)\s*(m|min|minutes?|h|hours?|d|days?)")
+_STAMP = re.compile(r"<t:(\d+)(?::[a-zA-Z])?>|(\d{9,11})")
 WHITE_WINS = ("1-0", "+-")
 BLACK_WINS = ("0-1", "-+")
 
@@ -295,3 +302,62 @@ def division_places(snap: TournamentSnapshot) -> list[tuple[str | None, list[tup
     if snap.info.is_elimination:
         return [(None, places(snap))]
     return [(label, [(s.rank, s.player) for s in rows]) for label, rows in tables(snap)]
+
+
+def rounds_done(snap: TournamentSnapshot) -> int:
+    """Rounds whose every result is in."""
+    return sum(1 for r in snap.rounds if all(p.result is not None for p in snap.round_pairings(r.number)))
+
+
+def match_scores(snap: TournamentSnapshot, state: BracketState) -> dict[str, tuple[int, int]]:
+    """Games won by each side of every best-of-N match begun (for the bracket image)."""
+    out: dict[str, tuple[int, int]] = {}
+    for m in state.matches:
+        if not isinstance(m.a, int) or not isinstance(m.b, int):
+            continue
+        winners = [w for p in match_games(snap.pairings, m.match.id) if (w := game_winner(p, m.a)) is not None]
+        if winners:
+            out[m.match.id] = (winners.count(m.a), winners.count(m.b))
+    return out
+
+
+# --- what the organiser chose, and what follows from it ------------------------------------------
+
+
+def parse_start(text: str, now: float) -> float:
+    """A start time as the organiser wrote it: a delay, a UTC date and time, or a Discord timestamp."""
+    cleaned = text.strip().lower()
+    if (m := _RELATIVE.fullmatch(cleaned)) is not None:
+        unit = {"m": MINUTE, "h": 3600.0, "d": DAY}[m.group(2)[0]]
+        return now + int(m.group(1)) * unit
+    if (m := _STAMP.fullmatch(cleaned)) is not None:
+        return float(m.group(1) or m.group(2))
+    try:
+        moment = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise UserError("tournament.bad_start", text=f"`{text[:40]}`") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.timestamp()
+
+
+def default_round_minutes(control: TimeControl) -> int:
+    """Long enough for a game to finish on its clock: a live game's two banks with 40 increments, and a margin;
+    correspondence rounds a week (days per move: two weeks)."""
+    if control.is_live:
+        return math.ceil((2 * control.start + 80 * control.increment) / MINUTE) + 10
+    if control.family == "days":
+        return 14 * 24 * 60
+    return 7 * 24 * 60
+
+
+def swiss_rounds(players: int) -> int:
+    """A Swiss's rounds when the organiser chose none: enough to find a winner, fewer than the field."""
+    return max(1, min(players - 1, math.ceil(math.log2(max(players, 2))) + 1))
+
+
+def rounds_at_start(info: TournamentInfo, players: int) -> int | None:
+    """The rounds a tournament starting with this many players plays (a Swiss without a number: ``swiss_rounds``)."""
+    if info.format == "swiss":
+        return info.rounds or swiss_rounds(players)
+    return planned_rounds(info, players)

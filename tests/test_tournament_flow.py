@@ -1,5 +1,5 @@
 """What stored tournament rows mean to the engine (bot/tournament_flow.py), on hand-made snapshots, and the
-Discord limits the posts are cut to (cogs/tournament.paged)."""
+Discord limits the posts are cut to (cogs/tournament/posts.paged)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from bot.clocks import TimeControl
 from bot.i18n import LANGUAGES
 from bot.i18n import words as catalogue
 from bot.store import Entrant, Pairing, RoundPlan, RoundRow, TournamentInfo, TournamentSnapshot
-from bot.tournament_flow import Finished, engine_tournament, plan_next
+from bot.tournament_flow import Finished, engine_tournament, parse_start, plan_next
 from bot.tournaments import TournamentError
-from cogs import _tournament_words as words
-from cogs.tournament import paged, parse_start
+from cogs.tournament import words
+from cogs.tournament.posts import paged
 
 INFO = TournamentInfo(
     id=1,

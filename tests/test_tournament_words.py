@@ -6,7 +6,7 @@ import pytest
 
 from bot.i18n import words
 from bot.tournaments import Standing
-from cogs._tournament_words import standings_lines
+from cogs.tournament.words import standings_lines
 
 ROWS = [Standing(1, 11, 2.0, ()), Standing(2, 12, 1.5, ()), Standing(3, 13, 1.0, ()), Standing(4, 14, 0.0, ())]
 NAMES = {11: "Ana", 12: "Ben", 13: "Cai", 14: "Dee"}

@@ -125,7 +125,7 @@ async def test_a_round_slower_to_open_than_the_lease_is_opened_by_one_of_two_pro
         await sandbox.grant(alice, "manage_guild")
         dave = sandbox.add_member("dave")
         announcement = await sandbox.user(alice).slash(
-            "tournament", "create", name="Shard Cup", game="veloop", format="swiss", rounds=2, time="1d", board="5"
+            "tournament", "create", name="Shard Cup", game="veloop", format="swiss", rounds=2, time="1d", settings="5"
         )
         for member in (alice, bob, carol, dave):
             await sandbox.user(member).click(announcement, "Join")

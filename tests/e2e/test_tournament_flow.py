@@ -18,8 +18,8 @@ from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from bot.tournament_flow import names, tables, tiebreak_labels
 from bot.tournaments import Player
-from cogs import _tournament_words as tw
-from cogs.tournament import PUBLIC_THEME
+from cogs.tournament import words as tw
+from cogs.tournament.posts import PUBLIC_THEME
 from e2e.conftest import Factory, ManualClock
 from e2e.tourney import (
     Board,
@@ -45,7 +45,7 @@ async def test_a_small_swiss_runs_from_sign_up_to_podium(
     await sandbox.grant(alice, "manage_guild")
     dave = sandbox.add_member("dave")
     announcement = await sandbox.user(alice).slash(
-        "tournament", "create", name="Winter Swiss", game="veloop", format="swiss", rounds=3, time="1d", board="5"
+        "tournament", "create", name="Winter Swiss", game="veloop", format="swiss", rounds=3, time="1d", settings="5"
     )
     assert not announcement.ephemeral, announcement.content
     for member in (alice, bob, carol, dave):
@@ -109,7 +109,7 @@ async def test_a_40_player_swiss_of_7_rounds_with_a_drop_a_no_show_and_a_late_jo
     field = [sandbox.add_member(f"p{i:02d}") for i in range(1, 41)]
     members = {m.id: m for m in field}
     announcement = await sandbox.user(alice).slash(
-        "tournament", "create", name="Big Swiss", game="veloop", format="swiss", rounds=7, time="1d", board="5"
+        "tournament", "create", name="Big Swiss", game="veloop", format="swiss", rounds=7, time="1d", settings="5"
     )
     tid = 1
     for member in field[:39]:
@@ -278,7 +278,7 @@ async def test_a_9_player_round_robin_of_veletas_plays_everyone_once_with_a_rest
 ) -> None:
     rng = random.Random(9)
     announcement, field = await _sign_up(
-        sandbox, alice, 9, name="Autumn RR", game="veletas", format="round_robin", time="3d", variant="small"
+        sandbox, alice, 9, name="Autumn RR", game="veletas", format="round_robin", time="3d", settings="small"
     )
     members = {m.id: m for m in field}
     fmt = next(f["value"] for f in announcement.embeds[0]["fields"] if f["name"] == "Format")
@@ -326,7 +326,7 @@ async def test_a_13_player_double_elimination_seeded_by_rating_ends_with_everyon
                 (sandbox.guild_id, pid, value),
             )
     announcement = await sandbox.user(alice).slash(
-        "tournament", "create", name="Cup", game="veloop", format="double_elimination", time="1d", board="5"
+        "tournament", "create", name="Cup", game="veloop", format="double_elimination", time="1d", settings="5"
     )
     for member in field:
         await sandbox.user(member).click(announcement, "Join")
@@ -370,8 +370,7 @@ async def test_a_restart_mid_round_then_the_deadline_adjudicates_the_game_still_
         format="swiss",
         rounds=2,
         time="1d",
-        board="5",
-        protocol="alternating",
+        settings="5, alternating",
         round_minutes=60,
     )
     members = {m.id: m for m in field}
@@ -414,7 +413,7 @@ async def test_a_big_round_robin_is_played_in_even_divisions_each_with_its_own_t
 ) -> None:
     rng = random.Random(10)
     _, field = await _sign_up(
-        sandbox, alice, 10, name="League", game="veloop", format="round_robin", board="5", division_size=5
+        sandbox, alice, 10, name="League", game="veloop", format="round_robin", settings="5", division_size=5
     )
     members = {m.id: m for m in field}
     await sandbox.user(alice).slash("tournament", "start")

@@ -16,8 +16,8 @@ from bot.render.tournament import standings_png
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
 from bot.tournament_flow import names, tables, tiebreak_labels
-from cogs import _tournament_words as tw
-from cogs.tournament import PUBLIC_THEME
+from cogs.tournament import words as tw
+from cogs.tournament.posts import PUBLIC_THEME
 from e2e.conftest import ManualClock
 from e2e.test_languages import assert_no_english, in_language
 from e2e.tourney import boards, finished, png, posts_with, resign_by_id, round_open
@@ -39,7 +39,7 @@ async def test_a_spanish_server_runs_a_swiss_round_and_its_standings_without_eng
     assert nothing.ephemeral and in_language(nothing.content, "ja"), nothing.content
 
     announcement = await sandbox.user(alice).slash(
-        "tournament", "create", name="Copa de Otoño", game="veloop", format="swiss", rounds=2, time="1d", board="5"
+        "tournament", "create", name="Copa de Otoño", game="veloop", format="swiss", rounds=2, time="1d", settings="5"
     )
     assert not announcement.ephemeral and in_language(announcement.content, "es"), announcement.content
     join = words("es")("tournament.join.label")

@@ -48,7 +48,7 @@ def started_lines(sandbox: FakeDiscord) -> list[Message]:
 async def sign_up(sandbox: FakeDiscord, organiser: Member, members: list[Member], name: str = "Owed Cup") -> Message:
     await sandbox.grant(organiser, "manage_guild")
     announcement = await sandbox.user(organiser).slash(
-        "tournament", "create", name=name, game="veloop", format="swiss", rounds=2, time="1d", board="5"
+        "tournament", "create", name=name, game="veloop", format="swiss", rounds=2, time="1d", settings="5"
     )
     for member in members:
         await sandbox.user(member).click(announcement, "Join")

@@ -41,7 +41,7 @@ async def test_killed_while_a_round_opens_the_restart_finishes_it_without_orphan
     process = await start_process(sandbox, tmp_path, bot_env(sandbox, db_path, **{CRASH_AFTER: point}))
     try:
         announcement = await sandbox.user(alice).slash(
-            "tournament", "create", name="Crash Cup", game="veloop", format="swiss", rounds=2, time="1d", board="5"
+            "tournament", "create", name="Crash Cup", game="veloop", format="swiss", rounds=2, time="1d", settings="5"
         )
         for member in (alice, bob, carol, dave):
             await sandbox.user(member).click(announcement, "Join")
@@ -110,7 +110,7 @@ async def test_a_sweep_for_owed_boards_while_a_round_opens_leaves_one_board_per_
     await sandbox.grant(alice, "manage_guild")
     dave = sandbox.add_member("dave")
     announcement = await sandbox.user(alice).slash(
-        "tournament", "create", name="Sweep Cup", game="veloop", format="swiss", rounds=2, time="1d", board="5"
+        "tournament", "create", name="Sweep Cup", game="veloop", format="swiss", rounds=2, time="1d", settings="5"
     )
     for member in (alice, bob, carol, dave):
         await sandbox.user(member).click(announcement, "Join")

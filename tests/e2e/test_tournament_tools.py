@@ -39,7 +39,9 @@ async def test_bad_organiser_input_is_refused_privately_and_changes_nothing(
         ({"start": "next tuesday"}, "not a start time I can read"),
         ({"rounds": 5, "max_players": 4}, "5 rounds need at least 6 players"),
         ({"checkin": 15}, "needs a start time"),
-        ({"variant": "small"}, "`variant` is a Veletas setting"),
+        ({"settings": "small"}, "`small` is a Veletas setting, not a Veloop (Square) one"),
+        ({"settings": "huge"}, "`huge` is not a Veloop (Square) setting"),
+        ({"settings": "5, 6"}, "`5` and `6` are two values of the same Veloop (Square) setting"),
         ({"format": "round_robin", "rounds": 3}, "`rounds` is for a Swiss only"),
         ({"best_of": "bo3"}, "elimination brackets only"),
         ({"time": "soon"}, "not a time control"),
@@ -84,7 +86,7 @@ async def test_organiser_tools_repair_pause_resume_correct_remove_add_and_cancel
     entrants = [sandbox.add_member(f"t{i}") for i in range(1, 7)]
     members = {m.id: m for m in entrants}
     announcement = await organiser.slash(
-        "tournament", "create", name="Tools", game="veloop", format="swiss", rounds=3, time="1d", board="5"
+        "tournament", "create", name="Tools", game="veloop", format="swiss", rounds=3, time="1d", settings="5"
     )
     for member in entrants[:5]:
         await sandbox.user(member).click(announcement, "Join")
@@ -199,7 +201,7 @@ async def test_a_swiss_whose_remaining_players_have_all_met_ends_with_the_rounds
     dave = sandbox.add_member("dave")
     members = {m.id: m for m in (alice, bob, carol, dave)}
     announcement = await sandbox.user(alice).slash(
-        "tournament", "create", name="Short", game="veloop", format="swiss", rounds=3, time="1d", board="5"
+        "tournament", "create", name="Short", game="veloop", format="swiss", rounds=3, time="1d", settings="5"
     )
     for member in members.values():
         await sandbox.user(member).click(announcement, "Join")
@@ -232,7 +234,7 @@ async def test_an_organiser_role_runs_a_best_of_three_bracket_and_members_read_l
     chosen = await sandbox.user(alice).slash("tournament", "organisers", role=arbiters)
     assert chosen.ephemeral and f"<@&{arbiters}>" in chosen.content
     announcement = await sandbox.user(carol).slash(
-        "tournament", "create", name="Cup", game="veloop", format="single_elimination", best_of="bo3", board="5"
+        "tournament", "create", name="Cup", game="veloop", format="single_elimination", best_of="bo3", settings="5"
     )
     assert not announcement.ephemeral and "best of 3" in field(announcement, "Format")
     entrants = [sandbox.add_member(f"b{i}") for i in range(1, 5)]
@@ -290,7 +292,7 @@ async def test_threads_refused_mid_tournament_are_said_once_and_the_round_opens_
 ) -> None:
     await sandbox.grant(alice, "manage_guild")
     announcement = await sandbox.user(alice).slash(
-        "tournament", "create", name="Locked", game="veloop", format="swiss", rounds=1, board="5"
+        "tournament", "create", name="Locked", game="veloop", format="swiss", rounds=1, settings="5"
     )
     for member in (alice, bob):
         await sandbox.user(member).click(announcement, "Join")
@@ -316,7 +318,7 @@ async def test_the_podiums_of_many_divisions_are_paged_into_embeds_within_discor
     organiser = sandbox.user(alice)
     field_ = [sandbox.add_member(f"a-rather-long-display-name-{i:05d}") for i in range(54)]
     announcement = await organiser.slash(
-        "tournament", "create", name="Club night", game="veloop", format="round_robin", board="5", division_size=3
+        "tournament", "create", name="Club night", game="veloop", format="round_robin", settings="5", division_size=3
     )
     for member in field_:
         await sandbox.user(member).click(announcement, "Join")

@@ -255,7 +255,7 @@ def test_a_resignation_is_not_a_win_without_playing() -> None:
 
 
 def test_labels_joined_in_code_take_the_languages_punctuation() -> None:
-    from cogs._tournament_words import bracket_line, image_words
+    from cogs.tournament.words import bracket_line, image_words
 
     ja, en = words("ja"), words("en")
     assert image_words(ja).champion == ja("tournament.image.champion") + "："
