@@ -7,7 +7,7 @@ game's whole combinations, narrowing as one types, each labelled in the member's
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import discord
 from discord import app_commands
@@ -16,7 +16,7 @@ from bot import game_settings
 from bot.client import VeletasBot
 from bot.clocks import DAY
 from bot.errors import UserError
-from bot.rules.registry import UnknownGame, find_game
+from bot.rules.registry import GAMES, UnknownGame, find_game
 from bot.tournament_flow import default_round_minutes, parse_start
 from cogs._clock_words import parse_time, time_suggestions
 from cogs._permissions import check_here, check_thread
@@ -24,6 +24,12 @@ from cogs._tables import table_for
 from cogs._words import private_words
 from cogs.tournament import words
 from cogs.tournament.signup import SignUp, announcement_view
+
+if TYPE_CHECKING:
+    Game = str
+else:
+    # The ``game`` option's choices: every game registered when this extension is first imported (after the games').
+    Game = Literal[tuple(GAMES)]
 
 MAX_START_DAYS = 60
 DIVISION_SIZE = 16
@@ -56,7 +62,7 @@ class Creation(SignUp):
         self,
         interaction: discord.Interaction[VeletasBot],
         name: app_commands.Range[str, 1, 80],
-        game: Literal["veletas", "veloop"],
+        game: Game,
         format: Literal["swiss", "round_robin", "double_round_robin", "single_elimination", "double_elimination"],
         rounds: app_commands.Range[int, 1, 30] | None = None,
         time: app_commands.Range[str, 1, 40] | None = None,
