@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import cast
 
-from bot.store import Entrant, Pairing, RoundPlan, TournamentInfo, TournamentSnapshot
+from bot.store.values import Entrant, Pairing, RoundPlan, TournamentInfo, TournamentSnapshot
 from bot.tournaments import (
     ROUND_ROBIN_TIEBREAKS,
     SWISS_TIEBREAKS,
