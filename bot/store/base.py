@@ -42,7 +42,6 @@ DEFAULT_CACHE_SIZE = 512
 """Rebuilt games kept in memory: enough for every game being played at once on a busy server,
 small enough that tens of thousands of stored games cost nothing until someone opens them."""
 
-
 MAX_CACHED_THEMES = 50_000
 """Players whose theme (or lack of one) is remembered in memory: a few megabytes at most."""
 

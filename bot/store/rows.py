@@ -1,4 +1,4 @@
-"""How a row of the database becomes a value of ``bot.store.values``, and a value the columns it is written to.
+"""How a row of the database becomes a value of ``bot.store.values``, and a clock the columns that hold it.
 
 ``COLUMNS`` names the columns of ``games`` every game query reads, so a snapshot is always built whole.
 """
@@ -33,7 +33,6 @@ COLUMNS = (
     "board_message_id, undo_requested_by, version, board_version, posted_version, changed_stamp, termination, "
     "time_control, inactivity_days, clock_first, clock_second, clock_running, clock_since, proposed_by, rated, ended_at"
 )
-
 
 GUILD_SETTINGS_SQL = (
     "SELECT analysis, time_control, inactivity_days, rated, language FROM guild_settings WHERE guild_id = ?"

@@ -20,9 +20,7 @@ from bot.rules.protocol import Colour, GameKind, GameState, Outcome, Seat, Termi
 
 Status = Literal["challenge", "active", "finished", "declined", "expired", "cancelled"]
 
-
 Where = Literal["thread", "here"]
-
 
 _OPEN_STATUSES: tuple[Status, ...] = ("challenge", "active")
 
@@ -278,12 +276,9 @@ class Claim:
 THEMES: tuple[str, ...] = ("light", "dark", "contrast")
 """The board themes a player may choose; the renderer draws each (a test keeps the two lists equal)."""
 
-
 NOTIFY_MODES: tuple[str, ...] = ("ping", "dm", "both")
 
-
 MAX_INACTIVITY_DAYS = 90
-
 
 FOLLOW_SERVER = "auto"
 """``set_guild_settings(language=FOLLOW_SERVER)``: public posts follow the server's locale again."""
@@ -348,9 +343,7 @@ class RatingChange:
 
 TournamentFormat = Literal["swiss", "round_robin", "double_round_robin", "single_elimination", "double_elimination"]
 
-
 TournamentStatus = Literal["signup", "running", "paused", "finished", "cancelled"]
-
 
 TOURNAMENT_FORMATS: tuple[TournamentFormat, ...] = (
     "swiss",
@@ -359,7 +352,6 @@ TOURNAMENT_FORMATS: tuple[TournamentFormat, ...] = (
     "single_elimination",
     "double_elimination",
 )
-
 
 RESULTS: tuple[str, ...] = ("1-0", "0-1", "1/2-1/2", "+-", "-+", "--")
 
