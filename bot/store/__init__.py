@@ -14,23 +14,23 @@ class of its own module built on ``StoreBase`` (the connection, the transaction,
   importing none of the store's machinery; ``rows``: how a row becomes one; ``checks``: who may do what;
 - ``games``: a turn, a resignation, a cancellation, a flag, an adjudication, and what each one's
   transaction writes besides (its due rows, its end: tournament result and ratings); ``undo``: take-backs;
-- ``challenges``; ``due`` (what falls due, and the scheduler's side); ``ratings``; ``tournaments`` and
-  ``rounds``; ``prefs`` (players' and servers' choices); ``announcing`` (boards owed); ``lookups``.
+- ``challenges``; ``due`` (what falls due, and the scheduler's side); ``ratings``; ``tournaments``,
+  ``entries`` and ``rounds``; ``prefs`` (players' and servers' choices); ``announcing`` (boards owed); ``lookups``.
 """
 
 from __future__ import annotations
 
 from bot.store.announcing import Announcing
-from bot.store.base import DEFAULT_CACHE_SIZE, StoreBase, utcnow
+from bot.store.base import StoreBase
 from bot.store.challenges import Challenges
 from bot.store.checks import check_can_answer, check_in_play, check_participant, check_to_act, ending_phrase
+from bot.store.entries import Entries
 from bot.store.errors import StoreBusy, StoreError
 from bot.store.games import Games
 from bot.store.lookups import Lookups
 from bot.store.prefs import Preferences
 from bot.store.ratings import Ratings
 from bot.store.rounds import TournamentRounds
-from bot.store.schema import MIGRATIONS
 from bot.store.undo import Undo
 from bot.store.values import (
     FOLLOW_SERVER,
@@ -57,7 +57,7 @@ from bot.store.values import (
 )
 
 
-class Store(Games, Undo, Challenges, TournamentRounds, Ratings, Announcing, Lookups, Preferences, StoreBase):
+class Store(Games, Undo, Challenges, TournamentRounds, Entries, Ratings, Announcing, Lookups, Preferences, StoreBase):
     """The bot's persistent state. Open with ``await Store.open(path)``; close with ``await store.close()``.
 
     Every method is one part's (see the package's docstring for which module holds which).
@@ -65,10 +65,8 @@ class Store(Games, Undo, Challenges, TournamentRounds, Ratings, Announcing, Look
 
 
 __all__ = [
-    "DEFAULT_CACHE_SIZE",
     "FOLLOW_SERVER",
     "MAX_INACTIVITY_DAYS",
-    "MIGRATIONS",
     "NOTIFY_MODES",
     "RESULTS",
     "THEMES",
@@ -96,5 +94,4 @@ __all__ = [
     "check_to_act",
     "ending_phrase",
     "settings_json",
-    "utcnow",
 ]
