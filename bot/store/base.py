@@ -226,6 +226,7 @@ class StoreBase:
     # --- one game -------------------------------------------------------------------------------
 
     async def get_game(self, game_id: int) -> GameInfo:
+        """One game or challenge by id, as last committed; ``NoGameHere`` when there is none."""
         if not is_id(game_id):
             raise NoGameHere("refusal.no_such_game")
         found = await self._fetch_info(f"SELECT {COLUMNS} FROM games WHERE id = ?", (game_id,))

@@ -4,7 +4,8 @@ renewing and giving them back; reminders; and giving back the time the bot was a
 
 One scheduler serves everything that falls due: a row per thing, written in the same transaction as the
 change that makes it due, removed in the same transaction as the action it asks for, so it is acted on
-once, whichever process gets it first.
+once, whichever process gets it first. Acting on a deadline ends a game (``flag``: ``bot.store.games``);
+acting on an expiry closes a challenge (``bot.store.challenges``).
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ class DueRows(StoreBase):
             self.on_scheduled(earliest)
 
     async def _due_tournament(self, db: Connection, tournament_id: int, key: str, at: float) -> None:
+        """Inside a transaction: the tournament's step ``key`` falls due at ``at``; a row already there for it is
+        moved to ``at`` and freed of its claim."""
         await db.execute(
             "INSERT INTO due (kind, tournament_id, key, due_at) VALUES ('tournament', ?, ?, ?) "
             "ON CONFLICT (kind, tournament_id, key) DO UPDATE SET due_at = excluded.due_at, claimed_until = NULL, "

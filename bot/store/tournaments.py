@@ -185,6 +185,7 @@ class Tournaments(DueRows):
         )
 
     async def _tournament_in(self, db: Connection, tournament_id: int) -> TournamentInfo:
+        """Inside a transaction: the tournament as it stands under the write lock; refused when there is none."""
         if not is_id(tournament_id):
             raise UserError("tournament.refusal.no_tournament")
         rows = await db.execute_fetchall("SELECT * FROM tournaments WHERE id = ?", (tournament_id,))
@@ -342,6 +343,8 @@ class Tournaments(DueRows):
         return kind
 
     async def _advance_if_round_over(self, db: Connection, tournament_id: int, number: int) -> None:
+        """Inside a transaction: once every pairing of round ``number`` has its result, the ``advance`` step
+        (pairing the next round, or the end) falls due now."""
         open_left = await db.execute_fetchall(
             "SELECT 1 FROM tournament_pairings WHERE tournament_id = ? AND round = ? AND result IS NULL LIMIT 1",
             (tournament_id, number),
@@ -384,6 +387,7 @@ class Tournaments(DueRows):
     # --- organisers -----------------------------------------------------------------------------
 
     async def _log(self, db: Connection, tournament_id: int, actor_id: int, action: str, detail: str) -> None:
+        """Inside a transaction: one line of the tournament's log (an organiser's action; ``actor_id`` 0: the bot's)."""
         await db.execute(
             "INSERT INTO tournament_log (tournament_id, at, actor_id, action, detail) VALUES (?, ?, ?, ?, ?)",
             (tournament_id, self._now(), actor_id, action, detail),
