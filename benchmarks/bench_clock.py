@@ -75,7 +75,8 @@ def plans(path: Path) -> list[str]:
 
 async def measure(games: int, due: int, window: float) -> dict[str, float | list[str]]:
     from bot.scheduler import Scheduler
-    from bot.store import DueRow, Store
+    from bot.store import Store
+    from bot.store.values import DueRow
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "clock.sqlite3"

@@ -31,6 +31,7 @@ FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
     ("bot.tournaments", ("discord", "bot.store", "bot.db", "cogs")),
     ("bot.ratings", ("discord", "bot.store", "bot.db", "cogs")),
     ("bot.store", ("discord", "cogs")),
+    ("bot.store.values", ("discord", "cogs", "bot.db", "bot.store")),  # plain values, none of the machinery
     ("bot.db", ("discord", "cogs", "bot.store")),
     ("bot", ("cogs",)),  # the client loads cogs by name (strings: EXTENSIONS, descriptors), never by import
     ("bot.sandbox", ("cogs", "bot.store")),

@@ -23,7 +23,8 @@ import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
 
-from bot.store import Claim, DueRow, Store
+from bot.store import Store
+from bot.store.values import Claim, DueRow
 
 log = logging.getLogger(__name__)
 

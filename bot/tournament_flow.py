@@ -16,7 +16,7 @@ from typing import cast
 
 from bot.clocks import DAY, MINUTE, TimeControl
 from bot.errors import UserError
-from bot.store import Entrant, Pairing, RoundPlan, TournamentInfo, TournamentSnapshot
+from bot.store.values import Entrant, Pairing, RoundPlan, TournamentInfo, TournamentSnapshot
 from bot.tournaments import (
     ROUND_ROBIN_TIEBREAKS,
     SWISS_TIEBREAKS,

@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.errors import UserError
 from bot.scheduler import Scheduler
-from bot.store import DueRow, Store
+from bot.store import Store
+from bot.store.values import DueRow
 
 
 def scaled_clock(base: float, speed: float) -> dt.datetime:

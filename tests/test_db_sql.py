@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from bot.db import Busy, is_postgresql, open_database, redact, sql
 from bot.db.postgres import PostgresDatabase
-from bot.store import MIGRATIONS
+from bot.store.schema import MIGRATIONS
 
 
 def test_placeholders_are_numbered_outside_quotes_only() -> None:

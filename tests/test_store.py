@@ -31,7 +31,9 @@ from bot.errors import (
 )
 from bot.rules import Game, IllegalMove
 from bot.rules.common import square_name
-from bot.store import MIGRATIONS, GameInfo, Store, StoreError
+from bot.store import Store, StoreError
+from bot.store.schema import MIGRATIONS
+from bot.store.values import GameInfo
 
 GUILD = 1000
 CHANNEL = 2000

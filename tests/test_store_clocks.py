@@ -16,7 +16,8 @@ from bot.db.postgres import PostgresDatabase
 from bot.errors import TimeIsUp
 from bot.rules import veloop
 from bot.scheduler import Scheduler
-from bot.store import DueRow, GameInfo, Store
+from bot.store import Store
+from bot.store.values import DueRow, GameInfo
 
 
 async def veloop_game(store: Store, control: TimeControl, *, channel: int = CHANNEL) -> GameInfo:

@@ -15,7 +15,9 @@ from test_store import ALICE, BOB, CHANNEL, GUILD, check_consistent, some_turn
 
 from bot.errors import NoGameHere, RaceLost, UserError
 from bot.rules import veletas, veloop
-from bot.store import MIGRATIONS, GameInfo, Store, StoreError, settings_json
+from bot.store import Store, StoreError
+from bot.store.schema import MIGRATIONS
+from bot.store.values import GameInfo, settings_json
 
 # The schema before games became plug-ins (migration 5): every game a Veletas game, variant and rules columns.
 PREVIOUS = MIGRATIONS[:4]

@@ -9,7 +9,9 @@ import pytest
 from dbtools import raw, schema_version
 
 from bot.errors import UserError
-from bot.store import FOLLOW_SERVER, MIGRATIONS, GuildSettings, Store
+from bot.store import Store
+from bot.store.schema import MIGRATIONS
+from bot.store.values import FOLLOW_SERVER, GuildSettings
 
 GUILD, OTHER = 1, 2
 ALICE, BOB, AI = 11, 22, 99

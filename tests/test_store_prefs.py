@@ -9,7 +9,9 @@ from dbtools import raw, schema_version
 
 from bot import render
 from bot.errors import UserError
-from bot.store import MIGRATIONS, THEMES, Store
+from bot.store import Store
+from bot.store.schema import MIGRATIONS
+from bot.store.values import THEMES
 
 ALICE = 11
 BOB = 22

@@ -12,7 +12,8 @@ from test_store import ALICE, BOB, CAROL, CHANNEL, GUILD
 
 from bot.ratings import GLOBAL_SCOPE, PoolKey, Rating, rate_game
 from bot.rules import veloop
-from bot.store import GameInfo, Store
+from bot.store import Store
+from bot.store.values import GameInfo
 
 SETTINGS = {"board": "5", "protocol": "alternating"}
 
@@ -223,7 +224,7 @@ async def test_games_of_one_player_ended_at_once_from_two_connections_rebuild_to
 async def test_games_rated_before_the_commit_order_was_kept_are_numbered_by_end_time(
     db_path: Path | str, clock: Clock
 ) -> None:
-    from bot.store import MIGRATIONS
+    from bot.store.schema import MIGRATIONS
 
     numbering = next(i for i, steps in enumerate(MIGRATIONS) if any("rating_seq INTEGER" in step for step in steps))
     await (await Store.open(db_path, clock=clock, migrations=MIGRATIONS[:numbering])).close()

@@ -18,7 +18,9 @@ from bot.clocks import TimeControl
 from bot.db import is_postgresql
 from bot.errors import UserError
 from bot.rules import veloop
-from bot.store import MIGRATIONS, DueRow, GameInfo, RoundPlan, Store, TournamentInfo
+from bot.store import Store
+from bot.store.schema import MIGRATIONS
+from bot.store.values import DueRow, GameInfo, RoundPlan, TournamentInfo
 
 DAVE = 1004
 THREADS = iter(range(900_000, 999_999))

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from bot.clocks import TimeControl
 from bot.i18n import LANGUAGES
 from bot.i18n import words as catalogue
-from bot.store import Entrant, Pairing, RoundPlan, RoundRow, TournamentInfo, TournamentSnapshot
+from bot.store.values import Entrant, Pairing, RoundPlan, RoundRow, TournamentInfo, TournamentSnapshot
 from bot.tournament_flow import Finished, engine_tournament, parse_start, plan_next
 from bot.tournaments import TournamentError
 from cogs.tournament import words

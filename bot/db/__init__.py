@@ -1,6 +1,6 @@
 """The store's one connection, to SQLite or to PostgreSQL, behind the few calls the store makes.
 
-The store (bot/store.py) writes SQL once, in SQLite's dialect with ``?`` placeholders, and reads rows by
+The store (bot/store/) writes SQL once, in SQLite's dialect with ``?`` placeholders, and reads rows by
 column name (or position). ``open_database`` picks the backend from the target: a file path (or
 ``:memory:``) is SQLite through aiosqlite; a ``postgresql://`` (or ``postgres://``) URL is PostgreSQL
 through asyncpg, whose statements go through ``bot.db.sql`` on their way (the one place where the two

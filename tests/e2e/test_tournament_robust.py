@@ -16,7 +16,7 @@ from bot.client import VeletasBot
 from bot.crashpoints import CRASH_AFTER
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
-from bot.store import GameInfo
+from bot.store.values import GameInfo
 from cogs._delivery import sweep
 from e2e.test_challenge_robust import bot_env, killed, start_process, stop
 from e2e.tourney import Board, boards, round_open, rounds_stored

@@ -1,0 +1,427 @@
+"""A game in play, and every way it ends: a turn (``play``), a resignation, a cancellation, a flag falling
+(``flag``), an adjudication at a tournament round's deadline; and rebuilding a row from its move log.
+
+Every game has an append-only move log (``moves``); the ``games`` row caches what the log implies (ply,
+turns, result). Both change in one transaction, and the cache can always be rebuilt by replaying the log
+(``rebuild``). A turn is validated by the rules against the state that was read, then written with an
+optimistic ``UPDATE … WHERE id = ? AND version = ?``. Every change bumps ``version`` (a ply repeats after an
+undo, a version never does). If anything landed in between, the update touches no row and the action is
+refused with ``RaceLost``: two racing moves never both land, and a move chosen for a position that was undone
+and replayed never lands either. Every refusal is decided before the first write, so a refused action leaves
+the database unchanged.
+
+What one transaction writes, read top to bottom in ``play``: the row (turns, result, clock, versions), the
+game's due rows (``_schedule``: its deadline and reminders), the move log; and when the turn ends the game,
+``_on_game_end``: its end time, its tournament pairing's result (``_record_pairing``) and its players'
+ratings (``rate_into``). Every other ending (resignation, flag, adjudication) goes through ``_on_game_end``
+the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from bot.clocks import DAY, Clock
+from bot.db import Connection
+from bot.errors import InvalidMove, NotYourTurn, RaceLost, TimeIsUp
+from bot.ratings import RatedGame, pools_for
+from bot.rules import RecordError
+from bot.rules.protocol import GameState, IllegalMove, Outcome, Termination
+from bot.store.checks import (
+    MOVED_ON_MESSAGE,
+    RACE_MESSAGE,
+    check_in_play,
+    check_participant,
+    finished_message,
+)
+from bot.store.errors import StoreError
+from bot.store.ratings import rate_into
+from bot.store.rows import COLUMNS, clock_values, from_ts, info_from_row, join_turns, with_state
+from bot.store.tournaments import Tournaments
+from bot.store.values import GameInfo, Status
+
+log = logging.getLogger(__name__)
+
+
+class Games(Tournaments):
+    """Games in play and their endings. It builds on the tournament part because a game's end writes its
+    pairing's result in the same transaction (``_record_pairing``)."""
+
+    async def play(
+        self,
+        game_id: int,
+        user_id: int,
+        text: str,
+        *,
+        expected_ply: int | None = None,
+        expected_version: int | None = None,
+        stamp: int | None = None,
+    ) -> GameInfo:
+        """Apply one turn (setup, pie choice or move) for ``user_id``.
+
+        ``expected_version`` is the version of the game the player was looking at (a button or menu
+        carries it; ``expected_ply`` is what older buttons carried); if the game has changed since, the
+        turn is refused rather than applied to a position the player never saw. ``stamp`` says when the
+        player acted (a snowflake): a turn sent before the game's latest change is refused for the
+        same reason, and an accepted one becomes the game's latest change.
+        """
+        info = await self.get_game(game_id)
+        check_in_play(info)
+        check_participant(info, user_id)
+        if expected_ply is not None and expected_ply != info.ply:
+            raise RaceLost(RACE_MESSAGE)
+        if expected_version is not None and expected_version != info.version:
+            raise RaceLost(RACE_MESSAGE)
+        if info.user_to_act != user_id:
+            waiting = info.user_to_act
+            raise NotYourTurn(waiting)
+        if stamp is not None and stamp < info.changed_stamp:
+            raise RaceLost(MOVED_ON_MESSAGE)
+        now = self._now()
+        if info.clock is not None and info.clock.flagged(now) is not None:
+            raise TimeIsUp("refusal.time_is_up")
+        try:
+            game = info.state.play(text)
+        except IllegalMove as exc:
+            raise InvalidMove(exc.key, **exc.data) from exc
+        if len(game.turns) != info.ply + 1:
+            raise RuntimeError(f"game {game_id}: a turn added {len(game.turns) - info.ply} entries to the log")
+        status: Status = "active"
+        winner_id: int | None = None
+        result: str | None = None
+        termination: Termination | None = None
+        outcome = game.outcome
+        if outcome is not None:
+            status = "finished"
+            winner_id, result = _finish(with_state(replace(info, turns=game.turns), game), outcome)
+            termination = outcome.termination
+        clock = _clock_after(info, game, now)
+        version = info.version + 1
+        changed = max(info.changed_stamp, stamp or 0)
+        # A move that ends the game also writes ratings, tournaments...: that takes the whole database.
+        async with self._transaction(game=None if status == "finished" else game_id) as db:
+            cursor = await db.execute(
+                "UPDATE games SET ply = ?, turns = ?, status = ?, winner_id = ?, result = ?, termination = ?, "
+                "undo_requested_by = NULL, updated_at = ?, version = ?, board_version = ?, changed_stamp = ?, "
+                "clock_first = ?, clock_second = ?, clock_running = ?, clock_since = ? "
+                "WHERE id = ? AND version = ? AND status = 'active'",
+                (
+                    info.ply + 1,
+                    join_turns(game.turns),
+                    status,
+                    winner_id,
+                    result,
+                    termination,
+                    now,
+                    version,
+                    version,
+                    changed,
+                    *clock_values(clock),
+                    game_id,
+                    info.version,
+                ),
+            )
+            if cursor.rowcount != 1:
+                raise RaceLost(RACE_MESSAGE)
+            await self._schedule(db, game_id, clock)
+            # Each seat's time left as the turn was played, before any increment: an undo gives exactly this back.
+            left = (
+                (None, None) if info.clock is None else (info.clock.left("first", now), info.clock.left("second", now))
+            )
+            await db.queue(
+                "INSERT INTO moves (game_id, ply, turn, user_id, played_at, clock_first, clock_second) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, info.ply + 1, game.turns[-1], user_id, now, *left),
+            )
+            if status == "finished":
+                await self._on_game_end(db, info, winner_id, now, termination)
+        self._remember(game_id, game)
+        played = replace(
+            info,
+            ply=info.ply + 1,
+            turns=game.turns,
+            status=status,
+            winner_id=winner_id,
+            result=result,
+            termination=termination,
+            clock=clock,
+            ended_at=now if status == "finished" else None,
+            undo_requested_by=None,
+            updated_at=from_ts(now),
+            version=version,
+            board_version=version,
+            changed_stamp=changed,
+        )
+        if status == "finished":
+            log.info("game %d: %s (turn %d)", game_id, result, played.ply)
+        return with_state(played, game)
+
+    async def _on_game_end(
+        self,
+        db: Connection,
+        before: GameInfo,
+        winner_id: int | None,
+        now: float,
+        termination: str | None = None,
+    ) -> None:
+        """Every path that ends a game calls this inside its transaction: the end time, a tournament pairing's
+        result, and a rated game's ratings.
+
+        Casual games and games against the AI change no rating; a draw counts half for each player. The
+        changes land in the same transaction as the result, so a game never ends without them, nor they
+        without it. A tournament game lost on time by a player who never took a turn in it is a no-show: a
+        forfeit, which rates nobody.
+        """
+        await db.execute("UPDATE games SET ended_at = ? WHERE id = ?", (now, before.id))
+        if await self._record_pairing(db, before, winner_id, termination) == "forfeit":
+            return
+        # Whoever just played here is a member of the server (again).
+        await db.execute(
+            "DELETE FROM departed WHERE guild_id = ? AND user_id IN (?, ?)",
+            (before.guild_id, before.challenger_id, before.opponent_id or 0),
+        )
+        if not before.rated or before.is_ai_game or before.opponent_id is None:
+            return
+        # The commit order of rating updates, for the rebuild: this transaction holds the whole database's write lock.
+        await db.execute(
+            "UPDATE games SET rating_seq = (SELECT COALESCE(MAX(rating_seq), 0) + 1 FROM games "
+            "WHERE rating_seq IS NOT NULL) WHERE id = ?",
+            (before.id,),
+        )
+        first_score = 0.5 if winner_id is None else 1.0 if winner_id == before.challenger_id else 0.0
+        game = RatedGame(
+            before.id,
+            pools_for(before.guild_id, before.kind.name, before.settings),
+            before.challenger_id,
+            before.opponent_id,
+            first_score,
+            now,
+        )
+        await rate_into(db, game)
+
+    async def resign(self, game_id: int, user_id: int, *, stamp: int | None = None) -> GameInfo:
+        info = await self.get_game(game_id)
+        check_in_play(info)
+        check_participant(info, user_id)
+        colour = info.colour_of_user(user_id)
+        if colour is not None:
+            result = f"{colour.capitalize()} resigned"
+        else:
+            result = f"The {info.seat_of_user(user_id)} player resigned"
+        winner_id = next(p for p in info.participants if p != user_id)
+        now = self._now()
+        if info.clock is not None and info.clock.flagged(now) is not None:
+            # The game is already lost on time (the scheduler has not acted yet): that ending stands.
+            raise TimeIsUp("refusal.resign_time_is_up")
+        version = info.version + 1
+        changed = max(info.changed_stamp, stamp or 0)
+        clock = None if info.clock is None else info.clock.stopped(now)
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE games SET status = 'finished', winner_id = ?, result = ?, termination = 'resignation', "
+                "undo_requested_by = NULL, "
+                "updated_at = ?, version = ?, board_version = ?, changed_stamp = ?, "
+                "clock_first = ?, clock_second = ?, clock_running = ?, clock_since = ? "
+                "WHERE id = ? AND version = ? AND status = 'active'",
+                (winner_id, result, now, version, version, changed, *clock_values(clock), game_id, info.version),
+            )
+            if cursor.rowcount != 1:
+                raise RaceLost(RACE_MESSAGE)
+            await self._schedule(db, game_id, None)
+            await self._on_game_end(db, info, winner_id, now, "resignation")
+        log.info("game %d: %s", game_id, result)
+        resigned = replace(
+            info,
+            status="finished",
+            winner_id=winner_id,
+            result=result,
+            termination="resignation",
+            clock=clock,
+            ended_at=now,
+            undo_requested_by=None,
+            updated_at=from_ts(now),
+            version=version,
+            board_version=version,
+            changed_stamp=changed,
+        )
+        return self._attach(resigned)
+
+    async def cancel_game(self, game_id: int, *, stamp: int | None = None) -> GameInfo:
+        """End a challenge or a game without a winner (a server manager's decision)."""
+        info = await self.get_game(game_id)
+        if not info.is_open:
+            raise finished_message(info)
+        now = self._now()
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "UPDATE games SET status = 'cancelled', result = 'Cancelled', termination = 'cancelled', "
+                "undo_requested_by = NULL, "
+                "updated_at = ?, version = version + 1, board_version = version + 1, "
+                "changed_stamp = MAX(changed_stamp, ?) "
+                f"WHERE id = ? AND status IN ('challenge', 'active') RETURNING {COLUMNS}",
+                (now, stamp or 0, game_id),
+            )
+            if not rows:
+                raise RaceLost(RACE_MESSAGE)
+            await self._schedule(db, game_id, None)
+            await self._record_pairing(db, info, None, "cancelled")
+        log.info("game %d: cancelled", game_id)
+        return self._attach(info_from_row(next(iter(rows))))
+
+    # --- ended by the clock ---------------------------------------------------------------------
+
+    async def flag(self, game_id: int, *, due_id: int | None = None) -> GameInfo | None:
+        """End the game on time if its running seat's time is up now; None, changing nothing else, if not.
+
+        The player whose time ran out loses (Termination "time forfeit"); a casual game idle past its
+        server's inactivity limit ends the same way. A move that landed first, or time given back,
+        leaves the game going: the stale row (``due_id``) is dropped and the newer deadline stands.
+        """
+        now = self._now()
+        info = await self.get_game(game_id)
+        clock = info.clock
+        loser = None if info.status != "active" or clock is None else clock.flagged(now)
+        if loser is None:
+            if due_id is not None:
+                async with self._transaction() as db:
+                    await db.execute("DELETE FROM due WHERE id = ? AND claimed_until IS NOT NULL", (due_id,))
+            return None
+        assert clock is not None
+        colour = info.colour_of_seat(loser)
+        who = colour.capitalize() if colour else f"The {loser} player"
+        result = f"{who} lost on time"
+        if info.time_control.family == "none":
+            result += f" (no move for {round(info.time_control.start / DAY)} days)"
+        loser_id = info.user_for_seat(loser)
+        winner_id = next((p for p in info.participants if p != loser_id), None)
+        stopped = clock.stopped(now)
+        version = info.version + 1
+        if not await self._end_by_clock(info, winner_id, result, "time forfeit", stopped, now):
+            return None
+        return self._attach(
+            replace(
+                info,
+                status="finished",
+                winner_id=winner_id,
+                result=result,
+                termination="time forfeit",
+                clock=stopped,
+                ended_at=now,
+                undo_requested_by=None,
+                updated_at=from_ts(now),
+                version=version,
+                board_version=version,
+            )
+        )
+
+    async def adjudicate(self, game_id: int) -> GameInfo | None:
+        """End a game still running at its round's deadline by the clock: whoever has more time left wins (equal:
+        a draw); a player who never took a turn loses as a no-show. None if the game was already over."""
+        info = await self.get_game(game_id)
+        if info.status != "active" or info.opponent_id is None:
+            return None
+        now = self._now()
+        moved = {user for _, _, user in await self.move_log(game_id)}
+        first, second = info.challenger_id, info.opponent_id
+        winner_id: int | None
+        if first not in moved or second not in moved:
+            winner_id = second if first not in moved and second in moved else first if second not in moved else None
+            if first not in moved and second not in moved:
+                winner_id = second if info.user_to_act == first else first
+        elif info.clock is None:
+            winner_id = None
+        else:
+            left_first, left_second = info.clock.left("first", now), info.clock.left("second", now)
+            winner_id = None if abs(left_first - left_second) < 1e-6 else first if left_first > left_second else second
+        if winner_id is None:
+            result = "Drawn by adjudication at the round's deadline"
+        else:
+            colour = info.colour_of_user(winner_id)
+            who = colour.capitalize() if colour else "The " + str(info.seat_of_user(winner_id)) + " player"
+            result = f"{who} wins by adjudication at the round's deadline"
+        stopped = None if info.clock is None else info.clock.stopped(now)
+        if not await self._end_by_clock(info, winner_id, result, "adjudication", stopped, now):
+            return None
+        return await self.get_game(game_id)
+
+    async def _end_by_clock(
+        self, info: GameInfo, winner_id: int | None, result: str, termination: str, stopped: Clock | None, now: float
+    ) -> bool:
+        """End an active game the clock decided (lost on time, adjudicated at a round's deadline) in one
+        transaction with its consequences; False if the game changed since ``info`` was read."""
+        version = info.version + 1
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE games SET status = 'finished', winner_id = ?, result = ?, termination = ?, "
+                "undo_requested_by = NULL, updated_at = ?, version = ?, board_version = ?, "
+                "clock_first = ?, clock_second = ?, clock_running = ?, clock_since = ? "
+                "WHERE id = ? AND version = ? AND status = 'active'",
+                (winner_id, result, termination, now, version, version, *clock_values(stopped), info.id, info.version),
+            )
+            if cursor.rowcount != 1:
+                return False
+            await self._schedule(db, info.id, None)
+            await self._on_game_end(db, info, winner_id, now, termination)
+        log.info("game %d: %s", info.id, result)
+        return True
+
+    # --- the log is the truth -------------------------------------------------------------------
+
+    async def rebuild(self, game_id: int) -> GameInfo:
+        """Replay the move log and rewrite the cached state of the row from it.
+
+        The log is the truth; the row's ply and turns are a cache of it. A game the rules say is won
+        is marked finished, but a result the rules cannot see (a resignation, a cancellation) is kept.
+        """
+        async with self._transaction() as db:
+            info = await self._peek(db, game_id)
+            rows = await db.execute_fetchall(
+                "SELECT turn FROM moves WHERE game_id = ? ORDER BY ply",
+                (game_id,),
+            )
+            turns = tuple(str(row[0]) for row in rows)
+            try:
+                game = info.kind.replay(turns, info.settings)
+            except RecordError as exc:
+                raise StoreError(f"game {game_id}: its move log does not replay ({exc})") from exc
+            status, winner_id, result, termination = info.status, info.winner_id, info.result, info.termination
+            outcome = game.outcome
+            if info.status == "active" and outcome is not None:
+                status = "finished"
+                winner_id, result = _finish(with_state(replace(info, turns=turns), game), outcome)
+                termination = outcome.termination
+            updated = await db.execute_fetchall(
+                "UPDATE games SET ply = ?, turns = ?, status = ?, winner_id = ?, result = ?, termination = ?, "
+                f"version = version + 1 WHERE id = ? RETURNING {COLUMNS}",
+                (len(turns), join_turns(turns), status, winner_id, result, termination, game_id),
+            )
+        if len(turns) != info.ply or turns != info.turns:
+            log.warning(
+                "game %d: cached state disagreed with the move log (ply %d, log %d)", game_id, info.ply, len(turns)
+            )
+        self._remember(game_id, game)
+        return with_state(info_from_row(next(iter(updated))), game)
+
+
+def _clock_after(info: GameInfo, state: GameState, now: float) -> Clock | None:
+    """The clock once ``state`` (one more turn) is stored: the mover's time charged, the next seat's running.
+
+    A game from before clocks has none yet: it starts now, so its next player gets a whole allowance.
+    """
+    mover = info.state.seat_to_act
+    if mover is None:
+        return info.clock
+    clock = info.clock if info.clock is not None else info.time_control.new_clock().started(mover, now)
+    if clock.running != mover:
+        clock = replace(clock, running=mover, since=now)
+    if state.outcome is not None:
+        return clock.stopped(now)
+    return clock.after_turn(mover, now, next_seat=state.seat_to_act)
+
+
+def _finish(info: GameInfo, outcome: Outcome) -> tuple[int | None, str]:
+    """Who won a game the board ended and the result text: ``Black wins by claims``, or ``Drawn``."""
+    if outcome.winner is None:
+        return None, "Drawn"
+    return info.user_for_colour(outcome.winner), f"{outcome.winner.capitalize()} wins by {outcome.termination}"
