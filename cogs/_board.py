@@ -20,7 +20,8 @@ from bot.clocks import DAY
 from bot.i18n import Words
 from bot.ids import id_or_zero
 from bot.rules.protocol import Colour
-from bot.store import GameInfo, ending_phrase
+from bot.store.checks import ending_phrase
+from bot.store.values import GameInfo
 from cogs._clock_words import clock_text, times_left
 from cogs._lookup import NamesAGame
 from cogs._names import colour_names, learn_names, name_of, record_names, seat_names

@@ -14,7 +14,7 @@ from bot.clocks import DAY, HOUR, MINUTE, TimeControl, TimeControlError
 from bot.errors import UserError
 from bot.i18n import LANGUAGES, Words, words
 from bot.rules.protocol import SEATS
-from bot.store import GameInfo
+from bot.store.values import GameInfo
 
 SUGGESTED = ("none", "1d", "2d", "3d", "7d", "5+3", "10+5", "15+10", "30+20", "24h+6h/72h", "48h+12h/96h")
 

@@ -20,7 +20,7 @@ import discord
 from bot.errors import GameFinished, RaceLost, UserError
 from bot.i18n import Words, words
 from bot.posting import unwatched, watched
-from bot.store import GameInfo
+from bot.store.values import GameInfo
 from cogs._board import board_message
 from cogs._names import name_of
 from cogs._send import Outgoing, direct_message, jump_link, send_to_channel

@@ -17,7 +17,7 @@ import discord
 
 from bot.errors import NoGameHere, UserError
 from bot.ids import is_id, parse_id
-from bot.store import GameInfo, TournamentInfo
+from bot.store.values import GameInfo, TournamentInfo
 from cogs._send import bot_of
 
 NO_SUCH_GAME = "refusal.no_such_game_here"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.rules.protocol import COLOURS, SEATS
-from bot.store import GameInfo
+from bot.store.values import GameInfo
 from bot.text import fallback_name
 
 if TYPE_CHECKING:

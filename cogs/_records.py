@@ -16,7 +16,7 @@ from bot.client import VeletasBot
 from bot.i18n import Words
 from bot.ids import id_or_zero
 from bot.render.chart import rating_chart_png
-from bot.store import GameInfo
+from bot.store.values import GameInfo
 from cogs._board import Rematcher, record_file, result_text, theme_of
 from cogs._lookup import game_here
 from cogs._names import colour_names, learn_names, name_of, seat_names

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
-from bot.store import GameInfo
+from bot.store.values import GameInfo
 
 if TYPE_CHECKING:
     from bot.client import VeletasBot

@@ -17,7 +17,7 @@ import discord
 from bot.i18n import Words
 from bot.render.workers import Drawing
 from bot.rules.protocol import GameKind
-from bot.store import GameInfo
+from bot.store.values import GameInfo
 
 if TYPE_CHECKING:
     from bot.client import VeletasBot

@@ -12,7 +12,7 @@ from bot import render
 from bot.i18n import Words
 from bot.rules import Game, Move
 from bot.rules.veletas import Position
-from bot.store import GameInfo
+from bot.store.values import GameInfo
 from cogs._board import DEFAULT_THEME
 
 

@@ -22,7 +22,7 @@ from bot.ids import id_or_zero
 from bot.rules import Game, Move
 from bot.rules.common import square_name
 from bot.rules.veletas import Position
-from bot.store import GameInfo
+from bot.store.values import GameInfo
 from cogs._board import colour_word
 from cogs._lookup import NamesAGame
 from cogs._names import colour_names, seat_names

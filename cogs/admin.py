@@ -14,7 +14,7 @@ from discord.ext import commands
 
 from bot.client import VeletasBot
 from bot.i18n import Words
-from bot.store import GameInfo
+from bot.store.values import GameInfo
 from cogs._board import board_message
 from cogs._delivery import after_board_posted
 from cogs._lookup import game_here

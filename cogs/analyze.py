@@ -24,7 +24,7 @@ from bot.i18n import Phrase, Words
 from bot.rules import Game, Position
 from bot.rules.analysis import read_position, within_two_plies_of_any
 from bot.rules.protocol import Refused
-from bot.store import GameInfo
+from bot.store.values import GameInfo
 from cogs._ai_pool import AnalysisRefused, Analyst, Verdict
 from cogs._board import BOARD_FILE, colour_word, theme_of
 from cogs._lookup import game_here

@@ -36,7 +36,9 @@ from bot.errors import (
 from bot.i18n import Words
 from bot.ids import id_or_zero
 from bot.posting import watched
-from bot.store import DueRow, GameInfo, StoreBusy, check_can_answer
+from bot.store.checks import check_can_answer
+from bot.store.errors import StoreBusy
+from bot.store.values import DueRow, GameInfo
 from cogs._board import board_message
 from cogs._clock_words import describe_control, parse_time
 from cogs._delivery import after_board_posted, hand_to_ai, resume, show_typing

@@ -17,7 +17,7 @@ from discord.ext import commands
 
 from bot.client import VeletasBot
 from bot.i18n import Words, words
-from bot.store import DueRow
+from bot.store.values import DueRow
 from cogs._clock_words import span_words
 from cogs._delivery import announce
 from cogs._send import Outgoing, direct_message, jump_link, send_to_channel

@@ -29,7 +29,8 @@ from bot.client import VeletasBot
 from bot.errors import RaceLost, UserError
 from bot.i18n import Words
 from bot.ids import MAX_ID, id_or_zero
-from bot.store import GameInfo, check_to_act
+from bot.store.checks import check_to_act
+from bot.store.values import GameInfo
 from cogs._board import BOARD_FILE, board_message, embed_colour, theme_of
 from cogs._delivery import deliver, play_forced
 from cogs._lookup import NamesAGame

@@ -29,7 +29,8 @@ from bot.errors import NoGameHere, RaceLost, TimeIsUp, UserError
 from bot.i18n import Phrase, Words
 from bot.ids import id_or_zero
 from bot.rules.protocol import GameState
-from bot.store import GameInfo, check_in_play, check_participant
+from bot.store.checks import check_in_play, check_participant
+from bot.store.values import GameInfo
 from cogs._board import RematchButton, board_message, theme_of
 from cogs._delivery import announce, deliver, play_forced, sweep
 from cogs._leaderboard import LeaderboardButton

@@ -19,7 +19,7 @@ from discord.ext import commands
 
 from bot.client import VeletasBot
 from bot.i18n import LANGUAGE_NAMES, Words, language_of
-from bot.store import FOLLOW_SERVER, MAX_INACTIVITY_DAYS, GuildSettings
+from bot.store.values import FOLLOW_SERVER, MAX_INACTIVITY_DAYS, GuildSettings
 from cogs._clock_words import describe_control, parse_time, time_suggestions
 from cogs._options import MAX_TIME
 from cogs._words import private_words

@@ -16,7 +16,7 @@ from bot.client import VeletasBot
 from bot.errors import UserError
 from bot.i18n import Words
 from bot.rules import Position
-from bot.store import THEMES
+from bot.store.values import THEMES
 from cogs._board import BOARD_FILE, DEFAULT_THEME, board_message
 from cogs._send import Outgoing, respond
 from cogs._veletas_game import render_position

@@ -8,11 +8,11 @@ from __future__ import annotations
 from bot.layers import (
     ARCHITECTURE,
     block_of,
-    under,
     drawing,
     module_files,
     project_graph,
     project_imports,
+    under,
     violations,
 )
 

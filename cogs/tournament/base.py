@@ -17,7 +17,7 @@ from discord.ext import commands
 from bot.client import VeletasBot
 from bot.errors import UserError
 from bot.i18n import Words
-from bot.store import TournamentInfo
+from bot.store.values import TournamentInfo
 from cogs._lookup import tournament_here
 from cogs._permissions import may_organise
 from cogs._tables import table_for

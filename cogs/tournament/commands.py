@@ -17,7 +17,7 @@ from discord import app_commands
 from bot.client import VeletasBot
 from bot.errors import UserError
 from bot.i18n import Words
-from bot.store import RESULTS, TournamentInfo
+from bot.store.values import RESULTS, TournamentInfo
 from bot.tournament_flow import names, rounds_at_start
 from cogs._clock_words import describe_control
 from cogs._words import private_words

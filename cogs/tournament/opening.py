@@ -17,7 +17,7 @@ from bot.errors import UserError
 from bot.i18n import LANGUAGES
 from bot.i18n import words as words_in
 from bot.scheduler import Hold
-from bot.store import DueRow, GameInfo, Pairing, TournamentInfo, TournamentSnapshot
+from bot.store.values import DueRow, GameInfo, Pairing, TournamentInfo, TournamentSnapshot
 from bot.tournament_flow import names
 from cogs._board import board_message
 from cogs._delivery import after_board_posted, board_lock

@@ -19,7 +19,7 @@ import discord
 
 from bot.i18n import Words
 from bot.render.tournament import MAX_STANDINGS_ROWS, bracket_png, podium_png, standings_png
-from bot.store import TournamentSnapshot
+from bot.store.values import TournamentSnapshot
 from bot.tournament_flow import (
     bracket_state,
     csv_text,

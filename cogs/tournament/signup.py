@@ -13,7 +13,7 @@ from bot.client import VeletasBot
 from bot.errors import UserError
 from bot.i18n import Words
 from bot.ids import id_or_zero
-from bot.store import TournamentInfo
+from bot.store.values import TournamentInfo
 from cogs._clock_words import describe_control
 from cogs._lookup import tournament_here
 from cogs._send import bot_of

@@ -18,7 +18,7 @@ from discord.ext import commands
 from bot.crashpoints import crash_point
 from bot.errors import UserError
 from bot.scheduler import Hold
-from bot.store import DueRow, TournamentInfo, TournamentSnapshot
+from bot.store.values import DueRow, TournamentInfo, TournamentSnapshot
 from bot.tournament_flow import Finished, plan_next, rounds_at_start
 from bot.tournaments import TournamentError
 from cogs._delivery import RETRY_DELAYS, announce

@@ -13,7 +13,7 @@ import discord
 
 from bot.i18n import Words
 from bot.render.tournament import TournamentWords
-from bot.store import TournamentInfo
+from bot.store.values import TournamentInfo
 from bot.tournaments import Standing
 from bot.tournaments.standings import TIEBREAK_LABELS
 

@@ -17,7 +17,7 @@ from discord import app_commands
 from bot.client import VeletasBot
 from bot.i18n import Words
 from bot.render.workers import Drawing
-from bot.store import GameInfo
+from bot.store.values import GameInfo
 from cogs._board import colour_word
 from cogs._clock_words import time_suggestions
 from cogs._leaderboard import send_leaderboard
