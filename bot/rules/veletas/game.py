@@ -28,6 +28,7 @@ from bot.rules.veletas.variants import COLOURS, EDITIONS, SEATS, VARIANTS, Editi
 
 
 def _sort_key(geo: Geometry, sq: int) -> tuple[int, int]:
+    """The notation's square order: by file, then by rank."""
     return sq % geo.size, sq // geo.size
 
 

@@ -13,10 +13,13 @@ from bot.rules.common import Record, RecordError, ending_headers, quote, read_re
 from bot.rules.veletas.variants import EDITIONS, VARIANTS
 
 _SETUP_X_RE = re.compile(r"(?<=\d)\s*x\s*(?=[a-z]\d)")
+"""An ``x`` between a setup turn's shooters and its stone, read as the ``/`` of the canonical form."""
 _SETUP_SQ_RE = re.compile(r"[a-z][0-9]{1,2}")
+"""A square as a setup turn names it."""
 
 
 def _looks_like_setup(text: str) -> bool:
+    """Whether a turn reads as a setup placement (two squares or more, or a comma) rather than a move."""
     return len(_SETUP_SQ_RE.findall(text.lower())) >= 2 or "," in text
 
 

@@ -41,6 +41,7 @@ def _check_rules(rules: str) -> bool:
 
 
 def _variant_of(size: int, shooters: int) -> Variant | None:
+    """The variant played on this board size with this many shooters in all; None when no variant is."""
     for variant in VARIANTS.values():
         if variant.size == size and variant.shooters == shooters:
             return variant
