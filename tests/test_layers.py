@@ -60,7 +60,7 @@ def test_the_walk_sees_every_kind_of_import() -> None:
     # a top-level import, an import inside a function, and a relative-free ``from bot import x``
     assert "discord" in IMPORTS["bot.client"]
     assert {"bot.sandbox.limits", "bot.render"} <= IMPORTS["bot.client"]  # inside functions; ``from bot import render``
-    assert {"bot.rules.common", "bot.rules.protocol"} <= IMPORTS["bot.rules.veletas"]
+    assert {"bot.rules.common", "bot.rules.protocol"} <= IMPORTS["bot.rules.veletas.game"]
 
 
 def test_the_checks_catch_what_they_are_meant_to() -> None:

@@ -142,7 +142,7 @@ VELETAS: Final = register(
         drawer="bot.render.veletas:DRAWER",
         cog="cogs.veletas",
         ai="bot.ai.veletas:choose_turn",
-        cli="bot.rules.veletas_cli:ADAPTER",
+        cli="bot.rules.veletas.cli:ADAPTER",
     )
 )
 VELOOP: Final = register(
@@ -151,7 +151,7 @@ VELOOP: Final = register(
         drawer="bot.render.veloop:DRAWER",
         cog="cogs.veloop",
         ai="bot.ai.veloop:choose_turn",
-        cli="bot.rules.veloop_cli:ADAPTER",
+        cli="bot.rules.veloop.cli:ADAPTER",
     )
 )
 BUILT_IN: Final = (VELETAS.name, VELOOP.name)

@@ -1,6 +1,6 @@
 """Veletas behind ``python -m bot.rules``: its ``Adapter`` (position strings and records of NOTATION.md).
 
-Imports the rules only when a command runs, so loading the adapter costs nothing.
+Imports the rest of the rules only when a command runs.
 """
 
 from __future__ import annotations

@@ -4,6 +4,11 @@ The fast layer under ``bot.rules.veletas``: move generation, claims and random p
 strings in the loop, for the AI's search and for the public layer's values (``Position``, ``Game``),
 which are built on it. Moves (``Move``, ``Claim``) live here because the kernel interns them per
 board size. Import all of this through ``bot.rules.veletas``, which re-exports it.
+
+It stays one file although it is long because it is one idea, the board as integers, and its
+parts are tuned together: the cell codes' order, the precomputed rays, the interned moves and the
+playout loop read each other's tables directly as module globals, which keeps the inner loops free
+of attribute lookups through other modules.
 """
 
 from __future__ import annotations
