@@ -24,7 +24,7 @@ from bot.ids import id_or_zero
 from bot.render.workers import Drawing
 from bot.rules import VARIANTS, Game, veletas
 from bot.rules.veletas import Position
-from bot.rules.veletas_suggest import move_suggestions, shooter_suggestions, stone_suggestions
+from bot.rules.veletas.suggest import move_suggestions, shooter_suggestions, stone_suggestions
 from bot.store.values import GameInfo
 from cogs._board import colour_word
 from cogs._clock_words import time_suggestions

@@ -23,7 +23,7 @@ from bot.i18n import Words
 from bot.render.workers import Drawing
 from bot.rules import veloop
 from bot.rules.veloop import Game, Move
-from bot.rules.veloop_suggest import move_suggestions
+from bot.rules.veloop.suggest import move_suggestions
 from bot.store.values import GameInfo
 from cogs._board import colour_word
 from cogs._clock_words import time_suggestions

@@ -12,7 +12,8 @@ from collections import OrderedDict
 from collections.abc import Iterable
 
 from bot.rules.common import square_name
-from bot.rules.veletas import Game, Position
+from bot.rules.veletas.game import Game
+from bot.rules.veletas.position import Position
 
 MAX_CHOICES = 25
 """Discord shows at most 25 autocomplete choices."""

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 
-from bot.rules.veloop import Move, Position
+from bot.rules.veloop.moves import Move
+from bot.rules.veloop.position import Position
 
 MAX_CHOICES = 25
 """Discord shows at most 25 autocomplete choices."""
