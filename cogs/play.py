@@ -18,7 +18,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Awaitable
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 import discord
 from discord import app_commands
@@ -39,6 +39,7 @@ from cogs._records import ExportSelect, PlayAgainSelect, again_view, export_mess
 from cogs._send import Outgoing, bot_of, mention, respond, send_response
 from cogs._tables import TABLES, Table, table_for
 from cogs._words import private_words, public_words
+from cogs.challenge import challenges
 from cogs.guided import PREFIX, STATE, custom_id, seen_state
 
 log = logging.getLogger(__name__)
@@ -243,6 +244,16 @@ async def send_rules(interaction: discord.Interaction[VeletasBot], table: Table,
 RULES_FILE = "example.png"
 
 
+CHALLENGE_OPTIONS: dict[str, str] = {
+    "opponent": "who you challenge (leave empty for an open challenge anyone can accept; pick me to play my AI)",
+    "where": "thread (default): the game gets its own thread; here: played in this channel",
+    "level": "AI strength from 1 to 5 when you challenge me (default 3)",
+    "time": "the clock: none, 3d (days per move), 10+5 (minutes + seconds), 48h+12h/96h (default: the server's)",
+    "rated": "yes: the result changes both ratings; no: a casual game (default: the server's choice)",
+}
+"""The descriptions of the options every game's ``challenge`` has; a game adds those of its own settings."""
+
+
 @app_commands.guild_only()
 class GameCommands(commands.Cog):
     """The commands every game has, the same for each; a game's cog subclasses it and sets ``table``."""
@@ -251,6 +262,28 @@ class GameCommands(commands.Cog):
 
     def __init__(self, bot: VeletasBot) -> None:
         self.bot = bot
+
+    async def issue_challenge(
+        self,
+        interaction: discord.Interaction[VeletasBot],
+        settings: dict[str, str],
+        opponent: discord.Member | discord.User | None,
+        where: Literal["thread", "here"],
+        level: int | None,
+        time: str | None,
+        rated: Literal["yes", "no"] | None,
+    ) -> None:
+        """A game's ``challenge``, once its own settings are read: the shared options mean the same in every game."""
+        await challenges(self.bot).issue(
+            interaction,
+            game=self.table.kind.name,
+            settings=settings,
+            opponent=opponent,
+            where=where,
+            level=level,
+            time=time,
+            rated=None if rated is None else rated == "yes",
+        )
 
     async def state_here(self, interaction: discord.Interaction[VeletasBot]) -> GameState | None:
         """This game's state in the channel, for autocomplete: None when there is none (autocomplete never refuses)."""

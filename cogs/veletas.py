@@ -45,7 +45,6 @@ from cogs._veletas_guided import (
     shooter_step,
 )
 from cogs._words import private_words
-from cogs.challenge import challenges
 from cogs.guided import (
     PREFIX,
     STATE,
@@ -53,7 +52,7 @@ from cogs.guided import (
     custom_id,
     seen_state,
 )
-from cogs.play import GameCommands, expect_game, play_turn, send_rules
+from cogs.play import CHALLENGE_OPTIONS, GameCommands, expect_game, play_turn, send_rules
 
 # A claim on the small board: Black's shot leaves the shooter on g1 with nowhere to go.
 EXAMPLE_POSITION = "3S3/1bw4/5S1/7/5w1/5Sb/2b2w1 b"
@@ -333,13 +332,9 @@ class VeletasCog(GameCommands, name="Veletas"):
 
     @app_commands.command()
     @app_commands.describe(
-        opponent="who you challenge (leave empty for an open challenge anyone can accept; pick me to play my AI)",
+        **CHALLENGE_OPTIONS,
         variant="board size: standard 10×10, medium 9×9, small 7×7",
         rules="current (English rulebook, default) or classic (Spanish/Japanese rulebooks)",
-        where="thread (default): the game gets its own thread; here: played in this channel",
-        level="AI strength from 1 to 5 when you challenge me (default 3)",
-        time="the clock: none, 3d (days per move), 10+5 (minutes + seconds), 48h+12h/96h (default: the server's)",
-        rated="yes: the result changes both ratings; no: a casual game (default: the server's choice)",
     )
     async def challenge(
         self,
@@ -353,15 +348,8 @@ class VeletasCog(GameCommands, name="Veletas"):
         rated: Literal["yes", "no"] | None = None,
     ) -> None:
         """Challenge a member, anyone, or me to a game of Veletas."""
-        await challenges(self.bot).issue(
-            interaction,
-            game=TABLE.kind.name,
-            settings={"variant": variant, "rules": rules},
-            opponent=opponent,
-            where=where,
-            level=level,
-            time=time,
-            rated=None if rated is None else rated == "yes",
+        await self.issue_challenge(
+            interaction, {"variant": variant, "rules": rules}, opponent, where, level, time, rated
         )
 
     @challenge.autocomplete("time")

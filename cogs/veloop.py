@@ -33,7 +33,6 @@ from cogs._options import MAX_MOVE, MAX_TIME
 from cogs._send import Outgoing
 from cogs._tables import Table, register
 from cogs._words import private_words
-from cogs.challenge import challenges
 from cogs.guided import (
     OUT_OF_DATE,
     SQUARE,
@@ -44,7 +43,7 @@ from cogs.guided import (
     step_message,
     step_theme,
 )
-from cogs.play import GameCommands, expect_game, play_turn, send_rules
+from cogs.play import CHALLENGE_OPTIONS, GameCommands, expect_game, play_turn, send_rules
 
 # A short 5×5 game (protocol alternating) that White wins with a confinement.
 EXAMPLE_TURNS = (
@@ -287,13 +286,9 @@ class VeloopCog(GameCommands, name="Veloop"):
 
     @app_commands.command()
     @app_commands.describe(
-        opponent="who you challenge (leave empty for an open challenge anyone can accept; pick me to play my AI)",
+        **CHALLENGE_OPTIONS,
         board="board size: 8×8 (default), 5×5, 6×6 or 12×12",
         protocol="122 (default): one move for Black, then two each; alternating: one move each",
-        where="thread (default): the game gets its own thread; here: played in this channel",
-        level="AI strength from 1 to 5 when you challenge me (default 3)",
-        time="the clock: none, 3d (days per move), 10+5 (minutes + seconds), 48h+12h/96h (default: the server's)",
-        rated="yes: the result changes both ratings; no: a casual game (default: the server's choice)",
     )
     async def challenge(
         self,
@@ -307,15 +302,8 @@ class VeloopCog(GameCommands, name="Veloop"):
         rated: Literal["yes", "no"] | None = None,
     ) -> None:
         """Challenge a member, anyone, or me to a game of Veloop (Square)."""
-        await challenges(self.bot).issue(
-            interaction,
-            game=TABLE.kind.name,
-            settings={"board": board, "protocol": protocol},
-            opponent=opponent,
-            where=where,
-            level=level,
-            time=time,
-            rated=None if rated is None else rated == "yes",
+        await self.issue_challenge(
+            interaction, {"board": board, "protocol": protocol}, opponent, where, level, time, rated
         )
 
     @challenge.autocomplete("time")

@@ -26,9 +26,8 @@ from cogs._options import MAX_MOVE, MAX_TIME
 from cogs._send import Outgoing
 from cogs._tables import Table, register
 from cogs._words import private_words
-from cogs.challenge import challenges
 from cogs.guided import ConfirmButton, MoveButton, Seen, nav_buttons, step_message, step_theme
-from cogs.play import GameCommands, expect_game, play_turn, send_rules
+from cogs.play import CHALLENGE_OPTIONS, GameCommands, expect_game, play_turn, send_rules
 from toygame import render
 from toygame.rules import KIND, ToyGame
 
@@ -97,11 +96,7 @@ class ToyCog(GameCommands, name="Toy"):
 
     @app_commands.command()
     @app_commands.describe(
-        opponent="who you challenge (leave empty for an open challenge anyone can accept; pick me to play my AI)",
-        where="thread (default): the game gets its own thread; here: played in this channel",
-        level="AI strength from 1 to 5 when you challenge me (default 3)",
-        time="the clock: none, 3d (days per move), 10+5 (minutes + seconds), 48h+12h/96h (default: the server's)",
-        rated="yes: the result changes both ratings; no: a casual game (default: the server's choice)",
+        **CHALLENGE_OPTIONS,
     )
     async def challenge(
         self,
@@ -113,16 +108,7 @@ class ToyCog(GameCommands, name="Toy"):
         rated: Literal["yes", "no"] | None = None,
     ) -> None:
         """Challenge a member, anyone, or me to a toy game (three in a row on a 3×3 board)."""
-        await challenges(self.bot).issue(
-            interaction,
-            game=KIND.name,
-            settings={"board": "3"},
-            opponent=opponent,
-            where=where,
-            level=level,
-            time=time,
-            rated=None if rated is None else rated == "yes",
-        )
+        await self.issue_challenge(interaction, {"board": "3"}, opponent, where, level, time, rated)
 
     @challenge.autocomplete("time")
     async def time_choices(
