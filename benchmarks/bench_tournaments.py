@@ -15,6 +15,9 @@ The fields are built from fixed seeds. Earlier rounds are paired by a quick stan
 by score, no rematch), since only the round being measured needs the real engine and the history
 only has to be a valid one; results follow the ratings.
 
+``--reference`` replays the recorded reference events (``benchmarks/swiss_reference.py``: bbpPairings' answers,
+FIDE Dutch rules as in force since 1 July 2025) and prints "N of M rounds match".
+
 ``--breakdown N`` prints where the CPU time of pairing rounds 1, 2 and 5 of an N-player field goes, step
 by step (CPU time, so it reads the same on a busy machine). It times the steps (py4swiss's and
 ``bot/tournaments/dutch.py``'s) by wrapping them for the length of the measurement in this process only;
@@ -271,7 +274,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="only the 100-player pairings")
     parser.add_argument("--write", action="store_true", help="publish the table into docs/BENCHMARKS.md")
     parser.add_argument("--breakdown", type=int, metavar="N", help="where the CPU time of pairing N players goes")
+    parser.add_argument(
+        "--reference", action="store_true", help="how many recorded rounds pair as the reference engine pairs them"
+    )
     args = parser.parse_args(argv)
+    if args.reference:
+        from benchmarks import swiss_reference
+
+        return swiss_reference.main([])
     if args.breakdown:
         print("\n\n".join(breakdown_table(args.breakdown, done) for done in (0, 1, 4)))
         return 0

@@ -66,6 +66,7 @@ class Event:
     """One recorded event: its TRF rows and the reference pairs of each round."""
 
     number: int
+    trf: str
     ratings: dict[int, int]
     rows: dict[int, list[tuple[int, str, str]]]  # number -> per round (opponent, colour, code)
     total_rounds: int
@@ -100,7 +101,7 @@ def load(path: Path = DATA) -> tuple[dict[str, Any], list[Event]]:
             record = json.loads(line)
             ratings, rows, total, first_white = read_trf(record["trf"])
             answers = [None if a is None else [(w, b) for w, b in a] for a in record["answers"]]
-            events.append(Event(i + 1, ratings, rows, total, first_white, answers))
+            events.append(Event(i + 1, record["trf"], ratings, rows, total, first_white, answers))
     return header, events
 
 
@@ -237,7 +238,7 @@ def generate(bbp: str, path: Path = DATA, events: int = EVENTS, seed: int = SEED
     lines = [json.dumps(header)]
     for number in range(1, events + 1):
         trf, answers, inputs = simulate(bbp, rng)
-        event = Event(number, *read_trf(trf), answers=answers)
+        event = Event(number, trf, *read_trf(trf), answers=answers)
         for r, given in enumerate(inputs, start=1):  # the replay hands the bot exactly what the engine read
             if to_trf(*position(event, r)) != given:
                 raise RuntimeError(f"event {number}, round {r}: the recorded TRF does not give back the engine's input")
