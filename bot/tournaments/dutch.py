@@ -1,7 +1,12 @@
-"""py4swiss's FIDE Dutch engine, driven so that a 500-player round pairs in under two seconds, with the same result.
+"""py4swiss's FIDE Dutch engine, driven to the rules in force since 1 July 2025 and so that a 500-player round
+pairs in under two seconds.
 
-``pair(trf)`` returns exactly what ``py4swiss.engines.DutchEngine.generate_pairings(trf)`` returns (the same
-pairs, colours and board order, or the same ``PairingError``). It runs py4swiss 0.3.1's own engine: its
+py4swiss 0.3.1 implements the Dutch system as it stood before 1 July 2025. What changed reaches it through the
+players it is given: ``players_2025`` amends py4swiss's player records (who may get the pairing-allocated bye,
+which unplayed rounds count as floats, the pairing numbers that decide colours); the engine then pairs them
+unmodified. ``pair(trf)`` returns exactly what ``py4swiss.engines.DutchEngine.generate_pairings(trf)`` returns
+when py4swiss reads its players through ``players_2025`` (the same pairs, colours and board order, or the same
+``PairingError``). It runs py4swiss 0.3.1's own engine: its
 player records, score brackets, bracket pairer (every D.1-D.3 step), colour rules (E.1-E.5), board order,
 and its C++ blossom matching computer for the brackets, fed the same weights through the same calls in the
 same order -- so no question of ties between equally good matchings arises: the computer that breaks them is
@@ -54,13 +59,14 @@ from typing import Any, cast
 
 from py4swiss.dynamicuint import DynamicUint
 from py4swiss.engines import DutchEngine
-from py4swiss.engines.common import ColorPreferenceStrength, Pairing, PairingError
+from py4swiss.engines.common import ColorPreferenceStrength, Float, Pairing, PairingError
 from py4swiss.engines.dutch.bracket import Bracket, BracketPairer, Brackets
 from py4swiss.engines.dutch.bracket.bracket_matcher import BracketMatcher
 from py4swiss.engines.dutch.criteria.absolute import C2
 from py4swiss.engines.dutch.player import Player, get_player_infos_from_trf
 from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 from py4swiss.trf import ParsedTrf
+from py4swiss.trf.results import ResultToken
 
 _ABSOLUTE = ColorPreferenceStrength.ABSOLUTE
 
@@ -440,11 +446,55 @@ def _is_first_round(trf: ParsedTrf, round_number: int, players: list[Player]) ->
     )
 
 
+# Unplayed rounds worth more than a loss (C.04.3 2025, 1.4.3: such a round counts as a downfloat) and those worth a
+# win (C.04.1 2025, 4: a player who had one may not get the pairing-allocated bye).
+_UNPLAYED_ABOVE_LOSS = {
+    ResultToken.FORFEIT_WIN,
+    ResultToken.HALF_POINT_BYE,
+    ResultToken.FULL_POINT_BYE,
+    ResultToken.PAIRING_ALLOCATED_BYE,
+}
+_UNPLAYED_WIN = {ResultToken.FORFEIT_WIN, ResultToken.FULL_POINT_BYE, ResultToken.PAIRING_ALLOCATED_BYE}
+
+
+def players_2025(trf: ParsedTrf) -> list[Player]:
+    """The players to pair, as py4swiss reads them, amended to the rules in force since 1 July 2025.
+
+    - No bye twice (C.04.1, 4): a player who already scored a win without playing (pairing-allocated bye, full-point
+      bye, forfeit win) may not get the pairing-allocated bye; py4swiss counts only the first and the last.
+    - Floats (C.04.3, 1.4.3): a round not played counts as a downfloat only if it scored more than a loss (a forfeit
+      loss, a zero-point bye or an absence is no float); py4swiss counts every unplayed round.
+    - Pairing numbers for colours (C.04.3, 5.2.5, the higher-ranked player's number decides): numbered 1, 2, ... over
+      the players who take part in the pairing -- those paired now and those paired in an earlier round -- so a
+      player who never entered the pairing (not yet joined, or only byes so far) shifts no one's number.
+    """
+    done = min(len(section.results) for section in trf.player_sections)
+    paired_before = (ResultToken.PAIRING_ALLOCATED_BYE, ResultToken.FORFEIT_WIN)
+    taking_part = [
+        section.starting_number
+        for section in sorted(trf.player_sections, key=lambda s: s.starting_number)
+        if len(section.results) <= done or any(r.id != 0 or r.result in paired_before for r in section.results)
+    ]
+    number = {sn: i + 1 for i, sn in enumerate(taking_part)}
+    sections = {section.starting_number: section for section in trf.player_sections}
+    players: list[Player] = get_player_infos_from_trf(trf)
+    for player in players:
+        results = sections[player.id].results
+        player.bye_received = any(r.result in _UNPLAYED_WIN for r in results)
+        player.number = number[player.id]
+        for back, field in ((1, "float_1"), (2, "float_2")):
+            if done - back >= 0:
+                result = results[done - back].result
+                if not result.is_played() and result not in _UNPLAYED_ABOVE_LOSS:
+                    setattr(player, field, Float.NONE)
+    return players
+
+
 def pair(trf: ParsedTrf) -> list[Pairing]:
-    """The next round of ``trf`` by the Dutch system: ``DutchEngine.generate_pairings(trf)``, sooner."""
+    """The next round of ``trf`` by the Dutch system, C.04.3 as in force since 1 July 2025."""
     round_number = min(len(section.results) for section in trf.player_sections) + 1
     initial_color = trf.x_section.configuration.first_round_color
-    players = get_player_infos_from_trf(trf)
+    players = players_2025(trf)
     players.sort(reverse=True)
 
     if _is_first_round(trf, round_number, players):
