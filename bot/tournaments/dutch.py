@@ -487,7 +487,41 @@ def players_2025(trf: ParsedTrf) -> list[Player]:
                 result = results[done - back].result
                 if not result.is_played() and result not in _UNPLAYED_ABOVE_LOSS:
                     setattr(player, field, Float.NONE)
+    _narrow_bye_candidates(players, trf.x_section.forbidden_pairs)
     return players
+
+
+def _most_games_played(players: list[Player], candidates: list[Player], forbidden: set[tuple[int, int]]) -> None:
+    """Among the bye's candidates (one score), keep those who played the most games the round can allow."""
+    for least in sorted({len(p.colors) for p in candidates}, reverse=True):
+        for p in candidates:
+            p.bye_received = len(p.colors) < least
+        if FastValidityMatcher(players, forbidden).is_valid_matching():
+            return
+
+
+def _narrow_bye_candidates(players: list[Player], forbidden: set[tuple[int, int]]) -> None:
+    """Narrow who may get the pairing-allocated bye: the lowest score that still lets the round be completed (C.04.3
+    2025: the bye assignee's score is as low as possible), and at that score the players who played the most games
+    (C9 2025: minimise the unplayed games of the bye assignee).
+
+    Each score, lowest first, is tried as the bye's ceiling: eligible players above it are marked as having had a
+    bye (``bye_received``, which is what py4swiss's C2 and its bracket weights read), and the first ceiling under
+    which the whole round can still be paired stays. With an even field there is no bye and nothing changes.
+    """
+    if len(players) % 2 == 0:
+        return
+    eligible = [p for p in players if not p.bye_received]
+    if len({(p.points_with_acceleration, len(p.colors)) for p in eligible}) <= 1:
+        return  # one score, one count of games (round 1, say): there is nothing to narrow
+    for ceiling in sorted({p.points_with_acceleration for p in eligible}):
+        for p in eligible:
+            p.bye_received = p.points_with_acceleration > ceiling
+        if FastValidityMatcher(players, forbidden).is_valid_matching():
+            _most_games_played(players, [p for p in eligible if p.points_with_acceleration == ceiling], forbidden)
+            return
+    for p in eligible:  # no ceiling lets the round be completed: the engine will say so
+        p.bye_received = False
 
 
 def pair(trf: ParsedTrf) -> list[Pairing]:
