@@ -59,14 +59,15 @@ from typing import Any, cast
 
 from py4swiss.dynamicuint import DynamicUint
 from py4swiss.engines import DutchEngine
-from py4swiss.engines.common import ColorPreferenceStrength, Float, Pairing, PairingError
+from py4swiss.engines.common import ColorPreferenceStrength, Pairing, PairingError
 from py4swiss.engines.dutch.bracket import Bracket, BracketPairer, Brackets
 from py4swiss.engines.dutch.bracket.bracket_matcher import BracketMatcher
 from py4swiss.engines.dutch.criteria.absolute import C2
-from py4swiss.engines.dutch.player import Player, get_player_infos_from_trf
+from py4swiss.engines.dutch.player import Player
 from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 from py4swiss.trf import ParsedTrf
-from py4swiss.trf.results import ResultToken
+
+from bot.tournaments import fide2025
 
 _ABSOLUTE = ColorPreferenceStrength.ABSOLUTE
 
@@ -87,6 +88,7 @@ def profile(player: Player) -> Profile:
         player.float_2,
         player.bye_received,
         player.top_scorer,
+        getattr(player, "bye_rank", 0),  # the 2025 C9 (fide2025)
     )
 
 
@@ -245,6 +247,31 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
     it in place (it does not, in any step of its pairer), so is it here, and every answer re-read.
     """
 
+    def _get_max_weight(self) -> DynamicUint:
+        """BracketMatcher._get_max_weight with the 2025 quality criteria (``fide2025.QUALITY_CRITERIA``)."""
+        weight = DynamicUint(1)
+        weight.shift_grow(2)  # the bye preferences of the penultimate and last pairing brackets
+        for criterion in fide2025.QUALITY_CRITERIA:
+            weight.shift_grow(criterion.get_shift(self._bracket))
+        weight.shift_grow(3 * self._bracket.bracket_bits)  # the transpositions
+        weight.shift_grow(2)  # the matching routine's margin
+        weight >>= 1
+        weight -= (weight & 0) | 1  # every bit set
+        return weight
+
+    def _get_weight(self, player_1: Player, player_2: Player) -> DynamicUint:
+        """BracketMatcher._get_weight with the 2025 quality criteria (``fide2025.QUALITY_CRITERIA``)."""
+        weight = DynamicUint(self._zero_weight)
+        if not self._validity_matcher.is_allowed_pair(player_1, player_2):
+            return weight
+        if self._bracket.penultimate_pairing_bracket or self._bracket.last_pairing_bracket:
+            weight |= 1 + player_1.bye_received + player_2.bye_received
+        for criterion in fide2025.QUALITY_CRITERIA:
+            weight <<= criterion.get_shift(self._bracket)
+            weight += criterion.get_weight(player_1, player_2, self._zero_weight, self._bracket)
+        weight <<= 3 * self._bracket.bracket_bits + 1
+        return weight
+
     def _set_up_computer(self) -> None:
         computer = self._computer
         players = self._player_list
@@ -277,7 +304,7 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
         weights = self._weights
         alive = self._alive = [[False] * n for _ in range(n)]
         set_edge = computer.set_edge_weight
-        get_weight = super()._get_weight
+        get_weight = self._get_weight
         for i in range(n):
             id1, cached = ids[i], known[kinds[i]]
             banned = {j for j in met_by.get(id1, ()) if j > i}
@@ -446,89 +473,11 @@ def _is_first_round(trf: ParsedTrf, round_number: int, players: list[Player]) ->
     )
 
 
-# Unplayed rounds worth more than a loss (C.04.3 2025, 1.4.3: such a round counts as a downfloat) and those worth a
-# win (C.04.1 2025, 4: a player who had one may not get the pairing-allocated bye).
-_UNPLAYED_ABOVE_LOSS = {
-    ResultToken.FORFEIT_WIN,
-    ResultToken.HALF_POINT_BYE,
-    ResultToken.FULL_POINT_BYE,
-    ResultToken.PAIRING_ALLOCATED_BYE,
-}
-_UNPLAYED_WIN = {ResultToken.FORFEIT_WIN, ResultToken.FULL_POINT_BYE, ResultToken.PAIRING_ALLOCATED_BYE}
-
-
-def players_2025(trf: ParsedTrf) -> list[Player]:
-    """The players to pair, as py4swiss reads them, amended to the rules in force since 1 July 2025.
-
-    - No bye twice (C.04.1, 4): a player who already scored a win without playing (pairing-allocated bye, full-point
-      bye, forfeit win) may not get the pairing-allocated bye; py4swiss counts only the first and the last.
-    - Floats (C.04.3, 1.4.3): a round not played counts as a downfloat only if it scored more than a loss (a forfeit
-      loss, a zero-point bye or an absence is no float); py4swiss counts every unplayed round.
-    - Pairing numbers for colours (C.04.3, 5.2.5, the higher-ranked player's number decides): numbered 1, 2, ... over
-      the players who take part in the pairing -- those paired now and those paired in an earlier round -- so a
-      player who never entered the pairing (not yet joined, or only byes so far) shifts no one's number.
-    """
-    done = min(len(section.results) for section in trf.player_sections)
-    paired_before = (ResultToken.PAIRING_ALLOCATED_BYE, ResultToken.FORFEIT_WIN)
-    taking_part = [
-        section.starting_number
-        for section in sorted(trf.player_sections, key=lambda s: s.starting_number)
-        if len(section.results) <= done or any(r.id != 0 or r.result in paired_before for r in section.results)
-    ]
-    number = {sn: i + 1 for i, sn in enumerate(taking_part)}
-    sections = {section.starting_number: section for section in trf.player_sections}
-    players: list[Player] = get_player_infos_from_trf(trf)
-    for player in players:
-        results = sections[player.id].results
-        player.bye_received = any(r.result in _UNPLAYED_WIN for r in results)
-        player.number = number[player.id]
-        for back, field in ((1, "float_1"), (2, "float_2")):
-            if done - back >= 0:
-                result = results[done - back].result
-                if not result.is_played() and result not in _UNPLAYED_ABOVE_LOSS:
-                    setattr(player, field, Float.NONE)
-    _narrow_bye_candidates(players, trf.x_section.forbidden_pairs)
-    return players
-
-
-def _most_games_played(players: list[Player], candidates: list[Player], forbidden: set[tuple[int, int]]) -> None:
-    """Among the bye's candidates (one score), keep those who played the most games the round can allow."""
-    for least in sorted({len(p.colors) for p in candidates}, reverse=True):
-        for p in candidates:
-            p.bye_received = len(p.colors) < least
-        if FastValidityMatcher(players, forbidden).is_valid_matching():
-            return
-
-
-def _narrow_bye_candidates(players: list[Player], forbidden: set[tuple[int, int]]) -> None:
-    """Narrow who may get the pairing-allocated bye: the lowest score that still lets the round be completed (C.04.3
-    2025: the bye assignee's score is as low as possible), and at that score the players who played the most games
-    (C9 2025: minimise the unplayed games of the bye assignee).
-
-    Each score, lowest first, is tried as the bye's ceiling: eligible players above it are marked as having had a
-    bye (``bye_received``, which is what py4swiss's C2 and its bracket weights read), and the first ceiling under
-    which the whole round can still be paired stays. With an even field there is no bye and nothing changes.
-    """
-    if len(players) % 2 == 0:
-        return
-    eligible = [p for p in players if not p.bye_received]
-    if len({(p.points_with_acceleration, len(p.colors)) for p in eligible}) <= 1:
-        return  # one score, one count of games (round 1, say): there is nothing to narrow
-    for ceiling in sorted({p.points_with_acceleration for p in eligible}):
-        for p in eligible:
-            p.bye_received = p.points_with_acceleration > ceiling
-        if FastValidityMatcher(players, forbidden).is_valid_matching():
-            _most_games_played(players, [p for p in eligible if p.points_with_acceleration == ceiling], forbidden)
-            return
-    for p in eligible:  # no ceiling lets the round be completed: the engine will say so
-        p.bye_received = False
-
-
 def pair(trf: ParsedTrf) -> list[Pairing]:
     """The next round of ``trf`` by the Dutch system, C.04.3 as in force since 1 July 2025."""
     round_number = min(len(section.results) for section in trf.player_sections) + 1
     initial_color = trf.x_section.configuration.first_round_color
-    players = players_2025(trf)
+    players = fide2025.players_2025(trf, FastValidityMatcher)
     players.sort(reverse=True)
 
     if _is_first_round(trf, round_number, players):

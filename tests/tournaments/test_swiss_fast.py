@@ -1,8 +1,7 @@
-"""bot.tournaments.dutch against py4swiss 0.3.1's own engine run on the same players (``dutch.players_2025``:
-py4swiss's player records amended to the 2025 rules, which the engine then pairs unmodified): the same pairs,
-colours, board order and refusals; past round 1, the very same calls into py4swiss's C++ bracket matching computer
-(every edge weight, in order) and the same answer to every completion check; and the completion check itself on
-random graphs."""
+"""bot.tournaments.dutch against py4swiss 0.3.1's own engine, given the same amendments (``fide2025``: player
+records and quality criteria by the 2025 rules): the same pairs, colours, board order and refusals; past round 1,
+the very same calls into py4swiss's C++ bracket matching computer (every edge weight, in order) and the same answer
+to every completion check; and the completion check itself on random graphs."""
 
 from __future__ import annotations
 
@@ -22,16 +21,28 @@ from py4swiss.engines.common import PairingError
 from py4swiss.engines.dutch.bracket import BracketPairer, Brackets
 from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 
-from bot.tournaments import Bye, ByeKind, Round, Tournament, TournamentError, dutch, pair_swiss, seed_by_rating
+from bot.tournaments import (
+    Bye,
+    ByeKind,
+    Round,
+    Tournament,
+    TournamentError,
+    dutch,
+    fide2025,
+    pair_swiss,
+    seed_by_rating,
+)
 from bot.tournaments.swiss import parse_trf, to_trf
 
 Outcome = list[tuple[int, int]] | str
 
 
 @pytest.fixture(autouse=True)
-def _players_as_the_2025_rules_read_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    """py4swiss's engine reads the players through ``dutch.players_2025``, as the bot's driver does."""
-    monkeypatch.setattr(dutch_engine_module, "get_player_infos_from_trf", dutch.players_2025)
+def _engine_as_the_2025_rules_amend_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """py4swiss's engine reads the players through ``fide2025.players_2025`` and weighs pairs by
+    ``fide2025.QUALITY_CRITERIA``, as the bot's driver does."""
+    monkeypatch.setattr(dutch_engine_module, "get_player_infos_from_trf", fide2025.players_2025)
+    monkeypatch.setattr(bracket_matcher_module, "QUALITY_CRITERIA", fide2025.QUALITY_CRITERIA)
 
 
 def _outcome(engine: Any, text: str) -> Outcome:
@@ -247,7 +258,7 @@ def test_the_bracket_pairer_is_py4swiss_s_with_only_the_matcher_changed() -> Non
     for g in t.rounds[-1].games:
         t = t.record(g.white, "1-0")
     trf = parse_trf(to_trf(t))
-    players = sorted(dutch.players_2025(trf), reverse=True)
+    players = sorted(fide2025.players_2025(trf), reverse=True)
 
     def fields(cls: type[BracketPairer], matcher: type[ValidityMatcher]) -> dict[str, Any]:
         brackets = Brackets(players, 2)
@@ -288,7 +299,7 @@ def _players_after(n: int, rounds: int, seed: int) -> list[Any]:
             break
         for g in t.rounds[-1].games:
             t = t.record(g.white, _result(rng))  # type: ignore[arg-type]
-    return sorted(dutch.players_2025(parse_trf(to_trf(t))), reverse=True)
+    return sorted(fide2025.players_2025(parse_trf(to_trf(t))), reverse=True)
 
 
 @settings(max_examples=120, deadline=None)
