@@ -1,12 +1,11 @@
-"""py4swiss's FIDE Dutch engine, driven to the rules in force since 1 July 2025 and so that a 500-player round
-pairs in under two seconds.
+"""py4swiss's FIDE Dutch engine, amended to the 2025 rules and driven so that 500 players pair in under two seconds.
 
-py4swiss 0.3.1 implements the Dutch system as it stood before 1 July 2025. What changed reaches it through the
-players it is given: ``players_2025`` amends py4swiss's player records (who may get the pairing-allocated bye,
-which unplayed rounds count as floats, the pairing numbers that decide colours); the engine then pairs them
-unmodified. ``pair(trf)`` returns exactly what ``py4swiss.engines.DutchEngine.generate_pairings(trf)`` returns
-when py4swiss reads its players through ``players_2025`` (the same pairs, colours and board order, or the same
-``PairingError``). It runs py4swiss 0.3.1's own engine: its
+py4swiss 0.3.1 implements the Dutch system as it stood before 1 July 2025. What changed reaches its engine through
+``bot.tournaments.fide2025``: the player records it is given (``players_2025``: who may get the pairing-allocated
+bye, which unplayed rounds count as floats, the pairing numbers that decide colours) and the quality criteria it
+weighs pairs by (``QUALITY_CRITERIA``, with the 2025 C9). ``pair(trf)`` returns exactly what
+``py4swiss.engines.DutchEngine.generate_pairings(trf)`` returns when py4swiss is given those same two amendments (the
+same pairs, colours and board order, or the same ``PairingError``). It runs py4swiss 0.3.1's own engine: its
 player records, score brackets, bracket pairer (every D.1-D.3 step), colour rules (E.1-E.5), board order,
 and its C++ blossom matching computer for the brackets, fed the same weights through the same calls in the
 same order -- so no question of ties between equally good matchings arises: the computer that breaks them is
@@ -89,6 +88,7 @@ def profile(player: Player) -> Profile:
         player.bye_received,
         player.top_scorer,
         getattr(player, "bye_rank", 0),  # the 2025 C9 (fide2025)
+        getattr(player, "bye_score", None),
     )
 
 

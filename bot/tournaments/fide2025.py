@@ -1,5 +1,4 @@
-"""What the FIDE Dutch system in force since 1 July 2025 changed, applied to py4swiss 0.3.1's engine (which implements
-the text before it).
+"""The FIDE Dutch system's changes in force since 1 July 2025, applied to py4swiss 0.3.1's engine (the older text).
 
 The engine pairs the players it is given by a list of quality criteria; the 2025 changes reach it through both:
 
@@ -47,6 +46,8 @@ class Player2025(Player):  # type: ignore[misc]  # py4swiss ships no type inform
     the more games played, the lower the rank, and pairing the high ranks leaves the bye to a low one."""
 
     bye_rank: int = 0
+    bye_score: int | None = None
+    """The score the pairing-allocated bye goes to (``points_with_acceleration``'s scale); ``None``: no bye."""
 
 
 def players_2025(trf: ParsedTrf, checker: type[ValidityMatcher] = ValidityMatcher) -> list[Player2025]:
@@ -96,6 +97,8 @@ def _bye_to_the_lowest_score(
         # With one score left there is nothing to narrow: the engine's own check answers for the round.
         if i == len(scores) - 1 or checker(players, forbidden).is_valid_matching():
             at_ceiling = [p for p in players if p.points_with_acceleration == ceiling]
+            for p in players:
+                p.bye_score = ceiling
             for p in at_ceiling:
                 p.bye_rank = sum(len(q.colors) >= len(p.colors) for q in at_ceiling) - 1
             return
@@ -104,9 +107,10 @@ def _bye_to_the_lowest_score(
 class C9UnplayedGamesOfByeAssignee(QualityCriterion):  # type: ignore[misc]  # py4swiss ships no type information
     """C9 (2025): minimise the number of unplayed games of the pairing-allocated bye's assignee.
 
-    In the brackets that decide who is left for the bye (py4swiss's penultimate and last pairing brackets), a pair
-    weighs the sum of its players' ``bye_rank``: the matching pairs the players with fewer games first, and the one
-    left unpaired has played as many games as the pairing allows.
+    In the brackets that decide who is left for the bye -- py4swiss's penultimate and last pairing brackets, and a
+    bracket whose next scoregroup (its lower players) is at or below the bye's score -- a pair weighs the sum of its
+    players' ``bye_rank``: the matching pairs the players with fewer games first, and the one left unpaired has
+    played as many games as the pairing allows.
     """
 
     @classmethod
@@ -117,9 +121,18 @@ class C9UnplayedGamesOfByeAssignee(QualityCriterion):  # type: ignore[misc]  # p
     @classmethod
     def get_weight(cls, player_1: Player, player_2: Player, zero: DynamicUint, bracket: Bracket) -> DynamicUint:
         weight = DynamicUint(zero)
-        if bracket.penultimate_pairing_bracket or bracket.last_pairing_bracket:
+        if _decides_the_bye(player_1, bracket):
             weight |= getattr(player_1, "bye_rank", 0) + getattr(player_2, "bye_rank", 0)
         return weight
+
+
+def _decides_the_bye(player: Player, bracket: Bracket) -> bool:
+    bye_score = getattr(player, "bye_score", None)
+    if bye_score is None:
+        return False
+    if bracket.penultimate_pairing_bracket or bracket.last_pairing_bracket:
+        return True
+    return bool(bracket.lower_list) and bracket.lower_list[0].points_with_acceleration <= bye_score
 
 
 _AFTER = QUALITY_CRITERIA_BEFORE_2025.index(C7) + 1

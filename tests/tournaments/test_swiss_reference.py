@@ -8,7 +8,7 @@ from benchmarks.swiss_reference import Event, load, position, replay
 from bot.tournaments.swiss import to_trf
 
 # Rounds the bot still pairs otherwise than the reference; only ever lowered, down to none.
-KNOWN_MISMATCHES = 22
+KNOWN_MISMATCHES = 21
 
 
 def _events() -> list[Event]:
