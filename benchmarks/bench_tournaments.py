@@ -6,7 +6,8 @@ in the same run, a fixed piece of plain Python (sorting 500 tuples), and the rat
 a slow or busy day both grow, the ratio stays, so a regression shows as a ratio, not as a bad day.
 
 Swiss rounds are paired by ``pair_swiss`` (py4swiss's Dutch engine driven by ``bot/tournaments/dutch.py``);
-each is also paired by unmodified py4swiss (``DutchEngine.generate_pairings`` on the same TRF), timed for
+each is also paired by py4swiss's own engine (``DutchEngine.generate_pairings`` on the same TRF, given the same 2025
+amendments: ``bot/tournaments/fide2025.py``'s player records and quality criteria), timed for
 comparison and checked to give the very same pairs and colours (the run stops if not). Times are the best
 wall-clock time of a few runs, with the CPU time of that work beside it: the machine is shared, and CPU time
 reads the same on a busy day.
@@ -14,6 +15,9 @@ reads the same on a busy day.
 The fields are built from fixed seeds. Earlier rounds are paired by a quick stand-in (neighbours
 by score, no rematch), since only the round being measured needs the real engine and the history
 only has to be a valid one; results follow the ratings.
+
+``--reference`` replays the recorded reference events (``benchmarks/swiss_reference.py``: bbpPairings' answers,
+FIDE Dutch rules as in force since 1 July 2025) and prints "N of M rounds match".
 
 ``--breakdown N`` prints where the CPU time of pairing rounds 1, 2 and 5 of an N-player field goes, step
 by step (CPU time, so it reads the same on a busy machine). It times the steps (py4swiss's and
@@ -117,8 +121,20 @@ def field(n: int, rounds: int, total: int, seed: int = 500) -> Tournament:
 
 
 def _engine_pairs(t: Tournament) -> list[tuple[int, int]]:
-    """Unmodified py4swiss on the tournament's TRF: (white, black) starting numbers, black 0 for the bye."""
-    return [(p.white, p.black) for p in DutchEngine.generate_pairings(parse_trf(to_trf(t)))]
+    """py4swiss's own engine, with the 2025 amendments, on the tournament's TRF: (white, black) starting numbers,
+    black 0 for the bye. The two amendments are set in py4swiss's modules for this call only."""
+    import py4swiss.engines.dutch.bracket.bracket_matcher as matcher_module
+    import py4swiss.engines.dutch.engine as engine_module
+
+    from bot.tournaments import fide2025
+
+    saved = engine_module.get_player_infos_from_trf, matcher_module.QUALITY_CRITERIA
+    engine_module.get_player_infos_from_trf = fide2025.players_2025
+    matcher_module.QUALITY_CRITERIA = fide2025.QUALITY_CRITERIA
+    try:
+        return [(p.white, p.black) for p in DutchEngine.generate_pairings(parse_trf(to_trf(t)))]
+    finally:
+        engine_module.get_player_infos_from_trf, matcher_module.QUALITY_CRITERIA = saved
 
 
 def _as_numbers(t: Tournament, rnd: Round) -> list[tuple[int, int]]:
@@ -145,7 +161,7 @@ def swiss_rows(reference: float, quick: bool) -> list[Row]:
             seconds, cpu = wall_and_cpu(partial(_keep, theirs, partial(_engine_pairs, t)), 1)
             if theirs[0] != _as_numbers(t, rnd):
                 raise SystemExit(f"round {done + 1} of {n}: py4swiss pairs it differently")
-            what = f"the same round by unmodified py4swiss {py4swiss_version()} (same pairs and colours)"
+            what = f"the same round by py4swiss {py4swiss_version()}'s own engine (same pairs and colours)"
             rows.append(Row(what, seconds, cpu, reference))
     return rows
 
@@ -170,10 +186,11 @@ _DUTCH = "py4swiss.engines.dutch"
 _FAST = "bot.tournaments.dutch"
 _STEPS: tuple[tuple[str, str, str, str], ...] = (
     # (module, class, method, what it does): the Dutch engine's steps as py4swiss 0.3.1 and dutch.py name them.
-    (_FAST, "", "get_player_infos_from_trf", "player records from the TRF (py4swiss)"),
+    ("bot.tournaments.fide2025", "", "get_player_infos_from_trf", "player records from the TRF (py4swiss)"),
+    ("bot.tournaments.fide2025", "", "_bye_to_the_lowest_score", "who may get the bye (2025)"),
     (_FAST, "", "_first_round", "round 1: S1 against S2, directly"),
     (_FAST, "FastBracketMatcher", "_set_up_computer", "bracket graph: set-up, one weight per profile pair"),
-    (f"{_DUTCH}.bracket.bracket_matcher", "BracketMatcher", "_get_weight", "bracket graph: weights (py4swiss)"),
+    (_FAST, "FastBracketMatcher", "_get_weight", "bracket graph: weights (py4swiss)"),
     (_FAST, "FastBracketMatcher", "update_matching", "bracket: blossom re-matching (py4swiss, C++)"),
     (_FAST, "FastBracketMatcher", "add_to_weights", "bracket: weight edits"),
     (_FAST, "FastBracketMatcher", "remove_weights", "bracket: edge removals"),
@@ -271,7 +288,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="only the 100-player pairings")
     parser.add_argument("--write", action="store_true", help="publish the table into docs/BENCHMARKS.md")
     parser.add_argument("--breakdown", type=int, metavar="N", help="where the CPU time of pairing N players goes")
+    parser.add_argument(
+        "--reference", action="store_true", help="how many recorded rounds pair as the reference engine pairs them"
+    )
     args = parser.parse_args(argv)
+    if args.reference:
+        from benchmarks import swiss_reference
+
+        return swiss_reference.main([])
     if args.breakdown:
         print("\n\n".join(breakdown_table(args.breakdown, done) for done in (0, 1, 4)))
         return 0
@@ -281,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     reference = min(before, reference_seconds())
     rows = [Row(r.measure, r.seconds, r.cpu, reference, r.target) for r in rows]
     note = (
-        "*time* is the best wall-clock time of a few runs (one for unmodified py4swiss), *CPU* the least CPU time"
+        "*time* is the best wall-clock time of a few runs (one for py4swiss's own engine), *CPU* the least CPU time"
         " of those runs, which is what *met* is judged on (the time the work takes on a core of its own);"
         " *× reference* divides the time by the reference measured in the same run. The machine is"
         f" shared: load average {load_before:.1f} when this run began and {os.getloadavg()[0]:.1f} when it ended,"

@@ -1,7 +1,11 @@
-"""py4swiss's FIDE Dutch engine, driven so that a 500-player round pairs in under two seconds, with the same result.
+"""py4swiss's FIDE Dutch engine, amended to the 2025 rules and driven so that 500 players pair in under two seconds.
 
-``pair(trf)`` returns exactly what ``py4swiss.engines.DutchEngine.generate_pairings(trf)`` returns (the same
-pairs, colours and board order, or the same ``PairingError``). It runs py4swiss 0.3.1's own engine: its
+py4swiss 0.3.1 implements the Dutch system as it stood before 1 July 2025. What changed reaches its engine through
+``bot.tournaments.fide2025``: the player records it is given (``players_2025``: who may get the pairing-allocated
+bye, which unplayed rounds count as floats, the pairing numbers that decide colours) and the quality criteria it
+weighs pairs by (``QUALITY_CRITERIA``, with the 2025 C9). ``pair(trf)`` returns exactly what
+``py4swiss.engines.DutchEngine.generate_pairings(trf)`` returns when py4swiss is given those same two amendments (the
+same pairs, colours and board order, or the same ``PairingError``). It runs py4swiss 0.3.1's own engine: its
 player records, score brackets, bracket pairer (every D.1-D.3 step), colour rules (E.1-E.5), board order,
 and its C++ blossom matching computer for the brackets, fed the same weights through the same calls in the
 same order -- so no question of ties between equally good matchings arises: the computer that breaks them is
@@ -58,9 +62,11 @@ from py4swiss.engines.common import ColorPreferenceStrength, Pairing, PairingErr
 from py4swiss.engines.dutch.bracket import Bracket, BracketPairer, Brackets
 from py4swiss.engines.dutch.bracket.bracket_matcher import BracketMatcher
 from py4swiss.engines.dutch.criteria.absolute import C2
-from py4swiss.engines.dutch.player import Player, get_player_infos_from_trf
+from py4swiss.engines.dutch.player import Player
 from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 from py4swiss.trf import ParsedTrf
+
+from bot.tournaments import fide2025
 
 _ABSOLUTE = ColorPreferenceStrength.ABSOLUTE
 
@@ -81,6 +87,8 @@ def profile(player: Player) -> Profile:
         player.float_2,
         player.bye_received,
         player.top_scorer,
+        getattr(player, "bye_rank", 0),  # the 2025 C9 (fide2025)
+        getattr(player, "bye_score", None),
     )
 
 
@@ -239,6 +247,31 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
     it in place (it does not, in any step of its pairer), so is it here, and every answer re-read.
     """
 
+    def _get_max_weight(self) -> DynamicUint:
+        """BracketMatcher._get_max_weight with the 2025 quality criteria (``fide2025.QUALITY_CRITERIA``)."""
+        weight = DynamicUint(1)
+        weight.shift_grow(2)  # the bye preferences of the penultimate and last pairing brackets
+        for criterion in fide2025.QUALITY_CRITERIA:
+            weight.shift_grow(criterion.get_shift(self._bracket))
+        weight.shift_grow(3 * self._bracket.bracket_bits)  # the transpositions
+        weight.shift_grow(2)  # the matching routine's margin
+        weight >>= 1
+        weight -= (weight & 0) | 1  # every bit set
+        return weight
+
+    def _get_weight(self, player_1: Player, player_2: Player) -> DynamicUint:
+        """BracketMatcher._get_weight with the 2025 quality criteria (``fide2025.QUALITY_CRITERIA``)."""
+        weight = DynamicUint(self._zero_weight)
+        if not self._validity_matcher.is_allowed_pair(player_1, player_2):
+            return weight
+        if self._bracket.penultimate_pairing_bracket or self._bracket.last_pairing_bracket:
+            weight |= 1 + player_1.bye_received + player_2.bye_received
+        for criterion in fide2025.QUALITY_CRITERIA:
+            weight <<= criterion.get_shift(self._bracket)
+            weight += criterion.get_weight(player_1, player_2, self._zero_weight, self._bracket)
+        weight <<= 3 * self._bracket.bracket_bits + 1
+        return weight
+
     def _set_up_computer(self) -> None:
         computer = self._computer
         players = self._player_list
@@ -271,7 +304,7 @@ class FastBracketMatcher(BracketMatcher):  # type: ignore[misc]  # py4swiss ship
         weights = self._weights
         alive = self._alive = [[False] * n for _ in range(n)]
         set_edge = computer.set_edge_weight
-        get_weight = super()._get_weight
+        get_weight = self._get_weight
         for i in range(n):
             id1, cached = ids[i], known[kinds[i]]
             banned = {j for j in met_by.get(id1, ()) if j > i}
@@ -441,10 +474,10 @@ def _is_first_round(trf: ParsedTrf, round_number: int, players: list[Player]) ->
 
 
 def pair(trf: ParsedTrf) -> list[Pairing]:
-    """The next round of ``trf`` by the Dutch system: ``DutchEngine.generate_pairings(trf)``, sooner."""
+    """The next round of ``trf`` by the Dutch system, C.04.3 as in force since 1 July 2025."""
     round_number = min(len(section.results) for section in trf.player_sections) + 1
     initial_color = trf.x_section.configuration.first_round_color
-    players = get_player_infos_from_trf(trf)
+    players = fide2025.players_2025(trf, FastValidityMatcher)
     players.sort(reverse=True)
 
     if _is_first_round(trf, round_number, players):

@@ -1,4 +1,4 @@
-"""Swiss pairings by the FIDE Dutch system, through py4swiss (a port of the bbpPairings engine).
+"""Swiss pairings by the FIDE Dutch system (C.04.3 as in force since 1 July 2025), through py4swiss's engine.
 
 The tournament is written as a TRF(x) report (the format FIDE pairing programs exchange, as
 javafo's manual defines it), py4swiss reads it and its Dutch engine pairs the next round (driven by
@@ -123,7 +123,8 @@ def pair_swiss(t: Tournament, byes: Mapping[int, ByeKind] | None = None) -> Roun
     """The next Swiss round by the FIDE Dutch system: games in board order with colours, and byes.
 
     ``byes`` are the byes granted for this round (``half``, ``full`` or ``zero``); the engine gives the
-    pairing-allocated bye (``pairing``, 1 point, at most once per player) when the field is odd.
+    pairing-allocated bye (``pairing``, 1 point) when the field is odd, never to a player who already scored a win
+    without playing (a pairing-allocated or full-point bye, a forfeit win).
     Raises ``TournamentError`` if the last round is unfinished or the round cannot be paired.
     """
     if t.format != "swiss":

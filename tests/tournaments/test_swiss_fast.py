@@ -1,28 +1,48 @@
-"""bot.tournaments.dutch against unmodified py4swiss 0.3.1: the same pairs, colours, board order and refusals;
-past round 1, the very same calls into py4swiss's C++ bracket matching computer (every edge weight, in order)
-and the same answer to every completion check; and the completion check itself on random graphs."""
+"""bot.tournaments.dutch against py4swiss 0.3.1's own engine, given the same amendments (``fide2025``: player
+records and quality criteria by the 2025 rules): the same pairs, colours, board order and refusals; past round 1,
+the very same calls into py4swiss's C++ bracket matching computer (every edge weight, in order) and the same answer
+to every completion check; and the completion check itself on random graphs."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
+from itertools import takewhile
 from typing import Any
 
 import py4swiss.engines.dutch.bracket.bracket_matcher as bracket_matcher_module
+import py4swiss.engines.dutch.engine as dutch_engine_module
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from py4swiss.engines import DutchEngine
 from py4swiss.engines.common import PairingError
 from py4swiss.engines.dutch.bracket import BracketPairer, Brackets
-from py4swiss.engines.dutch.player import get_player_infos_from_trf
 from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 
-from bot.tournaments import Bye, ByeKind, Round, Tournament, TournamentError, dutch, pair_swiss, seed_by_rating
+from bot.tournaments import (
+    Bye,
+    ByeKind,
+    Round,
+    Tournament,
+    TournamentError,
+    dutch,
+    fide2025,
+    pair_swiss,
+    seed_by_rating,
+)
 from bot.tournaments.swiss import parse_trf, to_trf
 
 Outcome = list[tuple[int, int]] | str
+
+
+@pytest.fixture(autouse=True)
+def _engine_as_the_2025_rules_amend_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """py4swiss's engine reads the players through ``fide2025.players_2025`` and weighs pairs by
+    ``fide2025.QUALITY_CRITERIA``, as the bot's driver does."""
+    monkeypatch.setattr(dutch_engine_module, "get_player_infos_from_trf", fide2025.players_2025)
+    monkeypatch.setattr(bracket_matcher_module, "QUALITY_CRITERIA", fide2025.QUALITY_CRITERIA)
 
 
 def _outcome(engine: Any, text: str) -> Outcome:
@@ -62,7 +82,14 @@ class _Recording:
 
 @contextmanager
 def _recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[Any, ...]]]:
-    """Log every call into py4swiss's bracket matching computer, and every answer of the completion check."""
+    """Log every call into py4swiss's bracket matching computer, and every answer of the completion check.
+
+    Its patches are undone on leaving, and only its own (the test's other patches stay)."""
+    with pytest.MonkeyPatch.context() as own:
+        yield from _recording(own)
+
+
+def _recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[Any, ...]]]:
     log: list[tuple[Any, ...]] = []
     real_cls = bracket_matcher_module.ComputerDutchOptimality
 
@@ -86,10 +113,7 @@ def _recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[Any, ...]]
             return answer
 
         monkeypatch.setattr(cls, "is_valid_matching", logged)
-    try:
-        yield log
-    finally:
-        monkeypatch.undo()
+    yield log
 
 
 def _compare(text: str, monkeypatch: pytest.MonkeyPatch, calls: bool) -> Outcome:
@@ -103,7 +127,10 @@ def _compare(text: str, monkeypatch: pytest.MonkeyPatch, calls: bool) -> Outcome
     with _recorded(monkeypatch) as mine_log:
         mine = _outcome(dutch.pair, text)
     assert mine == theirs
-    assert theirs_log[0] == ("completion possible", not isinstance(theirs, str))  # checked before any bracket
+    # Checked before any bracket: the last completion check before the first bracket's computer is the engine's own
+    # (the ones before it, if any, chose who may get the bye).
+    checks = list(takewhile(lambda entry: entry[0] != "new", theirs_log))
+    assert checks[-1] == ("completion possible", not isinstance(theirs, str))
     assert mine_log == theirs_log
     return mine
 
@@ -231,7 +258,7 @@ def test_the_bracket_pairer_is_py4swiss_s_with_only_the_matcher_changed() -> Non
     for g in t.rounds[-1].games:
         t = t.record(g.white, "1-0")
     trf = parse_trf(to_trf(t))
-    players = sorted(get_player_infos_from_trf(trf), reverse=True)
+    players = sorted(fide2025.players_2025(trf), reverse=True)
 
     def fields(cls: type[BracketPairer], matcher: type[ValidityMatcher]) -> dict[str, Any]:
         brackets = Brackets(players, 2)
@@ -272,7 +299,7 @@ def _players_after(n: int, rounds: int, seed: int) -> list[Any]:
             break
         for g in t.rounds[-1].games:
             t = t.record(g.white, _result(rng))  # type: ignore[arg-type]
-    return sorted(get_player_infos_from_trf(parse_trf(to_trf(t))), reverse=True)
+    return sorted(fide2025.players_2025(parse_trf(to_trf(t))), reverse=True)
 
 
 @settings(max_examples=120, deadline=None)
