@@ -4,6 +4,8 @@ board order and pairing-allocated bye, or the same refusal. See ``benchmarks/swi
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.swiss_reference import Event, load, position, replay
 from bot.tournaments.swiss import to_trf
 
@@ -42,6 +44,7 @@ def test_a_replayed_position_writes_what_the_recorded_event_holds() -> None:
                 assert recorded[line[4:8]].startswith(line[89:]), (event.number, r, line)
 
 
+@pytest.mark.slow  # about a minute: 2,027 rounds paired
 def test_every_recorded_round_is_paired_as_the_reference_pairs_it() -> None:
     compared, mismatches = replay(_events())
     assert compared >= 1500
