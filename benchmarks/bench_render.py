@@ -24,7 +24,8 @@ from PIL import Image
 from bot import render
 from bot.render import tournament as tournament_drawer
 from bot.render import veloop as veloop_drawer
-from bot.render.canvas import DRAWING, Compositor, Layout, Paste
+from bot.render.canvas import Compositor, Layout, Paste
+from bot.render.text import DRAWING
 from bot.rules import Game, random_setup
 from bot.rules.veloop import SIZES, Move, Position, playout, write_record
 from bot.tournaments import BracketState, Player, double_elimination, resolve
@@ -331,19 +332,19 @@ def stage_rows(table: Table, runs: int) -> None:
 
         def plain(d: Any = drawer, sc: Any = scene) -> Image.Image:
             with DRAWING:
-                return render.canvas.to_palette(d._compose(sc, theme, None), d._palette(theme))
+                return render.palette.to_palette(d._compose(sc, theme, None), d._palette(theme))
 
         image = cached()
 
         def encode(im: Image.Image = image) -> bytes:
-            return render.canvas.png(im)
+            return render.palette.png(im)
 
         stages: list[tuple[str, Callable[[], object]]] = [
             (f"  {label}: scene to pastes", pastes),
             (f"  {label}: draw from cached pieces, all cached (a board like earlier ones)", cached),
             (f"  {label}: draw from cached pieces, the header new (its strip drawn and mapped)", new_header),
             (f"  {label}: draw from cached pieces, caches empty (every square and the header mapped)", cold),
-            (f"  {label}: PNG encode (ISA-L deflate level {render.canvas.PNG_DEFLATE_LEVEL})", encode),
+            (f"  {label}: PNG encode (ISA-L deflate level {render.palette.PNG_DEFLATE_LEVEL})", encode),
             (f"  {label}: the plain way, for comparison: compose the RGB board, map it whole", plain),
         ]
         for what, work in stages:
@@ -353,13 +354,13 @@ def stage_rows(table: Table, runs: int) -> None:
 
 def level_rows(table: Table, runs: int) -> None:
     """Why the board's PNG is deflated as it is: time and size of the same palette board by Pillow (zlib) at
-    each level, and by canvas.png (ISA-L) at each of its levels."""
+    each level, and by palette.png (ISA-L) at each of its levels."""
     from isal import isal_zlib
 
     game = midgame()
     theme = render.THEMES["dark"]
     rgb = render.veletas._compose(render.veletas._game_scene(game, None, None, None), theme, None)
-    pal = render.canvas.to_palette(rgb, render.veletas._palette(theme))
+    pal = render.palette.to_palette(rgb, render.veletas._palette(theme))
     for level in (0, 1, 3, 6, 9):
 
         def encode(lv: int = level) -> bytes:

@@ -20,8 +20,11 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from bot.i18n import LANGUAGES, words
-from bot.render import THEMES, canvas, layout, veletas, veloop
-from bot.render.canvas import Compositor, Header, Paste, compose, to_palette
+from bot.render import THEMES, canvas, layout, sprites, veletas, veloop
+from bot.render.canvas import Compositor, Header, Paste, compose
+from bot.render.palette import PNG_COMPRESS_LEVEL, to_palette
+from bot.render.text import DRAWING
+from bot.render.theme import Theme
 from bot.render.veloop import VeloopHints
 from bot.render.words import colour_names
 from bot.rules import Game, Position, random_setup
@@ -47,9 +50,9 @@ WIDTHS = (None, 320, 517, 640, 1000)
 DRAWERS: dict[str, Any] = {"veletas": veletas, "veloop": veloop}
 
 
-def reference(drawer: Any, scene: Any, theme: canvas.Theme, width: int | None) -> Image.Image:
+def reference(drawer: Any, scene: Any, theme: Theme, width: int | None) -> Image.Image:
     """The plain way: the whole RGB board, mapped onto the game's palette at once."""
-    with canvas.DRAWING:
+    with DRAWING:
         return to_palette(drawer._compose(scene, theme, width), drawer._palette(theme))
 
 
@@ -62,7 +65,7 @@ def assert_same(fast: Image.Image, plain: Image.Image) -> None:
 
 def png(im: Image.Image) -> bytes:
     out = io.BytesIO()
-    im.save(out, "PNG", compress_level=canvas.PNG_COMPRESS_LEVEL)
+    im.save(out, "PNG", compress_level=PNG_COMPRESS_LEVEL)
     return out.getvalue()
 
 
@@ -199,7 +202,7 @@ def test_a_second_identical_board_is_drawn_from_the_caches_and_a_new_move_maps_o
     veletas.game_png(later, theme="light", players={"black": "Ann", "white": "Bo"})
     scene = veletas._game_scene(later, game, None, {"black": "Ann", "white": "Bo"})
     lay = layout(10)
-    with canvas.DRAWING:
+    with DRAWING:
         touched = boards._stacks(lay, veletas._pastes(scene, THEMES["light"], lay))
     assert touched is not None
     assert counts.cells - mapped < len(touched) // 2
@@ -253,8 +256,8 @@ def test_a_paste_off_the_squares_is_drawn_the_plain_way() -> None:
     lay = layout(6)
     boards = Compositor(veloop._palette)
     header = Header(("Ann", "Bo"), (1, 2), "black", "Ann to move")
-    with canvas.DRAWING:
-        stone = canvas.stone(look, lay.square, "b")
+    with DRAWING:
+        stone = sprites.stone(look, lay.square, "b")
         on = Paste(("stone", "b"), stone, lay.origin((0, 0)))
         astride = Paste(("stone", "b"), stone, (lay.left - lay.square // 3, lay.top + lay.square // 2))
         for pastes in ([on], [on, astride]):
@@ -271,8 +274,8 @@ def test_sprites_spanning_squares_are_cut_by_square_with_their_offsets() -> None
     lay = layout(8)
     boards = Compositor(veloop._palette)
     header = Header(("Ann", "Bo"), (0, 0), "white", "Bo to move")
-    with canvas.DRAWING:
-        segment = canvas.segment(look, lay.square, 1, -1, "move")
+    with DRAWING:
+        segment = sprites.segment(look, lay.square, 1, -1, "move")
         arrow = veloop._swap_arrow(look, lay.square, True, look.shot_line)
         pastes = [
             Paste(("segment", 1, -1, "move"), segment, lay.origin((2, 5))),

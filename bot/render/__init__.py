@@ -1,8 +1,10 @@
 """Board images and replay GIFs of every game, drawn with Pillow only.
 
-``canvas`` holds what all games share (themes, layout, sprites, the header, palettes, PNG and
-GIF encoding); each game has one drawer module (``veletas``, ``veloop``). ``DRAWERS`` finds a
-game's drawer by the game's name, so code that serves every game never names one.
+What all games share is written once: ``theme`` (the looks), ``text`` (fonts for every script),
+``sprites`` (stones, marks, lines, tiles), ``palette`` (the palette, PNG and GIF encoding) and
+``canvas`` (the layout, the header, boards put together from cached pieces). Each game has one
+drawer module (``veletas``, ``veloop``). ``DRAWERS`` finds a game's drawer by the game's name, so
+code that serves every game never names one.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from dataclasses import dataclass
 
 from bot.i18n import Words
 from bot.render import veletas, veloop
-from bot.render.canvas import DEFAULT_THEME, DEFAULT_WIDTH, PNG_COMPRESS_LEVEL, THEMES, Layout, Theme, layout
+from bot.render.canvas import DEFAULT_WIDTH, Layout, layout
+from bot.render.palette import PNG_COMPRESS_LEVEL
+from bot.render.theme import DEFAULT_THEME, THEMES, Theme
 from bot.render.veletas import Hints, board_image, board_png, game_image, game_png, replay_gif
 from bot.render.veloop import (
     VeloopHints,

@@ -12,38 +12,22 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from bot.i18n import Words
-from bot.render.canvas import (
-    DRAWING,
-    GIF_FINAL_MS,
-    GIF_FRAME_MS,
-    Cell,
-    Compositor,
-    Header,
-    Layout,
-    Paste,
-    Theme,
-    build_palette,
+from bot.render.canvas import Cell, Compositor, Header, Layout, Paste, cell_of, compose, layout, queen_line, sprite_at
+from bot.render.palette import GIF_FINAL_MS, GIF_FRAME_MS, build_palette, gif, png
+from bot.render.sprites import (
     cap,
-    cell_of,
     circle,
-    compose,
-    drawable,
-    face,
-    gif,
-    layout,
     mark,
-    png,
-    queen_line,
     segment,
     shaded_disc,
     shooter_light,
-    sprite_at,
     square_tile,
     stone,
     stone_light,
     supersampled,
-    theme_named,
 )
+from bot.render.text import DRAWING, drawable, face
+from bot.render.theme import Theme, theme_named
 from bot.render.words import colour_names, colour_times, or_english
 from bot.rules import Game, Move, Position
 from bot.rules.common import read_record, square_name

@@ -17,35 +17,11 @@ from typing import Protocol
 from PIL import Image, ImageDraw
 
 from bot.i18n import Words
-from bot.render.canvas import (
-    DRAWING,
-    GIF_FINAL_MS,
-    GIF_FRAME_MS,
-    RGB,
-    Cell,
-    Compositor,
-    Header,
-    Layout,
-    Paste,
-    Theme,
-    build_palette,
-    cap,
-    cell_of,
-    circle,
-    compose,
-    gif,
-    layout,
-    mark,
-    mix,
-    png,
-    segment,
-    shaded_disc,
-    sprite_at,
-    square_tile,
-    stone_light,
-    supersampled,
-    theme_named,
-)
+from bot.render.canvas import Cell, Compositor, Header, Layout, Paste, cell_of, compose, layout, sprite_at
+from bot.render.palette import GIF_FINAL_MS, GIF_FRAME_MS, build_palette, gif, png
+from bot.render.sprites import cap, circle, mark, segment, shaded_disc, square_tile, stone_light, supersampled
+from bot.render.text import DRAWING
+from bot.render.theme import RGB, Theme, mix, theme_named
 from bot.render.words import colour_names, colour_times, or_english
 from bot.rules.common import read_record
 from bot.rules.veloop import Move, Position, Replay, replay
