@@ -131,7 +131,7 @@ def reference_image() -> Image.Image:
     """The picture the reference encodes: the 8×8 Veloop midgame in the dark theme, as RGB, 800 px wide."""
     position, last = veloop_midgame(8)
     scene = veloop_drawer._scene(position, last_move=last, hints=None, names=("Black", "White"), result=None)
-    return veloop_drawer._compose(scene, render.THEMES["dark"], None)
+    return veloop_drawer.VELOOP.compose(scene, render.THEMES["dark"], None)
 
 
 def reference_encoder() -> Callable[[], bytes]:
@@ -301,20 +301,20 @@ def stage_rows(table: Table, runs: int) -> None:
     game = midgame()
     position, last = veloop_midgame(8)
     scenes: list[tuple[str, Any, Any]] = [
-        ("Veletas", render.veletas, render.veletas._game_scene(game, None, None, None)),
+        ("Veletas", render.veletas.VELETAS, render.veletas._game_scene(game, None, None, None)),
         (
             "Veloop 8×8",
-            veloop_drawer,
+            veloop_drawer.VELOOP,
             veloop_drawer._scene(position, last_move=last, hints=None, names=("Black", "White"), result=None),
         ),
     ]
     for label, drawer, scene in scenes:
         lay = render.layout(scene.n)
-        boards: Compositor = drawer._BOARDS
+        boards: Compositor = drawer.boards
 
         def pastes(d: Any = drawer, sc: Any = scene, lo: Layout = lay) -> list[Paste]:
             with DRAWING:
-                return d._pastes(sc, theme, lo)  # type: ignore[no-any-return]
+                return d.pastes(sc, theme, lo)  # type: ignore[no-any-return]
 
         laid = pastes()
 
@@ -332,7 +332,7 @@ def stage_rows(table: Table, runs: int) -> None:
 
         def plain(d: Any = drawer, sc: Any = scene) -> Image.Image:
             with DRAWING:
-                return render.palette.to_palette(d._compose(sc, theme, None), d._palette(theme))
+                return render.palette.to_palette(d.compose(sc, theme, None), d.palette(theme))
 
         image = cached()
 
@@ -359,8 +359,8 @@ def level_rows(table: Table, runs: int) -> None:
 
     game = midgame()
     theme = render.THEMES["dark"]
-    rgb = render.veletas._compose(render.veletas._game_scene(game, None, None, None), theme, None)
-    pal = render.palette.to_palette(rgb, render.veletas._palette(theme))
+    rgb = render.veletas.VELETAS.compose(render.veletas._game_scene(game, None, None, None), theme, None)
+    pal = render.palette.to_palette(rgb, render.veletas.VELETAS.palette(theme))
     for level in (0, 1, 3, 6, 9):
 
         def encode(lv: int = level) -> bytes:

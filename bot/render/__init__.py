@@ -2,19 +2,21 @@
 
 What all games share is written once: ``theme`` (the looks), ``text`` (fonts for every script),
 ``sprites`` (stones, marks, lines, tiles), ``palette`` (the palette, PNG and GIF encoding) and
-``canvas`` (the layout, the header, boards put together from cached pieces). Each game has one
-drawer module (``veletas``, ``veloop``). ``DRAWERS`` finds a game's drawer by the game's name, so
-code that serves every game never names one.
+``canvas`` (the layout, the header, boards put together from cached pieces), and ``game_drawer``,
+whose ``Drawer`` does what every game's drawer does the same way. Each game has one drawer module
+(``veletas``, ``veloop``) with a ``Drawer`` subclass supplying only what is its own. ``DRAWERS`` finds
+a game's drawer by the game's name, so code that serves every game never names one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
+from typing import Any
 
 from bot.i18n import Words
 from bot.render import veletas, veloop
 from bot.render.canvas import DEFAULT_WIDTH, Layout, layout
+from bot.render.game_drawer import Drawer
 from bot.render.palette import PNG_COMPRESS_LEVEL
 from bot.render.theme import DEFAULT_THEME, THEMES, Theme
 from bot.render.veletas import Hints, board_image, board_png, game_image, game_png, replay_gif
@@ -54,20 +56,9 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Drawer:
-    """How one game is drawn: a position, any moment of a game, a whole game as a GIF."""
-
-    game: str
-    board_png: Callable[..., bytes]
-    game_png: Callable[..., bytes]
-    replay_gif: Callable[..., bytes]
-    hints: type
-
-
-DRAWERS: dict[str, Drawer] = {
-    "veletas": Drawer("veletas", veletas.board_png, veletas.game_png, veletas.replay_gif, Hints),
-    "veloop": Drawer("veloop", veloop.veloop_board_png, veloop.veloop_game_png, veloop.veloop_replay_gif, VeloopHints),
+DRAWERS: dict[str, Drawer[Any, Any, Any, Any, Any]] = {
+    "veletas": veletas.VELETAS,
+    "veloop": veloop.VELOOP,
 }
 
 
@@ -90,7 +81,7 @@ def warm(languages: Iterable[Words], themes: Iterable[str] = THEMES) -> None:
                 drawn.game_png(state, theme=theme, players=names, words=each)
 
 
-def drawer(game: str) -> Drawer:
+def drawer(game: str) -> Drawer[Any, Any, Any, Any, Any]:
     """The drawer of a game by its name ("veletas", "veloop")."""
     try:
         return DRAWERS[game]

@@ -210,6 +210,17 @@ def sprite_at(theme: Theme, lay: Layout, cell: Cell, draw: Callable[..., Image.I
     return Paste((draw.__module__, draw.__qualname__, *args), draw(theme, lay.square, *args), lay.origin(cell))
 
 
+class Pastes(list[Paste]):
+    """A board's pastes in the order they are laid, ``add`` laying one sprite on a square (see ``sprite_at``)."""
+
+    def __init__(self, theme: Theme, lay: Layout) -> None:
+        super().__init__()
+        self.theme, self.lay = theme, lay
+
+    def add(self, cell: Cell, draw: Callable[..., Image.Image], *args: Hashable) -> None:
+        self.append(sprite_at(self.theme, self.lay, cell, draw, *args))
+
+
 def put(im: Image.Image, paste: Paste, dx: int = 0, dy: int = 0) -> None:
     """Paste onto ``im`` whose top-left pixel is the board's (dx, dy); what falls outside is cut off."""
     x, y = paste.at[0] - dx, paste.at[1] - dy
