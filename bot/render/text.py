@@ -26,8 +26,8 @@ log = logging.getLogger(__name__)
 
 # Boards are drawn in a worker process (bot/render/workers.py), the rarer images (and every image, with
 # DRAWING_WORKERS=0) in threads of the bot's. FreeType faces must not be used by two threads at once, and
-# the caches of fonts, text and sprites are filled on first use, so drawing takes this lock; PNG and GIF encoding,
-# the part that runs longest without the GIL, stays outside it.
+# the caches of fonts, text and sprites are filled on first use, so drawing takes this lock; PNG and GIF
+# encoding, the part that runs longest without the GIL, stays outside it.
 DRAWING = threading.RLock()
 
 FONT_DIR = Path(__file__).resolve().parent.parent / "assets" / "fonts"
