@@ -55,6 +55,13 @@ def stone_light(theme: Theme, kind: str) -> tuple[RGB, RGB]:
     return mix(theme.white, theme.white_rim, 0.12), theme.white
 
 
+def shadow(d: ImageDraw.ImageDraw, theme: Theme, size: float, cy: float, r: float) -> None:
+    """The theme's soft shadow (if it has one) under a piece of radius ``r`` centred at (``size / 2``, ``cy``)."""
+    if theme.shadow:
+        off = size * 0.035
+        circle(d, size / 2 + off * 0.6, cy + off, r, (0, 0, 0, theme.shadow))
+
+
 @lru_cache(maxsize=128)
 def stone(theme: Theme, sq: int, kind: str) -> Image.Image:
     """A ``b`` or ``w`` stone the size of a square, with the theme's rim, shading and shadow."""
@@ -62,9 +69,7 @@ def stone(theme: Theme, sq: int, kind: str) -> Image.Image:
     def draw(d: ImageDraw.ImageDraw, s: int) -> None:
         size = sq * s
         c = size / 2
-        if theme.shadow:
-            off = size * 0.035
-            circle(d, c + off * 0.6, c + off, size * 0.40, (0, 0, 0, theme.shadow))
+        shadow(d, theme, size, c, size * 0.40)
         rim = theme.black_rim if kind == "b" else theme.white_rim
         circle(d, c, c, size * 0.38, rim)
         shaded_disc(d, c, size * 0.38 - max(s, size * 0.035), *stone_light(theme, kind), theme.shaded)

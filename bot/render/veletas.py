@@ -24,6 +24,7 @@ from bot.render.sprites import (
     mark,
     segment,
     shaded_disc,
+    shadow,
     shooter_light,
     square_tile,
     stone,
@@ -105,9 +106,7 @@ def _piece(theme: Theme, sq: int, kind: str) -> Image.Image:
     def draw(d: ImageDraw.ImageDraw, s: int) -> None:
         size = sq * s
         c = size / 2
-        if theme.shadow:
-            off = size * 0.035
-            circle(d, c + off * 0.6, c + off, size * 0.40, (0, 0, 0, theme.shadow))
+        shadow(d, theme, size, c, size * 0.40)
         rim_w = max(s, size * 0.04)
         if theme.square_shooters:
             half = size * 0.39

@@ -22,7 +22,7 @@ from PIL import Image, ImageDraw
 from bot.i18n import Words
 from bot.render.canvas import Cell, Header, Layout, Paste, Pastes, cell_of
 from bot.render.game_drawer import Drawer, recorded_players
-from bot.render.sprites import cap, circle, mark, segment, shaded_disc, square_tile, stone_light, supersampled
+from bot.render.sprites import cap, circle, mark, segment, shadow, square_tile, stone, stone_light, supersampled
 from bot.render.theme import RGB, Theme, mix
 from bot.render.words import colour_names, colour_times, or_english
 from bot.rules.veloop import Move, Position, Replay, replay
@@ -107,6 +107,8 @@ def _separation(theme: Theme, kind: str) -> RGB:
 @lru_cache(maxsize=256)
 def _stones(theme: Theme, sq: int, kind: str) -> Image.Image:
     """A single stone (``b``, ``w``) or a stack of two (``bw``: white on black) the size of a square."""
+    if len(kind) == 1:
+        return stone(theme, sq, kind)
 
     def disc(d: ImageDraw.ImageDraw, s: int, cy: float, r: float, colour: str, sep: bool) -> None:
         size = sq * s
@@ -130,18 +132,8 @@ def _stones(theme: Theme, sq: int, kind: str) -> Image.Image:
     def draw(d: ImageDraw.ImageDraw, s: int) -> None:
         size = sq * s
         c = size / 2
-        if len(kind) == 1:
-            if theme.shadow:
-                off = size * 0.035
-                circle(d, c + off * 0.6, c + off, size * 0.40, (0, 0, 0, theme.shadow))
-            rim = theme.black_rim if kind == "b" else theme.white_rim
-            circle(d, c, c, size * 0.38, rim)
-            shaded_disc(d, c, size * 0.38 - max(s, size * 0.035), *stone_light(theme, kind), theme.shaded)
-            return
         lower, upper = kind[0], kind[1]
-        if theme.shadow:
-            off = size * 0.035
-            circle(d, c + off * 0.6, c + size * _LOWER + off, size * (_STACK_R + 0.02), (0, 0, 0, theme.shadow))
+        shadow(d, theme, size, c + size * _LOWER, size * (_STACK_R + 0.02))
         disc(d, s, c + size * _LOWER, size * _STACK_R, lower, False)
         disc(d, s, c - size * _UPPER, size * _STACK_R, upper, True)
 
