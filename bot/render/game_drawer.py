@@ -86,6 +86,7 @@ class Drawer(ABC, Generic[PositionT, MoveT, GameT, HintsT, SceneT]):
             setattr(self, name, getattr(self, name))
 
     def __reduce__(self) -> str:
+        """Pickled as the module-level name it is bound to (``VELETAS``): unpickled, it is that same drawer."""
         module = sys.modules[type(self).__module__]
         for name, value in vars(module).items():
             if value is self:
