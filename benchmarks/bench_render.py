@@ -24,7 +24,8 @@ from PIL import Image
 from bot import render
 from bot.render import tournament as tournament_drawer
 from bot.render import veloop as veloop_drawer
-from bot.render.canvas import DRAWING, Compositor, Layout, Paste
+from bot.render.canvas import Compositor, Layout, Paste
+from bot.render.text import DRAWING
 from bot.rules import Game, random_setup
 from bot.rules.veloop import SIZES, Move, Position, playout, write_record
 from bot.tournaments import BracketState, Player, double_elimination, resolve
@@ -130,7 +131,7 @@ def reference_image() -> Image.Image:
     """The picture the reference encodes: the 8×8 Veloop midgame in the dark theme, as RGB, 800 px wide."""
     position, last = veloop_midgame(8)
     scene = veloop_drawer._scene(position, last_move=last, hints=None, names=("Black", "White"), result=None)
-    return veloop_drawer._compose(scene, render.THEMES["dark"], None)
+    return veloop_drawer.VELOOP.compose(scene, render.THEMES["dark"], None)
 
 
 def reference_encoder() -> Callable[[], bytes]:
@@ -300,20 +301,20 @@ def stage_rows(table: Table, runs: int) -> None:
     game = midgame()
     position, last = veloop_midgame(8)
     scenes: list[tuple[str, Any, Any]] = [
-        ("Veletas", render.veletas, render.veletas._game_scene(game, None, None, None)),
+        ("Veletas", render.veletas.VELETAS, render.veletas._game_scene(game, None, None, None)),
         (
             "Veloop 8×8",
-            veloop_drawer,
+            veloop_drawer.VELOOP,
             veloop_drawer._scene(position, last_move=last, hints=None, names=("Black", "White"), result=None),
         ),
     ]
     for label, drawer, scene in scenes:
         lay = render.layout(scene.n)
-        boards: Compositor = drawer._BOARDS
+        boards: Compositor = drawer.boards
 
         def pastes(d: Any = drawer, sc: Any = scene, lo: Layout = lay) -> list[Paste]:
             with DRAWING:
-                return d._pastes(sc, theme, lo)  # type: ignore[no-any-return]
+                return d.pastes(sc, theme, lo)  # type: ignore[no-any-return]
 
         laid = pastes()
 
@@ -331,19 +332,19 @@ def stage_rows(table: Table, runs: int) -> None:
 
         def plain(d: Any = drawer, sc: Any = scene) -> Image.Image:
             with DRAWING:
-                return render.canvas.to_palette(d._compose(sc, theme, None), d._palette(theme))
+                return render.palette.to_palette(d.compose(sc, theme, None), d.palette(theme))
 
         image = cached()
 
         def encode(im: Image.Image = image) -> bytes:
-            return render.canvas.png(im)
+            return render.palette.png(im)
 
         stages: list[tuple[str, Callable[[], object]]] = [
             (f"  {label}: scene to pastes", pastes),
             (f"  {label}: draw from cached pieces, all cached (a board like earlier ones)", cached),
             (f"  {label}: draw from cached pieces, the header new (its strip drawn and mapped)", new_header),
             (f"  {label}: draw from cached pieces, caches empty (every square and the header mapped)", cold),
-            (f"  {label}: PNG encode (ISA-L deflate level {render.canvas.PNG_DEFLATE_LEVEL})", encode),
+            (f"  {label}: PNG encode (ISA-L deflate level {render.palette.PNG_DEFLATE_LEVEL})", encode),
             (f"  {label}: the plain way, for comparison: compose the RGB board, map it whole", plain),
         ]
         for what, work in stages:
@@ -353,13 +354,13 @@ def stage_rows(table: Table, runs: int) -> None:
 
 def level_rows(table: Table, runs: int) -> None:
     """Why the board's PNG is deflated as it is: time and size of the same palette board by Pillow (zlib) at
-    each level, and by canvas.png (ISA-L) at each of its levels."""
+    each level, and by palette.png (ISA-L) at each of its levels."""
     from isal import isal_zlib
 
     game = midgame()
     theme = render.THEMES["dark"]
-    rgb = render.veletas._compose(render.veletas._game_scene(game, None, None, None), theme, None)
-    pal = render.canvas.to_palette(rgb, render.veletas._palette(theme))
+    rgb = render.veletas.VELETAS.compose(render.veletas._game_scene(game, None, None, None), theme, None)
+    pal = render.palette.to_palette(rgb, render.veletas.VELETAS.palette(theme))
     for level in (0, 1, 3, 6, 9):
 
         def encode(lv: int = level) -> bytes:

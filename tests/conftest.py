@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
-from bot.render import canvas
+from bot.render import text
 
 pytest_plugins = ["sandbox_plugin", "store_fixtures", "pg_server"]
 
@@ -20,8 +20,8 @@ settings.load_profile("suite")
 @pytest.fixture
 def without_system_fonts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No system fonts (Noto) found: images drawn with the bundled DejaVu alone, as on a bare machine."""
-    monkeypatch.setattr(canvas, "FONT_SEARCH", ())
-    canvas.reset_fonts()
+    monkeypatch.setattr(text, "FONT_SEARCH", ())
+    text.reset_fonts()
     yield
     monkeypatch.undo()
-    canvas.reset_fonts()
+    text.reset_fonts()

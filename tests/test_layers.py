@@ -106,7 +106,7 @@ def test_the_architecture_drawing_is_the_commands() -> None:
 
 def test_each_built_in_games_descriptor_names_its_parts_in_their_layers() -> None:
     """Its strings name a drawer of bot.render, an AI of bot.ai, a cog of cogs and an adapter of bot.rules."""
-    from bot.render.drawer import Drawer
+    from bot.render.game_drawer import Drawer
     from bot.rules.registry import BUILT_IN, DESCRIPTORS, load
 
     for name in BUILT_IN:

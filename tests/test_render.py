@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.render import THEMES, Hints, Layout, Theme, board_png, canvas, game_png, layout, replay_gif
+from bot.render import THEMES, Hints, Layout, Theme, board_png, game_png, layout, palette, replay_gif
 from bot.rules import Game, Position, random_setup
 from bot.rules.common import FILES
 
@@ -408,13 +408,13 @@ def test_a_game_that_ended_off_the_board_shows_its_result_instead_of_the_turn() 
 
 @pytest.mark.parametrize("theme", list(THEMES))
 def test_a_board_png_is_a_well_formed_png_of_exactly_the_drawn_picture_as_small_as_zlibs(theme: str) -> None:
-    """Boards are written by canvas.png (ISA-L's deflate): read back here by hand, chunk by chunk, as well as by
+    """Boards are written by palette.png (ISA-L's deflate): read back here by hand, chunk by chunk, as well as by
     Pillow, they hold exactly the palette image that was drawn, in no more bytes than Pillow's own encoding."""
     game = play_out("standard", "current", random.Random(5))
     drawn = Image.open(io.BytesIO(game_png(game, ply=len(game.turns) // 2, theme=theme)))
     drawn.load()
-    picture = drawn.copy()  # a plain palette image, as the renderer hands it to canvas.png
-    data = canvas.png(picture)
+    picture = drawn.copy()  # a plain palette image, as the renderer hands it to palette.png
+    data = palette.png(picture)
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     chunks, at = [], 8
     while at < len(data):

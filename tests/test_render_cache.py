@@ -20,8 +20,11 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from bot.i18n import LANGUAGES, words
-from bot.render import THEMES, canvas, layout, veletas, veloop
-from bot.render.canvas import Compositor, Header, Paste, compose, to_palette
+from bot.render import THEMES, canvas, layout, sprites, veletas, veloop
+from bot.render.canvas import Compositor, Header, Paste, compose
+from bot.render.palette import PNG_COMPRESS_LEVEL, to_palette
+from bot.render.text import DRAWING
+from bot.render.theme import Theme
 from bot.render.veloop import VeloopHints
 from bot.render.words import colour_names
 from bot.rules import Game, Position, random_setup
@@ -44,13 +47,13 @@ NAMES = (
 )
 RESULTS = (None, "White wins · Black resigned", "黒の勝ち · 時間切れ", "a" + "\u0323" * 30)
 WIDTHS = (None, 320, 517, 640, 1000)
-DRAWERS: dict[str, Any] = {"veletas": veletas, "veloop": veloop}
+DRAWERS: dict[str, Any] = {"veletas": veletas.VELETAS, "veloop": veloop.VELOOP}
 
 
-def reference(drawer: Any, scene: Any, theme: canvas.Theme, width: int | None) -> Image.Image:
+def reference(drawer: Any, scene: Any, theme: Theme, width: int | None) -> Image.Image:
     """The plain way: the whole RGB board, mapped onto the game's palette at once."""
-    with canvas.DRAWING:
-        return to_palette(drawer._compose(scene, theme, width), drawer._palette(theme))
+    with DRAWING:
+        return to_palette(drawer.compose(scene, theme, width), drawer.palette(theme))
 
 
 def assert_same(fast: Image.Image, plain: Image.Image) -> None:
@@ -62,7 +65,7 @@ def assert_same(fast: Image.Image, plain: Image.Image) -> None:
 
 def png(im: Image.Image) -> bytes:
     out = io.BytesIO()
-    im.save(out, "PNG", compress_level=canvas.PNG_COMPRESS_LEVEL)
+    im.save(out, "PNG", compress_level=PNG_COMPRESS_LEVEL)
     return out.getvalue()
 
 
@@ -154,7 +157,7 @@ def veloop_boards(draw: st.DrawFn) -> tuple[veloop._Scene, str, int | None]:
 def test_a_veletas_board_from_cached_pieces_is_the_board_mapped_whole(board: tuple[Any, str, int | None]) -> None:
     scene, theme, width = board
     look = THEMES[theme]
-    assert_same(veletas._draw(scene, look, width), reference(veletas, scene, look, width))
+    assert_same(veletas.VELETAS.draw(scene, look, width), reference(veletas.VELETAS, scene, look, width))
 
 
 @settings(max_examples=60)
@@ -162,7 +165,7 @@ def test_a_veletas_board_from_cached_pieces_is_the_board_mapped_whole(board: tup
 def test_a_veloop_board_from_cached_pieces_is_the_board_mapped_whole(board: tuple[Any, str, int | None]) -> None:
     scene, theme, width = board
     look = THEMES[theme]
-    assert_same(veloop._draw(scene, look, width), reference(veloop, scene, look, width))
+    assert_same(veloop.VELOOP.draw(scene, look, width), reference(veloop.VELOOP, scene, look, width))
 
 
 # --- the caches are used ----------------------------------------------------------------------------------------
@@ -176,7 +179,7 @@ def test_a_second_identical_board_is_drawn_from_the_caches_and_a_new_move_maps_o
     game = random_setup("standard", rng=rng)
     for _ in range(20):
         game = game.play(str(rng.choice(game.position.legal_moves())))
-    boards = veletas._BOARDS
+    boards = veletas.VELETAS.boards
     boards.clear()
     before = canvas.Counts(**vars(boards.counts))
     first = veletas.game_png(game, theme="light", players={"black": "Ann", "white": "Bo"})
@@ -199,8 +202,8 @@ def test_a_second_identical_board_is_drawn_from_the_caches_and_a_new_move_maps_o
     veletas.game_png(later, theme="light", players={"black": "Ann", "white": "Bo"})
     scene = veletas._game_scene(later, game, None, {"black": "Ann", "white": "Bo"})
     lay = layout(10)
-    with canvas.DRAWING:
-        touched = boards._stacks(lay, veletas._pastes(scene, THEMES["light"], lay))
+    with DRAWING:
+        touched = boards._stacks(lay, veletas.VELETAS.pastes(scene, THEMES["light"], lay))
     assert touched is not None
     assert counts.cells - mapped < len(touched) // 2
 
@@ -211,7 +214,7 @@ def test_veloop_boards_are_served_from_their_own_caches() -> None:
     playout(position, random.Random(3), trace)
     for move in trace[:20]:
         position = position.play(move)
-    boards = veloop._BOARDS
+    boards = veloop.VELOOP.boards
     boards.clear()
     veloop.veloop_board_png(position, last_move=trace[19], theme="dark")
     mapped, headers = boards.counts.cells, boards.counts.headers
@@ -242,25 +245,25 @@ def test_a_header_that_runs_into_the_squares_is_drawn_the_plain_way() -> None:
     stacked = "a" + "\u0323" * 30  # dots stacked under a letter, far below the status line
     extent = canvas.header_extent(look, lay, Header(("B", "W"), (0, 0), None, stacked, True))
     assert extent is not None and extent[3] > lay.top, "the marks reach into the board"
-    plain = veletas._BOARDS.counts.plain
+    plain = veletas.VELETAS.boards.counts.plain
     scene = veletas._scene(position, last_move=None, hints=None, header=Header(("B", "W"), (0, 0), None, stacked, True))
-    assert_same(veletas._draw(scene, look, None), reference(veletas, scene, look, None))
-    assert veletas._BOARDS.counts.plain == plain + 1
+    assert_same(veletas.VELETAS.draw(scene, look, None), reference(veletas.VELETAS, scene, look, None))
+    assert veletas.VELETAS.boards.counts.plain == plain + 1
 
 
 def test_a_paste_off_the_squares_is_drawn_the_plain_way() -> None:
     look = THEMES["light"]
     lay = layout(6)
-    boards = Compositor(veloop._palette)
+    boards = Compositor(veloop.VELOOP.palette)
     header = Header(("Ann", "Bo"), (1, 2), "black", "Ann to move")
-    with canvas.DRAWING:
-        stone = canvas.stone(look, lay.square, "b")
+    with DRAWING:
+        stone = sprites.stone(look, lay.square, "b")
         on = Paste(("stone", "b"), stone, lay.origin((0, 0)))
         astride = Paste(("stone", "b"), stone, (lay.left - lay.square // 3, lay.top + lay.square // 2))
         for pastes in ([on], [on, astride]):
             assert_same(
                 boards.draw(look, lay, pastes, header),
-                to_palette(compose(look, lay, pastes, header), veloop._palette(look)),
+                to_palette(compose(look, lay, pastes, header), veloop.VELOOP.palette(look)),
             )
     assert boards.counts.plain == 1
 
@@ -269,10 +272,10 @@ def test_sprites_spanning_squares_are_cut_by_square_with_their_offsets() -> None
     """A diagonal path segment covers four squares, a swap arrow two: each square keys its part."""
     look = THEMES["contrast"]
     lay = layout(8)
-    boards = Compositor(veloop._palette)
+    boards = Compositor(veloop.VELOOP.palette)
     header = Header(("Ann", "Bo"), (0, 0), "white", "Bo to move")
-    with canvas.DRAWING:
-        segment = canvas.segment(look, lay.square, 1, -1, "move")
+    with DRAWING:
+        segment = sprites.segment(look, lay.square, 1, -1, "move")
         arrow = veloop._swap_arrow(look, lay.square, True, look.shot_line)
         pastes = [
             Paste(("segment", 1, -1, "move"), segment, lay.origin((2, 5))),
@@ -286,7 +289,7 @@ def test_sprites_spanning_squares_are_cut_by_square_with_their_offsets() -> None
         assert offsets == {(0, 0), (-lay.square, 0), (0, -lay.square), (-lay.square, -lay.square)}
         assert_same(
             boards.draw(look, lay, pastes, header),
-            to_palette(compose(look, lay, pastes, header), veloop._palette(look)),
+            to_palette(compose(look, lay, pastes, header), veloop.VELOOP.palette(look)),
         )
         # the two segments' squares share four cached images: a dark and a light square's part, twice each
         assert boards.counts.cells == 4 + 2
@@ -300,7 +303,7 @@ def draw_japanese_result() -> tuple[Image.Image, Image.Image]:
     look = THEMES["dark"]
     header = Header(("Ann", "Bo"), position.score, None, "黒の勝ち · 時間切れ", True)
     scene = veletas._scene(position, last_move=None, hints=None, header=header)
-    return veletas._draw(scene, look, None), reference(veletas, scene, look, None)
+    return veletas.VELETAS.draw(scene, look, None), reference(veletas.VELETAS, scene, look, None)
 
 
 def test_a_header_drawn_with_other_fonts_is_not_taken_from_the_cache(request: pytest.FixtureRequest) -> None:

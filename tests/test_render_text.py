@@ -14,7 +14,21 @@ from hypothesis import strategies as st
 from PIL import Image, ImageDraw, ImageFont
 
 from bot.render import THEMES, Layout, board_png, canvas, layout, veloop_board_png
-from bot.render.canvas import TextFace, clusters, draw_text, drawable, fit
+from bot.render.text import (
+    DRAWING,
+    TextFace,
+    _cjk,
+    _emoji,
+    _script,
+    clusters,
+    draw_text,
+    drawable,
+    face,
+    fit,
+    missing_font_packages,
+    reset_fonts,
+    text_line,
+)
 from bot.rules import Position
 from bot.rules.veloop import Position as VeloopPosition
 
@@ -53,7 +67,7 @@ def header_of(name: str, theme: str = "dark", result: str | None = None) -> Imag
 
 def alone(text: str, font: TextFace, size: tuple[int, int] = (400, 60)) -> bytes:
     im = Image.new("RGB", size, (0, 0, 0))
-    with canvas.DRAWING:
+    with DRAWING:
         draw_text(im, (4, size[1] / 2), text, font, (255, 255, 255), anchor="lm")
     return im.tobytes()
 
@@ -118,7 +132,7 @@ def test_veloop_headers_draw_japanese_and_emoji_names_too() -> None:
 
 def test_long_names_are_cut_between_whole_emoji_and_fit_as_drawn() -> None:
     font = TextFace(28)
-    with canvas.DRAWING:
+    with DRAWING:
         for name in (FAMILY * 12, "ネコ" * 20, "Ann🎲" * 15):
             short = fit(name, font, 220)
             assert short.endswith("…") and font.getlength(short) <= 220
@@ -137,7 +151,7 @@ def test_other_scripts_fall_back_to_their_noto_font_and_are_shaped() -> None:
     assert [which for which, _ in font.runs("राहुल")] == ["script:Devanagari"]
     assert alone("สมชาย", font) != alone("ชายสม", font)
     # Devanagari joins क ् ष into one conjunct: drawn shaped, not letter by letter
-    script = canvas._script("Devanagari", 30, True)
+    script = _script("Devanagari", 30, True)
     assert script is not None
     basic = ImageFont.truetype(script.path, 30, layout_engine=ImageFont.Layout.BASIC)
     assert font.getlength("क्ष") != basic.getlength("क्ष")
@@ -166,12 +180,12 @@ def test_without_the_fonts_what_dejavu_lacks_is_left_out() -> None:
 
 @pytest.mark.usefixtures("without_system_fonts")
 def test_without_the_fonts_the_scripts_are_told_what_to_install() -> None:
-    missing = canvas.missing_font_packages()
+    missing = missing_font_packages()
     assert missing[:3] == ["fonts-noto-cjk", "fonts-noto-color-emoji", "fonts-noto-core"]
 
 
 def test_with_the_fonts_nothing_is_missing() -> None:
-    assert canvas.missing_font_packages() == []
+    assert missing_font_packages() == []
 
 
 @pytest.mark.usefixtures("without_system_fonts")
@@ -189,17 +203,17 @@ def test_warming_up_loads_the_fonts_a_language_needs_before_any_board_is_asked_f
     from bot.i18n import words
     from bot.rules.registry import find_game
 
-    canvas.reset_fonts()
-    assert canvas._cjk.cache_info().currsize == 0 and canvas._emoji.cache_info().currsize == 0
+    reset_fonts()
+    assert _cjk.cache_info().currsize == 0 and _emoji.cache_info().currsize == 0
     render.warm([words("en"), words("ja")])
-    loaded = canvas._cjk.cache_info().currsize
+    loaded = _cjk.cache_info().currsize
     assert loaded > 0, "Japanese needs the CJK font"
-    assert canvas._emoji.cache_info().currsize == 1, "names with emoji need the emoji font"
+    assert _emoji.cache_info().currsize == 1, "names with emoji need the emoji font"
     for game in ("veletas", "veloop"):
         render.drawer(game).game_png(
             find_game(game).new(), theme="dark", players={"black": "さくら", "white": "🐉"}, words=words("ja")
         )
-    assert canvas._cjk.cache_info().currsize == loaded, "a Japanese member's board loads no font after the warm-up"
+    assert _cjk.cache_info().currsize == loaded, "a Japanese member's board loads no font after the warm-up"
 
 
 @settings(max_examples=300, deadline=None)
@@ -220,7 +234,7 @@ def test_warming_up_loads_the_fonts_a_language_needs_before_any_board_is_asked_f
 def test_a_remembered_text_line_is_drawn_pixel_for_pixel_as_pillow_draws_it(
     text: str, x: float, y: float, anchor: str, px: int, bold: bool, mode: str, fill: tuple[int, int, int] | int
 ) -> None:
-    font = canvas.face(px, bold)
+    font = face(px, bold)
     ink = fill if mode == "RGB" or isinstance(fill, int) else fill[0]
     if mode == "RGB" and isinstance(ink, int):
         ink = (ink, ink, ink)
@@ -228,7 +242,7 @@ def test_a_remembered_text_line_is_drawn_pixel_for_pixel_as_pillow_draws_it(
     ImageDraw.Draw(expected).text((x, y), text, font=font, fill=ink, anchor=anchor)
     for _ in range(2):  # drawn first from FreeType, then from what was remembered
         drawn = Image.new(mode, (200, 60), (40, 60, 80) if mode == "RGB" else 7)
-        canvas.text_line(ImageDraw.Draw(drawn), (x, y), text, font, ink, anchor)
+        text_line(ImageDraw.Draw(drawn), (x, y), text, font, ink, anchor)
         assert drawn.tobytes() == expected.tobytes()
 
 

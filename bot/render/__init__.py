@@ -1,19 +1,25 @@
 """Board images and replay GIFs of every game, drawn with Pillow only.
 
-``canvas`` holds what all games share (themes, layout, sprites, the header, palettes, PNG and
-GIF encoding); each game has one drawer module (``veletas``, ``veloop``) holding its ``Drawer``.
-``DRAWERS`` finds a game's drawer by the game's name, through the ``drawer`` its descriptor names
-(``bot.rules.registry``), so code that serves every game never names one and a registered game's drawer
-is found without being listed here.
+What all games share is written once: ``theme`` (the looks), ``text`` (fonts for every script),
+``sprites`` (stones, marks, lines, tiles), ``palette`` (the palette, PNG and GIF encoding) and
+``canvas`` (the layout, the header, boards put together from cached pieces), and ``game_drawer``,
+whose ``Drawer`` does what every game's drawer does the same way. Each game has one drawer module
+(``veletas``, ``veloop``) with a ``Drawer`` subclass supplying only what is its own. ``DRAWERS`` finds
+a game's drawer by the game's name, through the ``drawer`` its descriptor names (``bot.rules.registry``),
+so code that serves every game never names one and a registered game's drawer is found without being
+listed here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from bot.i18n import Words
-from bot.render.canvas import DEFAULT_THEME, DEFAULT_WIDTH, PNG_COMPRESS_LEVEL, THEMES, Layout, Theme, layout
-from bot.render.drawer import Drawer
+from bot.render.canvas import DEFAULT_WIDTH, Layout, layout
+from bot.render.game_drawer import Drawer
+from bot.render.palette import PNG_COMPRESS_LEVEL
+from bot.render.theme import DEFAULT_THEME, THEMES, Theme
 from bot.render.veletas import Hints, board_image, board_png, game_image, game_png, replay_gif
 from bot.render.veloop import (
     VeloopHints,
@@ -52,16 +58,19 @@ __all__ = [
 ]
 
 
-class _Drawers(Mapping[str, Drawer]):
+AnyDrawer = Drawer[Any, Any, Any, Any, Any]
+
+
+class _Drawers(Mapping[str, AnyDrawer]):
     """Every registered game's drawer by the game's name, imported from its descriptor's ``drawer`` when first asked."""
 
-    def __getitem__(self, game: str) -> Drawer:
+    def __getitem__(self, game: str) -> AnyDrawer:
         descriptor = DESCRIPTORS.get(game)
         if descriptor is None:
             raise KeyError(game)
         found = load(descriptor.drawer)
         if not isinstance(found, Drawer):
-            raise TypeError(f"{descriptor.drawer} is not a Drawer")
+            raise TypeError(f"{descriptor.drawer} is not a bot.render.game_drawer.Drawer")
         return found
 
     def __iter__(self) -> Iterator[str]:
@@ -71,7 +80,7 @@ class _Drawers(Mapping[str, Drawer]):
         return len(DESCRIPTORS)
 
 
-DRAWERS: Mapping[str, Drawer] = _Drawers()
+DRAWERS: Mapping[str, AnyDrawer] = _Drawers()
 
 
 def warm(languages: Iterable[Words], themes: Iterable[str] = THEMES) -> None:
@@ -91,7 +100,7 @@ def warm(languages: Iterable[Words], themes: Iterable[str] = THEMES) -> None:
                 drawn.game_png(state, theme=theme, players=names, words=each)
 
 
-def drawer(game: str) -> Drawer:
+def drawer(game: str) -> AnyDrawer:
     """The drawer of a game by its name ("veletas", "veloop")."""
     try:
         return DRAWERS[game]

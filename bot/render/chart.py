@@ -14,7 +14,9 @@ from PIL import Image, ImageDraw
 
 from bot.i18n import Words
 from bot.ratings import START_DEVIATION, START_RATING
-from bot.render.canvas import DRAWING, PNG_COMPRESS_LEVEL, TextFace, draw_text, face, fit, mix, theme_named
+from bot.render.palette import PNG_COMPRESS_LEVEL
+from bot.render.text import DRAWING, TextFace, draw_text, face, fit
+from bot.render.theme import mix, theme_named
 from bot.render.words import or_english
 
 WIDTH, HEIGHT = 800, 360

@@ -5,7 +5,7 @@ Discord. They are made to be read on a phone, where Discord shows an image about
 standings and the podium are 800 px wide (standings wider only past five short tie-break labels),
 a bracket 600 px with everything in proportion, so names read at 13 to 14 px there and the smallest
 words at 10 px. A bigger field makes an image taller, never wider, so Discord never shrinks it
-further. Names and words may be in any script, emoji included (see ``canvas``).
+further. Names and words may be in any script, emoji included (see ``text``).
 
 The few fixed words come from ``TournamentWords`` (English by default), so a caller can pass
 another language's.
@@ -20,19 +20,9 @@ from functools import lru_cache
 
 from PIL import Image, ImageChops, ImageDraw
 
-from bot.render.canvas import (
-    DRAWING,
-    RGB,
-    TextFace,
-    Theme,
-    draw_text,
-    fit,
-    font_generation,
-    mix,
-    png,
-    theme_named,
-    visible,
-)
+from bot.render.palette import png
+from bot.render.text import DRAWING, TextFace, draw_text, fit, font_generation, visible
+from bot.render.theme import RGB, Theme, mix, theme_named
 from bot.tournaments.elimination import BYE, BracketState, MatchState, Occupant, Source
 from bot.tournaments.standings import Standing
 
@@ -189,7 +179,7 @@ class _Sheet:
     def text(
         self, xy: tuple[float, float], text: str, font: TextFace, fill: RGB, ground: RGB, anchor: str = "la"
     ) -> float:
-        """Draw ``text`` as ``canvas.draw_text`` would, on a spot of colour ``ground``; returns its width."""
+        """Draw ``text`` as ``text.draw_text`` would, on a spot of colour ``ground``; returns its width."""
         sprite = _sprite(self.look, text, font, fill, ground, anchor, font_generation())
         if sprite is not None:
             image, mask, dx, dy = sprite

@@ -1,55 +1,43 @@
 """Veletas on the shared canvas: stones, shooters (claimed or not), the last move's path and shot, claims,
 setup hatching, the pie choice and the result; hints for the guided move.
+
+``VeletasDrawer`` supplies what is Veletas's own to the shared ``Drawer`` (``game_drawer``): its pieces and
+marks, its catalogue for the palette, and its rules objects as scenes; ``VELETAS`` is the one drawer, and
+``board_png``, ``game_png`` and ``replay_gif`` are its public functions.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
 from bot.i18n import Words
-from bot.render.canvas import (
-    DRAWING,
-    GIF_FINAL_MS,
-    GIF_FRAME_MS,
-    Cell,
-    Compositor,
-    Header,
-    Layout,
-    Paste,
-    Theme,
-    build_palette,
+from bot.render.canvas import Cell, Header, Layout, Paste, Pastes, cell_of, queen_line
+from bot.render.game_drawer import Drawer, recorded_players
+from bot.render.sprites import (
     cap,
-    cell_of,
     circle,
-    compose,
-    drawable,
-    face,
-    gif,
-    layout,
     mark,
-    png,
-    queen_line,
     segment,
     shaded_disc,
+    shadow,
     shooter_light,
-    sprite_at,
     square_tile,
     stone,
     stone_light,
     supersampled,
-    theme_named,
 )
-from bot.render.drawer import Drawer
-from bot.render.words import colour_names, colour_times, or_english
+from bot.render.text import drawable, face
+from bot.render.theme import Theme
+from bot.render.words import colour_times, or_english
 from bot.rules import Game, Move, Position
-from bot.rules.common import read_record, square_name
+from bot.rules.common import square_name
 
-__all__ = ["Hints", "board_image", "board_png", "game_image", "game_png", "replay_gif"]
+__all__ = ["VELETAS", "Hints", "VeletasDrawer", "board_image", "board_png", "game_image", "game_png", "replay_gif"]
 
 
 @dataclass(frozen=True)
@@ -118,9 +106,7 @@ def _piece(theme: Theme, sq: int, kind: str) -> Image.Image:
     def draw(d: ImageDraw.ImageDraw, s: int) -> None:
         size = sq * s
         c = size / 2
-        if theme.shadow:
-            off = size * 0.035
-            circle(d, c + off * 0.6, c + off, size * 0.40, (0, 0, 0, theme.shadow))
+        shadow(d, theme, size, c, size * 0.40)
         rim_w = max(s, size * 0.04)
         if theme.square_shooters:
             half = size * 0.39
@@ -199,91 +185,6 @@ def _badge(theme: Theme, sq: int, black: int, white: int) -> Image.Image:
             d.text(((x0 + x1) / 2, (y0 + y1) / 2), str(value), font=font, fill=ink, anchor="mm")
 
     return supersampled(sq, sq, draw)
-
-
-def _pastes(scene: _Scene, theme: Theme, lay: Layout) -> list[Paste]:
-    """The scene's sprites in the order they are laid: tints, lines, marks, pieces, hints, badges."""
-    pastes: list[Paste] = []
-
-    def add(cell: Cell, draw: Callable[..., Image.Image], *args: Hashable) -> None:
-        pastes.append(sprite_at(theme, lay, cell, draw, *args))
-
-    for cell in set(scene.tints) | scene.hatched:
-        add(cell, square_tile, (cell[0] + cell[1]) % 2 == 0, scene.tints.get(cell), cell in scene.hatched)
-    for line, style in ((scene.path, "move"), (scene.shot, "shot")):
-        for a, b in itertools.pairwise(line):
-            add((min(a[0], b[0]), max(a[1], b[1])), segment, b[0] - a[0], b[1] - a[1], style)
-        if len(line) > 1 and style == "move":
-            add(line[0], cap, style)
-    for cells, kind in ((scene.ghosts, "ghost"), (scene.claims, "claim")):
-        for cell in cells:
-            add(cell, _mark, kind)
-    for cell, piece in scene.pieces.items():
-        add(cell, _piece, piece)
-    for cells, kind in ((scene.dots, "dot"), (scene.rings, "ring"), (scene.selected, "select")):
-        for cell in cells:
-            add(cell, _mark, kind)
-    for cell, (black, white) in scene.badges.items():
-        add(cell, _badge, black, white)
-    return pastes
-
-
-def _compose(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
-    """The scene as an RGB image, drawn the plain way (palettes are built from these)."""
-    lay = layout(scene.n, width)
-    return compose(theme, lay, _pastes(scene, theme, lay), scene.header)
-
-
-# --- the palette: fixed per theme, built from a catalogue of everything the renderer draws ---------------
-
-
-def _catalogue(theme: Theme) -> list[_Scene]:
-    n = 10
-    cells = [(f, r) for f in range(n) for r in range(n)]
-    kinds = "SBWbw"
-    pieces = {cell: kinds[i % 5] for i, cell in enumerate(cells) if i % 3 != 2}
-    header = Header(("Black player", "White player"), (2, 3), "black", "Black to move · 4 to win")
-    over = Header(("Black player", "White player"), (4, 1), None, "Black wins 4 – 1", finished=True)
-    odd = frozenset(c for c in cells if (c[0] * 3 + c[1]) % 4 == 0)
-    return [
-        _Scene(
-            n=n,
-            pieces=pieces,
-            header=header,
-            tints={c: ("move", "shot")[i % 4 // 2] for i, c in enumerate(cells) if i % 2},
-            selected=frozenset(c for c in cells if c[1] == 9),
-            ghosts=odd,
-            path=((0, 0), (1, 1), (2, 2), (2, 3), (2, 4), (1, 4), (0, 3)),
-            shot=((5, 5), (6, 5), (7, 6), (7, 7)),
-            claims=odd,
-            badges={c: (c[0] % 8, c[1] % 8) for c in cells if c[0] % 2 == 0},
-        ),
-        _Scene(
-            n=n,
-            pieces={},
-            header=over,
-            hatched=frozenset(c for c in cells if c[0] < 3),
-            tints={c: ("move", "shot")[c[1] % 2] for c in cells if c[0] % 3 == 0},
-            selected=frozenset(c for c in cells if c[0] == 9),
-            dots=frozenset(c for c in cells if c[1] % 2 == 0),
-            rings=frozenset(c for c in cells if c[1] % 2 == 1),
-        ),
-    ]
-
-
-@lru_cache(maxsize=8)
-def _palette(theme: Theme) -> Image.Image:
-    return build_palette(theme, [_compose(scene, theme, None) for scene in _catalogue(theme)])
-
-
-_BOARDS = Compositor(_palette)
-
-
-def _draw(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
-    """The scene as a palette image: ``to_palette(_compose(...), _palette(theme))``, from cached pieces."""
-    lay = layout(scene.n, width)
-    with DRAWING:
-        return _BOARDS.draw(theme, lay, _pastes(scene, theme, lay), scene.header)
 
 
 def _ended(header: Header, result: str | None) -> Header:
@@ -385,72 +286,6 @@ def _only_shooter_of(pieces: Mapping[Cell, str], target: Cell, n: int) -> str | 
     return square_name(*found[0]) if len(found) == 1 else None
 
 
-def _as_move(move: Move | str | None) -> Move | None:
-    if move is None or isinstance(move, Move):
-        return move
-    return Move.parse(move)
-
-
-def board_image(
-    position: Position,
-    *,
-    last_move: Move | str | None = None,
-    theme: str = "light",
-    hints: Hints | None = None,
-    size: int | None = None,
-    players: Mapping[str, str] | None = None,
-    result: str | None = None,
-    words: Words | None = None,
-    clocks: Mapping[str, str] | None = None,
-) -> Image.Image:
-    """The board as a palette image (see ``board_png``), for callers that compose or animate it."""
-    look = theme_named(theme)
-    w = or_english(words)
-    names = colour_names(players, w)
-    times = colour_times(clocks)
-    to_move, status, finished = _status_line(position, names, w, times)
-    header = _ended(Header(names, position.score, to_move, status, finished, times), result)
-    scene = _scene(position, last_move=_as_move(last_move), hints=hints, header=header)
-    return _draw(scene, look, size)
-
-
-def board_png(
-    position: Position,
-    *,
-    last_move: Move | str | None = None,
-    theme: str = "light",
-    hints: Hints | None = None,
-    size: int | None = None,
-    players: Mapping[str, str] | None = None,
-    result: str | None = None,
-    words: Words | None = None,
-    clocks: Mapping[str, str] | None = None,
-) -> bytes:
-    """A PNG of the position: pieces, the last move and its claims, the score, whose turn it is.
-
-    ``size`` is the image width in pixels (default 800); ``players`` maps ``"black"``/``"white"``
-    to the names shown in the header. ``result`` is for a game that ended off the board (a
-    resignation, a time forfeit, an adjudication): a short text such as "Grace wins · Ada
-    resigned", shown in place of whose move it is. ``words`` (``bot.i18n.Words``, English by default)
-    gives the header's words in the reader's language. ``clocks`` maps ``"black"``/``"white"`` to each side's
-    time left as shown ("4:05"): after each name, and in the status line of the side to move. The same
-    arguments always give the same bytes.
-    """
-    return png(
-        board_image(
-            position,
-            last_move=last_move,
-            theme=theme,
-            hints=hints,
-            size=size,
-            players=players,
-            result=result,
-            words=words,
-            clocks=clocks,
-        )
-    )
-
-
 # --- games: setup, pie, play and the end, and replays ---------------------------------------------------------
 
 _SEATS = ("first", "second")
@@ -546,9 +381,7 @@ def _load(game: Game | str, players: Mapping[str, str] | None) -> tuple[Game, Ma
         return game, players
     loaded = Game.from_record(game)
     if players is None:
-        record = read_record(game)
-        named = {c: record.header(c.title()) or "" for c in ("black", "white")}
-        players = {c: name for c, name in named.items() if name.strip() not in ("", "?")}
+        players = recorded_players(game)
     return loaded, players
 
 
@@ -559,91 +392,124 @@ def _replay_to(game: Game, ply: int) -> Game:
     return Game.replay(turns[:ply], variant=game.variant.name, rules=game.rules)
 
 
-def game_image(
-    game: Game | str,
-    *,
-    ply: int | None = None,
-    theme: str = "light",
-    hints: Hints | None = None,
-    size: int | None = None,
-    players: Mapping[str, str] | None = None,
-    result: str | None = None,
-    words: Words | None = None,
-    clocks: Mapping[str, str] | None = None,
-) -> Image.Image:
-    """Any state of a game as a palette image; ``ply`` counts turns played, setup and pie choice included."""
-    look = theme_named(theme)
-    full, players = _load(game, players)
-    at = full if ply is None or ply == len(full.turns) else _replay_to(full, ply)
-    count = len(at.turns)
-    previous = _replay_to(full, count - 1) if count and at.phase in ("setup", "pie", "play") else None
-    scene = _game_scene(at, previous, hints, players, result, words, clocks)
-    return _draw(scene, look, size)
+# --- the drawer --------------------------------------------------------------------------------------------
 
 
-def game_png(
-    game: Game | str,
-    *,
-    ply: int | None = None,
-    theme: str = "light",
-    hints: Hints | None = None,
-    size: int | None = None,
-    players: Mapping[str, str] | None = None,
-    result: str | None = None,
-    words: Words | None = None,
-    clocks: Mapping[str, str] | None = None,
-) -> bytes:
-    """A PNG of a game (or a record's text) after ``ply`` turns, the latest by default.
+class VeletasDrawer(Drawer[Position, Move, Game | str, Hints, _Scene]):
+    """Veletas's drawer. A game's image (``game_png``) shows its phase: setup shows where shooters may not
+    go, the pie choice says who chooses, play shows the last move, and a finished game shows its result;
+    ``ply`` counts turns played, setup and pie choice included, and ``players`` and ``clocks`` may be keyed
+    by seat (``"first"``, ``"second"``) or by colour."""
 
-    Setup shows where shooters may not go, the pie choice says who chooses, play shows the last
-    move, and a finished game shows its result. ``players`` may be keyed by seat or by colour.
-    ``result`` (see ``board_png``) replaces the status line of a game that ended off the board; ``clocks``
-    (see ``board_png``) may be keyed by seat or by colour.
-    """
-    shown = game_image(
-        game, ply=ply, theme=theme, hints=hints, size=size, players=players, result=result, words=words, clocks=clocks
-    )
-    return png(shown)
+    game = "veletas"
+    hints = Hints
+
+    def parse_move(self, text: str) -> Move:
+        return Move.parse(text)
+
+    def pastes(self, scene: _Scene, theme: Theme, lay: Layout) -> list[Paste]:
+        """The scene's sprites in the order they are laid: tints, lines, marks, pieces, hints, badges."""
+        pastes = Pastes(theme, lay)
+        add = pastes.add
+
+        for cell in set(scene.tints) | scene.hatched:
+            add(cell, square_tile, (cell[0] + cell[1]) % 2 == 0, scene.tints.get(cell), cell in scene.hatched)
+        for line, style in ((scene.path, "move"), (scene.shot, "shot")):
+            for a, b in itertools.pairwise(line):
+                add((min(a[0], b[0]), max(a[1], b[1])), segment, b[0] - a[0], b[1] - a[1], style)
+            if len(line) > 1 and style == "move":
+                add(line[0], cap, style)
+        for cells, kind in ((scene.ghosts, "ghost"), (scene.claims, "claim")):
+            for cell in cells:
+                add(cell, _mark, kind)
+        for cell, piece in scene.pieces.items():
+            add(cell, _piece, piece)
+        for cells, kind in ((scene.dots, "dot"), (scene.rings, "ring"), (scene.selected, "select")):
+            for cell in cells:
+                add(cell, _mark, kind)
+        for cell, (black, white) in scene.badges.items():
+            add(cell, _badge, black, white)
+        return pastes
+
+    def catalogue(self, theme: Theme) -> list[_Scene]:
+        n = 10
+        cells = [(f, r) for f in range(n) for r in range(n)]
+        kinds = "SBWbw"
+        pieces = {cell: kinds[i % 5] for i, cell in enumerate(cells) if i % 3 != 2}
+        header = Header(("Black player", "White player"), (2, 3), "black", "Black to move · 4 to win")
+        over = Header(("Black player", "White player"), (4, 1), None, "Black wins 4 – 1", finished=True)
+        odd = frozenset(c for c in cells if (c[0] * 3 + c[1]) % 4 == 0)
+        return [
+            _Scene(
+                n=n,
+                pieces=pieces,
+                header=header,
+                tints={c: ("move", "shot")[i % 4 // 2] for i, c in enumerate(cells) if i % 2},
+                selected=frozenset(c for c in cells if c[1] == 9),
+                ghosts=odd,
+                path=((0, 0), (1, 1), (2, 2), (2, 3), (2, 4), (1, 4), (0, 3)),
+                shot=((5, 5), (6, 5), (7, 6), (7, 7)),
+                claims=odd,
+                badges={c: (c[0] % 8, c[1] % 8) for c in cells if c[0] % 2 == 0},
+            ),
+            _Scene(
+                n=n,
+                pieces={},
+                header=over,
+                hatched=frozenset(c for c in cells if c[0] < 3),
+                tints={c: ("move", "shot")[c[1] % 2] for c in cells if c[0] % 3 == 0},
+                selected=frozenset(c for c in cells if c[0] == 9),
+                dots=frozenset(c for c in cells if c[1] % 2 == 0),
+                rings=frozenset(c for c in cells if c[1] % 2 == 1),
+            ),
+        ]
+
+    def position_scene(
+        self,
+        position: Position,
+        last_move: Move | None,
+        hints: Hints | None,
+        names: tuple[str, str],
+        times: tuple[str | None, str | None],
+        result: str | None,
+        w: Words,
+    ) -> _Scene:
+        to_move, status, finished = _status_line(position, names, w, times)
+        header = _ended(Header(names, position.score, to_move, status, finished, times), result)
+        return _scene(position, last_move=last_move, hints=hints, header=header)
+
+    def game_scene(
+        self,
+        game: Game | str,
+        ply: int | None,
+        hints: Hints | None,
+        players: Mapping[str, str] | None,
+        result: str | None,
+        words: Words | None,
+        clocks: Mapping[str, str] | None,
+    ) -> _Scene:
+        full, players = _load(game, players)
+        at = full if ply is None or ply == len(full.turns) else _replay_to(full, ply)
+        count = len(at.turns)
+        previous = _replay_to(full, count - 1) if count and at.phase in ("setup", "pie", "play") else None
+        return _game_scene(at, previous, hints, players, result, words, clocks)
+
+    def replay_scenes(
+        self, game: Game | str, players: Mapping[str, str] | None, result: str | None, words: Words | None
+    ) -> Iterator[_Scene]:
+        full, names = _load(game, players)
+        current = Game.new(full.variant.name, rules=full.rules)
+        count = len(full.turns)
+        yield _game_scene(current, None, None, names, result if count == 0 else None, words)
+        for k, turn in enumerate(full.turns, 1):
+            previous, current = current, current.play(turn)
+            ending = result if k == count else None
+            yield _game_scene(current, previous, None, names, ending, words)
 
 
-def _frames(
-    game: Game,
-    players: Mapping[str, str] | None,
-    theme: Theme,
-    size: int | None,
-    result: str | None,
-    w: Words | None = None,
-) -> list[Image.Image]:
-    current = Game.new(game.variant.name, rules=game.rules)
-    count = len(game.turns)
-    frames = [_draw(_game_scene(current, None, None, players, result if count == 0 else None, w), theme, size)]
-    for k, turn in enumerate(game.turns, 1):
-        previous, current = current, current.play(turn)
-        ending = result if k == count else None
-        frames.append(_draw(_game_scene(current, previous, None, players, ending, w), theme, size))
-    return frames
-
-
-def replay_gif(
-    game: Game | str,
-    *,
-    theme: str = "light",
-    size: int | None = None,
-    players: Mapping[str, str] | None = None,
-    frame_ms: int = GIF_FRAME_MS,
-    final_ms: int = GIF_FINAL_MS,
-    result: str | None = None,
-    words: Words | None = None,
-) -> bytes:
-    """An animated GIF of a whole game from its empty board, holding the final position a while.
-
-    ``result`` (see ``board_png``) is shown on the last frame of a game that ended off the board.
-    """
-    look = theme_named(theme)
-    full, names = _load(game, players)
-    frames = _frames(full, names, look, size, result, words)
-    return gif(frames, frame_ms=frame_ms, final_ms=final_ms)
-
-
-DRAWER = Drawer("veletas", board_png, game_png, replay_gif, Hints)
-"""Veletas's drawer, as its descriptor names it (``bot.render.veletas:DRAWER``)."""
+VELETAS = VeletasDrawer()
+board_image = VELETAS.board_image
+board_png = VELETAS.board_png
+game_image = VELETAS.game_image
+game_png = VELETAS.game_png
+replay_gif = VELETAS.replay_gif

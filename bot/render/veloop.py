@@ -5,11 +5,14 @@ A stack is drawn as two stones, the lower one peeking out below the upper one, s
 as taller than a single stone in every theme and whatever its colours (two stones of one colour
 can end up stacked after a swap). Only the top stone counts in the rules, and it is the one
 drawn whole.
+
+``VeloopDrawer`` supplies what is Veloop's own to the shared ``Drawer`` (``game_drawer``); ``VELOOP`` is the
+one drawer, and ``veloop_board_png``, ``veloop_game_png`` and ``veloop_replay_gif`` are its public functions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol
@@ -17,41 +20,16 @@ from typing import Protocol
 from PIL import Image, ImageDraw
 
 from bot.i18n import Words
-from bot.render.canvas import (
-    DRAWING,
-    GIF_FINAL_MS,
-    GIF_FRAME_MS,
-    RGB,
-    Cell,
-    Compositor,
-    Header,
-    Layout,
-    Paste,
-    Theme,
-    build_palette,
-    cap,
-    cell_of,
-    circle,
-    compose,
-    gif,
-    layout,
-    mark,
-    mix,
-    png,
-    segment,
-    shaded_disc,
-    sprite_at,
-    square_tile,
-    stone_light,
-    supersampled,
-    theme_named,
-)
-from bot.render.drawer import Drawer
+from bot.render.canvas import Cell, Header, Layout, Paste, Pastes, cell_of
+from bot.render.game_drawer import Drawer, recorded_players
+from bot.render.sprites import cap, circle, mark, segment, shadow, square_tile, stone, stone_light, supersampled
+from bot.render.theme import RGB, Theme, mix
 from bot.render.words import colour_names, colour_times, or_english
-from bot.rules.common import read_record
 from bot.rules.veloop import Move, Position, Replay, replay
 
 __all__ = [
+    "VELOOP",
+    "VeloopDrawer",
     "VeloopHints",
     "veloop_board_image",
     "veloop_board_png",
@@ -129,6 +107,8 @@ def _separation(theme: Theme, kind: str) -> RGB:
 @lru_cache(maxsize=256)
 def _stones(theme: Theme, sq: int, kind: str) -> Image.Image:
     """A single stone (``b``, ``w``) or a stack of two (``bw``: white on black) the size of a square."""
+    if len(kind) == 1:
+        return stone(theme, sq, kind)
 
     def disc(d: ImageDraw.ImageDraw, s: int, cy: float, r: float, colour: str, sep: bool) -> None:
         size = sq * s
@@ -152,18 +132,8 @@ def _stones(theme: Theme, sq: int, kind: str) -> Image.Image:
     def draw(d: ImageDraw.ImageDraw, s: int) -> None:
         size = sq * s
         c = size / 2
-        if len(kind) == 1:
-            if theme.shadow:
-                off = size * 0.035
-                circle(d, c + off * 0.6, c + off, size * 0.40, (0, 0, 0, theme.shadow))
-            rim = theme.black_rim if kind == "b" else theme.white_rim
-            circle(d, c, c, size * 0.38, rim)
-            shaded_disc(d, c, size * 0.38 - max(s, size * 0.035), *stone_light(theme, kind), theme.shaded)
-            return
         lower, upper = kind[0], kind[1]
-        if theme.shadow:
-            off = size * 0.035
-            circle(d, c + off * 0.6, c + size * _LOWER + off, size * (_STACK_R + 0.02), (0, 0, 0, theme.shadow))
+        shadow(d, theme, size, c + size * _LOWER, size * (_STACK_R + 0.02))
         disc(d, s, c + size * _LOWER, size * _STACK_R, lower, False)
         disc(d, s, c - size * _UPPER, size * _STACK_R, upper, True)
 
@@ -226,93 +196,6 @@ def _swap_arrow(theme: Theme, sq: int, across: bool, colour: RGB) -> Image.Image
         d.polygon(outline(0.0), fill=colour)
 
     return supersampled(w, h, draw)
-
-
-# --- composing ---------------------------------------------------------------------------------------------
-
-
-def _pastes(scene: _Scene, theme: Theme, lay: Layout) -> list[Paste]:
-    """The scene's sprites in the order they are laid: tints, the leap, stones, then marks on top."""
-    pastes: list[Paste] = []
-
-    def add(cell: Cell, draw: Callable[..., Image.Image], *args: Hashable) -> None:
-        pastes.append(sprite_at(theme, lay, cell, draw, *args))
-
-    for cell, tint in scene.tints.items():
-        add(cell, square_tile, (cell[0] + cell[1]) % 2 == 0, tint, False)
-    if scene.leap is not None:
-        a, b = scene.leap
-        add((min(a[0], b[0]), max(a[1], b[1])), segment, b[0] - a[0], b[1] - a[1], "move")
-        add(a, cap, "move")
-    for cell, kind in scene.stacks.items():
-        add(cell, _stones, kind)
-    for cell in scene.confined:
-        add(cell, _veloop_mark, "confined")
-    for pair, colour in ((scene.swap, theme.shot_line), (scene.preview, theme.text)):
-        if pair is not None:
-            first, second = sorted(pair, key=lambda c: (c[0], -c[1]))  # left one, or upper one
-            add(first, _swap_arrow, first[1] == second[1], colour)
-    for cells, kind in ((scene.dots, "dot"), (scene.selected, "select")):
-        for cell in cells:
-            add(cell, mark, kind)
-    for cell in scene.halos:
-        add(cell, _veloop_mark, "halo")
-    return pastes
-
-
-def _compose(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
-    """The scene as an RGB image, drawn the plain way (palettes are built from these)."""
-    lay = layout(scene.n, width)
-    return compose(theme, lay, _pastes(scene, theme, lay), scene.header)
-
-
-def _catalogue(theme: Theme) -> list[Image.Image]:
-    """Boards showing everything this drawer draws, at the sizes players use, to build the palette from."""
-    images = []
-    kinds = ("b", "w", "bw", "wb", "bb", "ww")
-    running = Header(("Black player", "White player"), (0, 0), "black", "Black player to move  ·  ply 1 of 2")
-    names = ("Black player", "White player")
-    over = Header(names, (-1, 0), "white", "White player wins  ·  1 black stone confined", True)
-    for n in (8, 12):
-        cells = [(f, r) for f in range(n) for r in range(n)]
-        stacks = {c: kinds[i % 6] for i, c in enumerate(cells) if i % 3 != 2}
-        tints = {c: ("move", "support", "shot")[i % 3] for i, c in enumerate(cells) if i % 4 == 1}
-        images.append(
-            _compose(
-                _Scene(
-                    n=n,
-                    stacks=stacks,
-                    header=running if n == 8 else over,
-                    tints=tints,
-                    leap=((2, 2), (3, 4)),
-                    swap=((2, 3), (3, 3)),
-                    preview=((5, 5), (5, 6)),
-                    confined=frozenset(c for c in cells if (c[0] + 2 * c[1]) % 5 == 0),
-                    dots=frozenset(c for c in cells if c not in stacks),
-                    halos=frozenset(c for c in cells if c[0] % 3 == 0),
-                    selected=frozenset(c for c in cells if c[1] == 0),
-                ),
-                theme,
-                None,
-            )
-        )
-    return images
-
-
-@lru_cache(maxsize=8)
-def _palette(theme: Theme) -> Image.Image:
-    extra = [mix(square, theme.move, theme.tint / 2) for square in (theme.light, theme.dark)]
-    return build_palette(theme, _catalogue(theme), extra)
-
-
-_BOARDS = Compositor(_palette)
-
-
-def _draw(scene: _Scene, theme: Theme, width: int | None) -> Image.Image:
-    """The scene as a palette image: ``to_palette(_compose(...), _palette(theme))``, from cached pieces."""
-    lay = layout(scene.n, width)
-    with DRAWING:
-        return _BOARDS.draw(theme, lay, _pastes(scene, theme, lay), scene.header)
 
 
 # --- from rules objects to scenes --------------------------------------------------------------------------
@@ -410,69 +293,6 @@ def _scene(
     )
 
 
-def _as_move(move: Move | str | None) -> Move | None:
-    if move is None or isinstance(move, Move):
-        return move
-    return Move.parse(move)
-
-
-def veloop_board_image(
-    position: Position,
-    *,
-    last_move: Move | str | None = None,
-    theme: str = "light",
-    hints: VeloopHints | None = None,
-    size: int | None = None,
-    players: Mapping[str, str] | None = None,
-    result: str | None = None,
-    words: Words | None = None,
-    clocks: Mapping[str, str] | None = None,
-) -> Image.Image:
-    """The board as a palette image (see ``veloop_board_png``), for callers that compose or animate it."""
-    look = theme_named(theme)
-    w = or_english(words)
-    names = colour_names(players, w)
-    times = colour_times(clocks)
-    scene = _scene(position, last_move=_as_move(last_move), hints=hints, names=names, result=result, w=w, times=times)
-    return _draw(scene, look, size)
-
-
-def veloop_board_png(
-    position: Position,
-    *,
-    last_move: Move | str | None = None,
-    theme: str = "light",
-    hints: VeloopHints | None = None,
-    size: int | None = None,
-    players: Mapping[str, str] | None = None,
-    result: str | None = None,
-    words: Words | None = None,
-    clocks: Mapping[str, str] | None = None,
-) -> bytes:
-    """A PNG of a Veloop position: stones and stacks, the last move (target, support, swap), confined
-    stones, the score (each side's confined stones) and whose move it is.
-
-    ``last_move`` is the move that led here (``f6<e4``); ``players`` maps ``"black"``/``"white"``
-    to names; ``result`` is for a game that ended off the board (a resignation, a time forfeit):
-    a short text such as "Grace wins · Ada resigned" shown in place of whose move it is; ``clocks``
-    maps ``"black"``/``"white"`` to each side's time left as shown. The same arguments always give the
-    same bytes.
-    """
-    return png(
-        veloop_board_image(
-            position,
-            last_move=last_move,
-            theme=theme,
-            hints=hints,
-            size=size,
-            players=players,
-            result=result,
-            words=words,
-            clocks=clocks,
-        )
-    )
-
-
 # --- games and replays -------------------------------------------------------------------------------------
 
 
@@ -493,9 +313,7 @@ def _history(
     (those given, else a record's Black and White headers)."""
     if isinstance(game, str):
         if players is None:
-            record = read_record(game)
-            named = {c: record.header(c.title()) or "" for c in ("black", "white")}
-            players = {c: name for c, name in named.items() if name.strip() not in ("", "?")}
+            players = recorded_players(game)
         game = replay(game)
     if isinstance(game, Replay):
         return [game.start, *game.positions], list(game.moves), players
@@ -508,91 +326,129 @@ def _history(
     return positions, list(game.moves), players
 
 
-def veloop_game_image(
-    game: Replay | _GameLike | str,
-    *,
-    ply: int | None = None,
-    theme: str = "light",
-    hints: VeloopHints | None = None,
-    size: int | None = None,
-    players: Mapping[str, str] | None = None,
-    result: str | None = None,
-    words: Words | None = None,
-    clocks: Mapping[str, str] | None = None,
-) -> Image.Image:
-    """A game (a record's text, a ``Replay`` or a game value) after ``ply`` plies, the latest by default."""
-    look = theme_named(theme)
-    positions, moves, players = _history(game, players)
-    at = len(moves) if ply is None else ply
-    if not 0 <= at <= len(moves):
-        raise ValueError(f"ply {at} is not in this game: it has plies 0 to {len(moves)}")
-    last = moves[at - 1] if at else None
-    w = or_english(words)
-    names = colour_names(players, w)
-    scene = _scene(
-        positions[at], last_move=last, hints=hints, names=names, result=result, w=w, times=colour_times(clocks)
-    )
-    return _draw(scene, look, size)
+# --- the drawer --------------------------------------------------------------------------------------------
 
 
-def veloop_game_png(
-    game: Replay | _GameLike | str,
-    *,
-    ply: int | None = None,
-    theme: str = "light",
-    hints: VeloopHints | None = None,
-    size: int | None = None,
-    players: Mapping[str, str] | None = None,
-    result: str | None = None,
-    words: Words | None = None,
-    clocks: Mapping[str, str] | None = None,
-) -> bytes:
-    """A PNG of a game after ``ply`` plies (the latest by default), its last move marked.
+class VeloopDrawer(Drawer[Position, Move, Replay | _GameLike | str, VeloopHints, _Scene]):
+    """Veloop's drawer: stones and stacks, the last move (target, support, swap), confined stones, the score
+    (each side's confined stones) and whose move it is. A game is a record's text, a ``Replay`` or a game
+    value (its moves from its start), drawn ply by ply; ``last_move`` is written as ``f6<e4``."""
 
-    ``result`` (see ``veloop_board_png``) replaces the status line of a game that ended off the board.
-    """
-    return png(
-        veloop_game_image(
-            game,
-            ply=ply,
-            theme=theme,
-            hints=hints,
-            size=size,
-            players=players,
-            result=result,
-            words=words,
-            clocks=clocks,
+    game = "veloop"
+    hints = VeloopHints
+
+    def parse_move(self, text: str) -> Move:
+        return Move.parse(text)
+
+    def pastes(self, scene: _Scene, theme: Theme, lay: Layout) -> list[Paste]:
+        """The scene's sprites in the order they are laid: tints, the leap, stones, then marks on top."""
+        pastes = Pastes(theme, lay)
+        add = pastes.add
+
+        for cell, tint in scene.tints.items():
+            add(cell, square_tile, (cell[0] + cell[1]) % 2 == 0, tint, False)
+        if scene.leap is not None:
+            a, b = scene.leap
+            add((min(a[0], b[0]), max(a[1], b[1])), segment, b[0] - a[0], b[1] - a[1], "move")
+            add(a, cap, "move")
+        for cell, kind in scene.stacks.items():
+            add(cell, _stones, kind)
+        for cell in scene.confined:
+            add(cell, _veloop_mark, "confined")
+        for pair, colour in ((scene.swap, theme.shot_line), (scene.preview, theme.text)):
+            if pair is not None:
+                first, second = sorted(pair, key=lambda c: (c[0], -c[1]))  # left one, or upper one
+                add(first, _swap_arrow, first[1] == second[1], colour)
+        for cells, kind in ((scene.dots, "dot"), (scene.selected, "select")):
+            for cell in cells:
+                add(cell, mark, kind)
+        for cell in scene.halos:
+            add(cell, _veloop_mark, "halo")
+        return pastes
+
+    def catalogue(self, theme: Theme) -> list[_Scene]:
+        scenes = []
+        kinds = ("b", "w", "bw", "wb", "bb", "ww")
+        running = Header(("Black player", "White player"), (0, 0), "black", "Black player to move  ·  ply 1 of 2")
+        names = ("Black player", "White player")
+        over = Header(names, (-1, 0), "white", "White player wins  ·  1 black stone confined", True)
+        for n in (8, 12):
+            cells = [(f, r) for f in range(n) for r in range(n)]
+            stacks = {c: kinds[i % 6] for i, c in enumerate(cells) if i % 3 != 2}
+            tints = {c: ("move", "support", "shot")[i % 3] for i, c in enumerate(cells) if i % 4 == 1}
+            scenes.append(
+                _Scene(
+                    n=n,
+                    stacks=stacks,
+                    header=running if n == 8 else over,
+                    tints=tints,
+                    leap=((2, 2), (3, 4)),
+                    swap=((2, 3), (3, 3)),
+                    preview=((5, 5), (5, 6)),
+                    confined=frozenset(c for c in cells if (c[0] + 2 * c[1]) % 5 == 0),
+                    dots=frozenset(c for c in cells if c not in stacks),
+                    halos=frozenset(c for c in cells if c[0] % 3 == 0),
+                    selected=frozenset(c for c in cells if c[1] == 0),
+                )
+            )
+        return scenes
+
+    def extra_colours(self, theme: Theme) -> list[RGB]:
+        """The square a move leapt from is tinted at half strength: both its shades, exactly."""
+        return [mix(square, theme.move, theme.tint / 2) for square in (theme.light, theme.dark)]
+
+    def position_scene(
+        self,
+        position: Position,
+        last_move: Move | None,
+        hints: VeloopHints | None,
+        names: tuple[str, str],
+        times: tuple[str | None, str | None],
+        result: str | None,
+        w: Words,
+    ) -> _Scene:
+        return _scene(position, last_move=last_move, hints=hints, names=names, result=result, w=w, times=times)
+
+    def game_scene(
+        self,
+        game: Replay | _GameLike | str,
+        ply: int | None,
+        hints: VeloopHints | None,
+        players: Mapping[str, str] | None,
+        result: str | None,
+        words: Words | None,
+        clocks: Mapping[str, str] | None,
+    ) -> _Scene:
+        positions, moves, players = _history(game, players)
+        at = len(moves) if ply is None else ply
+        if not 0 <= at <= len(moves):
+            raise ValueError(f"ply {at} is not in this game: it has plies 0 to {len(moves)}")
+        last = moves[at - 1] if at else None
+        w = or_english(words)
+        names = colour_names(players, w)
+        return _scene(
+            positions[at], last_move=last, hints=hints, names=names, result=result, w=w, times=colour_times(clocks)
         )
-    )
+
+    def replay_scenes(
+        self,
+        game: Replay | _GameLike | str,
+        players: Mapping[str, str] | None,
+        result: str | None,
+        words: Words | None,
+    ) -> Iterator[_Scene]:
+        positions, moves, players = _history(game, players)
+        w = or_english(words)
+        names = colour_names(players, w)
+        for k, position in enumerate(positions):
+            last = moves[k - 1] if k else None
+            ending = result if k == len(moves) else None
+            yield _scene(position, last_move=last, hints=None, names=names, result=ending, w=w)
 
 
-def veloop_replay_gif(
-    game: Replay | _GameLike | str,
-    *,
-    theme: str = "light",
-    size: int | None = None,
-    players: Mapping[str, str] | None = None,
-    frame_ms: int = GIF_FRAME_MS,
-    final_ms: int = GIF_FINAL_MS,
-    result: str | None = None,
-    words: Words | None = None,
-) -> bytes:
-    """An animated GIF of a whole game from its start, one frame a ply, holding the final position a while.
-
-    ``result`` (see ``veloop_board_png``) is shown on the last frame of a game that ended off the board.
-    """
-    look = theme_named(theme)
-    positions, moves, players = _history(game, players)
-    w = or_english(words)
-    names = colour_names(players, w)
-    frames = []
-    for k, position in enumerate(positions):
-        last = moves[k - 1] if k else None
-        ending = result if k == len(moves) else None
-        scene = _scene(position, last_move=last, hints=None, names=names, result=ending, w=w)
-        frames.append(_draw(scene, look, size))
-    return gif(frames, frame_ms=frame_ms, final_ms=final_ms)
-
-
-DRAWER = Drawer("veloop", veloop_board_png, veloop_game_png, veloop_replay_gif, VeloopHints)
-"""Veloop's drawer, as its descriptor names it (``bot.render.veloop:DRAWER``)."""
+VELOOP = VeloopDrawer()
+veloop_board_image = VELOOP.board_image
+veloop_board_png = VELOOP.board_png
+veloop_game_image = VELOOP.game_image
+veloop_game_png = VELOOP.game_png
+veloop_replay_gif = VELOOP.replay_gif

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.i18n import Words, words
-from bot.render.canvas import drawable
+from bot.render.text import drawable
 
 
 def or_english(given: Words | None) -> Words:

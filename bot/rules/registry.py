@@ -33,7 +33,7 @@ class GameDescriptor:
     """Everything the layers above the rules need to host one game, parts above the rules named by module.
 
     - ``kind``: the rules (``GameKind``); its ``name`` is the game's name everywhere.
-    - ``drawer``: ``"module:attribute"`` of the game's ``bot.render.drawer.Drawer``.
+    - ``drawer``: ``"module:attribute"`` of the game's drawer, a ``bot.render.game_drawer.Drawer``.
     - ``ai``: ``"module:attribute"`` of a function ``(state, level, *, seed, time_limit) -> str`` giving the
       AI's turn as text ``state.play`` accepts; empty when the AI does not play the game.
     - ``cog``: the extension (module) that defines the game's ``Table`` and its command group.
@@ -139,7 +139,7 @@ def describe(name: str) -> GameDescriptor:
 VELETAS: Final = register(
     GameDescriptor(
         veletas.KIND,
-        drawer="bot.render.veletas:DRAWER",
+        drawer="bot.render.veletas:VELETAS",
         cog="cogs.veletas",
         ai="bot.ai.veletas:choose_turn",
         cli="bot.rules.veletas.cli:ADAPTER",
@@ -148,7 +148,7 @@ VELETAS: Final = register(
 VELOOP: Final = register(
     GameDescriptor(
         veloop.KIND,
-        drawer="bot.render.veloop:DRAWER",
+        drawer="bot.render.veloop:VELOOP",
         cog="cogs.veloop",
         ai="bot.ai.veloop:choose_turn",
         cli="bot.rules.veloop.cli:ADAPTER",

@@ -12,7 +12,7 @@ from PIL import Image
 
 from bot import render
 from bot.client import VeletasBot
-from bot.render import canvas
+from bot.render.theme import mix
 from bot.render.workers import Drawing
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
@@ -120,7 +120,7 @@ async def test_the_board_after_the_last_setup_turn_marks_the_shooters_just_place
             plain = look.dark if (file + rank) % 2 == 0 else look.light
             x, y = lay.center(square)
             corner = im.getpixel((x + round(0.45 * lay.square), y - round(0.45 * lay.square)))
-            expected = canvas.mix(plain, look.move, look.tint) if marked else plain
+            expected = mix(plain, look.move, look.tint) if marked else plain
             assert corner == expected, f"{where}: {square} {'marked as the last turn' if marked else 'not marked'}"
 
 
