@@ -75,8 +75,11 @@ async def test_a_whole_game_against_the_ai(
 def ai_has_played(fake: FakeDiscord, db_path: Path, game_id: int, ply: int) -> bool:
     """The AI's turn is done once it is committed and its board is posted and recorded."""
     with sqlite3.connect(db_path) as db:
-        row = db.execute("SELECT ply, board_message_id FROM games WHERE id = ?", (game_id,)).fetchone()
-    return bool(row and row[0] > ply and row[1] in fake.state.messages)
+        row = db.execute(
+            "SELECT ply, board_message_id, posted_version, version FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+    # The newest change's board, not an older one: a move typed before the AI's board is out is refused.
+    return bool(row and row[0] > ply and row[1] in fake.state.messages and row[2] == row[3])
 
 
 class StuckAi:
