@@ -125,6 +125,8 @@ class BergerWhy:
     table_round: int
     boards: tuple[tuple[int, int, int], ...]
     rests: tuple[int, ...]
+    reversed: bool = False
+    """A double round robin's second cycle: the table again with the sides reversed."""
 
 
 @dataclass(frozen=True)
@@ -352,7 +354,8 @@ def _bye_why(
 
 
 def explain_round_robin(t: Tournament, number: int) -> BergerWhy:
-    """A round robin's round: its Berger table (size, row) and the boards and rests as the table gave them."""
+    """A round robin's round: its Berger table (size, row, whether the sides are reversed in a double round robin's
+    second cycle) and the boards and rests as the table gave them."""
     if t.format == "swiss":
         raise TournamentError("a Swiss is not a round robin")
     rnd = t.rounds[number - 1] if 1 <= number <= len(t.rounds) else None
@@ -362,7 +365,7 @@ def explain_round_robin(t: Tournament, number: int) -> BergerWhy:
     per_cycle = max(size - 1, 1)
     boards = tuple((i, g.white, g.black) for i, g in enumerate(rnd.games, start=1))
     rests = tuple(b.player for b in rnd.byes if b.kind == "rest")
-    return BergerWhy(number, size, (number - 1) % per_cycle + 1, boards, rests)
+    return BergerWhy(number, size, (number - 1) % per_cycle + 1, boards, rests, number > per_cycle)
 
 
 def explain_bracket(bracket: Bracket, match_ids: list[str]) -> tuple[MatchWhy, ...]:

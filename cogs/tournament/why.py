@@ -135,7 +135,8 @@ def _round_robin_lines(
         why = explain_round_robin(t, number)
         if label is not None:
             out.append(words.division_heading(w, label))
-        out.append(words.t(w, "why.berger", row=why.table_round, size=why.table_size))
+        key = "why.berger_reversed" if why.reversed else "why.berger"
+        out.append(words.t(w, key, row=why.table_round, size=why.table_size))
         for _, white, black in why.boards:
             board = boards.get((white, black), 0)
             out.append(words.pairing_line(w, board, _name(known, white), _name(known, black), None, None))

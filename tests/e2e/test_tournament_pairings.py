@@ -11,13 +11,24 @@ from bot.client import VeletasBot
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
 from e2e.test_languages import english_in, in_language, seen_texts
-from e2e.tourney import boards, byes, resign_in, round_open
+from e2e.tourney import boards, byes, finished, players, resign_in, round_open
 
 
 def entered_names(db_path: Path) -> dict[int, str]:
     """The names the tournament shows its players by, as stored."""
     with sqlite3.connect(db_path) as db:
         return {int(uid): str(n) for uid, n in db.execute("SELECT user_id, name FROM tournament_players")}
+
+
+async def announced_and_started(sandbox: FakeDiscord, entrants: list[Member], name: str, format: str) -> None:
+    """The first member, made an organiser, announces a Veloop tournament; everyone joins; it starts."""
+    await sandbox.grant(entrants[0], "manage_guild")
+    announcement = await sandbox.user(entrants[0]).slash(
+        "tournament", "create", name=name, game="veloop", format=format, time="1d", settings="5"
+    )
+    for member in entrants:
+        await sandbox.user(member).click(announcement, "Join")
+    await sandbox.user(entrants[0]).slash("tournament", "start")
 
 
 async def test_a_swiss_with_an_odd_field_explains_its_bye_its_float_and_its_colours(
@@ -101,13 +112,7 @@ async def test_a_swiss_with_an_odd_field_explains_its_bye_its_float_and_its_colo
 async def test_a_round_robin_names_its_berger_row_and_a_japanese_reader_reads_it(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
 ) -> None:
-    await sandbox.grant(alice, "manage_guild")
-    announcement = await sandbox.user(alice).slash(
-        "tournament", "create", name="Liga", game="veloop", format="round_robin", time="1d", settings="5"
-    )
-    for member in (alice, bob, carol):
-        await sandbox.user(member).click(announcement, "Join")
-    await sandbox.user(alice).slash("tournament", "start")
+    await announced_and_started(sandbox, [alice, bob, carol], "Liga", "round_robin")
     (game,) = await round_open(sandbox, db_path, 1, 1)
     (rest,) = [pid for n, pid, kind in byes(db_path, 1) if n == 1 and kind == "rest"]
     name = entered_names(db_path)
@@ -122,3 +127,34 @@ async def test_a_round_robin_names_its_berger_row_and_a_japanese_reader_reads_it
     assert "Liga：ラウンド1の組み合わせの理由" in japanese.text()
     assert not english_in(seen_texts(japanese))
     assert boards(db_path, 1, 1) == [game]
+
+
+async def test_a_bracket_names_where_each_side_came_from_even_after_the_tournament_has_finished(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
+) -> None:
+    await announced_and_started(sandbox, [alice, bob, carol], "Cup", "single_elimination")
+    (semi,) = await round_open(sandbox, db_path, 1, 1)
+    name = entered_names(db_path)
+    seed = {pid: s for pid, _, s, _, _ in players(db_path, 1)}
+    by_seed = {s: pid for pid, s in seed.items()}
+    text = (await sandbox.user(bob).slash("tournament", "pairings")).text()
+    assert "Elimination: standard seeding" in text
+    # Four places, three players: seed 1 goes through W1-1 on a walkover, seeds 2 and 3 play W1-2.
+    assert (
+        f"1. W1-2: {name[semi.white]} – {name[semi.black]} ← seed 2 ({name[by_seed[2]]}) · seed 3 ({name[by_seed[3]]})"
+        in text
+    )
+    members = {m.id: m for m in (alice, bob, carol)}
+    assert semi.thread_id is not None
+    await resign_in(sandbox, members[semi.black], semi.thread_id, "veloop")
+    (final,) = await round_open(sandbox, db_path, 1, 2)
+    assert final.thread_id is not None
+    await resign_in(sandbox, members[final.black], final.thread_id, "veloop")
+    await finished(sandbox, db_path, 1)
+    gone = await sandbox.user(bob).slash("tournament", "pairings")
+    assert gone.ephemeral and "No tournament is signing up or running in this channel" in gone.content
+    after = (await sandbox.user(bob).slash("tournament", "pairings", tournament=1)).text()
+    assert "Cup: why round 2 is paired so" in after
+    assert f"1. W2-1: {name[final.white]} – {name[final.black]} ← winner of W1-1 · winner of W1-2" in after
+    first = (await sandbox.user(bob).slash("tournament", "pairings", round=1, tournament=1)).text()
+    assert "← seed 2 (" in first and "Cup: why round 1 is paired so" in first

@@ -254,7 +254,11 @@ def test_round_robin_and_bracket_say_their_table_and_seeds() -> None:
     why = explain_round_robin(t, 3)
     assert (why.table_size, why.table_round) == (6, 3)
     assert [(w, b) for _, w, b in why.boards] == [(g.white, g.black) for g in rounds[2].games]
-    assert why.rests == tuple(b.player for b in rounds[2].byes)
+    assert why.rests == tuple(b.player for b in rounds[2].byes) and not why.reversed
+    double = round_robin_schedule(players, double=True)
+    back = explain_round_robin(Tournament("double_round_robin", players, len(double), double[:7]), 7)
+    assert (back.table_round, back.reversed) == (2, True)
+    assert [(w, b) for _, w, b in back.boards] == [(b, w) for _, w, b in explain_round_robin(t, 2).boards]
     bracket = single_elimination(players)
     first = [m.id for m in bracket.matches if m.a.kind == "seed" and m.b.kind == "seed"]
     for m in explain_bracket(bracket, first):
