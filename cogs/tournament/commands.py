@@ -1,5 +1,5 @@
 """The organisers' tools (start, pause, resume, cancel, result, remove, add, repair, organisers) and what
-anyone may read (list, info, standings): every ``/tournament`` subcommand but ``create``.
+anyone may read (list, info, standings, pairings): every ``/tournament`` subcommand but ``create``.
 
 An organiser's action is answered privately in their language, then said publicly in the tournament's channel
 in the server's (``acted``).
@@ -25,6 +25,7 @@ from cogs.tournament import words
 from cogs.tournament.base import game_text
 from cogs.tournament.posts import MAX_FILES, Posts, paged
 from cogs.tournament.signup import SignUp
+from cogs.tournament.why import round_asked, why_lines
 
 log = logging.getLogger(__name__)
 
@@ -257,6 +258,32 @@ class OrganiserCommands(SignUp, Posts):
         for i in range(MAX_FILES, len(files), MAX_FILES):
             await interaction.followup.send(files=files[i : i + MAX_FILES], ephemeral=True)
 
+    @app_commands.command()
+    @app_commands.describe(
+        round="the round number (default: the latest)",
+        public="True: show it in the channel (organisers)",
+        tournament="which tournament (default: this channel's)",
+    )
+    async def pairings(
+        self,
+        interaction: discord.Interaction[VeletasBot],
+        round: app_commands.Range[int, 1, 1000] | None = None,
+        public: bool = False,
+        tournament: int | None = None,
+    ) -> None:
+        """Why each board of a round was paired so: score groups, floats, sides, byes."""
+        info = await self.find(interaction, tournament)
+        if public:
+            await self.check_organiser(interaction, info)
+        snap = await self.bot.store.snapshot(info.id)
+        number = round_asked(snap, round)
+        w = await self.public(info) if public else private_words(interaction)
+        title = words.t(w, "why.title", name=words.shown(info), round=number)
+        pages = paged(title, why_lines(w, snap, number))
+        await interaction.response.send_message(embeds=pages[0], ephemeral=not public)
+        for page in pages[1:]:
+            await interaction.followup.send(embeds=page, ephemeral=not public)
+
     @start.autocomplete("tournament")
     @pause.autocomplete("tournament")
     @resume.autocomplete("tournament")
@@ -267,6 +294,7 @@ class OrganiserCommands(SignUp, Posts):
     @repair.autocomplete("tournament")
     @info.autocomplete("tournament")
     @standings.autocomplete("tournament")
+    @pairings.autocomplete("tournament")
     async def tournament_choices(
         self, interaction: discord.Interaction[VeletasBot], current: str
     ) -> list[app_commands.Choice[int]]:
