@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from dbtools import rows, write
@@ -70,6 +71,17 @@ class Worker:
         deadline = time.monotonic() + seconds
         out: list[str] = []
         while (left := deadline - time.monotonic()) > 0:
+            try:
+                out.append(self.lines.get(timeout=left))
+            except queue.Empty:
+                break
+        return out
+
+    def lines_until(self, done: Callable[[list[str]], bool], seconds: float) -> list[str]:
+        """What it prints until ``done`` holds for the lines so far (or ``seconds`` have passed)."""
+        deadline = time.monotonic() + seconds
+        out: list[str] = []
+        while not done(out) and (left := deadline - time.monotonic()) > 0:
             try:
                 out.append(self.lines.get(timeout=left))
             except queue.Empty:
@@ -174,7 +186,14 @@ async def test_the_scheduler_fires_each_deadline_once_with_two_processes_and_one
         slow.stop(signal.SIGKILL)
         assert slow.proc.returncode == -signal.SIGKILL
         slow_lines += slow.lines_for(0.2)
-        fast_lines = fast.lines_for(base + 10 - time.time())
+        # Until every game not flagged by the killed process is flagged (at most 5 fast minutes, plus a lease of
+        # 60 fast seconds for the rows it died holding); a second flag of a game would bump its version twice,
+        # which the rows below show whenever it happened.
+        left = {g.id for g in games} - {int(line.split()[1]) for line in slow_lines if line.startswith("flagged")}
+        fast_lines = fast.lines_until(
+            lambda lines: left <= {int(line.split()[1]) for line in lines if line.startswith("flagged")},
+            base + 60 - time.time(),
+        )
     finally:
         slow.stop(signal.SIGKILL)
         fast.stop()
