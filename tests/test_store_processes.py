@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from dbtools import rows, write
 from test_store_clocks import veloop_game
 
@@ -94,6 +95,7 @@ class Worker:
         self.proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 async def test_two_processes_racing_moves_on_one_game_land_exactly_one_each_time(db_path: Path) -> None:
     store = await Store.open(db_path)
     info = await veloop_game(store, TimeControl.none())
@@ -126,6 +128,7 @@ async def test_two_processes_racing_moves_on_one_game_land_exactly_one_each_time
         await store.close()
 
 
+@pytest.mark.slow
 async def test_games_of_one_player_ended_at_once_by_two_processes_rebuild_to_exactly_the_live_ratings(
     db_path: Path,
 ) -> None:
@@ -158,6 +161,7 @@ async def test_games_of_one_player_ended_at_once_by_two_processes_rebuild_to_exa
     assert rating_tables(db_path) == live
 
 
+@pytest.mark.slow
 async def test_the_scheduler_fires_each_deadline_once_with_two_processes_and_one_killed(db_path: Path) -> None:
     """Two processes run the scheduler on one database; the slow one is SIGKILLed holding leased rows.
 

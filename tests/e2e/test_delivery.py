@@ -120,6 +120,7 @@ async def _start_process(fake: FakeDiscord, db_path: Path, cwd: Path) -> asyncio
     return process
 
 
+@pytest.mark.slow
 async def test_a_move_stored_just_before_a_kill_is_posted_after_the_restart(
     sandbox: FakeDiscord, tmp_path: Path, alice: Member, bob: Member
 ) -> None:
