@@ -238,7 +238,7 @@ async def test_a_choice_made_in_one_process_reaches_what_another_remembers(pg_ur
                 await db.notify("prefs 11")
                 raise RuntimeError("rolled back")
         write(pg_url, "UPDATE player_prefs SET theme = 'light' WHERE user_id = 11")
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # a window for a notice that must not come
         assert await here.get_theme(11) == "dark", "nothing was heard from the rolled-back transaction"
         async with there._transaction() as db:
             await db.notify("prefs 11")
