@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from dbtools import columns, query, snapshot, tables
 from store_fixtures import Clock
 from test_store import ALICE, BOB, CAROL, GUILD, play_turns, some_turn
@@ -139,6 +140,7 @@ async def test_a_target_that_holds_anything_is_refused_and_left_as_it_was(
     assert snapshot(pg_url) == before
 
 
+@pytest.mark.slow
 async def test_wrong_arguments_and_a_missing_file_are_refused_in_one_line(tmp_path: Path, pg_url: str) -> None:
     bad = _migrate("--to", str(tmp_path / "x.sqlite3"))
     assert bad.returncode == 2 and "--to must be a PostgreSQL URL" in bad.stderr

@@ -331,6 +331,7 @@ def test_long_player_names_are_shortened_before_they_reach_the_score(pieces_posi
     assert long.crop((0, 0, lay.width, lay.header)).tobytes() != short.crop((0, 0, lay.width, lay.header)).tobytes()
 
 
+@pytest.mark.slow
 def test_the_readme_images_are_what_the_renderer_draws_now() -> None:
     script = Path(__file__).resolve().parent.parent / "scripts" / "make_images.py"
     out = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=120)

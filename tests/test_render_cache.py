@@ -152,6 +152,7 @@ def veloop_boards(draw: st.DrawFn) -> tuple[veloop._Scene, str, int | None]:
     return scene, draw(st.sampled_from(sorted(THEMES))), draw(st.sampled_from(WIDTHS))
 
 
+@pytest.mark.slow
 @settings(max_examples=60)
 @given(veletas_boards())
 def test_a_veletas_board_from_cached_pieces_is_the_board_mapped_whole(board: tuple[Any, str, int | None]) -> None:
@@ -160,6 +161,7 @@ def test_a_veletas_board_from_cached_pieces_is_the_board_mapped_whole(board: tup
     assert_same(veletas.VELETAS.draw(scene, look, width), reference(veletas.VELETAS, scene, look, width))
 
 
+@pytest.mark.slow
 @settings(max_examples=60)
 @given(veloop_boards())
 def test_a_veloop_board_from_cached_pieces_is_the_board_mapped_whole(board: tuple[Any, str, int | None]) -> None:

@@ -40,6 +40,7 @@ def test_a_catalogue_crosses_to_another_process_as_its_language() -> None:
     assert pickle.loads(pickle.dumps(ja)) is ja
 
 
+@pytest.mark.slow
 async def test_a_worker_draws_the_same_bytes_as_this_process_in_a_process_of_its_own() -> None:
     drawers = Drawers(1, languages=["en"])
     drawers.start()
@@ -52,6 +53,7 @@ async def test_a_worker_draws_the_same_bytes_as_this_process_in_a_process_of_its
         drawers.close()
 
 
+@pytest.mark.slow
 async def test_a_dead_worker_costs_no_board_and_a_fresh_one_takes_its_place_after_a_pause() -> None:
     drawers = Drawers(1, respawn_after=0.5)
     try:

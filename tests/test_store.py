@@ -748,6 +748,7 @@ async def test_a_snapshot_knows_who_plays_which_colour(store: Store) -> None:
     assert info.seat_of_user(CAROL) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 async def test_random_actions_by_anyone_keep_rows_and_log_in_step(store: Store, db_path: Path, seed: int) -> None:
     """Players and passers-by doing anything in any order: what lands is consistent, what is refused is unwritten."""

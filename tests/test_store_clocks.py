@@ -321,7 +321,7 @@ async def test_the_scheduler_loop_wakes_for_what_falls_due(store: Store, clock: 
     task = asyncio.create_task(scheduler.run())
     try:
         info = await veloop_game(store, TimeControl.parse("1+0"))
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.2)  # four of the loop's looks (tick 0.05 s) in which nothing may fire
         assert acted == [], "not due yet"
         clock.advance(seconds=61)
         scheduler.wake()
@@ -347,14 +347,14 @@ async def test_the_scheduler_looks_again_only_for_a_row_due_before_it_would_look
     scheduler = Scheduler(store, {}, tick=3600)
     task = asyncio.create_task(scheduler.run())
     try:
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.2)  # a window for a second look, which must not come
         assert looks == 1, "one look at start, then asleep for the tick"
         slow = await veloop_game(store, TimeControl.parse("3d"), channel=CHANNEL + 1)
         await store.play(slow.id, ALICE, move(slow))
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.2)  # a window for a look the move must not cause
         assert looks == 1, "deadlines days away are not looked at before the next tick"
         await veloop_game(store, TimeControl.parse("1+0"))
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.2)  # the one look it wakes for, and a window for a third, which must not come
         assert looks == 2, "a deadline a minute away wakes the loop"
     finally:
         task.cancel()

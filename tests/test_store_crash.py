@@ -18,7 +18,10 @@ from test_store import check_consistent, play_turns
 
 from bot.store import Store
 
-pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+pytestmark = [
+    pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL"),
+    pytest.mark.slow,  # a writing process killed, again and again
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,11 +7,20 @@ package when it can, and says so in one line when it cannot.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser
 
 from browser.driver import NoChromium, Player, TableProcess, chromium, chromium_path
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test here is ``slow``: it drives a real Chromium against a real local table process."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,8 @@ import sqlite3
 from functools import partial
 from pathlib import Path
 
+import pytest
+
 from bot.client import VeletasBot
 from bot.rules import Game
 from bot.sandbox.runner import BotRunner
@@ -34,6 +36,7 @@ class RandomAi:
         return str(self.rng.choice(game.position.legal_moves()))
 
 
+@pytest.mark.slow
 async def test_a_whole_game_against_the_ai(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock
 ) -> None:

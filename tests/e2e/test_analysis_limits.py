@@ -107,6 +107,7 @@ async def test_analyses_are_bounded_and_refused_politely(
     assert analysed(later), "room again once the answers are out"
 
 
+@pytest.mark.slow
 async def test_a_stuck_worker_is_replaced_alone_and_other_games_go_on(
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,
@@ -164,6 +165,7 @@ async def test_a_stuck_worker_is_replaced_alone_and_other_games_go_on(
         pool.close()
 
 
+@pytest.mark.slow
 async def test_workers_are_recycled_past_their_memory_bound(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock
 ) -> None:

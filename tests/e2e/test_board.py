@@ -8,6 +8,7 @@ import random
 import signal
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from bot import render
@@ -67,6 +68,7 @@ async def test_the_board_lets_discord_ping_only_the_player_to_move(
     assert f"<@{waiting.id}>, your turn" in board.content
 
 
+@pytest.mark.slow
 async def test_a_bot_with_a_drawing_worker_draws_every_board_there_and_the_same_board_as_in_its_own_process(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, bob: Member, db_path: Path, clock: ManualClock
 ) -> None:

@@ -216,6 +216,7 @@ async def killed(process: asyncio.subprocess.Process) -> None:
     assert code == -signal.SIGKILL, f"the process should have killed itself at the crash point, not ended with {code}"
 
 
+@pytest.mark.slow
 async def test_killed_after_the_thread_is_made_a_member_challenge_is_accepted_on_the_next_press(
     sandbox: FakeDiscord, tmp_path: Path, alice: Member, bob: Member
 ) -> None:
@@ -245,6 +246,7 @@ async def test_killed_after_the_thread_is_made_a_member_challenge_is_accepted_on
     assert sandbox.take_errors() == [], "no refused second thread (160004), nothing else refused"
 
 
+@pytest.mark.slow
 async def test_killed_after_the_game_is_stored_its_first_board_is_posted_after_the_restart(
     sandbox: FakeDiscord, tmp_path: Path, alice: Member, bob: Member
 ) -> None:
@@ -270,6 +272,7 @@ async def test_killed_after_the_game_is_stored_its_first_board_is_posted_after_t
         await stop(process)
 
 
+@pytest.mark.slow
 async def test_killed_after_the_thread_is_made_an_ai_challenge_starts_there_after_the_restart(
     sandbox: FakeDiscord, tmp_path: Path, alice: Member
 ) -> None:

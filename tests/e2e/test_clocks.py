@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from bot.client import VeletasBot
 from bot.rules.common import read_record
 from bot.rules.veloop import Game
@@ -121,6 +123,7 @@ async def test_downtime_is_given_back_then_the_correspondence_game_is_lost_on_ti
     assert f"**{bob.mention} wins.**" in final.embeds[0]["description"]
 
 
+@pytest.mark.slow
 async def test_a_reminder_is_sent_once_even_across_a_restart(
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,

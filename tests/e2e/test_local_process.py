@@ -10,9 +10,12 @@ import sys
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 from bot.sandbox.server import FakeDiscord
 from e2e.processes import command_line, family, still_running
+
+pytestmark = pytest.mark.slow  # the real run command's processes, started and killed
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,6 +15,8 @@ from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
 from e2e.processes import command_line, family, still_running
 
+pytestmark = pytest.mark.slow  # the real bot process, started, killed and stopped
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

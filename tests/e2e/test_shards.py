@@ -19,6 +19,8 @@ from bot.store import Store
 from e2e.conftest import ManualClock
 from e2e.test_clocks import start
 
+pytestmark = pytest.mark.slow  # several shard processes of the real bot
+
 
 async def test_two_shard_processes_share_one_database_and_a_deadline_falls_once(
     sandbox: FakeDiscord,

@@ -7,6 +7,7 @@ import random
 import sqlite3
 from pathlib import Path
 
+import pytest
 from tournaments import tourney_oracle as oracle
 
 from bot.client import VeletasBot
@@ -101,6 +102,7 @@ def _oracle_table(record: Record) -> dict[int, tuple[float, float, float, float]
     return {pid: (points[pid], bh1[pid], bh[pid], sb[pid]) for pid in points}
 
 
+@pytest.mark.slow
 async def test_a_40_player_swiss_of_7_rounds_with_a_drop_a_no_show_and_a_late_joiner(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path, clock: ManualClock
 ) -> None:
@@ -273,6 +275,7 @@ async def _play_out(
     return games
 
 
+@pytest.mark.slow
 async def test_a_9_player_round_robin_of_veletas_plays_everyone_once_with_a_rest_each_round(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
 ) -> None:
@@ -311,6 +314,7 @@ async def test_a_9_player_round_robin_of_veletas_plays_everyone_once_with_a_rest
     assert not any(name.endswith(".trf") for name in podium.files), "TRF is for a Swiss"
 
 
+@pytest.mark.slow
 async def test_a_13_player_double_elimination_seeded_by_rating_ends_with_everyone_but_the_champion_twice_beaten(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
 ) -> None:
@@ -357,6 +361,7 @@ async def test_a_13_player_double_elimination_seeded_by_rating_ends_with_everyon
     assert "🥇" in podium.content and "🥈" in podium.content and "🥉" in podium.content
 
 
+@pytest.mark.slow
 async def test_a_restart_mid_round_then_the_deadline_adjudicates_the_game_still_running(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, factory: Factory, alice: Member, db_path: Path, clock: ManualClock
 ) -> None:
@@ -408,6 +413,7 @@ async def test_a_restart_mid_round_then_the_deadline_adjudicates_the_game_still_
     assert len(sandbox.threads(sandbox.channel_id)) == 4
 
 
+@pytest.mark.slow
 async def test_a_big_round_robin_is_played_in_even_divisions_each_with_its_own_table_and_podium(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
 ) -> None:

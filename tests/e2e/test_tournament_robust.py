@@ -22,6 +22,7 @@ from e2e.test_challenge_robust import bot_env, killed, start_process, stop
 from e2e.tourney import Board, boards, round_open, rounds_stored
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "point",
     [

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from bot.client import VeletasBot
 from bot.render.tournament import BRACKET_WIDTH
 from bot.sandbox.server import FakeDiscord
@@ -311,6 +313,7 @@ async def test_threads_refused_mid_tournament_are_said_once_and_the_round_opens_
     assert len(notes) == 1, "said once"
 
 
+@pytest.mark.slow
 async def test_the_podiums_of_many_divisions_are_paged_into_embeds_within_discords_limits(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
 ) -> None:

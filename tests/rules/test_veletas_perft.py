@@ -77,6 +77,7 @@ def test_every_move_leads_where_the_plain_implementation_goes(text: str, rules: 
         assert str(pos.play(move)) == brute.play(text, str(move), rules == "classic"), str(move)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", ["current", "classic"])
 @pytest.mark.parametrize("text", [CROWDED_SMALL, NEAR_THE_END, TIGHT])
 def test_perft_depth_two_matches_the_plain_implementation(text: str, rules: str) -> None:

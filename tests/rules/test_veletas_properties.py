@@ -2,6 +2,7 @@
 
 import random
 
+import pytest
 import veletas_brute as brute
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,6 +26,7 @@ def _random_text(pos: Position, rng: random.Random) -> str:
     return f"{shooter}-{dest}/{target}"
 
 
+@pytest.mark.slow
 @settings(max_examples=24, deadline=None)
 @given(games)
 def test_random_games_obey_every_invariant(spec: tuple[str, str, int]) -> None:

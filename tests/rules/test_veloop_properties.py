@@ -37,6 +37,7 @@ def random_line(size: int, protocol: str, rng: random.Random) -> list[Position]:
     return line
 
 
+@pytest.mark.slow
 @settings(max_examples=24)
 @given(size=BOARDS, protocol=PROTOCOLS, rng=st.randoms(use_true_random=False))
 def test_random_games_keep_every_rule_consistent(size: int, protocol: str, rng: random.Random) -> None:
@@ -68,6 +69,7 @@ def test_random_games_keep_every_rule_consistent(size: int, protocol: str, rng: 
                 position.play("pass")
 
 
+@pytest.mark.slow
 @settings(max_examples=24)
 @given(size=BOARDS, protocol=PROTOCOLS, rng=st.randoms(use_true_random=False))
 def test_the_incremental_confinement_check_agrees_with_the_flood_fill(
@@ -121,6 +123,7 @@ def test_a_written_record_replays_to_the_same_final_position(size: int, protocol
     assert game.positions == tuple(line[1:])
 
 
+@pytest.mark.slow
 def test_playouts_choose_uniformly_among_legal_moves_not_among_supports() -> None:
     """c4 supports two moves and e4 one: a per-support draw would give c4 half the time, not two thirds."""
     position = Position.from_string("8/8/8/2ww4/2b1b3/8/8/8 b 1/1 0")

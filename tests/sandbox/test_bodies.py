@@ -341,6 +341,7 @@ def bodies(draw: st.DrawFn) -> bytes:
     return raw
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::aiohttp.multipart.BadContentDispositionHeader")
 @settings(max_examples=400, deadline=None)
 @given(bodies())

@@ -199,6 +199,7 @@ async def test_a_channel_added_mid_test_is_announced_before_the_next_action(
     assert not channel.permissions_for(channel.guild.me).embed_links, "the overwrite came after the channel"
 
 
+@pytest.mark.slow
 async def test_an_idle_bot_sees_its_heartbeats_acknowledged_on_time(caplog: pytest.LogCaptureFixture) -> None:
     """discord.py measures each heartbeat from its send to its ACK and warns "Can't keep up" past 10 s. An ACK read
     before its keep-alive thread has noted the send is measured from the heartbeat before: a whole interval, so an

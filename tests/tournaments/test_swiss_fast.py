@@ -182,6 +182,7 @@ def _run(n: int, total: int, seed: int, first_white: bool, monkeypatch: pytest.M
     return compared
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     n=st.integers(min_value=4, max_value=36),
