@@ -17,7 +17,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     DATABASE_PATH=/data/veletas.sqlite3
 # Fonts for names and words in every script: Noto Sans CJK (Japanese and the rest of CJK), Noto Color
 # Emoji, Noto Sans for Thai, the Indic scripts and others, and libfribidi for Pillow's Raqm layout, which
-# shapes them and joins emoji sequences (bot/render/canvas.py).
+# shapes them and joins emoji sequences (bot/render/text.py).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends fonts-noto-cjk fonts-noto-color-emoji fonts-noto-core libfribidi0 \
     && rm -rf /var/lib/apt/lists/*
