@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import copy
 import datetime as dt
 import hashlib
 import json
@@ -40,6 +41,9 @@ from bot.scheduler import Scheduler
 from bot.store import Store
 
 log = logging.getLogger(__name__)
+
+_TRANSLATED_PAYLOADS: dict[str, list[dict[str, Any]]] = {}
+"""Translated command payloads built in this process (see ``VeletasBot.command_payload``)."""
 
 BASE_EXTENSIONS: tuple[str, ...] = ("cogs.challenge", "cogs.play", "cogs.guided")
 """The shared cogs every game's cog builds on, loaded before the games' cogs."""
@@ -280,14 +284,45 @@ class VeletasBot(commands.Bot):
             self.tree.remove_command(command.name)
             parent.add_command(command, override=True)
 
-    async def command_payload(self) -> list[dict[str, Any]]:
-        """What a sync sends Discord: every top-level command with its translations, as discord.py builds it."""
-        guild = self._sync_guild()
+    async def command_payload(self, guild: discord.abc.Snowflake | None = None) -> list[dict[str, Any]]:
+        """What a sync sends Discord: every top-level command with its translations, as discord.py builds it.
+
+        discord.py asks the translator for every string in each of Discord's thirty-odd locales, a few hundred
+        thousand calls for this tree: the translated payload is kept per process, keyed by the untranslated
+        tree and the translator's class, so a second bot in the same process (a shard, a restart, a test)
+        reuses it. The catalogue does not change while a process runs.
+        """
+        guild = guild if guild is not None else self._sync_guild()
         translator = self.tree.translator
         commands_ = self.tree.get_commands(guild=guild)
+        plain = [command.to_dict(self.tree) for command in commands_]
         if translator is None:
-            return [command.to_dict(self.tree) for command in commands_]
-        return [await command.get_translated_payload(self.tree, translator) for command in commands_]
+            return plain
+        key = f"{type(translator).__module__}.{type(translator).__qualname__}:" + json.dumps(
+            plain, sort_keys=True, default=str
+        )
+        cached = _TRANSLATED_PAYLOADS.get(key)
+        if cached is None:
+            cached = [await command.get_translated_payload(self.tree, translator) for command in commands_]
+            _TRANSLATED_PAYLOADS[key] = cached
+        return copy.deepcopy(cached)
+
+    async def sync_commands(self, guild: discord.abc.Snowflake | None = None) -> int:
+        """Send the command tree to Discord (globally, or to ``guild``), as ``CommandTree.sync`` does with the
+        payload ``command_payload`` built; returns how many commands Discord now has."""
+        if self.application_id is None:
+            raise app_commands.MissingApplicationID
+        payload = await self.command_payload(guild)
+        try:
+            if guild is None:
+                data = await self.http.bulk_upsert_global_commands(self.application_id, payload=payload)
+            else:
+                data = await self.http.bulk_upsert_guild_commands(self.application_id, guild.id, payload=payload)
+        except discord.HTTPException as exc:
+            if exc.status == 400 and exc.code == 50035:
+                raise app_commands.CommandSyncFailure(exc, self.tree.get_commands(guild=guild)) from None
+            raise
+        return len(data)
 
     async def command_hash(self) -> str:
         """A digest of what a sync would send (translations included): an unchanged tree is never synced again."""
@@ -312,9 +347,9 @@ class VeletasBot(commands.Bot):
         if await self.store.get_meta(key) == digest:
             log.info("Commands unchanged since the last sync (%s); not syncing", scope)
             return False
-        synced = await self.tree.sync(guild=guild)
+        synced = await self.sync_commands(guild)
         await self.store.set_meta(key, digest)
-        log.info("Synced %d command(s) (%s)", len(synced), scope)
+        log.info("Synced %d command(s) (%s)", synced, scope)
         return True
 
     def spawn(self, coro: Awaitable[Any], *, name: str) -> asyncio.Task[Any]:

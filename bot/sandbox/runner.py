@@ -68,7 +68,9 @@ class BotRunner:
             await self.stop()
             raise SandboxTimeout(f"the bot did not connect within {timeout:.0f} s")
         if sync:
-            await bot.tree.sync()
+            # A bot that builds its own payload (translations kept per process) syncs with it; any other the plain way.
+            sync_commands = getattr(bot, "sync_commands", None)
+            await (sync_commands() if sync_commands is not None else bot.tree.sync())
         log.info("bot %s is connected to the sandbox", bot.user)
         return bot
 
