@@ -35,7 +35,7 @@ from py4swiss.engines.common import Float, Pairing, PairingError
 from py4swiss.engines.dutch.bracket import Bracket, BracketPairer, Brackets
 from py4swiss.engines.dutch.criteria import QUALITY_CRITERIA as QUALITY_CRITERIA_BEFORE_2025
 from py4swiss.engines.dutch.criteria.abstract import QualityCriterion
-from py4swiss.engines.dutch.criteria.quality import C7
+from py4swiss.engines.dutch.criteria.quality import C7, C16, C17, C18, C19
 from py4swiss.engines.dutch.player import Player, PlayerRole, get_player_infos_from_trf
 from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
 from py4swiss.trf import ParsedTrf
@@ -118,10 +118,9 @@ def _bye_to_the_lowest_score(
 class C9UnplayedGamesOfByeAssignee(QualityCriterion):  # type: ignore[misc]  # py4swiss ships no type information
     """C9 (2025): minimise the number of unplayed games of the pairing-allocated bye's assignee.
 
-    In the brackets that decide who is left for the bye -- py4swiss's penultimate and last pairing brackets, and a
-    bracket whose next scoregroup (its lower players) is at or below the bye's score -- a pair weighs the sum of its
-    players' ``bye_rank``: the matching pairs the players with fewer games first, and the one left unpaired has
-    played as many games as the pairing allows.
+    In the brackets that decide who is left for the bye -- those whose resident players score no more than the
+    bye's score -- a pair weighs the sum of its players' ``bye_rank``: the matching pairs the players with fewer
+    games first, and the one left unpaired has played as many games as the pairing allows.
     """
 
     @classmethod
@@ -141,9 +140,7 @@ def _decides_the_bye(player: Player, bracket: Bracket) -> bool:
     bye_score = getattr(player, "bye_score", None)
     if bye_score is None:
         return False
-    if bracket.penultimate_pairing_bracket or bracket.last_pairing_bracket:
-        return True
-    return bool(bracket.lower_list) and bracket.lower_list[0].points_with_acceleration <= bye_score
+    return bool(bracket.min_bracket_score <= bye_score)
 
 
 class BracketWithTheRestInView(Bracket):  # type: ignore[misc]  # py4swiss ships no type information
@@ -294,12 +291,83 @@ class C7NextBracket(C7):  # type: ignore[misc]  # py4swiss ships no type informa
         return weight
 
 
+def _score_bit(player: Player, bracket: Bracket) -> int:
+    """Where a player's score is counted in a criterion made of scores: py4swiss's bit for the score difference a
+    downfloater of that score would have (A.8). It grows with the score, and its room holds a count for each player
+    of the bracket with that score."""
+    return int(bracket.score_difference_bit_dict[player.points_with_acceleration - bracket.min_bracket_score + 10])
+
+
+class C16RepeatedDownfloaterScores(QualityCriterion):  # type: ignore[misc]  # py4swiss ships no type information
+    """Minimise the scores of the players who downfloat as ``rounds_back`` rounds before (2025; the older text
+    minimised score differences). A downfloater is a player left unpaired in the bracket: each player with that
+    earlier downfloat who is paired here weighs one at their score's bit, so those left unpaired score the least."""
+
+    rounds_back = 1
+
+    @classmethod
+    def _applies(cls, bracket: Bracket) -> bool:
+        return bool(bracket.one_round_played if cls.rounds_back == 1 else bracket.two_rounds_played)
+
+    @classmethod
+    def _floated(cls, player: Player, direction: Float) -> bool:
+        return bool((player.float_1 if cls.rounds_back == 1 else player.float_2) == direction)
+
+    @classmethod
+    def get_shift(cls, bracket: Bracket) -> int:
+        return int(bracket.score_difference_total_bits) if cls._applies(bracket) else 0
+
+    @classmethod
+    def get_weight(cls, player_1: Player, player_2: Player, zero: DynamicUint, bracket: Bracket) -> DynamicUint:
+        weight = DynamicUint(zero)
+        if player_2.role == PlayerRole.LOWER or not cls._applies(bracket):
+            return weight
+        for player in (player_1, player_2):
+            if cls._floated(player, Float.DOWN):
+                weight += (zero | 1) << _score_bit(player, bracket)
+        return weight
+
+
+class C17RepeatedUpfloaterOpponentScores(C16RepeatedDownfloaterScores):
+    """Minimise the scores of the opponents of the players who upfloat as ``rounds_back`` rounds before (2025): a
+    pair of the bracket weighs one at the higher player's score unless it gives the lower one, who upfloated then,
+    another upfloat."""
+
+    @classmethod
+    def get_weight(cls, player_1: Player, player_2: Player, zero: DynamicUint, bracket: Bracket) -> DynamicUint:
+        weight = DynamicUint(zero)
+        if player_2.role == PlayerRole.LOWER or not cls._applies(bracket):
+            return weight
+        higher = player_1.points_with_acceleration > player_2.points_with_acceleration
+        if not (higher and cls._floated(player_2, Float.UP)):
+            weight += (zero | 1) << _score_bit(player_1, bracket)
+        return weight
+
+
+class C18RepeatedDownfloaterScores(C16RepeatedDownfloaterScores):
+    """C16 (2025) for the downfloats of two rounds before."""
+
+    rounds_back = 2
+
+
+class C19RepeatedUpfloaterOpponentScores(C17RepeatedUpfloaterOpponentScores):
+    """C17 (2025) for the upfloats of two rounds before."""
+
+    rounds_back = 2
+
+
+_REPLACED = {
+    C16: C16RepeatedDownfloaterScores,
+    C17: C17RepeatedUpfloaterOpponentScores,
+    C18: C18RepeatedDownfloaterScores,
+    C19: C19RepeatedUpfloaterOpponentScores,
+}
 _AFTER = QUALITY_CRITERIA_BEFORE_2025.index(C7) + 1
 QUALITY_CRITERIA = (
     *QUALITY_CRITERIA_BEFORE_2025[: _AFTER - 1],
     C7NextBracket,
     C9UnplayedGamesOfByeAssignee,
-    *QUALITY_CRITERIA_BEFORE_2025[_AFTER:],
+    *(_REPLACED.get(criterion, criterion) for criterion in QUALITY_CRITERIA_BEFORE_2025[_AFTER:]),
 )
 """py4swiss's quality criteria (the older text's C5-C19) with C7 in every bracket but the last (the 2025 text has
 no penultimate pairing bracket) and the 2025 C9 after the bracket pair and score ones."""
