@@ -131,26 +131,25 @@ class C9UnplayedGamesOfByeAssignee(QualityCriterion):  # type: ignore[misc]  # p
     @classmethod
     def get_weight(cls, player_1: Player, player_2: Player, zero: DynamicUint, bracket: Bracket) -> DynamicUint:
         weight = DynamicUint(zero)
-        if _decides_the_bye(player_1, bracket):
+        if getattr(bracket, "decides_the_bye", False):
             weight |= getattr(player_1, "bye_rank", 0) + getattr(player_2, "bye_rank", 0)
         return weight
 
 
-def _decides_the_bye(player: Player, bracket: Bracket) -> bool:
-    bye_score = getattr(player, "bye_score", None)
-    if bye_score is None:
-        return False
-    return bool(bracket.min_bracket_score <= bye_score)
+class Bracket2025(Bracket):  # type: ignore[misc]  # py4swiss ships no type information
+    """py4swiss's bracket and what the 2025 criteria read of it besides.
 
+    ``decides_the_bye``: C9 is weighed here -- the round has a bye, the residents score no more than the bye's
+    score, and the bye's assignee is the bracket's only downfloater (its players can be paired among themselves
+    but for one who may get the bye, and the players below it among themselves).
 
-class BracketWithTheRestInView(Bracket):  # type: ignore[misc]  # py4swiss ships no type information
-    """A bracket paired with every player still to pair in view (completion, 2025), not only the next scoregroup.
+    A bracket paired with every player still to pair in view (completion) has all those players as its
+    ``lower_list`` and is flagged as py4swiss's penultimate pairing bracket, so the pair weights start with
+    py4swiss's completion field (every player still to pair is matched, a player who may not get the
+    pairing-allocated bye first); its ``next_score`` is the next scoregroup's score: only those players count for
+    C7 (pairs and score differences in the next bracket)."""
 
-    Its ``lower_list`` holds all those players and it is flagged as py4swiss's penultimate pairing bracket, so the
-    pair weights start with py4swiss's completion field (every player still to pair is matched, a player who may
-    not get the pairing-allocated bye first) and C9 is weighed; ``next_score`` is the next scoregroup's score: only
-    its players count for C7 (pairs and score differences in the next bracket)."""
-
+    decides_the_bye: bool = False
     next_score: int | None = None
 
 
@@ -159,11 +158,19 @@ class Brackets2025(Brackets):  # type: ignore[misc]  # py4swiss ships no type in
     last scoregroup any more. When a bracket's best pairing leaves a round that cannot be completed,
     ``keep_the_rest_in_view`` has the same bracket paired again with every player still to pair in view, so its
     choice is the best one that lets the round be completed; the brackets below are then paired one by one as
-    before."""
+    before. ``checker`` (py4swiss's ``ValidityMatcher`` or one that answers alike) tells whether C9 is weighed."""
 
-    def __init__(self, players: list[Player], round_number: int) -> None:
+    def __init__(
+        self,
+        players: list[Player],
+        round_number: int,
+        forbidden: set[tuple[int, int]],
+        checker: type[ValidityMatcher],
+    ) -> None:
         super().__init__(players, round_number)
         self._rest_in_view = False
+        self._forbidden, self._checker = forbidden, checker
+        self._bye_score = getattr(players[0], "bye_score", None) if players else None
 
     def keep_the_rest_in_view(self) -> None:
         self._rest_in_view = True
@@ -174,13 +181,21 @@ class Brackets2025(Brackets):  # type: ignore[misc]  # py4swiss ships no type in
         return [player for bracket in self._brackets[self._index + 1 :] for player in bracket]
 
     def get_current_bracket(self) -> Bracket:
-        if not self._rest_in_view:
-            return super().get_current_bracket()
-        bracket = BracketWithTheRestInView.from_data(
-            self._mdp_list, self._get_resident_list(), self._rest(), self._round_number, True
-        )
-        bracket.next_score = self._get_lower_list()[0].points_with_acceleration
+        residents, rest = self._get_resident_list(), self._rest()
+        in_view = self._rest_in_view
+        lower = rest if in_view else self._get_lower_list()
+        bracket = Bracket2025.from_data(self._mdp_list, residents, lower, self._round_number, in_view)
+        if in_view:
+            bracket.next_score = self._get_lower_list()[0].points_with_acceleration
+        bracket.decides_the_bye = self._decides_the_bye(self._mdp_list + residents, rest)
         return bracket
+
+    def _decides_the_bye(self, in_bracket: list[Player], below: list[Player]) -> bool:
+        bye_score = self._bye_score
+        if bye_score is None or in_bracket[-1].points_with_acceleration > bye_score or len(below) % 2:
+            return False
+        pairable = self._checker(in_bracket, self._forbidden).is_valid_matching()
+        return bool(pairable and (not below or self._checker(below, self._forbidden).is_valid_matching()))
 
     def apply_bracket_pairings(self, player_pairs: list[tuple[Player, Player]]) -> None:
         self._rest_in_view = False
@@ -204,7 +219,7 @@ def pair_brackets(
     completion = checker(players, forbidden)
     if not completion.is_valid_matching():
         raise PairingError("Round can not be paired")
-    brackets = Brackets2025(players, round_number)
+    brackets = Brackets2025(players, round_number, forbidden, checker)
     pairs: list[tuple[Player, Player]] = []
     while not brackets.is_finished():
         bracket = brackets.get_current_bracket()
