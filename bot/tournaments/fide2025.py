@@ -216,13 +216,15 @@ def pair_brackets(
     Raises ``PairingError`` if the round cannot be paired."""
     from py4swiss.engines import DutchEngine
 
+    brackets = Brackets2025(players, round_number, forbidden, checker)
+    # The first bracket is read before the round's own completion check, so that check (which decides whether the
+    # round can be paired at all) is the last one made before any bracket is paired.
+    bracket = None if brackets.is_finished() else brackets.get_current_bracket()
     completion = checker(players, forbidden)
     if not completion.is_valid_matching():
         raise PairingError("Round can not be paired")
-    brackets = Brackets2025(players, round_number, forbidden, checker)
     pairs: list[tuple[Player, Player]] = []
-    while not brackets.is_finished():
-        bracket = brackets.get_current_bracket()
+    while bracket is not None:
         bracket_pairer = pairer(bracket, completion, initial_color)
         bracket_pairs = DutchEngine._get_bracket_pairs(bracket_pairer)
         if bracket_pairs is not None and not bracket.penultimate_pairing_bracket and bracket.lower_list:
@@ -242,6 +244,7 @@ def pair_brackets(
         else:
             brackets.apply_bracket_pairings(bracket_pairs)
             pairs.extend(bracket_pairs)
+        bracket = None if brackets.is_finished() else brackets.get_current_bracket()
     return pairs
 
 
