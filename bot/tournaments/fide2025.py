@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from py4swiss.dynamicuint import DynamicUint
+from py4swiss.engines import DutchEngine
 from py4swiss.engines.common import Float, Pairing, PairingError
 from py4swiss.engines.dutch.bracket import Bracket, BracketPairer, Brackets
 from py4swiss.engines.dutch.criteria import QUALITY_CRITERIA as QUALITY_CRITERIA_BEFORE_2025
@@ -214,8 +215,6 @@ def pair_brackets(
 
     ``pairer`` and ``checker`` are py4swiss's ``BracketPairer`` and ``ValidityMatcher`` or ones that answer alike.
     Raises ``PairingError`` if the round cannot be paired."""
-    from py4swiss.engines import DutchEngine
-
     brackets = Brackets2025(players, round_number, forbidden, checker)
     # The first bracket is read before the round's own completion check, so that check (which decides whether the
     # round can be paired at all) is the last one made before any bracket is paired.
@@ -252,8 +251,6 @@ def py4swiss_pairings(trf: ParsedTrf) -> list[Pairing]:
     """The next round of ``trf`` paired by py4swiss's own pieces (``BracketPairer``, ``ValidityMatcher``) through
     ``players_2025`` and ``pair_brackets``: what ``bot.tournaments.dutch.pair`` must give. py4swiss's bracket matcher
     weighs pairs by the criteria its module holds: the caller sets ``QUALITY_CRITERIA`` there (tests, benchmarks)."""
-    from py4swiss.engines import DutchEngine
-
     round_number = min(len(section.results) for section in trf.player_sections) + 1
     players = players_2025(trf)
     players.sort(reverse=True)
