@@ -6,8 +6,9 @@ in the same run, a fixed piece of plain Python (sorting 500 tuples), and the rat
 a slow or busy day both grow, the ratio stays, so a regression shows as a ratio, not as a bad day.
 
 Swiss rounds are paired by ``pair_swiss`` (py4swiss's Dutch engine driven by ``bot/tournaments/dutch.py``);
-each is also paired by py4swiss's own engine (``DutchEngine.generate_pairings`` on the same TRF, given the same 2025
-amendments: ``bot/tournaments/fide2025.py``'s player records and quality criteria), timed for
+each is also paired by py4swiss's own pieces run the same way (``fide2025.py4swiss_pairings`` on the same TRF: its
+bracket pairer and completion check with ``bot/tournaments/fide2025.py``'s player records, quality criteria and
+2025 brackets), timed for
 comparison and checked to give the very same pairs and colours (the run stops if not). Times are the best
 wall-clock time of a few runs, with the CPU time of that work beside it: the machine is shared, and CPU time
 reads the same on a busy day.
@@ -38,8 +39,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
-
-from py4swiss.engines import DutchEngine
 
 from bot.tournaments import Bye, Game, Round, Tournament, pair_swiss, seed_by_rating, standings
 from bot.tournaments.swiss import parse_trf, to_trf
@@ -121,20 +120,19 @@ def field(n: int, rounds: int, total: int, seed: int = 500) -> Tournament:
 
 
 def _engine_pairs(t: Tournament) -> list[tuple[int, int]]:
-    """py4swiss's own engine, with the 2025 amendments, on the tournament's TRF: (white, black) starting numbers,
-    black 0 for the bye. The two amendments are set in py4swiss's modules for this call only."""
+    """py4swiss's own pieces, run by the 2025 rules (``fide2025.py4swiss_pairings``), on the tournament's TRF:
+    (white, black) starting numbers, black 0 for the bye. The 2025 quality criteria are set in py4swiss's bracket
+    matcher module for this call only."""
     import py4swiss.engines.dutch.bracket.bracket_matcher as matcher_module
-    import py4swiss.engines.dutch.engine as engine_module
 
     from bot.tournaments import fide2025
 
-    saved = engine_module.get_player_infos_from_trf, matcher_module.QUALITY_CRITERIA
-    engine_module.get_player_infos_from_trf = fide2025.players_2025
+    saved = matcher_module.QUALITY_CRITERIA
     matcher_module.QUALITY_CRITERIA = fide2025.QUALITY_CRITERIA
     try:
-        return [(p.white, p.black) for p in DutchEngine.generate_pairings(parse_trf(to_trf(t)))]
+        return [(p.white, p.black) for p in fide2025.py4swiss_pairings(parse_trf(to_trf(t)))]
     finally:
-        engine_module.get_player_infos_from_trf, matcher_module.QUALITY_CRITERIA = saved
+        matcher_module.QUALITY_CRITERIA = saved
 
 
 def _as_numbers(t: Tournament, rnd: Round) -> list[tuple[int, int]]:
@@ -161,7 +159,7 @@ def swiss_rows(reference: float, quick: bool) -> list[Row]:
             seconds, cpu = wall_and_cpu(partial(_keep, theirs, partial(_engine_pairs, t)), 1)
             if theirs[0] != _as_numbers(t, rnd):
                 raise SystemExit(f"round {done + 1} of {n}: py4swiss pairs it differently")
-            what = f"the same round by py4swiss {py4swiss_version()}'s own engine (same pairs and colours)"
+            what = f"the same round by py4swiss {py4swiss_version()}'s own pieces (same pairs and colours)"
             rows.append(Row(what, seconds, cpu, reference))
     return rows
 

@@ -14,11 +14,15 @@ joined, withdrawn: ``Z``). That is exactly the TRF the bot writes for that round
 ``bot.tournaments.swiss.pair_swiss`` gives both engines the same input; ``replay`` does it and compares pairs,
 colours, board order and bye.
 
-``python -m benchmarks.swiss_reference`` prints "N of M rounds match" (``--show K`` lists K mismatches).
-``python -m benchmarks.swiss_reference --generate PATH_TO_BBPPAIRINGS`` writes the data file anew: seeded, so the
-same engine gives the same file. The events: 4 to 60 players (odd and even), 3 to 11 rounds, ratings at random;
-late entries, withdrawals, ½-, 1- and 0-point byes on request, forfeits won and lost (no-shows) and double
-forfeits; results follow the ratings.
+``tests/tournaments/data/swiss_reference_heldout.jsonl`` holds more events, made the same way with another seed and
+profile (``HELD_OUT``: 20 to 120 players, twice as many draws) after the bot matched every round of the first file:
+a check on events nothing was tuned on.
+
+``python -m benchmarks.swiss_reference`` prints "N of M rounds match" for each file (``--show K`` lists K
+mismatches). ``python -m benchmarks.swiss_reference --generate PATH_TO_BBPPAIRINGS`` writes the data files anew:
+seeded, so the same engine gives the same files. The events (``FIRST``): 4 to 60 players (odd and even), 3 to 11
+rounds, ratings at random; late entries, withdrawals, ½-, 1- and 0-point byes on request, forfeits won and lost
+(no-shows) and double forfeits; results follow the ratings.
 """
 
 from __future__ import annotations
@@ -38,9 +42,23 @@ from bot.tournaments import Bye, ByeKind, Game, Player, Round, Tournament, Tourn
 from bot.tournaments.model import Result
 from bot.tournaments.swiss import to_trf
 
-DATA = Path(__file__).resolve().parent.parent / "tests" / "tournaments" / "data" / "swiss_reference.jsonl"
-EVENTS = 300
-SEED = 2025
+_DIR = Path(__file__).resolve().parent.parent / "tests" / "tournaments" / "data"
+DATA = _DIR / "swiss_reference.jsonl"
+HELD_OUT_DATA = _DIR / "swiss_reference_heldout.jsonl"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How a data file's events are drawn."""
+
+    events: int
+    seed: int
+    players: tuple[int, int]  # fewest, most
+    draws: float  # the share of played games drawn
+
+
+FIRST = Profile(events=300, seed=2025, players=(4, 60), draws=0.2)
+HELD_OUT = Profile(events=100, seed=7_2025, players=(20, 120), draws=0.4)
 ENGINE = "bbpPairings v6.0.0 (FIDE Dutch system, C.04.3 as in force since 1 July 2025)"
 COMMAND = "bbpPairings.exe --dutch round.trf -p pairs.txt"
 
@@ -184,7 +202,7 @@ def reference_pairs(bbp: str, trf: str) -> Pairs | None:
     return sorted(pairs, key=lambda p: p[1] == 0)  # the bye after the boards, as the bot lists it
 
 
-def _result(rng: random.Random, white: int, black: int) -> Result:
+def _result(rng: random.Random, white: int, black: int, draws: float) -> Result:
     roll = rng.random()
     if roll < 0.04:
         return "+-"
@@ -193,12 +211,12 @@ def _result(rng: random.Random, white: int, black: int) -> Result:
     if roll < 0.095:
         return "--"
     p_white = 1 / (1 + 10 ** ((black - white) / 400))
-    return "1/2-1/2" if rng.random() < 0.2 else ("1-0" if rng.random() < p_white else "0-1")
+    return "1/2-1/2" if rng.random() < draws else ("1-0" if rng.random() < p_white else "0-1")
 
 
-def simulate(bbp: str, rng: random.Random) -> tuple[str, list[Pairs | None], list[str]]:
+def simulate(bbp: str, rng: random.Random, profile: Profile = FIRST) -> tuple[str, list[Pairs | None], list[str]]:
     """One event paired round by round by bbpPairings: its final TRF, the answers and each round's input."""
-    n = rng.randint(4, 60)
+    n = rng.randint(*profile.players)
     total = rng.randint(3, min(11, n - 1))
     ratings = sorted((rng.randint(1000, 2500) for _ in range(n)), reverse=True)
     players = []
@@ -220,24 +238,26 @@ def simulate(bbp: str, rng: random.Random) -> tuple[str, list[Pairs | None], lis
         answers.append(answer)
         if answer is None:  # the event ends here: its TRF is the one the engine could not pair
             return trf, answers, inputs
-        games = tuple(Game(w, b, _result(rng, ratings[w - 1], ratings[b - 1])) for w, b in answer if b)
+        games = tuple(Game(w, b, _result(rng, ratings[w - 1], ratings[b - 1], profile.draws)) for w, b in answer if b)
         granted = tuple(Bye(pid, kind) for pid, kind in sorted(byes.items()))
         t = t.with_round(Round(number, games, granted + tuple(Bye(w, "pairing") for w, b in answer if not b)))
     return to_trf(t), answers, inputs
 
 
-def generate(bbp: str, path: Path = DATA, events: int = EVENTS, seed: int = SEED) -> None:
-    rng = random.Random(seed)
+def generate(bbp: str, path: Path = DATA, profile: Profile = FIRST) -> None:
+    rng = random.Random(profile.seed)
+    events, seed = profile.events, profile.seed
     header = {
         "about": "Swiss events paired round by round by the reference engine; see benchmarks/swiss_reference.py",
         "engine": ENGINE,
         "command": COMMAND,
         "input": "round r: the event's TRF cut to rounds 1..r-1, plus the round-r entries (H, F, Z) of those left out",
         "generator": f"python -m benchmarks.swiss_reference --generate BBPPAIRINGS (seed {seed}, {events} events)",
+        "profile": f"{profile.players[0]} to {profile.players[1]} players, {profile.draws:.0%} of played games drawn",
     }
     lines = [json.dumps(header)]
     for number in range(1, events + 1):
-        trf, answers, inputs = simulate(bbp, rng)
+        trf, answers, inputs = simulate(bbp, rng, profile)
         event = Event(number, trf, *read_trf(trf), answers=answers)
         for r, given in enumerate(inputs, start=1):  # the replay hands the bot exactly what the engine read
             if to_trf(*position(event, r)) != given:
@@ -252,16 +272,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--generate", metavar="BBPPAIRINGS", help="write the data file anew with this engine binary")
     parser.add_argument("--show", type=int, default=0, metavar="K", help="list the first K mismatching rounds")
     args = parser.parse_args(argv)
+    files = ((DATA, FIRST), (HELD_OUT_DATA, HELD_OUT))
     if args.generate:
-        generate(args.generate)
-        print(f"wrote {DATA}")
+        for path, profile in files:
+            generate(args.generate, path, profile)
+            print(f"wrote {path}")
         return 0
-    header, events = load()
-    compared, mismatches = replay(events)
-    print(f"{compared - len(mismatches)} of {compared} rounds match {header['engine']}")
-    for mismatch in mismatches[: args.show]:
-        print(mismatch)
-    return 0 if not mismatches else 1
+    failed = False
+    for path, _ in files:
+        header, events = load(path)
+        compared, mismatches = replay(events)
+        print(f"{path.name}: {compared - len(mismatches)} of {compared} rounds match {header['engine']}")
+        for mismatch in mismatches[: args.show]:
+            print(mismatch)
+        failed = failed or bool(mismatches)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

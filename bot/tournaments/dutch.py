@@ -2,9 +2,11 @@
 
 py4swiss 0.3.1 implements the Dutch system as it stood before 1 July 2025. What changed reaches its engine through
 ``bot.tournaments.fide2025``: the player records it is given (``players_2025``: who may get the pairing-allocated
-bye, which unplayed rounds count as floats, the pairing numbers that decide colours) and the quality criteria it
-weighs pairs by (``QUALITY_CRITERIA``, with the 2025 C9). ``pair(trf)`` returns exactly what
-``py4swiss.engines.DutchEngine.generate_pairings(trf)`` returns when py4swiss is given those same two amendments (the
+bye, which unplayed rounds count as floats, the pairing numbers that decide colours), the quality criteria it
+weighs pairs by (``QUALITY_CRITERIA``, with the 2025 C7 and C9) and the way brackets follow one another
+(``pair_brackets``: no collapsed last scoregroup; a bracket whose best pairing would leave the round incomplete is
+paired again with every remaining player in view). ``pair(trf)`` returns exactly what
+``fide2025.py4swiss_pairings(trf)`` returns -- py4swiss's own bracket pairer and completion check run that way (the
 same pairs, colours and board order, or the same ``PairingError``). It runs py4swiss 0.3.1's own engine: its
 player records, score brackets, bracket pairer (every D.1-D.3 step), colour rules (E.1-E.5), board order,
 and its C++ blossom matching computer for the brackets, fed the same weights through the same calls in the
@@ -58,8 +60,8 @@ from typing import Any, cast
 
 from py4swiss.dynamicuint import DynamicUint
 from py4swiss.engines import DutchEngine
-from py4swiss.engines.common import ColorPreferenceStrength, Pairing, PairingError
-from py4swiss.engines.dutch.bracket import Bracket, BracketPairer, Brackets
+from py4swiss.engines.common import ColorPreferenceStrength, Pairing
+from py4swiss.engines.dutch.bracket import Bracket, BracketPairer
 from py4swiss.engines.dutch.bracket.bracket_matcher import BracketMatcher
 from py4swiss.engines.dutch.criteria.absolute import C2
 from py4swiss.engines.dutch.player import Player
@@ -483,19 +485,14 @@ def pair(trf: ParsedTrf) -> list[Pairing]:
     if _is_first_round(trf, round_number, players):
         player_pairs = _first_round(players, initial_color)
     else:
-        validity_matcher = FastValidityMatcher(players, trf.x_section.forbidden_pairs)
-        brackets = Brackets(players, round_number)
-        if not validity_matcher.is_valid_matching():
-            raise PairingError("Round can not be paired")
-        player_pairs = []
-        while not brackets.is_finished():
-            pairer = FastBracketPairer(brackets.get_current_bracket(), validity_matcher, initial_color)
-            bracket_pairs = DutchEngine._get_bracket_pairs(pairer)
-            if bracket_pairs is None:
-                brackets.collapse()
-            else:
-                brackets.apply_bracket_pairings(bracket_pairs)
-                player_pairs.extend(bracket_pairs)
+        player_pairs = fide2025.pair_brackets(
+            players,
+            round_number,
+            trf.x_section.forbidden_pairs,
+            initial_color,
+            FastBracketPairer,
+            FastValidityMatcher,
+        )
 
     player_pairs.sort(key=DutchEngine._get_player_pair_score, reverse=True)
     return [DutchEngine._get_pairing(pair) for pair in player_pairs]

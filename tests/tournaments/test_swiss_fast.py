@@ -1,5 +1,6 @@
-"""bot.tournaments.dutch against py4swiss 0.3.1's own engine, given the same amendments (``fide2025``: player
-records and quality criteria by the 2025 rules): the same pairs, colours, board order and refusals; past round 1,
+"""bot.tournaments.dutch against py4swiss 0.3.1's own pieces run the same way (``fide2025.py4swiss_pairings``: its
+bracket pairer and completion check, with the player records, quality criteria and brackets of the 2025 rules): the
+same pairs, colours, board order and refusals; past round 1,
 the very same calls into py4swiss's C++ bracket matching computer (every edge weight, in order) and the same answer
 to every completion check; and the completion check itself on random graphs."""
 
@@ -12,11 +13,9 @@ from itertools import takewhile
 from typing import Any
 
 import py4swiss.engines.dutch.bracket.bracket_matcher as bracket_matcher_module
-import py4swiss.engines.dutch.engine as dutch_engine_module
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from py4swiss.engines import DutchEngine
 from py4swiss.engines.common import PairingError
 from py4swiss.engines.dutch.bracket import BracketPairer, Brackets
 from py4swiss.engines.dutch.validity_matcher import ValidityMatcher
@@ -39,9 +38,7 @@ Outcome = list[tuple[int, int]] | str
 
 @pytest.fixture(autouse=True)
 def _engine_as_the_2025_rules_amend_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    """py4swiss's engine reads the players through ``fide2025.players_2025`` and weighs pairs by
-    ``fide2025.QUALITY_CRITERIA``, as the bot's driver does."""
-    monkeypatch.setattr(dutch_engine_module, "get_player_infos_from_trf", fide2025.players_2025)
+    """py4swiss's bracket matcher weighs pairs by ``fide2025.QUALITY_CRITERIA``, as the bot's driver does."""
     monkeypatch.setattr(bracket_matcher_module, "QUALITY_CRITERIA", fide2025.QUALITY_CRITERIA)
 
 
@@ -120,10 +117,10 @@ def _compare(text: str, monkeypatch: pytest.MonkeyPatch, calls: bool) -> Outcome
     """Pair ``text`` both ways; the outcomes (and, if ``calls``, the computers' call logs) must be identical."""
     if not calls:
         mine = _outcome(dutch.pair, text)
-        assert mine == _outcome(DutchEngine.generate_pairings, text)
+        assert mine == _outcome(fide2025.py4swiss_pairings, text)
         return mine
     with _recorded(monkeypatch) as theirs_log:
-        theirs = _outcome(DutchEngine.generate_pairings, text)
+        theirs = _outcome(fide2025.py4swiss_pairings, text)
     with _recorded(monkeypatch) as mine_log:
         mine = _outcome(dutch.pair, text)
     assert mine == theirs
@@ -282,7 +279,7 @@ def test_swiss_rounds_carry_the_engine_s_pairs_in_board_order() -> None:
     t = Tournament("swiss", seed_by_rating((100 + i, rng.randint(1000, 2400)) for i in range(9)), 4)
     rnd = pair_swiss(t)
     numbers = {p.id: i + 1 for i, p in enumerate(t.seeded())}
-    expected = [(p.white, p.black) for p in DutchEngine.generate_pairings(parse_trf(to_trf(t)))]
+    expected = [(p.white, p.black) for p in fide2025.py4swiss_pairings(parse_trf(to_trf(t)))]
     got = [(numbers[g.white], numbers[g.black]) for g in rnd.games] + [
         (numbers[b.player], 0) for b in rnd.byes if b.kind == "pairing"
     ]
