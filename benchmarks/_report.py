@@ -76,7 +76,7 @@ SUMMARY: tuple[tuple[str, str, str, str], ...] = (
         "moves per second the bot sustains (× reference: one move's time)",
         r"\(b\) one move = ([\d.]+×)",
     ),
-    ("rules", "| legal moves listed", "Veletas legal moves listed", ""),
+    ("rules", "| legal moves listed", "Veletas legal moves listed (× reference: moves in one reference's time)", ""),
     ("clock", "| lateness after the deadline", "a deadline acted on late by, p50 / p99 / max", ""),
     ("ratings", "| a leaderboard page", "a leaderboard page, p50 / p99", ""),
     (
@@ -110,7 +110,7 @@ def summary(doc: str) -> str:
             continue
         cell = dict(zip(header, row, strict=False))
         figure = next(cell[h] for h in header if h in ("figure", "result", "measured", "time"))
-        ratio = next((cell[h] for h in header if h.startswith("×")), "")
+        ratio = next((cell[h] for h in header if h.startswith("×") or h == "per reference"), "")
         if ratio_pattern and (found := re.search(ratio_pattern, text)):
             ratio = found.group(1)
         date = re.search(r"(\d{4}-\d{2}-\d{2}) with `", text)

@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from benchmarks._report import REFERENCE, reference_ms
+
 
 @dataclass(frozen=True)
 class Row:
@@ -27,10 +29,16 @@ class Row:
     unit: str
     target: float | None = None
 
-    def cells(self) -> list[str]:
+    def cells(self, reference: float) -> list[str]:
+        """The row's cells; ``reference`` is the yardstick's time in ms, measured in the same run.
+
+        The ratio is the work done in one yardstick's time (the figure times the reference): a slow day slows
+        both, so the ratio stays comparable across days where the figure does not.
+        """
         target = "" if self.target is None else f"≥ {self.target:,.0f}"
         verdict = "" if self.target is None else ("yes" if self.figure >= self.target else "**no**")
-        return [self.game, self.measure, f"{self.figure:,.0f} {self.unit}", target, verdict]
+        per_reference = self.figure * reference / 1000
+        return [self.game, self.measure, f"{self.figure:,.0f} {self.unit}", f"{per_reference:,.0f}", target, verdict]
 
 
 def _timed(work: Callable[[], int], seconds: float) -> tuple[int, float]:
@@ -139,9 +147,13 @@ SECTIONS: dict[str, Callable[[float], list[Row]]] = {
 }
 
 
-def table(rows: list[Row]) -> str:
-    lines = ["| game | measure | figure | target | met |", "|---|---|---|---|---|"]
-    lines += ["| " + " | ".join(row.cells()) + " |" for row in rows]
+def table(rows: list[Row], reference: float) -> str:
+    lines = [
+        "| game | measure | figure | per reference | target | met |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += ["| " + " | ".join(row.cells(reference)) + " |" for row in rows]
+    lines.append(f"| | reference: {REFERENCE}, median | {reference:.1f} ms | 1 | | |")
     return "\n".join(lines)
 
 
@@ -151,10 +163,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=6.0, help="time per measure (default 6)")
     parser.add_argument("--write", action="store_true", help="publish the table into docs/BENCHMARKS.md")
     args = parser.parse_args(argv)
+    reference = reference_ms()
     rows: list[Row] = []
     for name in args.game or list(SECTIONS):
         rows += SECTIONS[name](args.seconds)
-    markdown = table(rows)
+    # The yardstick before and after: the faster one is the closer to the machine's own speed, as for the rows.
+    markdown = table(rows, min(reference, reference_ms()))
     print(markdown)
     if args.write:
         from benchmarks._report import publish
