@@ -1,6 +1,6 @@
 """What a tournament posts in its channel, each message built in one place so an image is attached in one place:
-its start, each round's standings (or bracket) and pairings, its end (the podium and the exports), the private
-standings, and the last board of a game an organiser stopped.
+its start, each round's standings (or bracket) and pairings, its end (the final standings with the crosstable, the
+podium and the exports), the private standings, and the last board of a game an organiser stopped.
 
 The tables go out as embeds cut to Discord's limits (``paged``), with their images drawn off the event loop by
 ``bot.render.tournament`` in ``PUBLIC_THEME``.
@@ -18,10 +18,13 @@ from typing import Any
 import discord
 
 from bot.i18n import Words
+from bot.render.crosstable import MAX_CROSSTABLE_ROWS, crosstable_png
 from bot.render.tournament import MAX_STANDINGS_ROWS, bracket_png, podium_png, standings_png
 from bot.store.values import TournamentSnapshot
 from bot.tournament_flow import (
     bracket_state,
+    crosstable_text,
+    crosstables,
     csv_text,
     division_places,
     match_scores,
@@ -31,7 +34,7 @@ from bot.tournament_flow import (
     tiebreak_labels,
     trf_text,
 )
-from bot.tournaments import Standing
+from bot.tournaments import CrossRow, Crosstable, Standing
 from cogs._board import DEFAULT_THEME, board_message
 from cogs._delivery import after_board_posted
 from cogs._send import send_to_channel
@@ -205,10 +208,52 @@ class Posts(TournamentBase):
             for i, png in enumerate(images, 1)
         ]
 
+    async def crosstable_images(self, w: Words, snap: TournamentSnapshot) -> list[discord.File]:
+        """The crosstables (one per division, fifty rows an image) in ``w``'s language and the theme of public
+        posts, withdrawn players greyed; drawn off the event loop."""
+        info = snap.info
+        title = words.t(w, "crosstable.title", name=info.name)
+        labels = [words.tiebreak_short(w, label) for label in tiebreak_labels(info)]
+        shown = names(snap)
+        gone = {e.user_id for e in snap.players if e.left_round is not None}
+        image_words = words.image_words(w)
+        jobs: list[tuple[str, Crosstable, Sequence[CrossRow]]] = []
+        for group, table in crosstables(snap):
+            head = title if group is None else f"{title} · {words.division_name(w, group)}"
+            rows = table.rows
+            pages = [rows[i : i + MAX_CROSSTABLE_ROWS] for i in range(0, len(rows), MAX_CROSSTABLE_ROWS)] or [rows]
+            for n, page in enumerate(pages, start=1):
+                page_title = head if len(pages) == 1 else words.t(w, "image_page", title=head, page=n, pages=len(pages))
+                jobs.append((page_title, table, page))
+
+        def draw() -> list[bytes]:
+            return [
+                crosstable_png(
+                    table,
+                    shown,
+                    title=page_title,
+                    tiebreak_labels=labels,
+                    rows=page,
+                    theme=PUBLIC_THEME,
+                    withdrawn=gone,
+                    words=image_words,
+                )
+                for page_title, table, page in jobs
+            ]
+
+        images = await asyncio.to_thread(draw)
+        return [
+            png_file(png, f"crosstable-{i}.png" if len(images) > 1 else "crosstable.png")
+            for i, png in enumerate(images, 1)
+        ]
+
     async def standings_messages(self, snap: TournamentSnapshot, number: int, *, final: bool = False) -> list[Post]:
-        """The standings after a round: the table as embeds, with its images, in the server's language."""
+        """The standings after a round: the table as embeds, with its images, in the server's language; the final
+        standings bring the crosstable's images too."""
         pw = await self.public(snap.info)
         files = await self.standings_images(pw, snap, final=final)
+        if final:
+            files += await self.crosstable_images(pw, snap)
         return self.page_messages(self.standings_pages(pw, snap, final=final), files)
 
     def bracket_lines(self, w: Words, snap: TournamentSnapshot, known: dict[int, str]) -> list[str]:
@@ -246,6 +291,9 @@ class Posts(TournamentBase):
     def export_files(self, snap: TournamentSnapshot) -> list[discord.File]:
         slug = re.sub(r"[^a-z0-9]+", "-", snap.info.name.lower()).strip("-") or "tournament"
         files = [discord.File(io.BytesIO(csv_text(snap).encode()), filename=f"{slug}-standings.csv")]
+        if not snap.info.is_elimination:
+            crosstable = crosstable_text(snap).encode()
+            files.append(discord.File(io.BytesIO(crosstable), filename=f"{slug}-crosstable.csv"))
         if snap.info.format == "swiss":
             files.append(discord.File(io.BytesIO(trf_text(snap).encode()), filename=f"{slug}.trf"))
         return files
@@ -277,7 +325,7 @@ class Posts(TournamentBase):
         ]
         # The exports travel with the podium's words (the first ten files), further podiums after them.
         files = [*self.export_files(snap), *pictures]
-        text = words.podium_text(pw, info, podiums) + "\n" + words.exports_note(pw, info.format == "swiss")
+        text = words.podium_text(pw, info, podiums) + "\n" + words.exports_note(pw, info)
         if len(text) <= CONTENT_LIMIT and len(files) <= MAX_FILES:
             return [{"content": text, "files": files}]
         # Many divisions: the podiums go in embeds, paged within Discord's limits, the files with the last.

@@ -301,8 +301,12 @@ def division_heading(w: Words, label: str) -> str:
     return f"**{division_name(w, label)}**"
 
 
-def exports_note(w: Words, swiss: bool) -> str:
-    return t(w, "exports_trf" if swiss else "exports")
+def exports_note(w: Words, info: TournamentInfo) -> str:
+    """What the exports attached at the end are: the standings' CSV, a round-played format's crosstable CSV, a
+    Swiss's TRF."""
+    if info.is_elimination:
+        return t(w, "exports")
+    return t(w, "exports_trf" if info.format == "swiss" else "exports_crosstable")
 
 
 def organiser_action(w: Words, actor: int, text: str) -> str:
