@@ -13,7 +13,21 @@ from collections.abc import Collection, Mapping, Sequence
 
 from bot.render.text import DRAWING, TextFace, fit
 from bot.render.theme import RGB
-from bot.render.tournament import ENGLISH, PAD, TITLE_H, WIDTH, TournamentWords, _look, _name, _Sheet, _title, score
+from bot.render.tournament import (
+    ENGLISH,
+    LABEL,
+    PAD,
+    TITLE_H,
+    WIDTH,
+    TournamentWords,
+    _edges,
+    _headings,
+    _look,
+    _name,
+    _Sheet,
+    _title,
+    score,
+)
 from bot.tournaments.crosstable import Cell, CrossRow, Crosstable
 
 __all__ = ["MAX_CROSSTABLE_ROWS", "crosstable_png"]
@@ -26,7 +40,6 @@ ROW_H = 42
 NAME = TextFace(24)
 NUMBER = TextFace(22)
 CELL = TextFace(22, bold=False)
-LABEL = TextFace(20, bold=False)
 NAME_W = 230  # the name column; names longer than it are shortened as the standings' are
 
 
@@ -79,18 +92,12 @@ def crosstable_png(
         x_name = x_number + 12
         x_grid = x_name + NAME_W
         x_points = x_grid + grid_w + points_w  # right edge
-        x_tb: list[float] = []
-        x = x_points
-        for w in tb_w:
-            x += w
-            x_tb.append(x)
+        x_tb = _edges(x_points, tb_w)
         head_y = TITLE_H + HEAD_H / 2
         bg = t.background
-        sheet.text((x_number, head_y), words.rank, LABEL, t.muted, bg, "rm")
-        sheet.text((x_name, head_y), fit(words.player, LABEL, NAME_W - 8), LABEL, t.muted, bg, "lm")
+        _headings(sheet, head_y, (x_number, x_name, x_points), (NAME_W - 8, points_w), words)
         for i, head in enumerate(heads):
             sheet.text((x_grid + (i + 0.5) * cell_w, head_y), head, LABEL, t.muted, bg, "mm")
-        sheet.text((x_points, head_y), fit(words.points, LABEL, points_w), LABEL, t.muted, bg, "rm")
         for label, right in zip(tiebreak_labels, x_tb, strict=True):
             sheet.text((right, head_y), label, LABEL, t.muted, bg, "rm")
         top = TITLE_H + HEAD_H

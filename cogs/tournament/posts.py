@@ -13,7 +13,7 @@ import io
 import logging
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 
@@ -34,7 +34,6 @@ from bot.tournament_flow import (
     tiebreak_labels,
     trf_text,
 )
-from bot.tournaments import CrossRow, Crosstable, Standing
 from cogs._board import DEFAULT_THEME, board_message
 from cogs._delivery import after_board_posted
 from cogs._send import send_to_channel
@@ -52,12 +51,34 @@ MESSAGE_TEXT = 5500
 PUBLIC_THEME = DEFAULT_THEME
 """The theme of the tournament images: the one the bot draws public boards in for anyone without a choice."""
 
+Row = TypeVar("Row")
+"""A row of a table drawn on several images (a standing, a crosstable's row)."""
 Post = dict[str, Any]
 """One channel message as ``send`` takes it (content, embeds, files)."""
 
 
 def png_file(png: bytes, filename: str) -> discord.File:
     return discord.File(io.BytesIO(png), filename=filename)
+
+
+def numbered_files(images: Sequence[bytes], stem: str) -> list[discord.File]:
+    """PNG files named ``stem.png``, or ``stem-1.png``, ``stem-2.png``... when there are several."""
+    return [png_file(png, f"{stem}-{i}.png" if len(images) > 1 else f"{stem}.png") for i, png in enumerate(images, 1)]
+
+
+def image_pages(
+    w: Words, title: str, groups: Sequence[tuple[str | None, Sequence[Row]]], size: int
+) -> list[tuple[str, int, Sequence[Row]]]:
+    """Each group's rows (a division's, or the only group's) cut into images of ``size`` rows: the image's title
+    (naming the division, numbering the pages when there are several), the group's index and its rows."""
+    out: list[tuple[str, int, Sequence[Row]]] = []
+    for index, (group, rows) in enumerate(groups):
+        head = title if group is None else f"{title} · {words.division_name(w, group)}"
+        pages = [rows[i : i + size] for i in range(0, len(rows), size)] or [rows]
+        for n, page in enumerate(pages, start=1):
+            page_title = head if len(pages) == 1 else words.t(w, "image_page", title=head, page=n, pages=len(pages))
+            out.append((page_title, index, page))
+    return out
 
 
 def paged(
@@ -180,13 +201,7 @@ class Posts(TournamentBase):
         shown = names(snap)
         gone = {e.user_id for e in snap.players if e.left_round is not None}
         image_words = words.image_words(w)
-        jobs: list[tuple[str, Sequence[Standing]]] = []
-        for group, rows in tables(snap):
-            head = title if group is None else f"{title} · {words.division_name(w, group)}"
-            pages = [rows[i : i + MAX_STANDINGS_ROWS] for i in range(0, len(rows), MAX_STANDINGS_ROWS)] or [rows]
-            for n, page in enumerate(pages, start=1):
-                page_title = head if len(pages) == 1 else words.t(w, "image_page", title=head, page=n, pages=len(pages))
-                jobs.append((page_title, page))
+        jobs = image_pages(w, title, tables(snap), MAX_STANDINGS_ROWS)
 
         def draw() -> list[bytes]:
             return [
@@ -199,14 +214,10 @@ class Posts(TournamentBase):
                     withdrawn=gone,
                     words=image_words,
                 )
-                for page_title, page in jobs
+                for page_title, _, page in jobs
             ]
 
-        images = await asyncio.to_thread(draw)
-        return [
-            png_file(png, f"standings-{i}.png" if len(images) > 1 else "standings.png")
-            for i, png in enumerate(images, 1)
-        ]
+        return numbered_files(await asyncio.to_thread(draw), "standings")
 
     async def crosstable_images(self, w: Words, snap: TournamentSnapshot) -> list[discord.File]:
         """The crosstables (one per division, fifty rows an image) in ``w``'s language and the theme of public
@@ -217,19 +228,13 @@ class Posts(TournamentBase):
         shown = names(snap)
         gone = {e.user_id for e in snap.players if e.left_round is not None}
         image_words = words.image_words(w)
-        jobs: list[tuple[str, Crosstable, Sequence[CrossRow]]] = []
-        for group, table in crosstables(snap):
-            head = title if group is None else f"{title} · {words.division_name(w, group)}"
-            rows = table.rows
-            pages = [rows[i : i + MAX_CROSSTABLE_ROWS] for i in range(0, len(rows), MAX_CROSSTABLE_ROWS)] or [rows]
-            for n, page in enumerate(pages, start=1):
-                page_title = head if len(pages) == 1 else words.t(w, "image_page", title=head, page=n, pages=len(pages))
-                jobs.append((page_title, table, page))
+        groups = crosstables(snap)
+        jobs = image_pages(w, title, [(group, table.rows) for group, table in groups], MAX_CROSSTABLE_ROWS)
 
         def draw() -> list[bytes]:
             return [
                 crosstable_png(
-                    table,
+                    groups[index][1],
                     shown,
                     title=page_title,
                     tiebreak_labels=labels,
@@ -238,14 +243,10 @@ class Posts(TournamentBase):
                     withdrawn=gone,
                     words=image_words,
                 )
-                for page_title, table, page in jobs
+                for page_title, index, page in jobs
             ]
 
-        images = await asyncio.to_thread(draw)
-        return [
-            png_file(png, f"crosstable-{i}.png" if len(images) > 1 else "crosstable.png")
-            for i, png in enumerate(images, 1)
-        ]
+        return numbered_files(await asyncio.to_thread(draw), "crosstable")
 
     async def standings_messages(self, snap: TournamentSnapshot, number: int, *, final: bool = False) -> list[Post]:
         """The standings after a round: the table as embeds, with its images, in the server's language; the final
@@ -319,10 +320,7 @@ class Posts(TournamentBase):
                 podium_png(ranked, shown, title=head, theme=PUBLIC_THEME, words=image_words) for head, ranked in jobs
             ]
 
-        images = await asyncio.to_thread(draw)
-        pictures = [
-            png_file(png, f"podium-{i}.png" if len(images) > 1 else "podium.png") for i, png in enumerate(images, 1)
-        ]
+        pictures = numbered_files(await asyncio.to_thread(draw), "podium")
         # The exports travel with the podium's words (the first ten files), further podiums after them.
         files = [*self.export_files(snap), *pictures]
         text = words.podium_text(pw, info, podiums) + "\n" + words.exports_note(pw, info)
