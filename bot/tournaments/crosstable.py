@@ -15,6 +15,7 @@ import csv
 import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from bot.tournaments.model import Bye, ByeKind, Tournament
@@ -67,7 +68,7 @@ class Crosstable:
         """The row number of ``player``."""
         return self._numbers[player]
 
-    @property
+    @cached_property
     def _numbers(self) -> dict[int, int]:
         return {r.player: r.number for r in self.rows}
 

@@ -221,8 +221,11 @@ class Posts(TournamentBase):
 
     async def crosstable_images(self, w: Words, snap: TournamentSnapshot) -> list[discord.File]:
         """The crosstables (one per division, fifty rows an image) in ``w``'s language and the theme of public
-        posts, withdrawn players greyed; drawn off the event loop."""
+        posts, withdrawn players greyed; drawn off the event loop. An elimination has none: its bracket is its
+        table."""
         info = snap.info
+        if info.is_elimination:
+            return []
         title = words.t(w, "crosstable.title", name=info.name)
         labels = [words.tiebreak_short(w, label) for label in tiebreak_labels(info)]
         shown = names(snap)

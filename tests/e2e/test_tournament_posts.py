@@ -270,3 +270,7 @@ async def test_a_finished_swiss_posts_the_crosstable_with_the_final_standings_an
     shown = {line[14:47].rstrip() for line in trf.splitlines() if line.startswith("001")}
     assert shown == {r["name"][:33].rstrip() for r in rows}  # the display names the CSV gives with the ids
     assert any(name.startswith("Zoë Ñúñez") and len(name) == 33 for name in shown)
+    # A member asking for the finished tournament's standings privately gets the crosstable too.
+    private = await sandbox.user(bob).slash("tournament", "standings", tournament=1)
+    assert private.ephemeral and "crosstable.png" in private.files, sorted(private.files)
+    assert cross in private.files
