@@ -14,6 +14,7 @@ from bot.render import THEMES
 from bot.render import crosstable as cr
 from bot.render.crosstable import MAX_CROSSTABLE_ROWS, crosstable_png
 from bot.render.theme import theme_named
+from bot.render.tournament import TournamentWords
 from bot.tournaments import Crosstable, Tournament, crosstable, next_round, seed_by_rating, standings
 
 THEME_NAMES = sorted(THEMES)
@@ -118,3 +119,12 @@ def test_the_first_round_cell_differs_by_theme() -> None:
         top = cr.TITLE_H + cr.HEAD_H
         crops.add(im.crop((cr.PAD + 300, top, cr.PAD + 360, top + cr.ROW_H)).tobytes())
     assert len(crops) == len(THEME_NAMES)
+
+
+def test_a_bye_is_written_in_the_readers_language() -> None:
+    t = played("swiss", 7, 3)  # an odd field: a pairing bye every round
+    table = table_of(t)
+    english = decode(crosstable_png(table, names(t), title="Byes", tiebreak_labels=SWISS_LABELS))
+    words = TournamentWords(crosstable_bye="descanso")
+    spanish = decode(crosstable_png(table, names(t), title="Byes", tiebreak_labels=SWISS_LABELS, words=words))
+    assert spanish.width > english.width  # "+ descanso" needs wider round columns than "+ bye"

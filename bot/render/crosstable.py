@@ -72,7 +72,7 @@ def crosstable_png(
             cells = [[(table.square_text(r, c), _square_ink(r, c)) for c in table.rows] for r in shown_rows]
         else:
             heads = [str(n) for n in table.rounds]
-            cells = [[(table.cell_text(c, words.bye), _ink(c)) for c in r.cells] for r in shown_rows]
+            cells = [[(table.cell_text(c, words.crosstable_bye), _ink(c)) for c in r.cells] for r in shown_rows]
         cell_w = max([CELL.getlength(text) for line in cells for text, _ in line] + [LABEL.getlength(h) for h in heads])
         cell_w = max(cell_w + 14, 40)
         values = [[score(r.standing.points), *(score(v) for v in r.standing.tiebreaks[:shown])] for r in shown_rows]

@@ -64,6 +64,7 @@ class TournamentWords:
     winner_of: str = "winner of {match}"
     loser_of: str = "loser of {match}"
     bye: str = "bye"
+    crosstable_bye: str = "bye"  # a crosstable's bye of any worth: "+ bye", "½ bye", "0 bye"
     walkover: str = "walkover"
     not_needed: str = "not needed"
     best_of: str = "best of {n}"

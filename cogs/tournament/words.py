@@ -97,6 +97,7 @@ def image_words(w: Words) -> TournamentWords:
         winner_of=t(w, "image.winner_of", match="{match}"),
         loser_of=t(w, "image.loser_of", match="{match}"),
         bye=t(w, "image.bye"),
+        crosstable_bye=t(w, "image.crosstable_bye"),
         walkover=t(w, "image.walkover"),
         not_needed=t(w, "image.not_needed"),
         best_of=t(w, "image.best_of", n="{n}"),
