@@ -58,12 +58,12 @@ def test_a_swiss_has_a_column_per_round_and_a_row_per_player() -> None:
 def test_a_big_field_is_paged_and_every_page_keeps_the_whole_tables_numbers() -> None:
     t = played("swiss", 60, 3)
     table = table_of(t)
-    with pytest.raises(ValueError, match="at most 50"):
+    with pytest.raises(ValueError, match="at most 40"):
         crosstable_png(table, names(t), title="Big", tiebreak_labels=SWISS_LABELS)
     pages = [table.rows[i : i + MAX_CROSSTABLE_ROWS] for i in range(0, len(table.rows), MAX_CROSSTABLE_ROWS)]
-    assert [len(p) for p in pages] == [50, 10]
+    assert [len(p) for p in pages] == [40, 20]
     images = [decode(crosstable_png(table, names(t), title="Big", tiebreak_labels=SWISS_LABELS, rows=p)) for p in pages]
-    assert images[1].height == cr.TITLE_H + cr.HEAD_H + 10 * cr.ROW_H + cr.PAD
+    assert images[1].height == cr.TITLE_H + cr.HEAD_H + 20 * cr.ROW_H + cr.PAD
     assert images[0].width == images[1].width  # the widest number is the whole table's, on every page
 
 

@@ -32,7 +32,7 @@ from bot.tournaments.crosstable import Cell, CrossRow, Crosstable
 
 __all__ = ["MAX_CROSSTABLE_ROWS", "crosstable_png"]
 
-MAX_CROSSTABLE_ROWS = 50
+MAX_CROSSTABLE_ROWS = 40
 """Rows one crosstable image holds; a bigger field is paged by the caller."""
 
 HEAD_H = 50

@@ -220,7 +220,7 @@ class Posts(TournamentBase):
         return numbered_files(await asyncio.to_thread(draw), "standings")
 
     async def crosstable_images(self, w: Words, snap: TournamentSnapshot) -> list[discord.File]:
-        """The crosstables (one per division, fifty rows an image) in ``w``'s language and the theme of public
+        """The crosstables (one per division, forty rows an image) in ``w``'s language and the theme of public
         posts, withdrawn players greyed; drawn off the event loop. An elimination has none: its bracket is its
         table."""
         info = snap.info
