@@ -75,34 +75,32 @@ class Crosstable:
     def cell_text(self, cell: Cell, bye: str = "bye") -> str:
         """A round's cell as a Swiss crosstable prints it: ``+12w``, ``=5b``, ``-3w``, ``+F``, ``½ bye``, ``–``
         (``bye`` is the word for a bye, in the reader's language)."""
-        return cell_text(cell, self._numbers, bye)
+        if cell.kind == "game" and cell.opponent is not None:
+            return f"{_sign(cell.points)}{self._numbers[cell.opponent]}{cell.colour}"
+        if cell.kind == "forfeit":
+            return "+F" if cell.points == 1 else "-F"
+        if cell.kind == "bye":
+            return {1.0: "+", 0.5: "½"}.get(cell.points, "0") + f" {bye}"
+        return "–"
 
     def square_text(self, row: CrossRow, column: CrossRow) -> str:
         """The square table's cell of ``row`` against ``column``: its results in round order (``1``, ``½``,
         ``0``, ``+``/``-`` for forfeits), blank on the diagonal and where they have not met."""
         if row.player == column.player:
             return ""
-        return " ".join(square_mark(c) for c in row.cells if c.opponent == column.player)
+        return " ".join(_square_mark(c) for c in row.cells if c.opponent == column.player)
 
 
-def sign(points: float) -> str:
+def _sign(points: float) -> str:
+    """A game's result in a Swiss cell: ``+`` won, ``=`` drawn, ``-`` lost."""
     return "+" if points == 1 else "=" if points == 0.5 else "-"
 
 
-def square_mark(cell: Cell) -> str:
+def _square_mark(cell: Cell) -> str:
+    """A game's result in the square table: ``1``, ``½``, ``0``, or ``+``/``-`` for a forfeit."""
     if cell.kind == "forfeit":
         return "+" if cell.points == 1 else "-"
     return "1" if cell.points == 1 else "½" if cell.points == 0.5 else "0"
-
-
-def cell_text(cell: Cell, numbers: Mapping[int, int], bye: str = "bye") -> str:
-    if cell.kind == "game" and cell.opponent is not None:
-        return f"{sign(cell.points)}{numbers[cell.opponent]}{cell.colour}"
-    if cell.kind == "forfeit":
-        return "+F" if cell.points == 1 else "-F"
-    if cell.kind == "bye":
-        return {1.0: "+", 0.5: "½"}.get(cell.points, "0") + f" {bye}"
-    return "–"
 
 
 def _cells(t: Tournament) -> dict[int, list[Cell]]:
