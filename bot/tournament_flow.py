@@ -24,6 +24,7 @@ from bot.tournaments import (
     BracketState,
     Bye,
     ByeKind,
+    Crosstable,
     Game,
     Player,
     Result,
@@ -32,6 +33,8 @@ from bot.tournaments import (
     Tiebreak,
     Tournament,
     TournamentError,
+    crosstable,
+    crosstable_csv,
     divisions,
     double_elimination,
     match_winner,
@@ -283,11 +286,21 @@ def csv_text(snap: TournamentSnapshot) -> str:
     return "\n".join(out) + "\n"
 
 
+def crosstables(snap: TournamentSnapshot) -> list[tuple[str | None, Crosstable]]:
+    """The crosstable of each group (one, or each division of a round robin), rows in standings order."""
+    return [(label, crosstable(t, standings(t, tiebreaks_of(snap.info)))) for label, t in groups(snap)]
+
+
+def crosstable_text(snap: TournamentSnapshot) -> str:
+    """The crosstables as CSV (see ``crosstable_csv``), with the players' display names."""
+    return crosstable_csv([c for _, c in crosstables(snap)], tiebreaks_of(snap.info), names(snap))
+
+
 def trf_text(snap: TournamentSnapshot) -> str:
-    """The Swiss as TRF, over its finished rounds."""
+    """The Swiss as TRF, over its finished rounds, with the players' display names."""
     t = engine_tournament(snap)
     finished = tuple(r for r in t.rounds if r.finished)
-    return to_trf(Tournament(t.format, t.players, t.total_rounds, finished), name=snap.info.name)
+    return to_trf(Tournament(t.format, t.players, t.total_rounds, finished), name=snap.info.name, names=names(snap))
 
 
 def places(snap: TournamentSnapshot) -> list[tuple[int, int]]:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 
 from PIL import Image, ImageChops, ImageDraw
 
@@ -63,6 +64,7 @@ class TournamentWords:
     winner_of: str = "winner of {match}"
     loser_of: str = "loser of {match}"
     bye: str = "bye"
+    crosstable_bye: str = "bye"  # a crosstable's bye of any worth: "+ bye", "½ bye", "0 bye"
     walkover: str = "walkover"
     not_needed: str = "not needed"
     best_of: str = "best of {n}"
@@ -244,6 +246,24 @@ LABEL = TextFace(20, bold=False)
 NAME_MIN = 200  # the name column's least width; past it more tie-break columns widen the image
 
 
+def _edges(start: float, widths: Sequence[float]) -> list[float]:
+    """The right edges of columns of ``widths`` laid side by side from ``start``."""
+    return list(accumulate(widths, initial=start))[1:]
+
+
+def _headings(
+    sheet: _Sheet, y: float, at: tuple[float, float, float], widths: tuple[float, float], words: TournamentWords
+) -> None:
+    """A table's rank, player and points headings, muted on the background: ``at`` the rank's right edge, the
+    name's left one and the points' right one, ``widths`` the name's and the points' columns."""
+    t = sheet.look.theme
+    x_rank, x_name, x_points = at
+    name_w, points_w = widths
+    sheet.text((x_rank, y), words.rank, LABEL, t.muted, t.background, "rm")
+    sheet.text((x_name, y), fit(words.player, LABEL, name_w), LABEL, t.muted, t.background, "lm")
+    sheet.text((x_points, y), fit(words.points, LABEL, points_w), LABEL, t.muted, t.background, "rm")
+
+
 def _wrap(label: str, font: TextFace, width: float) -> list[str]:
     """A column label on at most two lines, cut after a space or a hyphen ("Sonneborn-" "Berger"), each
     shortened to the width."""
@@ -308,16 +328,10 @@ def standings_png(
         x_rank = PAD + rank_w  # right edge
         x_name = x_rank + 16
         x_points = x_name + name_w + points_w  # right edge
-        x_tb: list[float] = []
-        x = x_points
-        for w in tb_w:
-            x += w
-            x_tb.append(x)
+        x_tb = _edges(x_points, tb_w)
         head_y = TITLE_H + HEAD_H / 2
         bg = t.background
-        sheet.text((x_rank, head_y), words.rank, LABEL, t.muted, bg, "rm")
-        sheet.text((x_name, head_y), fit(words.player, LABEL, name_w), LABEL, t.muted, bg, "lm")
-        sheet.text((x_points, head_y), fit(words.points, LABEL, points_w), LABEL, t.muted, bg, "rm")
+        _headings(sheet, head_y, (x_rank, x_name, x_points), (name_w, points_w), words)
         for label, right, w in zip(tiebreak_labels, x_tb, tb_w, strict=True):
             lines = _wrap(label, LABEL, w - 8)
             for i, line in enumerate(lines):

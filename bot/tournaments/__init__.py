@@ -1,10 +1,11 @@
 """Tournaments as pure values: round robin (Berger tables), Swiss (FIDE Dutch, by py4swiss), single and
-double elimination, standings with tie-breaks (tiebreak-core), TRF and CSV text.
+double elimination, standings with tie-breaks (tiebreak-core), the crosstable, TRF and CSV text.
 
 No Discord, no database, no asyncio: values in, values out. The bot keeps a ``Tournament`` (or a
 ``Bracket`` and its match winners) in storage and asks this package for the next round and the table.
 """
 
+from bot.tournaments.crosstable import Cell, CrossRow, Crosstable, crosstable, crosstable_csv
 from bot.tournaments.elimination import (
     BYE,
     Bracket,
@@ -50,6 +51,9 @@ __all__ = [
     "BracketState",
     "Bye",
     "ByeKind",
+    "Cell",
+    "CrossRow",
+    "Crosstable",
     "Format",
     "Game",
     "Match",
@@ -62,6 +66,8 @@ __all__ = [
     "Tournament",
     "TournamentError",
     "berger_table",
+    "crosstable",
+    "crosstable_csv",
     "divisions",
     "double_elimination",
     "match_winner",

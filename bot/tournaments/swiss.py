@@ -10,6 +10,7 @@ engine to leave them out.
 
 from __future__ import annotations
 
+import unicodedata
 from collections import defaultdict
 from collections.abc import Mapping
 
@@ -32,6 +33,8 @@ _GAME_CODES: Mapping[str, tuple[str, str]] = {
     "--": ("-", "-"),
 }
 _BYE_CODES: Mapping[ByeKind, str] = {"pairing": "U", "half": "H", "full": "F", "zero": "Z", "rest": "Z"}
+TRF_NAME = 33
+"""Characters of TRF's name field (columns 15 to 47)."""
 _REQUESTABLE: tuple[ByeKind, ...] = ("half", "full", "zero")
 
 
@@ -73,13 +76,26 @@ def _entries(t: Tournament, upcoming: Mapping[int, ByeKind]) -> dict[int, list[t
 _CODE_POINTS = {"1": 1.0, "+": 1.0, "U": 1.0, "F": 1.0, "=": 0.5, "H": 0.5}
 
 
-def to_trf(t: Tournament, upcoming: Mapping[int, ByeKind] | None = None, name: str = "") -> str:
+def trf_name(name: str) -> str:
+    """A display name as TRF's fixed-width name field holds it: control characters and line breaks as
+    spaces, runs of spaces as one, at most 33 characters."""
+    cleaned = "".join(" " if unicodedata.category(ch).startswith("C") else ch for ch in name)
+    return " ".join(cleaned.split())[:TRF_NAME]
+
+
+def to_trf(
+    t: Tournament,
+    upcoming: Mapping[int, ByeKind] | None = None,
+    name: str = "",
+    names: Mapping[int, str] | None = None,
+) -> str:
     """The tournament as TRF(x) text: the ``012`` name line, one ``001`` line per player and the
     ``XXR`` (rounds) and ``XXC`` (first colour) lines that the Dutch engines read.
 
     ``upcoming`` lists byes already granted for the next round; those players, and anyone not active in
-    it, get their next-round entry now, so an engine leaves them out. Names are the player ids, which is
-    all the pairing needs and keeps Discord ids (too long for the FIDE-number column) intact.
+    it, get their next-round entry now, so an engine leaves them out. Without ``names`` the name field
+    holds the player ids, which is all the pairing needs; the export passes the display names (cut by
+    ``trf_name``; a player without one keeps the id), and the Discord ids go in the CSV.
     """
     upcoming = upcoming or {}
     rows = _entries(t, upcoming)
@@ -90,7 +106,8 @@ def to_trf(t: Tournament, upcoming: Mapping[int, ByeKind] | None = None, name: s
     lines = [f"012 {name}".rstrip()] if name else []
     for p in t.seeded():
         # Fixed columns (javafo's TRF manual): number at 4, name at 14, rating at 48, points at 80, rank at 85.
-        head = f"001 {numbers[p.id]:4d}{'':6}{p.id!s:<33.33} {p.rating:4d}{'':28}{points[p.id]:4.1f} {rank[p.id]:4d}"
+        shown = (trf_name(names.get(p.id, "")) if names else "") or str(p.id)
+        head = f"001 {numbers[p.id]:4d}{'':6}{shown:<33.33} {p.rating:4d}{'':28}{points[p.id]:4.1f} {rank[p.id]:4d}"
         results = "".join(
             f"  {opp:04d} {colour} {code}" if opp == 0 else f"  {opp:4d} {colour} {code}"
             for opp, colour, code in rows[p.id]

@@ -252,6 +252,8 @@ class OrganiserCommands(SignUp, Posts):
         await interaction.response.defer(ephemeral=True, thinking=True)
         pages = self.standings_pages(w, snap, final=final)
         files = [*self.export_files(snap), *await self.standings_images(w, snap, final=final)]
+        if final:
+            files += await self.crosstable_images(w, snap)  # as the final standings were posted
         await interaction.followup.send(embeds=pages[0], files=files[:MAX_FILES], ephemeral=True)
         for page in pages[1:]:
             await interaction.followup.send(embeds=page, ephemeral=True)

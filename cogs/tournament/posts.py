@@ -1,6 +1,6 @@
 """What a tournament posts in its channel, each message built in one place so an image is attached in one place:
-its start, each round's standings (or bracket) and pairings, its end (the podium and the exports), the private
-standings, and the last board of a game an organiser stopped.
+its start, each round's standings (or bracket) and pairings, its end (the final standings with the crosstable, the
+podium and the exports), the private standings, and the last board of a game an organiser stopped.
 
 The tables go out as embeds cut to Discord's limits (``paged``), with their images drawn off the event loop by
 ``bot.render.tournament`` in ``PUBLIC_THEME``.
@@ -13,15 +13,18 @@ import io
 import logging
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 
 from bot.i18n import Words
+from bot.render.crosstable import MAX_CROSSTABLE_ROWS, crosstable_png
 from bot.render.tournament import MAX_STANDINGS_ROWS, bracket_png, podium_png, standings_png
 from bot.store.values import TournamentSnapshot
 from bot.tournament_flow import (
     bracket_state,
+    crosstable_text,
+    crosstables,
     csv_text,
     division_places,
     match_scores,
@@ -31,7 +34,6 @@ from bot.tournament_flow import (
     tiebreak_labels,
     trf_text,
 )
-from bot.tournaments import Standing
 from cogs._board import DEFAULT_THEME, board_message
 from cogs._delivery import after_board_posted
 from cogs._send import send_to_channel
@@ -49,12 +51,34 @@ MESSAGE_TEXT = 5500
 PUBLIC_THEME = DEFAULT_THEME
 """The theme of the tournament images: the one the bot draws public boards in for anyone without a choice."""
 
+Row = TypeVar("Row")
+"""A row of a table drawn on several images (a standing, a crosstable's row)."""
 Post = dict[str, Any]
 """One channel message as ``send`` takes it (content, embeds, files)."""
 
 
 def png_file(png: bytes, filename: str) -> discord.File:
     return discord.File(io.BytesIO(png), filename=filename)
+
+
+def numbered_files(images: Sequence[bytes], stem: str) -> list[discord.File]:
+    """PNG files named ``stem.png``, or ``stem-1.png``, ``stem-2.png``... when there are several."""
+    return [png_file(png, f"{stem}-{i}.png" if len(images) > 1 else f"{stem}.png") for i, png in enumerate(images, 1)]
+
+
+def image_pages(
+    w: Words, title: str, groups: Sequence[tuple[str | None, Sequence[Row]]], size: int
+) -> list[tuple[str, int, Sequence[Row]]]:
+    """Each group's rows (a division's, or the only group's) cut into images of ``size`` rows: the image's title
+    (naming the division, numbering the pages when there are several), the group's index and its rows."""
+    out: list[tuple[str, int, Sequence[Row]]] = []
+    for index, (group, rows) in enumerate(groups):
+        head = title if group is None else f"{title} · {words.division_name(w, group)}"
+        pages = [rows[i : i + size] for i in range(0, len(rows), size)] or [rows]
+        for n, page in enumerate(pages, start=1):
+            page_title = head if len(pages) == 1 else words.t(w, "image_page", title=head, page=n, pages=len(pages))
+            out.append((page_title, index, page))
+    return out
 
 
 def paged(
@@ -177,13 +201,7 @@ class Posts(TournamentBase):
         shown = names(snap)
         gone = {e.user_id for e in snap.players if e.left_round is not None}
         image_words = words.image_words(w)
-        jobs: list[tuple[str, Sequence[Standing]]] = []
-        for group, rows in tables(snap):
-            head = title if group is None else f"{title} · {words.division_name(w, group)}"
-            pages = [rows[i : i + MAX_STANDINGS_ROWS] for i in range(0, len(rows), MAX_STANDINGS_ROWS)] or [rows]
-            for n, page in enumerate(pages, start=1):
-                page_title = head if len(pages) == 1 else words.t(w, "image_page", title=head, page=n, pages=len(pages))
-                jobs.append((page_title, page))
+        jobs = image_pages(w, title, tables(snap), MAX_STANDINGS_ROWS)
 
         def draw() -> list[bytes]:
             return [
@@ -196,19 +214,50 @@ class Posts(TournamentBase):
                     withdrawn=gone,
                     words=image_words,
                 )
-                for page_title, page in jobs
+                for page_title, _, page in jobs
             ]
 
-        images = await asyncio.to_thread(draw)
-        return [
-            png_file(png, f"standings-{i}.png" if len(images) > 1 else "standings.png")
-            for i, png in enumerate(images, 1)
-        ]
+        return numbered_files(await asyncio.to_thread(draw), "standings")
+
+    async def crosstable_images(self, w: Words, snap: TournamentSnapshot) -> list[discord.File]:
+        """The crosstables (one per division, forty rows an image) in ``w``'s language and the theme of public
+        posts, withdrawn players greyed; drawn off the event loop. An elimination has none: its bracket is its
+        table."""
+        info = snap.info
+        if info.is_elimination:
+            return []
+        title = words.t(w, "crosstable.title", name=info.name)
+        labels = [words.tiebreak_short(w, label) for label in tiebreak_labels(info)]
+        shown = names(snap)
+        gone = {e.user_id for e in snap.players if e.left_round is not None}
+        image_words = words.image_words(w)
+        groups = crosstables(snap)
+        jobs = image_pages(w, title, [(group, table.rows) for group, table in groups], MAX_CROSSTABLE_ROWS)
+
+        def draw() -> list[bytes]:
+            return [
+                crosstable_png(
+                    groups[index][1],
+                    shown,
+                    title=page_title,
+                    tiebreak_labels=labels,
+                    rows=page,
+                    theme=PUBLIC_THEME,
+                    withdrawn=gone,
+                    words=image_words,
+                )
+                for page_title, index, page in jobs
+            ]
+
+        return numbered_files(await asyncio.to_thread(draw), "crosstable")
 
     async def standings_messages(self, snap: TournamentSnapshot, number: int, *, final: bool = False) -> list[Post]:
-        """The standings after a round: the table as embeds, with its images, in the server's language."""
+        """The standings after a round: the table as embeds, with its images, in the server's language; the final
+        standings bring the crosstable's images too."""
         pw = await self.public(snap.info)
         files = await self.standings_images(pw, snap, final=final)
+        if final:
+            files += await self.crosstable_images(pw, snap)
         return self.page_messages(self.standings_pages(pw, snap, final=final), files)
 
     def bracket_lines(self, w: Words, snap: TournamentSnapshot, known: dict[int, str]) -> list[str]:
@@ -246,6 +295,9 @@ class Posts(TournamentBase):
     def export_files(self, snap: TournamentSnapshot) -> list[discord.File]:
         slug = re.sub(r"[^a-z0-9]+", "-", snap.info.name.lower()).strip("-") or "tournament"
         files = [discord.File(io.BytesIO(csv_text(snap).encode()), filename=f"{slug}-standings.csv")]
+        if not snap.info.is_elimination:
+            crosstable = crosstable_text(snap).encode()
+            files.append(discord.File(io.BytesIO(crosstable), filename=f"{slug}-crosstable.csv"))
         if snap.info.format == "swiss":
             files.append(discord.File(io.BytesIO(trf_text(snap).encode()), filename=f"{slug}.trf"))
         return files
@@ -271,13 +323,10 @@ class Posts(TournamentBase):
                 podium_png(ranked, shown, title=head, theme=PUBLIC_THEME, words=image_words) for head, ranked in jobs
             ]
 
-        images = await asyncio.to_thread(draw)
-        pictures = [
-            png_file(png, f"podium-{i}.png" if len(images) > 1 else "podium.png") for i, png in enumerate(images, 1)
-        ]
+        pictures = numbered_files(await asyncio.to_thread(draw), "podium")
         # The exports travel with the podium's words (the first ten files), further podiums after them.
         files = [*self.export_files(snap), *pictures]
-        text = words.podium_text(pw, info, podiums) + "\n" + words.exports_note(pw, info.format == "swiss")
+        text = words.podium_text(pw, info, podiums) + "\n" + words.exports_note(pw, info)
         if len(text) <= CONTENT_LIMIT and len(files) <= MAX_FILES:
             return [{"content": text, "files": files}]
         # Many divisions: the podiums go in embeds, paged within Discord's limits, the files with the last.

@@ -97,6 +97,7 @@ def image_words(w: Words) -> TournamentWords:
         winner_of=t(w, "image.winner_of", match="{match}"),
         loser_of=t(w, "image.loser_of", match="{match}"),
         bye=t(w, "image.bye"),
+        crosstable_bye=t(w, "image.crosstable_bye"),
         walkover=t(w, "image.walkover"),
         not_needed=t(w, "image.not_needed"),
         best_of=t(w, "image.best_of", n="{n}"),
@@ -301,8 +302,12 @@ def division_heading(w: Words, label: str) -> str:
     return f"**{division_name(w, label)}**"
 
 
-def exports_note(w: Words, swiss: bool) -> str:
-    return t(w, "exports_trf" if swiss else "exports")
+def exports_note(w: Words, info: TournamentInfo) -> str:
+    """What the exports attached at the end are: the standings' CSV, a round-played format's crosstable CSV, a
+    Swiss's TRF."""
+    if info.is_elimination:
+        return t(w, "exports")
+    return t(w, "exports_trf" if info.format == "swiss" else "exports_crosstable")
 
 
 def organiser_action(w: Words, actor: int, text: str) -> str:

@@ -3,6 +3,8 @@ per pairing, results from the games, standings and the podium."""
 
 from __future__ import annotations
 
+import csv
+import io
 import random
 import sqlite3
 from pathlib import Path
@@ -246,6 +248,20 @@ async def test_a_40_player_swiss_of_7_rounds_with_a_drop_a_no_show_and_a_late_jo
     image = final[-1].files.get("standings.png", b"")
     assert image == drawn(gone) != drawn(set()), "the posted image marks exactly the withdrawn players"
     assert png(final[-1], "standings.png").height > 40 * 20, "forty rows"
+    # The crosstable with it: the forty rows on one image; its CSV agrees with the oracle round by round.
+    assert png(final[-1], "crosstable.png").height > 40 * 20
+    cross_csv = next(name for name in podium.files if name.endswith("-crosstable.csv"))
+    cross = list(csv.DictReader(io.StringIO(podium.files[cross_csv].decode())))
+    assert [int(r["player"]) for r in cross] == [int(r["player"]) for r in rows], "rows in standings order"
+    number = {int(r["player"]): r["number"] for r in cross}
+    for r in cross:
+        pid = int(r["player"])
+        assert sum(float(r[f"result {n}"] or 0) for n in range(1, 8)) == float(r["points"]) == expected[pid][0]
+        for n, rnd in enumerate(record.rounds, start=1):
+            game = next((g for g in rnd.games if pid in (g.white, g.black)), None)
+            if game is not None:
+                other = game.black if game.white == pid else game.white
+                assert (r[f"opponent {n}"], r[f"colour {n}"]) == (number[other], "w" if game.white == pid else "b")
 
 
 async def _sign_up(

@@ -5,6 +5,8 @@ refused privately on SQLite and PostgreSQL alike."""
 
 from __future__ import annotations
 
+import csv
+import io
 import sqlite3
 from pathlib import Path
 
@@ -17,7 +19,7 @@ from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from bot.store import Store
 from e2e.conftest import ManualClock
-from e2e.tourney import posts_owed, round_open, status
+from e2e.tourney import finished, png, posts_owed, resign_in, round_open, status
 
 POSTS = r"^/channels/{channel}/messages$"
 
@@ -235,3 +237,40 @@ async def test_a_timed_start_that_cannot_start_says_why_even_when_the_channel_re
     await sandbox.wait_until(lambda: said() and status(db_path, 1) == "cancelled", what="the cancellation said")
     await sandbox.settle()
     assert len(said()) == 1 and "at least 2 players" in said()[0].content
+
+
+async def test_a_finished_swiss_posts_the_crosstable_with_the_final_standings_and_names_its_players_in_the_trf(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path, clock: ManualClock
+) -> None:
+    dave = sandbox.add_member("Zoë Ñúñez, la campeona de la ciudad de Buenos Aires")
+    field = [alice, bob, carol, dave]
+    await sign_up(sandbox, alice, field, name="Cross Cup")
+    await sandbox.user(alice).slash("tournament", "start")
+    members = {m.id: m for m in field}
+    for number in (1, 2):
+        for b in await round_open(sandbox, db_path, 1, number):
+            assert b.thread_id is not None
+            await resign_in(sandbox, members[b.black], b.thread_id, "veloop")
+    await finished(sandbox, db_path, 1)
+    final = [m for m in public(sandbox) if "crosstable.png" in m.files]
+    assert len(final) == 1 and "standings.png" in final[0].files  # with the final standings, once
+    assert "final standings" in final[0].text()
+    image = png(final[0], "crosstable.png")
+    assert image.width >= 800 and image.height > 4 * 40
+    podium = next(m for m in public(sandbox) if "is over" in m.content)
+    assert "crosstable as CSV" in podium.content
+    cross = next(n for n in podium.files if n.endswith("-crosstable.csv"))
+    rows = list(csv.DictReader(io.StringIO(podium.files[cross].decode())))
+    assert {int(r["player"]) for r in rows} == set(members)  # the Discord ids
+    assert [r["number"] for r in rows] == ["1", "2", "3", "4"]
+    for r in rows:
+        assert r["colour 1"] in ("w", "b") and r["colour 2"] in ("w", "b")
+        assert float(r["result 1"]) + float(r["result 2"]) == float(r["points"])
+    trf = podium.files[next(n for n in podium.files if n.endswith(".trf"))].decode()
+    shown = {line[14:47].rstrip() for line in trf.splitlines() if line.startswith("001")}
+    assert shown == {r["name"][:33].rstrip() for r in rows}  # the display names the CSV gives with the ids
+    assert any(name.startswith("Zoë Ñúñez") and len(name) == 33 for name in shown)
+    # A member asking for the finished tournament's standings privately gets the crosstable too.
+    private = await sandbox.user(bob).slash("tournament", "standings", tournament=1)
+    assert private.ephemeral and "crosstable.png" in private.files, sorted(private.files)
+    assert cross in private.files

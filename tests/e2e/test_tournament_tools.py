@@ -3,6 +3,8 @@ re-pairing, pause and resume, corrections, removals and additions, cancellation,
 
 from __future__ import annotations
 
+import csv
+import io
 import sqlite3
 from pathlib import Path
 
@@ -353,3 +355,14 @@ async def test_the_podiums_of_many_divisions_are_paged_into_embeds_within_discor
     assert len({p.tobytes() for p in pictures}) == 18, "each division's podium shows its own players"
     tables = posts_with(sandbox, sandbox.channel_id, "standings-18.png")
     assert len(tables) == 3, "standings after each of the three rounds, one image per division"
+    # With the final standings, each division's crosstable (its square table), ten files a message at most.
+    crosstables = [
+        name
+        for m in sandbox.messages(sandbox.channel_id, include_ephemeral=False)
+        for name in m.files
+        if name.startswith("crosstable-")
+    ]
+    assert sorted(crosstables) == sorted(f"crosstable-{i}.png" for i in range(1, 19))
+    cross_csv = next(name for name in podium.files if name.endswith("-crosstable.csv"))
+    rows = list(csv.DictReader(io.StringIO(podium.files[cross_csv].decode())))
+    assert len(rows) == 54 and {r["division"] for r in rows} == {str(i) for i in range(1, 19)}

@@ -276,3 +276,25 @@ def test_the_benchmark_breakdown_times_the_engine_steps_and_leaves_pairing_untou
     assert pair_swiss(t) == rnd  # and still after the wrappers are gone
     _, _, first = bench.breakdown(40, 0)
     assert {s.what: s.calls for s in first}["round 1: S1 against S2, directly"] == 1
+
+
+def test_the_exported_trf_carries_display_names_cut_to_the_name_field_and_the_engine_input_keeps_ids() -> None:
+    rng = random.Random(8)
+    t = Tournament("swiss", seed_by_rating((1000 + i, 1500 + i) for i in range(4)), 3)
+    t = oracle.play_round(t.with_round(pair_swiss(t)), rng)
+    long = "Wolfgang Amadeus Mozart von Salzburg und Wien"  # 45 characters
+    names = {1000: "Zoë Ñúñez 山田", 1001: long, 1002: "two\nlines\tand\x00more"}  # 1003: none, the id stays
+    text = to_trf(t, name="Open", names=names)
+    parsed = parse_trf(text)
+    by_number = {s.starting_number: s.name for s in parsed.player_sections}
+    numbers = {p.id: i + 1 for i, p in enumerate(t.seeded())}
+    assert by_number[numbers[1000]] == "Zoë Ñúñez 山田"
+    assert by_number[numbers[1001]] == long[:33].rstrip()
+    assert by_number[numbers[1002]] == "two lines and more"
+    assert by_number[numbers[1003]] == "1003"
+    for line in text.splitlines():
+        if line.startswith("001"):
+            assert line[48:52].strip().isdigit()  # the rating still starts at column 49: the name field is 33 wide
+    # What the pairing engine is fed is unchanged: names only in the export.
+    assert to_trf(t) == to_trf(t, names=None)
+    assert all(s.name.isdigit() for s in parse_trf(to_trf(t)).player_sections)
