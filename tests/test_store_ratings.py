@@ -134,12 +134,13 @@ async def test_casual_and_ai_games_change_no_rating(store: Store, db_path: Path)
     assert await store.rebuild_ratings() == 0
 
 
-async def test_a_time_forfeit_counts_as_a_loss(store: Store, clock: Clock) -> None:
+async def live_game(store: Store, channel: int = CHANNEL) -> GameInfo:
+    """A rated game between Alice and Bob with a minute each, started, nobody has moved yet."""
     from bot.clocks import TimeControl
 
     info = await store.create_challenge(
         guild_id=GUILD,
-        channel_id=CHANNEL,
+        channel_id=channel,
         challenger_id=ALICE,
         opponent_id=BOB,
         where="here",
@@ -149,7 +150,11 @@ async def test_a_time_forfeit_counts_as_a_loss(store: Store, clock: Clock) -> No
         rated=True,
         time_control=TimeControl.parse("1+0"),
     )
-    await open_game(store, await store.accept_challenge(info.id, BOB, channel_id=CHANNEL))
+    return await store.accept_challenge(info.id, BOB, channel_id=channel)
+
+
+async def test_a_time_forfeit_counts_as_a_loss(store: Store, clock: Clock) -> None:
+    info = await open_game(store, await live_game(store))
     clock.advance(minutes=2)
     ended = await store.flag(info.id)
     assert ended is not None and ended.winner_id == BOB
@@ -272,25 +277,11 @@ async def test_games_rated_before_the_commit_order_was_kept_are_numbered_by_end_
 async def test_a_game_ended_before_both_players_moved_is_aborted_and_rates_nobody(
     store: Store, db_path: Path, clock: Clock
 ) -> None:
-    from bot.clocks import TimeControl
-
     rated = await game(store, ALICE, BOB, channel=CHANNEL)  # decided: both have moved
     await store.resign(rated.id, BOB)
     before = ratings_rows(db_path)
     # A time loss before the second player's first move: aborted, no winner, no rating change.
-    info = await store.create_challenge(
-        guild_id=GUILD,
-        channel_id=CHANNEL + 1,
-        challenger_id=ALICE,
-        opponent_id=BOB,
-        where="here",
-        expires_at=None,
-        game="veloop",
-        settings=SETTINGS,
-        rated=True,
-        time_control=TimeControl.parse("1+0"),
-    )
-    info = await store.accept_challenge(info.id, BOB, channel_id=CHANNEL + 1)
+    info = await live_game(store, CHANNEL + 1)
     info = await store.play(info.id, ALICE, str(info.state.position.legal_moves()[0]))
     clock.advance(minutes=2)
     flagged = await store.flag(info.id)
