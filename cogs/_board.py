@@ -105,6 +105,8 @@ def turn_text(bot: VeletasBot, info: GameInfo, w: Words) -> tuple[str, int | Non
     if info.status == "finished":
         outcome = info.outcome
         result = result_text(w, info)
+        if info.aborted:
+            return w(f"board.aborted_{aborted_how(info)}", who=mention(info.aborted_by)), None
         if outcome is not None and outcome.is_draw:
             return w("board.drawn", result=result).strip(), None
         if info.winner_id is None:
@@ -139,10 +141,16 @@ def ending_text(w: Words, info: GameInfo, names: Mapping[str, str] | None = None
         return None
     if outcome.termination == "cancelled":
         return w("board.header_cancelled")
+    named = names or {}
+    if outcome.termination == "aborted":
+        user = info.aborted_by
+        seat = info.seat_of_user(user) if user is not None else None
+        colour = info.colour_of_seat(seat) if seat is not None else None
+        who = (named.get(colour) if colour else None) or (named.get(seat) if seat else None) or colour_word(w, colour)
+        return w(f"board.header_aborted_{aborted_how(info)}", who=who)
     result = result_text(w, info)
     if outcome.winner is None:
         return w("board.header_drawn", result=result) if result else w("result.drawn")
-    named = names or {}
     loser_colour: Colour = "white" if outcome.winner == "black" else "black"
 
     def called(colour: Colour) -> str:
@@ -159,6 +167,11 @@ def ending_text(w: Words, info: GameInfo, names: Mapping[str, str] | None = None
         return w("board.header_time", winner=winner, loser=loser)
     by = f"result.by_{outcome.termination.replace(' ', '_')}"
     return w.get(by, w("board.header_winner", winner=winner), winner=winner)
+
+
+def aborted_how(info: GameInfo) -> str:
+    """How an aborted game was ended, as its catalogue keys name it: ``resigned`` or ``time``."""
+    return "resigned" if info.aborted_how == "resignation" else "time"
 
 
 def record_headers(bot: VeletasBot, info: GameInfo) -> dict[str, str]:

@@ -651,9 +651,11 @@ async def test_resigning_ends_the_game_for_the_opponent(store: Store, db_path: P
 
 
 async def test_resigning_before_colours_are_chosen_names_the_seat(store: Store) -> None:
+    # Before the pie choice the second player has not played yet: the resignation aborts the game.
     info = await started(store)
     resigned = await store.resign(info.id, ALICE)
-    assert resigned.result == "The first player resigned" and resigned.winner_id == BOB
+    assert resigned.result == "Aborted: the first player resigned before both players had moved"
+    assert resigned.winner_id is None and resigned.aborted_by == ALICE and resigned.aborted_how == "resignation"
 
 
 async def test_undo_takes_back_the_last_move_when_the_opponent_agrees(store: Store, db_path: Path) -> None:

@@ -20,8 +20,12 @@ from bot.store import Store
 from bot.store.values import DueRow, GameInfo
 
 
-async def veloop_game(store: Store, control: TimeControl, *, channel: int = CHANNEL) -> GameInfo:
-    """A Veloop game (no setup: moves from the first turn) between Alice (Black) and Bob, with ``control``."""
+async def veloop_game(store: Store, control: TimeControl, *, channel: int = CHANNEL, opened: bool = False) -> GameInfo:
+    """A Veloop game (no setup: moves from the first turn) between Alice (Black) and Bob, with ``control``.
+
+    ``opened``: each player has made a first move at once (no time spent), so the game's end by time or
+    resignation decides it; before that it would be aborted.
+    """
     info = await store.create_challenge(
         guild_id=GUILD,
         channel_id=channel,
@@ -33,7 +37,11 @@ async def veloop_game(store: Store, control: TimeControl, *, channel: int = CHAN
         settings={"board": "8", "protocol": "alternating"},
         time_control=control,
     )
-    return await store.accept_challenge(info.id, BOB, channel_id=channel)
+    info = await store.accept_challenge(info.id, BOB, channel_id=channel)
+    if opened:
+        for player in (ALICE, BOB):
+            info = await store.play(info.id, player, move(info))
+    return info
 
 
 def move(info: GameInfo, index: int = 0) -> str:
@@ -82,7 +90,7 @@ async def test_a_move_charges_the_mover_and_hands_the_clock_over(store: Store, d
 async def test_time_running_out_loses_the_game_and_a_late_move_is_refused(
     store: Store, db_path: Path, clock: Clock
 ) -> None:
-    info = await veloop_game(store, TimeControl.parse("1+0"))
+    info = await veloop_game(store, TimeControl.parse("1+0"), opened=True)
     clock.advance(seconds=59)
     assert await store.flag(info.id) is None, "a second is left"
     assert (await store.get_game(info.id)).status == "active"
@@ -103,7 +111,7 @@ async def test_time_running_out_loses_the_game_and_a_late_move_is_refused(
 
 
 async def test_a_casual_game_ends_after_the_inactivity_limit(store: Store, clock: Clock) -> None:
-    info = await veloop_game(store, TimeControl.none(3))
+    info = await veloop_game(store, TimeControl.none(3), opened=True)
     clock.advance(days=2, hours=23)
     assert await store.flag(info.id) is None
     clock.advance(hours=2)
@@ -155,7 +163,7 @@ async def test_take_backs_keep_no_increment(store: Store, clock: Clock) -> None:
 
 
 async def test_a_last_second_move_taken_back_gets_no_fresh_allowance(store: Store, db_path: Path, clock: Clock) -> None:
-    info = await veloop_game(store, TimeControl.days(3))
+    info = await veloop_game(store, TimeControl.days(3), opened=True)
     clock.advance(days=3, seconds=-1)
     moved = await store.play(info.id, ALICE, move(info))
     asked = await store.request_undo(moved.id, ALICE)
@@ -172,7 +180,7 @@ async def test_a_last_second_move_taken_back_gets_no_fresh_allowance(store: Stor
 async def test_a_take_back_is_refused_once_time_ran_out_and_the_flag_falls(
     store: Store, db_path: Path, clock: Clock
 ) -> None:
-    info = await veloop_game(store, TimeControl.parse("1+0"))
+    info = await veloop_game(store, TimeControl.parse("1+0"), opened=True)
     clock.advance(seconds=30)
     moved = await store.play(info.id, ALICE, move(info))
     asked = await store.request_undo(moved.id, ALICE)
@@ -184,7 +192,7 @@ async def test_a_take_back_is_refused_once_time_ran_out_and_the_flag_falls(
     assert snapshot(db_path) == before, "nothing changed"
     flagged = await store.flag(info.id)
     assert flagged is not None and flagged.winner_id == ALICE and flagged.termination == "time forfeit"
-    assert flagged.clock is not None and flagged.clock.second <= 0.0 and flagged.ply == 1
+    assert flagged.clock is not None and flagged.clock.second <= 0.0 and flagged.ply == 3
 
     second = await veloop_game(store, TimeControl.parse("1+0"), channel=CHANNEL + 1)
     played = await store.play(second.id, ALICE, move(second))
@@ -287,7 +295,7 @@ async def test_a_reminder_is_taken_once(store: Store, clock: Clock) -> None:
 
 
 async def test_the_scheduler_acts_once_on_each_row_even_with_two_of_them(store: Store, clock: Clock) -> None:
-    games = [await veloop_game(store, TimeControl.parse("1+0"), channel=CHANNEL + i) for i in range(6)]
+    games = [await veloop_game(store, TimeControl.parse("1+0"), channel=CHANNEL + i, opened=True) for i in range(6)]
     acted: list[int] = []
 
     async def on_deadline(row: DueRow) -> None:
@@ -418,7 +426,7 @@ async def test_on_postgresql_a_move_with_its_deadline_is_two_messages_and_its_bo
 async def test_a_resignation_after_the_opponents_time_ran_out_is_refused_and_the_flag_falls(
     store: Store, db_path: Path, clock: Clock
 ) -> None:
-    info = await veloop_game(store, TimeControl.parse("1+0"))
+    info = await veloop_game(store, TimeControl.parse("1+0"), opened=True)
     clock.advance(seconds=61)  # Black's minute is up; the scheduler has not acted yet
     before = snapshot(db_path)
     with pytest.raises(TimeIsUp) as refused:

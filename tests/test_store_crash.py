@@ -175,7 +175,7 @@ _RATED_WRITER = textwrap.dedent(
                 expires_at=None, game="veloop", settings={{"board": "5", "protocol": "alternating"}}, rated=True)
             info = await store.accept_challenge(info.id, second, channel_id=channel)
             while info.status == "active":
-                if rng.random() < 0.05:
+                if rng.random() < 0.05 and info.state.both_have_played:  # before that: aborted, unrated
                     info = await store.resign(info.id, info.user_to_act)
                     break
                 legal = [m for m in info.state.position.legal_moves()]

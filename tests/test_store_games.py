@@ -175,6 +175,8 @@ async def test_games_written_by_the_previous_schema_read_back_identical(db_path:
                 "rated",
                 "ended_at",
                 "rating_seq",
+                "aborted_by",
+                "aborted_how",
                 *CLOCK_COLUMNS,
             )
             assert {k: v for k, v in row.items() if k not in added} == old

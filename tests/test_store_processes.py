@@ -177,7 +177,7 @@ async def test_the_scheduler_fires_each_deadline_once_with_two_processes_and_one
     games = []
     for number in range(24):
         control = TimeControl.parse(f"{3 + number % 3}+0")  # deadlines 3, 4 and 5 fast minutes away
-        games.append(await veloop_game(store, control, channel=5000 + number))
+        games.append(await veloop_game(store, control, channel=5000 + number, opened=True))
     await store.close()
 
     slow = Worker("scheduler", db_path, base, speed, 0.4)

@@ -19,8 +19,17 @@ SETTINGS = {"board": "5", "protocol": "alternating"}
 
 
 async def game(
-    store: Store, first: int, second: int, *, rated: bool = True, ai_level: int | None = None, channel: int = CHANNEL
+    store: Store,
+    first: int,
+    second: int,
+    *,
+    rated: bool = True,
+    ai_level: int | None = None,
+    channel: int = CHANNEL,
+    opened: bool = True,
 ) -> GameInfo:
+    """A started game; ``opened``: each player has made a first move, so a resignation or a flag decides it
+    (before that it would be aborted, rating nobody)."""
     info = await store.create_challenge(
         guild_id=GUILD,
         channel_id=channel,
@@ -33,7 +42,17 @@ async def game(
         rated=rated,
         ai_level=ai_level,
     )
-    return await store.accept_challenge(info.id, second, channel_id=channel)
+    info = await store.accept_challenge(info.id, second, channel_id=channel)
+    return await open_game(store, info) if opened else info
+
+
+async def open_game(store: Store, info: GameInfo) -> GameInfo:
+    """Each player's first move (the first legal one): from here on the game is decided, not aborted."""
+    for _ in range(2):
+        actor = info.user_to_act
+        assert actor is not None
+        info = await store.play(info.id, actor, str(info.state.position.legal_moves()[0]))
+    return info
 
 
 def drawn_moves() -> tuple[str, ...]:
@@ -70,7 +89,7 @@ async def test_rated_games_change_ratings_exactly_as_glicko2_says_and_rebuild_gi
     draw = drawn_moves()
     for number, (first, second, how) in enumerate(results):
         clock.advance(hours=1)
-        info = await game(store, first, second, channel=CHANNEL + number)
+        info = await game(store, first, second, channel=CHANNEL + number, opened=how != "draw")
         if how == "draw":
             ended = await play_out(store, info, draw)
             assert ended.status == "finished" and ended.winner_id is None
@@ -115,12 +134,13 @@ async def test_casual_and_ai_games_change_no_rating(store: Store, db_path: Path)
     assert await store.rebuild_ratings() == 0
 
 
-async def test_a_time_forfeit_counts_as_a_loss(store: Store, clock: Clock) -> None:
+async def live_game(store: Store, channel: int = CHANNEL) -> GameInfo:
+    """A rated game between Alice and Bob with a minute each, started, nobody has moved yet."""
     from bot.clocks import TimeControl
 
     info = await store.create_challenge(
         guild_id=GUILD,
-        channel_id=CHANNEL,
+        channel_id=channel,
         challenger_id=ALICE,
         opponent_id=BOB,
         where="here",
@@ -130,7 +150,11 @@ async def test_a_time_forfeit_counts_as_a_loss(store: Store, clock: Clock) -> No
         rated=True,
         time_control=TimeControl.parse("1+0"),
     )
-    await store.accept_challenge(info.id, BOB, channel_id=CHANNEL)
+    return await store.accept_challenge(info.id, BOB, channel_id=channel)
+
+
+async def test_a_time_forfeit_counts_as_a_loss(store: Store, clock: Clock) -> None:
+    info = await open_game(store, await live_game(store))
     clock.advance(minutes=2)
     ended = await store.flag(info.id)
     assert ended is not None and ended.winner_id == BOB
@@ -248,3 +272,34 @@ async def test_games_rated_before_the_commit_order_was_kept_are_numbered_by_end_
     with raw(db_path) as db:
         numbered = dict(db.execute("SELECT id, rating_seq FROM games ORDER BY id"))
     assert numbered == {1: 2, 2: None, 3: 1, 4: 3}
+
+
+async def test_a_game_ended_before_both_players_moved_is_aborted_and_rates_nobody(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    rated = await game(store, ALICE, BOB, channel=CHANNEL)  # decided: both have moved
+    await store.resign(rated.id, BOB)
+    before = ratings_rows(db_path)
+    # A time loss before the second player's first move: aborted, no winner, no rating change.
+    info = await live_game(store, CHANNEL + 1)
+    info = await store.play(info.id, ALICE, str(info.state.position.legal_moves()[0]))
+    clock.advance(minutes=2)
+    flagged = await store.flag(info.id)
+    assert flagged is not None and flagged.status == "finished" and flagged.aborted
+    assert flagged.termination == "aborted" and flagged.winner_id is None
+    assert (flagged.aborted_by, flagged.aborted_how) == (BOB, "time forfeit")
+    assert flagged.result == "Aborted: white's time ran out before both players had moved"
+    outcome = flagged.outcome
+    assert outcome is not None and outcome.winner is None and not outcome.is_draw and outcome.result_token == "*"
+    assert await store.get_game(info.id) == flagged
+    # A resignation before the opponent moved: aborted too.
+    resigned = await store.resign((await game(store, BOB, ALICE, channel=CHANNEL + 2, opened=False)).id, BOB)
+    assert resigned.aborted and resigned.winner_id is None
+    assert (resigned.aborted_by, resigned.aborted_how) == (BOB, "resignation")
+    for ended in (flagged, resigned):
+        assert await store.rating_changes(ended.id) == []
+        assert (await store.get_game(ended.id)).aborted
+    assert ratings_rows(db_path) == before, "an aborted game changes no rating and no record"
+    # The rebuild agrees: it rates the decided game only.
+    assert await store.rebuild_ratings() == 1
+    assert ratings_rows(db_path) == before

@@ -108,10 +108,10 @@ _HEADER_RE = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\
 _NUMBER_RE = re.compile(r"(\d+)\.+")
 
 
-# The Result header, as in PGN: 1-0 Black won, 0-1 White won, 1/2-1/2 drawn, * not over (or cancelled).
+# The Result header, as in PGN: 1-0 Black won, 0-1 White won, 1/2-1/2 drawn, * not over (or cancelled, or aborted).
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 # Ended off the board: the moves need not reach the result the record states.
-OFF_BOARD = ("resignation", "time forfeit", "adjudication", "cancelled")
+OFF_BOARD = ("resignation", "time forfeit", "adjudication", "cancelled", "aborted")
 _RESULT_TOKENS = frozenset(RESULTS)
 
 

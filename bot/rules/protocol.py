@@ -24,7 +24,9 @@ from typing import Final, Literal, Protocol, runtime_checkable
 Colour = Literal["black", "white"]
 Seat = Literal["first", "second"]
 Phase = Literal["setup", "pie", "play", "over"]
-Termination = Literal["claims", "confinement", "passes", "resignation", "time forfeit", "adjudication", "cancelled"]
+Termination = Literal[
+    "claims", "confinement", "passes", "resignation", "time forfeit", "adjudication", "cancelled", "aborted"
+]
 """How a game ended, in the words of a record's ``Termination`` header (NOTATION.md)."""
 
 COLOURS: Final[tuple[Colour, Colour]] = ("black", "white")
@@ -37,7 +39,11 @@ TERMINATIONS: Final[tuple[Termination, ...]] = (
     "time forfeit",
     "adjudication",
     "cancelled",
+    "aborted",
 )
+
+UNPLAYED: Final[tuple[Termination, ...]] = ("cancelled", "aborted")
+"""Endings without a result: nobody won, nobody drew (the record's ``Result`` is ``*``)."""
 
 
 def other_colour(colour: Colour) -> Colour:
@@ -71,10 +77,12 @@ class IllegalMove(Refused):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a game ended: the winning colour (None for a draw or a cancellation) and the way it ended.
+    """How a game ended: the winning colour (None for a draw, a cancellation or an abort) and the way it ended.
 
     The rules see claims, confinement and passes; a resignation, a time forfeit, an adjudication
-    or a cancellation is decided outside the board and recorded the same way.
+    or a cancellation is decided outside the board and recorded the same way. A game outside a
+    tournament that ends (by resignation or time) before both players have played is aborted: no
+    winner, no result.
     """
 
     winner: Colour | None
@@ -88,16 +96,16 @@ class Outcome:
 
     @property
     def is_draw(self) -> bool:
-        return self.winner is None and self.termination != "cancelled"
+        return self.winner is None and self.termination not in UNPLAYED
 
     @property
     def result_token(self) -> str:
-        """The record's ``Result``: 1-0 Black won, 0-1 White won, 1/2-1/2 drawn, * cancelled."""
+        """The record's ``Result``: 1-0 Black won, 0-1 White won, 1/2-1/2 drawn, * cancelled or aborted."""
         if self.winner == "black":
             return "1-0"
         if self.winner == "white":
             return "0-1"
-        return "*" if self.termination == "cancelled" else "1/2-1/2"
+        return "*" if self.termination in UNPLAYED else "1/2-1/2"
 
 
 @runtime_checkable
@@ -149,6 +157,14 @@ class GameState(Protocol):
     @property
     def outcome(self) -> Outcome | None:
         """How the board ended the game (claims, confinement, passes); None while it goes on."""
+        ...
+
+    @property
+    def both_have_played(self) -> bool:
+        """Whether each seat has taken at least one turn of its own (a setup, the pie choice, a move, a pass).
+
+        A game outside a tournament that ends by resignation or time before this holds is aborted, not rated.
+        """
         ...
 
     @property

@@ -31,11 +31,12 @@ def ending_phrase(info: GameInfo) -> Phrase | None:
     outcome = info.outcome
     if outcome is None:
         return None
+    if outcome.termination == "aborted":
+        how = "resigned" if info.aborted_how == "resignation" else "time"
+        return Phrase(f"result.aborted_{how}", who=side_phrase(info, info.aborted_by))
     if outcome.termination in ("resignation", "time forfeit"):
         loser = next((p for p in info.participants if p != info.winner_id), None)
-        colour = None if loser is None else info.colour_of_user(loser)
-        seat = None if loser is None else info.seat_of_user(loser)
-        who = Phrase(f"result.{colour}") if colour else Phrase(f"result.{seat or 'first'}_player")
+        who = side_phrase(info, loser)
         if outcome.termination == "resignation":
             return Phrase("result.resigned", who=who)
         if info.time_control.family == "none":
@@ -46,6 +47,13 @@ def ending_phrase(info: GameInfo) -> Phrase | None:
     if outcome.winner is None:
         return Phrase("result.drawn")
     return Phrase(f"result.by_{outcome.termination}", winner=Phrase(f"result.{outcome.winner}"))
+
+
+def side_phrase(info: GameInfo, user: int | None) -> Phrase:
+    """A player as a result names them: by colour once colours are fixed, else by seat."""
+    colour = None if user is None else info.colour_of_user(user)
+    seat = None if user is None else info.seat_of_user(user)
+    return Phrase(f"result.{colour}") if colour else Phrase(f"result.{seat or 'first'}_player")
 
 
 def finished_message(info: GameInfo) -> GameFinished:

@@ -1,5 +1,6 @@
 """A game in play, and every way it ends: a turn (``play``), a resignation, a cancellation, a flag falling
-(``flag``), an adjudication at a tournament round's deadline; and rebuilding a row from its move log.
+(``flag``), an adjudication at a tournament round's deadline, an abort (a resignation or a flag before both
+players have played, outside tournaments); and rebuilding a row from its move log.
 
 Every game has an append-only move log (``moves``); the ``games`` row caches what the log implies (ply,
 turns, result). Both change in one transaction, and the cache can always be rebuilt by replaying the log
@@ -171,7 +172,7 @@ class Games(Tournaments):
         Casual games and games against the AI change no rating; a draw counts half for each player. The
         changes land in the same transaction as the result, so a game never ends without them, nor they
         without it. A tournament game lost on time by a player who never took a turn in it is a no-show: a
-        forfeit, which rates nobody.
+        forfeit, which rates nobody. An aborted game (``_aborts``) rates nobody either.
         """
         await db.execute("UPDATE games SET ended_at = ? WHERE id = ?", (now, before.id))
         if await self._record_pairing(db, before, winner_id, termination) == "forfeit":
@@ -181,7 +182,7 @@ class Games(Tournaments):
             "DELETE FROM departed WHERE guild_id = ? AND user_id IN (?, ?)",
             (before.guild_id, before.challenger_id, before.opponent_id or 0),
         )
-        if not before.rated or before.is_ai_game or before.opponent_id is None:
+        if not before.rated or before.is_ai_game or before.opponent_id is None or termination == "aborted":
             return
         # The commit order of rating updates, for the rebuild: this transaction holds the whole database's write lock.
         await db.execute(
@@ -200,6 +201,15 @@ class Games(Tournaments):
         )
         await rate_into(db, game)
 
+    async def _aborts(self, info: GameInfo) -> bool:
+        """Whether a resignation or a time loss now aborts the game rather than deciding it: a game between two
+        players, outside any tournament (whose no-shows are forfeits), that ends before both have played
+        (``GameState.both_have_played``, which each game's rules decide)."""
+        if info.opponent_id is None or info.state.both_have_played:
+            return False
+        rows = await self._fetchall("SELECT 1 FROM tournament_pairings WHERE game_id = ? LIMIT 1", (info.id,))
+        return not rows
+
     async def resign(self, game_id: int, user_id: int, *, stamp: int | None = None) -> GameInfo:
         info = await self.get_game(game_id)
         check_in_play(info)
@@ -209,7 +219,12 @@ class Games(Tournaments):
             result = f"{colour.capitalize()} resigned"
         else:
             result = f"The {info.seat_of_user(user_id)} player resigned"
-        winner_id = next(p for p in info.participants if p != user_id)
+        winner_id: int | None = next(p for p in info.participants if p != user_id)
+        termination: Termination = "resignation"
+        aborted_by: int | None = None
+        if await self._aborts(info):
+            winner_id, termination, aborted_by = None, "aborted", user_id
+            result = f"Aborted: {result[0].lower()}{result[1:]} before both players had moved"
         now = self._now()
         if info.clock is not None and info.clock.flagged(now) is not None:
             # The game is already lost on time (the scheduler has not acted yet): that ending stands.
@@ -219,24 +234,39 @@ class Games(Tournaments):
         clock = None if info.clock is None else info.clock.stopped(now)
         async with self._transaction() as db:
             cursor = await db.execute(
-                "UPDATE games SET status = 'finished', winner_id = ?, result = ?, termination = 'resignation', "
-                "undo_requested_by = NULL, "
+                "UPDATE games SET status = 'finished', winner_id = ?, result = ?, termination = ?, "
+                "aborted_by = ?, aborted_how = ?, undo_requested_by = NULL, "
                 "updated_at = ?, version = ?, board_version = ?, changed_stamp = ?, "
                 "clock_first = ?, clock_second = ?, clock_running = ?, clock_since = ? "
                 "WHERE id = ? AND version = ? AND status = 'active'",
-                (winner_id, result, now, version, version, changed, *clock_values(clock), game_id, info.version),
+                (
+                    winner_id,
+                    result,
+                    termination,
+                    aborted_by,
+                    None if aborted_by is None else "resignation",
+                    now,
+                    version,
+                    version,
+                    changed,
+                    *clock_values(clock),
+                    game_id,
+                    info.version,
+                ),
             )
             if cursor.rowcount != 1:
                 raise RaceLost(RACE_MESSAGE)
             await self._schedule(db, game_id, None)
-            await self._on_game_end(db, info, winner_id, now, "resignation")
+            await self._on_game_end(db, info, winner_id, now, termination)
         log.info("game %d: %s", game_id, result)
         resigned = replace(
             info,
             status="finished",
             winner_id=winner_id,
             result=result,
-            termination="resignation",
+            termination=termination,
+            aborted_by=aborted_by,
+            aborted_how=None if aborted_by is None else "resignation",
             clock=clock,
             ended_at=now,
             undo_requested_by=None,
@@ -295,9 +325,14 @@ class Games(Tournaments):
             result += f" (no move for {round(info.time_control.start / DAY)} days)"
         loser_id = info.user_for_seat(loser)
         winner_id = next((p for p in info.participants if p != loser_id), None)
+        termination: Termination = "time forfeit"
+        aborted_by: int | None = None
+        if await self._aborts(info):
+            winner_id, termination, aborted_by = None, "aborted", loser_id
+            result = f"Aborted: {who[0].lower()}{who[1:]}'s time ran out before both players had moved"
         stopped = clock.stopped(now)
         version = info.version + 1
-        if not await self._end_by_clock(info, winner_id, result, "time forfeit", stopped, now):
+        if not await self._end_by_clock(info, winner_id, result, termination, stopped, now, aborted_by=aborted_by):
             return None
         return self._attach(
             replace(
@@ -305,7 +340,9 @@ class Games(Tournaments):
                 status="finished",
                 winner_id=winner_id,
                 result=result,
-                termination="time forfeit",
+                termination=termination,
+                aborted_by=aborted_by,
+                aborted_how=None if aborted_by is None else "time forfeit",
                 clock=stopped,
                 ended_at=now,
                 undo_requested_by=None,
@@ -346,18 +383,40 @@ class Games(Tournaments):
         return await self.get_game(game_id)
 
     async def _end_by_clock(
-        self, info: GameInfo, winner_id: int | None, result: str, termination: str, stopped: Clock | None, now: float
+        self,
+        info: GameInfo,
+        winner_id: int | None,
+        result: str,
+        termination: str,
+        stopped: Clock | None,
+        now: float,
+        *,
+        aborted_by: int | None = None,
     ) -> bool:
-        """End an active game the clock decided (lost on time, adjudicated at a round's deadline) in one
-        transaction with its consequences; False if the game changed since ``info`` was read."""
+        """End an active game the clock decided (lost on time, aborted on time, adjudicated at a round's deadline)
+        in one transaction with its consequences; False if the game changed since ``info`` was read."""
         version = info.version + 1
+        how = None if aborted_by is None else "time forfeit"
         async with self._transaction() as db:
             cursor = await db.execute(
                 "UPDATE games SET status = 'finished', winner_id = ?, result = ?, termination = ?, "
+                "aborted_by = ?, aborted_how = ?, "
                 "undo_requested_by = NULL, updated_at = ?, version = ?, board_version = ?, "
                 "clock_first = ?, clock_second = ?, clock_running = ?, clock_since = ? "
                 "WHERE id = ? AND version = ? AND status = 'active'",
-                (winner_id, result, termination, now, version, version, *clock_values(stopped), info.id, info.version),
+                (
+                    winner_id,
+                    result,
+                    termination,
+                    aborted_by,
+                    how,
+                    now,
+                    version,
+                    version,
+                    *clock_values(stopped),
+                    info.id,
+                    info.version,
+                ),
             )
             if cursor.rowcount != 1:
                 return False

@@ -31,7 +31,8 @@ COLUMNS = (
     "id, guild_id, channel_id, origin_channel_id, status, game, settings, place, challenger_id, opponent_id, "
     "ai_level, ply, turns, winner_id, result, created_at, updated_at, expires_at, challenge_message_id, "
     "board_message_id, undo_requested_by, version, board_version, posted_version, changed_stamp, termination, "
-    "time_control, inactivity_days, clock_first, clock_second, clock_running, clock_since, proposed_by, rated, ended_at"
+    "time_control, inactivity_days, clock_first, clock_second, clock_running, clock_since, proposed_by, rated, "
+    "ended_at, aborted_by, aborted_how"
 )
 
 GUILD_SETTINGS_SQL = (
@@ -91,6 +92,8 @@ def info_from_row(row: Row) -> GameInfo:
         proposed_by=row["proposed_by"],
         rated=bool(row["rated"]),
         ended_at=row["ended_at"],
+        aborted_by=row["aborted_by"],
+        aborted_how=cast("Termination | None", row["aborted_how"]),
     )
 
 

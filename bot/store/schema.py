@@ -427,6 +427,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE tournaments ADD COLUMN posts_done INTEGER NOT NULL DEFAULT 0 CHECK (posts_done >= 0)",
         "ALTER TABLE tournament_rounds ADD COLUMN posts_done INTEGER NOT NULL DEFAULT 0 CHECK (posts_done >= 0)",
     ),
+    (
+        # Aborted games: a game outside a tournament that ends (resignation, time) before both players have
+        # played has no winner and rates nobody. Its Termination is 'aborted'; who ended it and how are kept
+        # beside it so the board can say so. SQLite cannot change a column's CHECK in place, so the column is
+        # added anew with the wider list, filled, and takes the old one's name.
+        "ALTER TABLE games ADD COLUMN termination_next TEXT CHECK (termination_next IS NULL OR termination_next IN "
+        "('claims', 'confinement', 'passes', 'resignation', 'time forfeit', 'adjudication', 'cancelled', 'aborted'))",
+        "UPDATE games SET termination_next = termination",
+        "ALTER TABLE games DROP COLUMN termination",
+        "ALTER TABLE games RENAME COLUMN termination_next TO termination",
+        "ALTER TABLE games ADD COLUMN aborted_by INTEGER",
+        "ALTER TABLE games ADD COLUMN aborted_how TEXT CHECK (aborted_how IS NULL OR aborted_how IN "
+        "('resignation', 'time forfeit'))",
+    ),
 )
 
 

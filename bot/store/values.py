@@ -96,6 +96,10 @@ class GameInfo:
     # Whether the game counts for ratings (never against the AI), and when it ended.
     rated: bool = False
     ended_at: float | None = None
+    # An aborted game (termination ``aborted``): who ended it before both players had played, and how
+    # (``resignation`` or ``time forfeit``); None for every other game.
+    aborted_by: int | None = None
+    aborted_how: Termination | None = None
     _replayed: _Replayed = field(default_factory=_Replayed, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -222,6 +226,11 @@ class GameInfo:
             return None
         seat = self.state.seat_to_act
         return None if seat is None else self.user_for_seat(seat)
+
+    @property
+    def aborted(self) -> bool:
+        """Whether the game was aborted: ended before both players had played, so it counts for nothing."""
+        return self.status == "finished" and self.termination == "aborted"
 
     @property
     def outcome(self) -> Outcome | None:

@@ -42,6 +42,22 @@ def first_move(board: str = "5") -> str:
     return str(game.position.legal_moves()[0])
 
 
+def opening(count: int, board: str = "5") -> list[str]:
+    """The first ``count`` turns of an alternating game, each the first legal move."""
+    game, turns = Game.new(int(board), "alternating"), []
+    for _ in range(count):
+        turn = str(game.position.legal_moves()[0])
+        turns.append(turn)
+        game = game.play(turn)
+    return turns
+
+
+async def both_move(sandbox: FakeDiscord, first: Member, second: Member) -> None:
+    """Each player's first move, at once: from here on a resignation or a flag decides the game (not aborted)."""
+    for player, turn in zip((first, second), opening(2), strict=True):
+        await sandbox.user(player).slash("veloop", "move", move=turn)
+
+
 async def minutes_pass(sandbox: FakeDiscord, bot: VeletasBot, clock: ManualClock, minutes: float) -> None:
     clock.advance(minutes)
     assert bot.scheduler is not None
@@ -69,8 +85,10 @@ async def test_a_live_game_with_increments_is_lost_on_time(
     moved = await sandbox.user(alice).slash("veloop", "move", move=first_move())
     black, white = clocks_shown(moved)
     assert 51 <= black <= 53 and 58 <= white <= 60, "10 s spent (and a moment of real time), 3 s added"
+    for player, turn in zip((bob, alice), opening(3)[1:], strict=True):  # White has moved: a flag decides the game
+        await sandbox.user(player).slash("veloop", "move", move=turn)
     cursor = sandbox.cursor()
-    await minutes_pass(sandbox, bot, clock, 1.05)
+    await minutes_pass(sandbox, bot, clock, 1.2)
     final = await sandbox.wait_for_message(
         sandbox.channel_id, lambda m: bool(m.embeds) and "lost on time" in m.text(), after=cursor
     )
@@ -105,6 +123,7 @@ async def test_downtime_is_given_back_then_the_correspondence_game_is_lost_on_ti
     assert isinstance(bot, VeletasBot)
     board, game_id = await start(sandbox, alice, bob, "1d")
     assert "1 day per move" in field(board, "Clock")
+    await both_move(sandbox, alice, bob)
     await sandbox_runner.stop()
     clock.advance(3 * 24 * 60)  # the bot is down for three days, past Black's deadline
     bot = await sandbox_runner.start(factory, sync=False)
@@ -230,8 +249,9 @@ async def test_a_take_back_accepted_after_the_time_ran_out_is_refused_and_the_fl
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
     _, game_id = await start(sandbox, alice, bob, "1+0")
+    await both_move(sandbox, alice, bob)
     clock.advance(10 / 60)
-    await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    await sandbox.user(alice).slash("veloop", "move", move=opening(3)[2])
     ask = await sandbox.user(alice).slash("veloop", "undo")
     clock.advance(61 / 60)  # not woken: the scheduler has not flagged White yet, the answer comes first
     cursor = sandbox.cursor()
@@ -242,7 +262,7 @@ async def test_a_take_back_accepted_after_the_time_ran_out_is_refused_and_the_fl
     )
     assert final.embeds[0]["description"].startswith(f"**{alice.mention} wins.**")
     info = await bot.store.get_game(game_id)
-    assert info.status == "finished" and info.termination == "time forfeit" and info.ply == 1
+    assert info.status == "finished" and info.termination == "time forfeit" and info.ply == 3
     assert info.clock is not None and info.clock.second <= 0.0
 
 
@@ -250,6 +270,7 @@ async def test_resigning_after_the_opponents_time_ran_out_is_refused_and_the_fla
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
     _, game_id = await start(sandbox, alice, bob, "1+0")
+    await both_move(sandbox, alice, bob)
     asked = await sandbox.user(bob).slash("veloop", "resign")
     clock.advance(61 / 60)  # not woken: Black's time is up and the scheduler has not acted yet
     cursor = sandbox.cursor()
@@ -299,6 +320,7 @@ async def test_the_image_header_names_the_players_plainly_with_their_clocks_besi
     said = [english(key, **data) for key, data in spoken if key.startswith("render.veloop_to_move")]
     assert said == ["Alice to move  ·  5:00"]
 
+    await both_move(sandbox, alice, bob)
     await resign(sandbox, sandbox.user(alice), "veloop")
     assert drawn[-1].kwargs["result"] == "Bob wins · Alice resigned", "the result names both players"
 
@@ -352,3 +374,64 @@ def test_spans_of_time_have_each_languages_plural_forms() -> None:
     ]
     assert [span_words(es, s) for s in (1, 2 * 86400 + 3600)] == ["1 segundo", "2 días y 1 hora"]
     assert span_words(ja, 86400 + 4 * 3600) == "1日4時間"
+
+
+async def test_a_rated_game_the_second_player_never_moves_in_is_aborted_and_rates_nobody(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    _, game_id = await start(sandbox, alice, bob, "1+0")
+    assert (await bot.store.get_game(game_id)).rated
+    await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    cursor = sandbox.cursor()
+    await minutes_pass(sandbox, bot, clock, 1.2)  # Bob's minute runs out before his first move
+    final = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "aborted" in m.text(), after=cursor
+    )
+    description = final.embeds[0]["description"]
+    assert description.startswith(
+        f"**Game aborted:** {bob.mention}'s time ran out before both players had moved; it is not rated."
+    ), description
+    assert "→" not in final.text(), "no rating change is shown"
+    record = read_record(final.files[f"veloop-{game_id}.txt"].decode()).headers
+    assert record["Termination"] == "aborted" and record["Result"] == "*"
+    info = await bot.store.get_game(game_id)
+    assert info.aborted and info.winner_id is None and info.termination == "aborted"
+    assert await bot.store.rating_changes(game_id) == []
+    for player in (alice, bob):
+        assert await bot.store.player_ratings(sandbox.guild_id, player.id, "veloop") == [], "no rating, no record"
+    history = await sandbox.user(alice).slash("player", "history")
+    assert "aborted" in history.text() and "won" not in history.text()
+    profile = await sandbox.user(bob).slash("player", "profile")
+    assert "lost" not in profile.text() and "in a row" not in profile.text(), "an aborted game makes no streak"
+
+
+async def test_a_resignation_before_the_opponent_moved_aborts_the_game(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    from e2e.table import resign
+
+    _, game_id = await start(sandbox, alice, bob, "5+3")
+    await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    final = await resign(sandbox, sandbox.user(alice), "veloop")
+    assert final.embeds[0]["description"].startswith(
+        f"**Game aborted:** {alice.mention} resigned before both players had moved; it is not rated."
+    )
+    info = await bot.store.get_game(game_id)
+    assert info.aborted and info.aborted_by == alice.id and await bot.store.rating_changes(game_id) == []
+
+
+async def test_a_game_both_players_moved_in_is_lost_on_time_and_rated(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    _, game_id = await start(sandbox, alice, bob, "1+0")
+    await both_move(sandbox, alice, bob)
+    cursor = sandbox.cursor()
+    await minutes_pass(sandbox, bot, clock, 1.2)  # Alice's minute runs out: both have moved, so she loses
+    final = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "lost on time" in m.text(), after=cursor
+    )
+    assert final.embeds[0]["description"].startswith(f"**{bob.mention} wins.**")
+    info = await bot.store.get_game(game_id)
+    assert info.termination == "time forfeit" and info.winner_id == bob.id and not info.aborted
+    changes = {c.user_id: c for c in await bot.store.rating_changes(game_id) if c.scope == sandbox.guild_id}
+    assert changes[bob.id].after > changes[bob.id].before and changes[alice.id].after < changes[alice.id].before

@@ -33,10 +33,20 @@ def a_move(game: Game) -> str:
     return str(next(m for m in game.position.legal_moves() if not m.is_pass))
 
 
+async def both_move(sandbox: FakeDiscord, first: Member, second: Member) -> None:
+    """Each player's first move: from here on a resignation or a flag decides the game (before, it aborts it)."""
+    game = Game.new(5, "alternating")
+    for player in (first, second):
+        turn = a_move(game)
+        await sandbox.user(player).slash("veloop", "move", move=turn)
+        game = game.play(turn)
+
+
 async def test_resigning_asks_first_and_keep_playing_changes_nothing(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
 ) -> None:
     _, game_id = await veloop_here(sandbox, alice, bob)
+    await both_move(sandbox, alice, bob)
     asked = await sandbox.user(alice).slash("veloop", "resign")
     assert asked.ephemeral and [b["label"] for b in asked.buttons] == ["Resign", "Keep playing"]
     kept = await sandbox.user(alice).click(asked, "Keep playing")
@@ -90,6 +100,7 @@ async def test_the_waiting_player_claims_a_win_on_time_by_asking_for_the_board(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
     _, game_id = await veloop_here(sandbox, alice, bob, time="1+0")
+    await both_move(sandbox, alice, bob)
     clock.advance(2)  # Alice's minute is gone; the scheduler is not woken
     claimed = await sandbox.user(bob).slash("veloop", "board")
     assert not claimed.ephemeral and f"**{bob.mention} wins.**" in claimed.embeds[0]["description"]

@@ -3,18 +3,24 @@ casual games and games against the AI move nothing; a restart changes nothing; t
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from bot.client import VeletasBot
 from bot.ratings import Rating, rate_game
+from bot.rules import veloop
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from e2e.conftest import Factory, ManualClock
-from e2e.table import resign, start_game
+from e2e.table import Table, random_setup_turn, resign, start_game
 
 
-async def veloop_game(sandbox: FakeDiscord, first: Member, second: Member, *, rated: str | None = None) -> int:
+async def veloop_game(
+    sandbox: FakeDiscord, first: Member, second: Member, *, rated: str | None = None, opened: bool = True
+) -> int:
+    """A 5×5 Veloop game started here; ``opened``: each player has made a first move, so its end decides it
+    (a game ended before both players moved is aborted, rating nobody)."""
     options = {"opponent": second, "board": "5", "protocol": "alternating", "where": "here"}
     if rated is not None:
         options["rated"] = rated
@@ -25,7 +31,20 @@ async def veloop_game(sandbox: FakeDiscord, first: Member, second: Member, *, ra
     board = await sandbox.wait_for_message(
         sandbox.channel_id, lambda m: bool(m.embeds) and "Veloop #" in m.text(), after=cursor
     )
+    if opened:
+        game = veloop.Game.new(5, "alternating")
+        for player in (first, second):
+            turn = str(game.position.legal_moves()[0])
+            await sandbox.user(player).slash("veloop", "move", move=turn)
+            game = game.play(turn)
     return int(board.embeds[0]["title"].split("#")[1].split(" ")[0])
+
+
+async def open_veletas(table: Table) -> None:
+    """Each player's first turn (the first seat's setup, the second's pie choice): the game is decided from here."""
+    rng = random.Random(table.game_id)
+    for _ in range(2):
+        await table.turn(random_setup_turn(table.game, rng))
 
 
 def leaderboard_lines(message: Message) -> list[str]:
@@ -83,6 +102,7 @@ async def test_a_leaderboard_without_options_shows_the_pool_this_server_plays(
     for loser in (bob, alice, bob):
         clock.advance(5)
         table = await start_game(sandbox, alice, bob, variant="small")
+        await open_veletas(table)
         await resign(sandbox, sandbox.user(loser).in_channel(table.channel_id))
     clock.advance(5)
     await veloop_game(sandbox, alice, bob)
@@ -217,14 +237,10 @@ async def test_however_many_who_left_rank_above_the_rest_none_of_them_is_shown(
 
 
 async def veletas_game(sandbox: FakeDiscord, first: Member, second: Member) -> int:
-    challenge = await sandbox.user(first).slash("veletas", "challenge", opponent=second, variant="small", where="here")
-    assert not challenge.ephemeral, challenge.content
-    cursor = sandbox.cursor()
-    await sandbox.user(second).click(challenge, "Accept")
-    board = await sandbox.wait_for_message(
-        sandbox.channel_id, lambda m: bool(m.embeds) and "Veletas #" in m.text(), after=cursor
-    )
-    return int(board.embeds[0]["title"].split("#")[1].split(" ")[0])
+    """A small Veletas game started here, each player's first turn taken."""
+    table = await start_game(sandbox, first, second, variant="small")
+    await open_veletas(table)
+    return table.game_id
 
 
 async def test_player_profile_and_history_cover_every_game_unless_one_is_named(

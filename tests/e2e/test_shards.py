@@ -17,7 +17,7 @@ from bot.sandbox import FakeDiscord, Member
 from bot.sandbox.runner import BotRunner
 from bot.store import Store
 from e2e.conftest import ManualClock
-from e2e.test_clocks import start
+from e2e.test_clocks import both_move, start
 
 pytestmark = pytest.mark.slow  # several shard processes of the real bot
 
@@ -58,6 +58,7 @@ async def test_two_shard_processes_share_one_database_and_a_deadline_falls_once(
         assert main.store.owns_guild(sandbox.state.guild_id) and not other.store.owns_guild(sandbox.state.guild_id)
 
         _, game_id = await start(sandbox, alice, bob, "1+0")
+        await both_move(sandbox, alice, bob)  # a flag now decides the game (before, it would abort it)
         cursor = sandbox.cursor()
         clock.advance(1.05)
         main.scheduler.wake()

@@ -275,6 +275,8 @@ async def test_resign_and_undo(sandbox: FakeDiscord, bot: VeletasBot, alice: Mem
     table.game = Game.new(8, "alternating")
     assert (await bot.store.get_game(table.game_id)).turns == ()
     await table.move(first_move)
+    for _ in range(2):  # White has moved too: the resignation decides the game (before that it would abort it)
+        await table.move(str(next(m for m in table.game.position.legal_moves() if not m.is_pass)))
     loser = table.user_to_act()
     resigned = await resign(sandbox, loser, "veloop")
     description = resigned.embeds[0]["description"]

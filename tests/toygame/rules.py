@@ -93,6 +93,11 @@ class ToyGame:
         return (int(winner == "black"), int(winner == "white"))
 
     @property
+    def both_have_played(self) -> bool:
+        """The seats alternate from the first turn, so the second one is the second seat's."""
+        return len(self.turns) >= 2
+
+    @property
     def forced_turn(self) -> str | None:
         return None
 

@@ -222,6 +222,12 @@ class Game:
         return None if winner is None else protocol.Outcome(winner, "claims")
 
     @property
+    def both_have_played(self) -> bool:
+        """The first seat places first and the second seat's first turn comes next (its setup in the classic
+        edition, the pie choice in the current one), so both have played from the second turn on."""
+        return len(self._turns) >= 2
+
+    @property
     def forced_turn(self) -> str | None:
         """Veletas always leaves a choice (a shooter can always shoot where it stands), so never."""
         return None

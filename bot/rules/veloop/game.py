@@ -144,6 +144,11 @@ class Game:
         return None if outcome is None else outcome.winner
 
     @property
+    def both_have_played(self) -> bool:
+        """Black (the first seat) opens with one stone under either protocol, so the second turn is White's."""
+        return len(self._turns) >= 2
+
+    @property
     def forced_turn(self) -> str | None:
         """``pass`` when it is the only legal move: the bot plays it at once and says so."""
         if self._position.is_over:
