@@ -18,6 +18,7 @@ and answering are written here once.
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
@@ -314,7 +315,7 @@ def confirm_view(info: GameInfo, move: str, w: Words) -> discord.ui.View:
     return view
 
 
-class StepMenu(NamesAGame, discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"(?!)"):
+class StepMenu(NamesAGame, discord.ui.DynamicItem[discord.ui.Select[Any]], ABC, template=r"(?!)"):
     """A menu of one guided step, the frame of every game's steps (never registered itself).
 
     A subclass names its custom id in its class line, ``prefix:step:<game>:<state>:<carried…>:<page>``
@@ -399,10 +400,10 @@ class StepMenu(NamesAGame, discord.ui.DynamicItem[discord.ui.Select[Any]], templ
 
         await respond_update(interaction, work())
 
+    @abstractmethod
     async def next_step(self, bot: VeletasBot, info: GameInfo, value: str, w: Words) -> Outgoing:
         """The step after choosing ``value``; ``RaceLost(OUT_OF_DATE)`` if this step would not offer it now
         (only what a step offered goes on: a forged or stale value is an out-of-date menu, not a typo)."""
-        raise NotImplementedError
 
 
 class GuidedMoveCog(commands.Cog, name="Guided move"):
