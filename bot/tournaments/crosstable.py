@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Literal
 
 from bot.tournaments.model import Bye, ByeKind, Tournament
-from bot.tournaments.standings import TIEBREAK_LABELS, Standing, Tiebreak
+from bot.tournaments.standings import TIEBREAK_LABELS, Standing, Tiebreak, csv_name, csv_number
 
 CellKind = Literal["game", "forfeit", "bye", "absent"]
 """``game``: played over the board; ``forfeit``: a game not played (a no-show on either side); ``bye``: no
@@ -164,13 +164,17 @@ def crosstable_csv(
                     cols += ["", "", ""]
                     continue
                 opponent = str(numbers[c.opponent]) if c.opponent is not None else ""
-                result = "" if c.kind == "absent" else _num(c.points)
+                result = "" if c.kind == "absent" else csv_number(c.points)
                 cols += [opponent, c.colour or ("bye" if c.kind == "bye" else ""), result]
-            name = (names or {}).get(s.player, "")
-            line = [row.number, s.rank, s.player, name, *cols, _num(s.points), *(_num(v) for v in s.tiebreaks)]
+            name = csv_name((names or {}).get(s.player, ""))
+            line = [
+                row.number,
+                s.rank,
+                s.player,
+                name,
+                *cols,
+                csv_number(s.points),
+                *(csv_number(v) for v in s.tiebreaks),
+            ]
             writer.writerow([division, *line] if several else line)
     return buf.getvalue()
-
-
-def _num(x: float) -> str:
-    return f"{x:g}"

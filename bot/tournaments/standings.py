@@ -161,10 +161,16 @@ def standings_csv(
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["rank", "player", "name", "points", *(TIEBREAK_LABELS[c] for c in tiebreaks)])
     for s in table:
-        name = (names or {}).get(s.player, "")
-        writer.writerow([s.rank, s.player, name, _num(s.points), *(_num(v) for v in s.tiebreaks)])
+        name = csv_name((names or {}).get(s.player, ""))
+        writer.writerow([s.rank, s.player, name, csv_number(s.points), *(csv_number(v) for v in s.tiebreaks)])
     return buf.getvalue()
 
 
-def _num(x: float) -> str:
+def csv_number(x: float) -> str:
     return f"{x:g}"
+
+
+def csv_name(name: str) -> str:
+    """A member's name as a CSV cell a spreadsheet shows as text: one starting like a formula (``=``, ``+``,
+    ``-``, ``@``, a tab or a carriage return) gets a leading apostrophe, so opening the export runs nothing."""
+    return "'" + name if name[:1] in ("=", "+", "-", "@", "\t", "\r") else name

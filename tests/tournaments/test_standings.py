@@ -112,3 +112,29 @@ def test_tiebreaks_equal_the_plain_computation_under_every_kind_of_unplayed_roun
     for s in table:
         assert s.points == final[s.player]
         assert s.tiebreaks == pytest.approx((bh1[s.player], bh[s.player], sb[s.player])), s.player
+
+
+def test_a_name_written_like_a_formula_stays_text_in_both_csv_exports() -> None:
+    from bot.tournaments.crosstable import crosstable, crosstable_csv
+    from bot.tournaments.standings import csv_name
+
+    assert [csv_name(n) for n in ("=1+2", "+cmd", "-2", "@SUM(A1)", "\tx", "Ada", "a=b", "")] == [
+        "'=1+2",
+        "'+cmd",
+        "'-2",
+        "'@SUM(A1)",
+        "'\tx",
+        "Ada",
+        "a=b",
+        "",
+    ]
+    t = _t([Round(1, (Game(1, 2, "1-0"), Game(3, 4, "1/2-1/2")))])
+    table = standings(t)
+    names = {1: '=HYPERLINK("x")', 2: "Bo"}
+    for text in (
+        standings_csv(table, SWISS_TIEBREAKS, names),
+        crosstable_csv([crosstable(t, table)], SWISS_TIEBREAKS, names),
+    ):
+        rows = list(csv.reader(io.StringIO(text)))
+        column = rows[0].index("name")
+        assert {row[column] for row in rows[1:]} >= {'\'=HYPERLINK("x")', "Bo"}
