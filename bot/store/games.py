@@ -259,23 +259,8 @@ class Games(Tournaments):
             await self._schedule(db, game_id, None)
             await self._on_game_end(db, info, winner_id, now, termination)
         log.info("game %d: %s", game_id, result)
-        resigned = replace(
-            info,
-            status="finished",
-            winner_id=winner_id,
-            result=result,
-            termination=termination,
-            aborted_by=aborted_by,
-            aborted_how=None if aborted_by is None else "resignation",
-            clock=clock,
-            ended_at=now,
-            undo_requested_by=None,
-            updated_at=from_ts(now),
-            version=version,
-            board_version=version,
-            changed_stamp=changed,
-        )
-        return self._attach(resigned)
+        ended = finished(info, winner_id, result, termination, clock, now, aborted_by, "resignation")
+        return self._attach(replace(ended, changed_stamp=changed))
 
     async def cancel_game(self, game_id: int, *, stamp: int | None = None) -> GameInfo:
         """End a challenge or a game without a winner (a server manager's decision)."""
@@ -331,26 +316,9 @@ class Games(Tournaments):
             winner_id, termination, aborted_by = None, "aborted", loser_id
             result = f"Aborted: {who[0].lower()}{who[1:]}'s time ran out before both players had moved"
         stopped = clock.stopped(now)
-        version = info.version + 1
         if not await self._end_by_clock(info, winner_id, result, termination, stopped, now, aborted_by=aborted_by):
             return None
-        return self._attach(
-            replace(
-                info,
-                status="finished",
-                winner_id=winner_id,
-                result=result,
-                termination=termination,
-                aborted_by=aborted_by,
-                aborted_how=None if aborted_by is None else "time forfeit",
-                clock=stopped,
-                ended_at=now,
-                undo_requested_by=None,
-                updated_at=from_ts(now),
-                version=version,
-                board_version=version,
-            )
-        )
+        return self._attach(finished(info, winner_id, result, termination, stopped, now, aborted_by, "time forfeit"))
 
     async def adjudicate(self, game_id: int) -> GameInfo | None:
         """End a game still running at its round's deadline by the clock: whoever has more time left wins (equal:
@@ -484,3 +452,33 @@ def _finish(info: GameInfo, outcome: Outcome) -> tuple[int | None, str]:
     if outcome.winner is None:
         return None, "Drawn"
     return info.user_for_colour(outcome.winner), f"{outcome.winner.capitalize()} wins by {outcome.termination}"
+
+
+def finished(
+    info: GameInfo,
+    winner_id: int | None,
+    result: str,
+    termination: Termination,
+    clock: Clock | None,
+    now: float,
+    aborted_by: int | None,
+    how: Termination,
+) -> GameInfo:
+    """The snapshot of a game that has just ended (one version on), as the ending's transaction wrote it;
+    ``how`` names the ending an aborted game records (``aborted_by`` set), else it is not stored."""
+    version = info.version + 1
+    return replace(
+        info,
+        status="finished",
+        winner_id=winner_id,
+        result=result,
+        termination=termination,
+        aborted_by=aborted_by,
+        aborted_how=None if aborted_by is None else how,
+        clock=clock,
+        ended_at=now,
+        undo_requested_by=None,
+        updated_at=from_ts(now),
+        version=version,
+        board_version=version,
+    )
