@@ -22,6 +22,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
@@ -40,10 +41,28 @@ MISSING = (
 )
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to its end from anywhere (also from inside a running event loop): on its own thread."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+ADMIN_TIMEOUT = 60.0
+
+
+def run_sync(coro: Coroutine[Any, Any, T], timeout: float = ADMIN_TIMEOUT) -> T:
+    """Run a coroutine to its end from anywhere (also from inside a running event loop): on a thread of its own.
+
+    The thread is a daemon and the wait is bounded: an administrative statement that never returns fails the
+    test that needed it instead of holding the whole session (and its exit) forever.
+    """
+    done: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+    def work() -> None:
+        try:
+            done.set_result(asyncio.run(coro))
+        except BaseException as exc:  # handed to the waiting thread as it is
+            done.set_exception(exc)
+
+    threading.Thread(target=work, name="pg-admin", daemon=True).start()
+    try:
+        return done.result(timeout=timeout)
+    except concurrent.futures.TimeoutError:
+        raise TimeoutError(f"a PostgreSQL administrative statement took more than {timeout:.0f} s") from None
 
 
 def _bin_dir() -> Path | None:
@@ -89,8 +108,25 @@ class PgServer:
         return f"{self.url()}?search_path={name}"
 
     def drop_database(self, url: str) -> None:
+        """Drop a test's schema. A connection the test left open (holding a lock the drop needs) is ended
+        after a few seconds rather than waited for: each session has its cluster to itself."""
         name = url.rsplit("=", 1)[1]
-        run_sync(self._admin(f'DROP SCHEMA IF EXISTS "{name}" CASCADE'))
+        run_sync(self._drop(name))
+
+    async def _drop(self, name: str) -> None:
+        conn = await asyncpg.connect(self.url())
+        try:
+            await conn.execute("SET lock_timeout = '5s'")
+            try:
+                await conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+            except asyncpg.LockNotAvailableError:
+                await conn.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'"
+                )
+                await conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+        finally:
+            await conn.close()
 
     async def _admin(self, statement: str) -> None:
         conn = await asyncpg.connect(self.url())
@@ -127,6 +163,7 @@ def start_cluster(**extra: str) -> tuple[PgServer, Path]:
         capture_output=True,
         cwd=root,
         check=False,
+        timeout=120,
         **as_user,
     )
     if init.returncode != 0:

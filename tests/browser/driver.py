@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, Locator, Page, Playwright, sync_playwright
+from playwright.sync_api import Error as PageError
 from playwright.sync_api import TimeoutError as PageTimeout
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -195,6 +196,22 @@ class Player:
     def boards(self) -> Locator:
         """Board images that finished loading, oldest first."""
         return self.page.locator("#messages .msg img[data-loaded-at]")
+
+    def newest_board_shot(self, within: float = 10.0) -> tuple[str, bytes]:
+        """The newest board's image address and a screenshot of it as shown.
+
+        An edit to an earlier message (an AI board that stops saying it is thinking) re-renders the list,
+        so the element found can be replaced before its screenshot: then the newest board is found again.
+        """
+        deadline = time.monotonic() + within
+        while True:
+            board = self.boards().last
+            src = board.get_attribute("src") or ""
+            try:
+                return src, board.screenshot(timeout=2000)
+            except PageError as exc:
+                if "not attached" not in str(exc) or time.monotonic() > deadline:
+                    raise
 
     def wait_boards(self, at_least: int) -> Locator:
         self.page.wait_for_function(

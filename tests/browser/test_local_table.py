@@ -166,12 +166,11 @@ def test_the_ai_answers_and_its_board_is_on_screen(player: Player) -> None:
 
     # The board on screen is the image the bot sent, pixel for pixel (scaled), and not blank.
     player.settled()
-    board = player.boards().last
-    src = board.get_attribute("src")
+    src, screenshot = player.newest_board_shot()
     assert src
     with urllib.request.urlopen(player.url + src) as answer:
         sent = Image.open(io.BytesIO(answer.read())).convert("RGB")
-    shown = Image.open(io.BytesIO(board.screenshot())).convert("RGB")
+    shown = Image.open(io.BytesIO(screenshot)).convert("RGB")
     assert shown.width >= 300, "a board big enough to play on"
     spread = ImageStat.Stat(shown).stddev
     assert max(spread) > 20, "not a blank image"

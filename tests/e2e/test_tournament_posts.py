@@ -142,9 +142,8 @@ async def test_a_tournament_name_is_shown_as_typed_in_every_public_post(
 
 
 async def pg_or_sqlite_bot(
-    request: pytest.FixtureRequest, sandbox_runner: BotRunner, clock: ManualClock, tmp_path: Path, database: str
+    sandbox_runner: BotRunner, clock: ManualClock, tmp_path: Path, url: str | None
 ) -> VeletasBot:
-    url = str(request.getfixturevalue("pg_url")) if database == "postgresql" else None
     path = tmp_path / "data" / "veletas.sqlite3"
 
     async def factory(fake: FakeDiscord) -> VeletasBot:
@@ -163,17 +162,23 @@ async def pg_or_sqlite_bot(
     return started
 
 
-@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> str | None:
+    """No URL (the SQLite file), or a fresh PostgreSQL database's. A fixture of its own, taken before the
+    sandbox, so the database outlives the bot: dropping it under the bot's open connections would wait for
+    their locks while the bot, on the same event loop, waits for the drop."""
+    return str(request.getfixturevalue("pg_url")) if request.param == "postgresql" else None
+
+
 async def test_a_tournament_name_no_database_may_keep_or_that_shows_nothing_is_refused_privately(
+    database_url: str | None,
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,
     alice: Member,
     clock: ManualClock,
     tmp_path: Path,
-    request: pytest.FixtureRequest,
-    database: str,
 ) -> None:
-    bot = await pg_or_sqlite_bot(request, sandbox_runner, clock, tmp_path, database)
+    bot = await pg_or_sqlite_bot(sandbox_runner, clock, tmp_path, database_url)
     await sandbox.grant(alice, "manage_guild")
     cases = [
         ("Spring\x00Open", "cannot hold control characters or line breaks (U+0000 is one)"),
