@@ -16,6 +16,7 @@ import collections
 import copy
 import datetime as dt
 import hashlib
+import importlib
 import json
 import logging
 import math
@@ -205,10 +206,16 @@ class VeletasBot(commands.Bot):
         self.spawn(self._watch_lag(), name="loop-lag")
 
     async def build_tree(self) -> None:
-        """Load every feature and put its commands in the tree, translated by the catalogue."""
+        """Load every feature and put its commands in the tree, translated by the catalogue.
+
+        A feature is a module named in ``extensions()`` with an ``async def setup(bot)`` that adds its cogs and
+        components to this bot. It is imported once per process and set up on each bot: discord.py's
+        ``load_extension`` would execute the module again for every bot (a shard, a restart) to allow
+        reloading it in place, which this bot never does.
+        """
         await self.tree.set_translator(CatalogueTranslator())
         for name in extensions():
-            await self.load_extension(name)
+            await importlib.import_module(name).setup(self)
         for group in self.groups.values():
             self.tree.add_command(group)
 

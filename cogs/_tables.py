@@ -2,21 +2,25 @@
 
 Not an extension. Everything that serves every game (posting boards, challenges, undo, resign, the
 AI's turns, the guided move's frame) asks a game's ``Table`` for the game's own words, image and
-buttons. A game's cog module defines its table and registers it when it is imported; ``table_for``
+buttons. A game's cog module defines its table and registers it in its ``setup``; ``table_for``
 finds it by the game's name, so shared code never names a game.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import discord
+from discord import app_commands
+from discord.ext import commands
 
 from bot.i18n import Words
 from bot.render.workers import Drawing
 from bot.rules.protocol import GameKind
+from bot.rules.registry import GAMES
 from bot.store.values import GameInfo
 
 if TYPE_CHECKING:
@@ -100,6 +104,7 @@ TABLES: dict[str, Table] = {}
 
 
 def register(table: Table) -> Table:
+    """Make a game's table known by its name: its cog's ``setup`` does, on every bot it sets up."""
     TABLES[table.kind.name] = table
     return table
 
@@ -111,3 +116,17 @@ def table_for(game: GameInfo | GameKind | str) -> Table:
         return TABLES[name]
     except KeyError:
         raise LookupError(f"no table for the game {name!r}: its cog is not loaded") from None
+
+
+def offer_games(cog: commands.Cog, option: str = "game") -> None:
+    """Give the ``game`` option of each of the cog's commands the games registered now as its choices.
+
+    Set when a bot sets the cog up rather than when its module is imported (once per process): the choices are
+    the games this bot serves. Each command of the cog is this cog's own copy, and so is the option replaced.
+    """
+    choices: list[app_commands.Choice[str | int | float]] = [
+        app_commands.Choice(name=app_commands.locale_str(name), value=name) for name in GAMES
+    ]
+    for command in cog.walk_app_commands():
+        if isinstance(command, app_commands.Command) and option in command._params:
+            command._params[option] = dataclasses.replace(command._params[option], choices=choices)

@@ -7,26 +7,20 @@ command's names, descriptions and choices against one limit; here they are writt
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
-
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.client import VeletasBot
-from bot.rules.registry import GAMES
 from cogs._lookup import user_named
 from cogs._records import history_message, profile_message
 from cogs._send import respond
-from cogs._tables import TABLES, Table, table_for
+from cogs._tables import TABLES, Table, offer_games, table_for
 from cogs._words import private_words
 
 GROUP = "player"
-if TYPE_CHECKING:
-    Game = str
-else:
-    # The ``game`` option's choices: every game registered when this extension loads (after the games' cogs).
-    Game = Literal[tuple(GAMES)]
+Game = str
+"""A registered game's name: the ``game`` option's choices are set when a bot sets the cog up (``offer_games``)."""
 
 
 def tables_asked(game: str | None) -> list[Table]:
@@ -77,6 +71,6 @@ class PlayerCog(commands.Cog, name="Player"):
 
 
 async def setup(bot: VeletasBot) -> None:
-    await bot.add_feature(
-        PlayerCog(bot), group=GROUP, description="Profiles and past games; your board theme and notifications"
-    )
+    cog = PlayerCog(bot)
+    offer_games(cog)
+    await bot.add_feature(cog, group=GROUP, description="Profiles and past games; your board theme and notifications")

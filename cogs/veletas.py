@@ -260,7 +260,7 @@ class VeletasTable(Table):
         return rules_summary(w, option or "current", None)
 
 
-TABLE = register(VeletasTable())
+TABLE = VeletasTable()
 
 
 def expect_phase(info: GameInfo, phase: str, command: str) -> None:
@@ -471,6 +471,7 @@ class VeletasCog(GameCommands, name="Veletas"):
 
 
 async def setup(bot: VeletasBot) -> None:
+    register(TABLE)
     bot.add_dynamic_items(
         PieButton,
         ShooterSelect,

@@ -159,7 +159,7 @@ class VeloopTable(Table):
         return w("veloop.rules") + "\n" + w("veloop.this_game", settings=self.settings_text(w, settings))
 
 
-TABLE = register(VeloopTable())
+TABLE = VeloopTable()
 
 
 # --- the guided move's Veloop steps: target → support → confirm
@@ -364,6 +364,7 @@ class VeloopCog(GameCommands, name="Veloop"):
 
 
 async def setup(bot: VeletasBot) -> None:
+    register(TABLE)
     bot.add_dynamic_items(TargetSelect, SupportSelect)
     await bot.add_feature(
         VeloopCog(bot), group="veloop", description="Play Veloop (Square): add a stone, swap two, fence one in"

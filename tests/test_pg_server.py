@@ -4,7 +4,6 @@ connection the test left open holds the locks the drop needs, on the very event 
 from __future__ import annotations
 
 import asyncpg
-
 from pg_server import PgServer
 
 

@@ -18,6 +18,7 @@ What is not Discord (pairing, standings, rounds, start times) is in ``bot.tourna
 from __future__ import annotations
 
 from bot.client import VeletasBot
+from cogs._tables import offer_games
 from cogs.tournament.commands import OrganiserCommands
 from cogs.tournament.create import Creation
 from cogs.tournament.signup import TournamentButton
@@ -34,6 +35,6 @@ class TournamentCog(OrganiserCommands, Creation, Steps, name="Tournaments"):
 
 async def setup(bot: VeletasBot) -> None:
     bot.add_dynamic_items(TournamentButton)
-    await bot.add_feature(
-        TournamentCog(bot), group="tournament", description="Tournaments of Veletas and Veloop run by the bot"
-    )
+    cog = TournamentCog(bot)
+    offer_games(cog)
+    await bot.add_feature(cog, group="tournament", description="Tournaments of Veletas and Veloop run by the bot")

@@ -7,7 +7,7 @@ game's whole combinations, narrowing as one types, each labelled in the member's
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import discord
 from discord import app_commands
@@ -16,7 +16,7 @@ from bot import game_settings
 from bot.client import VeletasBot
 from bot.clocks import DAY
 from bot.errors import UserError
-from bot.rules.registry import GAMES, UnknownGame, find_game
+from bot.rules.registry import UnknownGame, find_game
 from bot.tournament_flow import default_round_minutes, parse_start
 from cogs._clock_words import parse_time, time_suggestions
 from cogs._permissions import check_here, check_thread
@@ -25,11 +25,8 @@ from cogs._words import private_words
 from cogs.tournament import words
 from cogs.tournament.signup import SignUp, announcement_view
 
-if TYPE_CHECKING:
-    Game = str
-else:
-    # The ``game`` option's choices: every game registered when this extension is first imported (after the games').
-    Game = Literal[tuple(GAMES)]
+Game = str
+"""A registered game's name: the ``game`` option's choices are set when a bot sets the cog up (``offer_games``)."""
 
 MAX_START_DAYS = 60
 DIVISION_SIZE = 16

@@ -88,7 +88,7 @@ class ToyTable(Table):
         return w("toy.rules")
 
 
-TABLE = register(ToyTable())
+TABLE = ToyTable()
 
 
 class ToyCog(GameCommands, name="Toy"):
@@ -142,4 +142,5 @@ class ToyCog(GameCommands, name="Toy"):
 
 
 async def setup(bot: VeletasBot) -> None:
+    register(TABLE)
     await bot.add_feature(ToyCog(bot), group="toy", description="Play the toy game: three in a row on a 3×3 board")
