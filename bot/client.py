@@ -43,8 +43,13 @@ from bot.store import Store
 
 log = logging.getLogger(__name__)
 
-_TRANSLATED_PAYLOADS: dict[str, list[dict[str, Any]]] = {}
-"""Translated command payloads built in this process (see ``VeletasBot.command_payload``)."""
+_TRANSLATED_PAYLOADS: dict[str, tuple[list[dict[str, Any]], str]] = {}
+"""Translated command payloads built in this process, with their digests (see ``VeletasBot._translated_payload``)."""
+
+
+def _digest(payload: list[dict[str, Any]]) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
 
 BASE_EXTENSIONS: tuple[str, ...] = ("cogs.challenge", "cogs.play", "cogs.guided")
 """The shared cogs every game's cog builds on, loaded before the games' cogs."""
@@ -292,27 +297,32 @@ class VeletasBot(commands.Bot):
             parent.add_command(command, override=True)
 
     async def command_payload(self, guild: discord.abc.Snowflake | None = None) -> list[dict[str, Any]]:
-        """What a sync sends Discord: every top-level command with its translations, as discord.py builds it.
+        """What a sync sends Discord: every top-level command with its translations, as discord.py builds it."""
+        payload, _ = await self._translated_payload(guild)
+        return copy.deepcopy(payload)
+
+    async def _translated_payload(self, guild: discord.abc.Snowflake | None) -> tuple[list[dict[str, Any]], str]:
+        """The sync payload (shared: never to be changed) and its digest.
 
         discord.py asks the translator for every string in each of Discord's thirty-odd locales, a few hundred
-        thousand calls for this tree: the translated payload is kept per process, keyed by the untranslated
-        tree and the translator's class, so a second bot in the same process (a shard, a restart, a test)
-        reuses it. The catalogue does not change while a process runs.
+        thousand calls for this tree: the translated payload and its digest are kept per process, keyed by the
+        untranslated tree and the translator's class, so a second bot in the same process (a shard, a restart,
+        a test) reuses them. The catalogue does not change while a process runs.
         """
         guild = guild if guild is not None else self._sync_guild()
         translator = self.tree.translator
         commands_ = self.tree.get_commands(guild=guild)
         plain = [command.to_dict(self.tree) for command in commands_]
         if translator is None:
-            return plain
+            return plain, _digest(plain)
         key = f"{type(translator).__module__}.{type(translator).__qualname__}:" + json.dumps(
             plain, sort_keys=True, default=str
         )
         cached = _TRANSLATED_PAYLOADS.get(key)
         if cached is None:
-            cached = [await command.get_translated_payload(self.tree, translator) for command in commands_]
-            _TRANSLATED_PAYLOADS[key] = cached
-        return copy.deepcopy(cached)
+            translated = [await command.get_translated_payload(self.tree, translator) for command in commands_]
+            cached = _TRANSLATED_PAYLOADS[key] = (translated, _digest(translated))
+        return cached
 
     async def sync_commands(self, guild: discord.abc.Snowflake | None = None) -> int:
         """Send the command tree to Discord (globally, or to ``guild``), as ``CommandTree.sync`` does with the
@@ -333,8 +343,8 @@ class VeletasBot(commands.Bot):
 
     async def command_hash(self) -> str:
         """A digest of what a sync would send (translations included): an unchanged tree is never synced again."""
-        payload = await self.command_payload()
-        return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+        _, digest = await self._translated_payload(None)
+        return digest
 
     def _sync_guild(self) -> discord.Object | None:
         return discord.Object(id=self.settings.dev_guild_id) if self.settings.dev_guild_id else None

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from sqlite_template import fresh_sqlite
 
 from bot.store import Store
 
@@ -53,6 +54,8 @@ def db_path(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
 
 @pytest.fixture
 async def store(db_path: Path | str, clock: Clock) -> AsyncIterator[Store]:
+    if isinstance(db_path, Path):
+        await fresh_sqlite(db_path)
     s = await Store.open(db_path, clock=clock)
     try:
         yield s

@@ -198,7 +198,7 @@ class FakeDiscord:
         guild_shard: tuple[int, int] | None = None,
     ) -> None:
         self.guild_shard = guild_shard  # (shard id, shard count): the gateway shard the server belongs to
-        self.validator = SpecValidator(spec_path) if validate else None
+        self.validator = SpecValidator.shared(spec_path) if validate else None
         self.lifetime = lifetime
         self.wait_timeout = wait_timeout
         self.clock = SimClock()

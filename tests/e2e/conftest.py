@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from sandbox_plugin import alice, bob, sandbox, sandbox_runner  # noqa: F401  (fixtures)
+from sqlite_template import fresh_sqlite
 
 from bot.client import AiOpponent, VeletasBot, make_bot
 from bot.config import Settings
@@ -53,6 +54,7 @@ def make_factory(db_path: Path, clock: ManualClock, *, ai: AiOpponent | None = N
     """Bots on one database file and clock; ``settings`` overrides fields of their ``Settings``."""
 
     async def factory(fake: FakeDiscord) -> VeletasBot:
+        await fresh_sqlite(db_path)
         store = await Store.open(db_path, clock=clock)
         config = Settings(
             token=fake.token,
