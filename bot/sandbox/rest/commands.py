@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from bot.sandbox import limits
@@ -74,17 +75,12 @@ class CommandRoutes(RestBase):
         self, command: dict[str, Any], scope: int | None, old: dict[str, Any] | None, where: str
     ) -> dict[str, Any]:
         kind = int(command.get("type") or 1)
-        name = str(command["name"])
-        if kind == 1 and not limits.valid_command_name(name):
-            raise form_error(where + "name", "Command name is invalid", "APPLICATION_COMMAND_INVALID_NAME")
-        if kind == 1 and not command.get("description"):
-            raise form_error(where + "description", "This field is required", "BASE_TYPE_REQUIRED")
-        if kind == 1:
-            limits.check_text(command.get("description"), where + "description", limits.MAX_COMMAND_DESCRIPTION)
-        _check_localizations(command, where, name_rule=kind == 1)
-        _check_options(command.get("options") or [], where + "options")
-        # Checked last, as Discord does: a command that breaks a field's rule is refused for that field first.
-        limits.check_command_size(command, where.rstrip("."))
+        text = json.dumps(command, sort_keys=True, default=str)
+        if (where, text) not in _ACCEPTED:
+            _check_command(command, kind, where)
+            if len(_ACCEPTED) >= KEPT_ACCEPTED:
+                _ACCEPTED.clear()
+            _ACCEPTED.add((where, text))
         stored = copy.deepcopy(command)
         stored["type"] = kind
         stored["id"] = old["id"] if old else str(self.state.snowflakes.next())
@@ -101,6 +97,27 @@ class CommandRoutes(RestBase):
         if scope is not None:
             stored["guild_id"] = str(scope)
         return stored
+
+
+KEPT_ACCEPTED = 256
+_ACCEPTED: set[tuple[str, str]] = set()
+"""Commands (where in the request, and the command as JSON) that passed every check: each bot that starts sends
+the same tree again, and the checks depend on nothing else. A refused command is never kept."""
+
+
+def _check_command(command: dict[str, Any], kind: int, where: str) -> None:
+    """Discord's rules on one command, every field, and its size."""
+    name = str(command["name"])
+    if kind == 1 and not limits.valid_command_name(name):
+        raise form_error(where + "name", "Command name is invalid", "APPLICATION_COMMAND_INVALID_NAME")
+    if kind == 1 and not command.get("description"):
+        raise form_error(where + "description", "This field is required", "BASE_TYPE_REQUIRED")
+    if kind == 1:
+        limits.check_text(command.get("description"), where + "description", limits.MAX_COMMAND_DESCRIPTION)
+    _check_localizations(command, where, name_rule=kind == 1)
+    _check_options(command.get("options") or [], where + "options")
+    # Checked last, as Discord does: a command that breaks a field's rule is refused for that field first.
+    limits.check_command_size(command, where.rstrip("."))
 
 
 def _check_localizations(item: dict[str, Any], where: str, *, name_rule: bool) -> None:
