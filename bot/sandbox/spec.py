@@ -9,7 +9,6 @@ resolve exactly as written.
 
 from __future__ import annotations
 
-import collections
 import copy
 import functools
 import json
@@ -29,9 +28,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_SPEC_PATH = Path(__file__).resolve().parent / "openapi.json"
 _PARAM_RE = re.compile(r"\{[^/]+\}")
-LARGE_BODY = 16_384
-"""A JSON body at least this long (serialised) that passed validation is remembered as valid."""
-KEPT_VERDICTS = 32
 _SNOWFLAKE_PATTERN = "^(0|[1-9][0-9]*)$"
 
 
@@ -92,14 +88,11 @@ class SpecValidator:
         routes.sort(key=lambda item: item[0])
         self._routes = routes
         self._validators: dict[tuple[str, str, str], Draft202012Validator | None] = {}
-        # Large bodies found valid, by operation and content: a command sync (about 90 KB) is sent again by
-        # every bot that starts, and validating it is pure, so the verdict is kept. Failures are never kept.
-        self._valid_large: collections.OrderedDict[tuple[str, str, str, str], None] = collections.OrderedDict()
 
     @staticmethod
     @functools.cache
     def shared(path: Path = DEFAULT_SPEC_PATH) -> SpecValidator:
-        """One validator per spec file and process: its routes, compiled schemas and verdicts serve every fake."""
+        """One validator per spec file and process: its routes and compiled schemas serve every fake."""
         return SpecValidator(path)
 
     def match(self, method: str, path: str) -> Operation | None:
@@ -135,17 +128,7 @@ class SpecValidator:
             if body is not None:
                 raise DiscordError(400, 50109, f"{method} {path} takes no request body of this type")
             return op
-        body = normalise_attachment_ids(body)
-        text = json.dumps(body, sort_keys=True, default=str) if multipart is False else ""
-        key = (op.template, op.method, "json", text)
-        if len(text) >= LARGE_BODY and key in self._valid_large:
-            self._valid_large.move_to_end(key)
-            return op
-        errors = list(validator.iter_errors(body))
-        if not errors and len(text) >= LARGE_BODY:
-            self._valid_large[key] = None
-            if len(self._valid_large) > KEPT_VERDICTS:
-                self._valid_large.popitem(last=False)
+        errors = list(validator.iter_errors(normalise_attachment_ids(body)))
         if errors:
             error = _explain(max(errors, key=relevance))
             where = ".".join(str(p) for p in error.absolute_path)
