@@ -482,3 +482,53 @@ async def test_a_restart_takes_back_at_once_the_steps_its_earlier_run_held_and_l
         assert await restarted.release_claims("shards 0/2") == 0, "its own run's claims stay"
     finally:
         await restarted.close()
+
+
+async def finished_in(store: Store, name: str, channel: int) -> TournamentInfo:
+    """A tournament in ``channel``, started and finished at once (its end stamped with the store's clock)."""
+    info = await create_named(store, name, channel)
+    for player in (ALICE, BOB):
+        await store.join_tournament(info.id, player, f"player {player}")
+    await store.start_tournament(info.id, actor_id=ALICE, rounds_for=lambda n: 1)
+    return await store.set_tournament_status(info.id, "finished", actor_id=0, allowed=("running",))
+
+
+async def test_a_channels_tournament_is_the_one_running_there_else_the_one_that_finished_there_last(
+    store: Store, clock: Clock
+) -> None:
+    assert await store.tournament_in_channel(GUILD, CHANNEL) is None
+    older = await finished_in(store, "Older", CHANNEL)
+    clock.advance(days=3)
+    newer = await finished_in(store, "Newer", CHANNEL)
+    assert newer.ended_at is not None and older.ended_at is not None and newer.ended_at > older.ended_at
+    elsewhere = await finished_in(store, "Elsewhere", CHANNEL + 1)
+    clock.advance(days=1)
+    found = await store.tournament_in_channel(GUILD, CHANNEL)
+    assert found is not None and found.id == newer.id, "the one that finished here last, not the latest made"
+    assert await store.tournament_in_channel(GUILD + 1, CHANNEL) is None, "another server's channel id: nothing"
+    cancelled = await create_named(store, "Called off", CHANNEL)
+    await store.set_tournament_status(cancelled.id, "cancelled", actor_id=ALICE, allowed=("signup",))
+    found = await store.tournament_in_channel(GUILD, CHANNEL)
+    assert found is not None and found.id == newer.id, "a cancelled one is passed over"
+    signing_up = await create_named(store, "Next", CHANNEL)
+    found = await store.tournament_in_channel(GUILD, CHANNEL)
+    assert found is not None and found.id == signing_up.id, "one signing up comes before any finished"
+    assert (await store.tournament_in_channel(GUILD, CHANNEL + 1)) == elsewhere
+
+
+async def test_finished_tournaments_are_those_ended_since_a_moment_the_latest_end_first(
+    store: Store, clock: Clock
+) -> None:
+    first = await finished_in(store, "First", CHANNEL)
+    clock.advance(days=200)
+    second = await finished_in(store, "Second", CHANNEL + 1)
+    clock.advance(days=200)
+    third = await finished_in(store, "Third", CHANNEL)
+    await create_named(store, "Open", CHANNEL + 2)  # signing up: not finished
+    assert [t.id for t in await store.finished_tournaments(GUILD, since=0)] == [third.id, second.id, first.id]
+    assert second.ended_at is not None
+    since = second.ended_at
+    assert [t.id for t in await store.finished_tournaments(GUILD, since=since)] == [third.id, second.id]
+    assert [t.id for t in await store.finished_tournaments(GUILD, since=since + 1)] == [third.id]
+    assert [t.id for t in await store.finished_tournaments(GUILD, since=0, limit=1)] == [third.id]
+    assert await store.finished_tournaments(GUILD + 1, since=0) == []

@@ -128,6 +128,25 @@ class Tournaments(DueRows):
         )
         return [tournament_from_row(r) for r in rows]
 
+    async def tournament_in_channel(self, guild_id: int, channel_id: int) -> TournamentInfo | None:
+        """The tournament signing up or running in a channel, else the one that finished there last (None: neither)."""
+        rows = await self._fetchall(
+            "SELECT * FROM tournaments WHERE guild_id = ? AND channel_id = ? "
+            "AND status IN ('signup', 'running', 'paused', 'finished') "
+            "ORDER BY status = 'finished', COALESCE(ended_at, 0) DESC, id DESC LIMIT 1",
+            (guild_id, channel_id),
+        )
+        return tournament_from_row(rows[0]) if rows else None
+
+    async def finished_tournaments(self, guild_id: int, *, since: float, limit: int = 1000) -> list[TournamentInfo]:
+        """A server's tournaments that finished at ``since`` or later, the most recently finished first."""
+        rows = await self._fetchall(
+            "SELECT * FROM tournaments WHERE guild_id = ? AND status = 'finished' AND ended_at >= ? "
+            "ORDER BY ended_at DESC, id DESC LIMIT ?",
+            (guild_id, since, limit),
+        )
+        return [tournament_from_row(r) for r in rows]
+
     async def live_tournaments(self) -> list[TournamentInfo]:
         rows = await self._fetchall("SELECT * FROM tournaments WHERE status IN ('running', 'paused') ORDER BY id")
         return [tournament_from_row(r) for r in rows]
