@@ -103,6 +103,7 @@ class Tournaments(DueRows):
                     await self._due_tournament(db, info.id, "start", starts_at)
                     if checkin_minutes:
                         await self._due_tournament(db, info.id, "checkin", max(now, starts_at - checkin_minutes * 60))
+                        await self._due_tournament(db, info.id, "remind", max(now, starts_at - checkin_minutes * 30))
                 await self._log(db, info.id, organiser_id, "create", name)
         except sqlite3.IntegrityError as exc:
             if "tournaments.channel_id" not in str(exc):
@@ -229,6 +230,20 @@ class Tournaments(DueRows):
             if info.status != "signup":
                 raise UserError("tournament.refusal.already_started" if info.is_live else "tournament.refusal.over")
             if info.checkin_minutes:
+                # Those who did not check in are dropped, and told so (the ``notices`` step); a reminder still owed
+                # to them is moot.
+                await db.execute(
+                    "DELETE FROM tournament_notices WHERE tournament_id = ? AND kind = 'reminder' AND sent = 0",
+                    (tournament_id,),
+                )
+                dropped = await db.execute(
+                    "INSERT INTO tournament_notices (tournament_id, kind, user_id, name) "
+                    "SELECT tournament_id, 'dropped', user_id, name FROM tournament_players "
+                    "WHERE tournament_id = ? AND checked_in = 0 ON CONFLICT DO NOTHING",
+                    (tournament_id,),
+                )
+                if dropped.rowcount:
+                    await self._due_tournament(db, tournament_id, "notices", self._now())
                 await db.execute(
                     "DELETE FROM tournament_players WHERE tournament_id = ? AND checked_in = 0", (tournament_id,)
                 )
@@ -254,7 +269,7 @@ class Tournaments(DueRows):
                 (rounds, now, tournament_id),
             )
             await db.execute(
-                "DELETE FROM due WHERE tournament_id = ? AND key IN ('start', 'checkin')", (tournament_id,)
+                "DELETE FROM due WHERE tournament_id = ? AND key IN ('start', 'checkin', 'remind')", (tournament_id,)
             )
             if due_id is not None:
                 await db.execute("DELETE FROM due WHERE id = ?", (due_id,))

@@ -416,11 +416,30 @@ class TournamentInfo:
             return None
         return self.starts_at - self.checkin_minutes * 60
 
+    @property
+    def checkin_reminder_at(self) -> float | None:
+        """When entrants who have not checked in are reminded: halfway through the check-in window."""
+        if not self.checkin_minutes or self.starts_at is None:
+            return None
+        return self.starts_at - self.checkin_minutes * 30
+
     def shown_until(self) -> float | None:
         """Until when a finished tournament is read and offered (None: it has not finished)."""
         if self.status != "finished" or self.ended_at is None:
             return None
         return self.ended_at + FINISHED_SHOWN
+
+
+NoticeKind = Literal["reminder", "dropped"]
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A check-in notice owed to one entrant: a ``reminder`` to check in, or ``dropped`` for not having."""
+
+    kind: NoticeKind
+    user_id: int
+    name: str
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,8 @@ class TournamentBase(commands.Cog):
         self.told_forbidden: set[tuple[int, int]] = set()
         # Tournaments whose owed channel posts failed, and how many times in a row (the pause before the next try).
         self.post_failures: dict[int, int] = {}
+        # The same for the check-in notices a tournament owes its entrants.
+        self.notice_failures: dict[int, int] = {}
 
     def lock(self, tournament_id: int) -> asyncio.Lock:
         return self.locks.setdefault(tournament_id, asyncio.Lock())
