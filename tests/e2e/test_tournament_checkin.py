@@ -120,3 +120,42 @@ async def test_check_in_is_listed_reminded_and_dropped_once_each_and_the_start_c
     await minutes_pass(sandbox, bot, clock, 2)
     assert len(reminders_posted(sandbox)) == 1 and len(drops_posted(sandbox)) == 1
     assert [len(sandbox.direct_messages(m)) for m in everyone] == [0, 1, 0, 0, 2]
+
+
+async def test_a_timed_start_refused_by_the_channel_across_a_restart_is_said_once_before_round_one(
+    sandbox: FakeDiscord,
+    sandbox_runner: BotRunner,
+    factory: Factory,
+    bot: VeletasBot,
+    alice: Member,
+    bob: Member,
+    carol: Member,
+    db_path: Path,
+    clock: ManualClock,
+) -> None:
+    await sandbox.grant(alice, "manage_guild")
+    announcement = await sandbox.user(alice).slash(
+        "tournament", "create", name="Timed", game="veloop", format="swiss", rounds=1, start="30m", checkin=10
+    )
+    for member in (alice, bob, carol):
+        await sandbox.user(member).click(announcement, "Join")
+    await minutes_pass(sandbox, bot, clock, 21)
+    for member in (alice, bob):
+        await sandbox.user(member).click(announcement, "Check in")
+    # The channel takes no post from the start on; the bot is restarted while everything is still owed.
+    refused = sandbox.fail("POST", POSTS.format(channel=sandbox.channel_id), 403, code=50013, times=None)
+    await minutes_pass(sandbox, bot, clock, 9)
+    await sandbox.wait_until(lambda: status(db_path, 1) == "running" and refused.hits, what="the start refused")
+    await round_open(sandbox, db_path, 1, 1)
+    bot = await sandbox_runner.restart(factory)
+    sandbox.faults.remove(refused)
+    while posts_owed(db_path, 1) or notices_owed(db_path):
+        await minutes_pass(sandbox, bot, clock, 1.1)
+    await sandbox.settle()
+    started = [m for m in public(sandbox) if "has started with 2 players" in m.content]
+    headers = [m for m in public(sandbox) if ": round 1 of" in m.content]
+    pairings = [m for m in public(sandbox) if m.embeds and "round 1 pairings" in m.text()]
+    assert (len(started), len(headers), len(pairings)) == (1, 1, 1)
+    assert started[0].id < headers[0].id < pairings[0].id
+    (dropped,) = drops_posted(sandbox)
+    assert would_ping(sandbox, dropped) == [str(carol.id)] and dropped.id > started[0].id
