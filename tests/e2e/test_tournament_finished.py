@@ -102,3 +102,14 @@ async def test_finished_tournaments_are_offered_by_name_for_a_year_and_refused_a
     for tid in range(3, 5):
         await play_out(sandbox, db_path, tid, f"Cup {tid}", alice, bob)
     assert [c["value"] for c in await reader.autocomplete("tournament", "info", tournament="")] == [4, 3, 2]
+    # One signing up comes first, and is the channel's tournament again.
+    await sandbox.user(alice).slash("tournament", "create", name="Next", game="veloop", format="swiss")
+    assert [c["value"] for c in await reader.autocomplete("tournament", "info", tournament="")] == [5, 4, 3, 2]
+    assert "**Next** (#5)" in (await reader.slash("tournament", "info")).content
+    # The refusal speaks the member's language.
+    carol.locale = "ja"
+    japanese = await reader.slash("tournament", "info", tournament=1)
+    assert (
+        japanese.ephemeral
+        and japanese.content == "**Spring Open** は終了から1年以上たっているため、結果はもう表示されません。"
+    )
