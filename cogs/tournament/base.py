@@ -44,8 +44,9 @@ class TournamentBase(commands.Cog):
         self.told_forbidden: set[tuple[int, int]] = set()
         # Tournaments whose owed channel posts failed, and how many times in a row (the pause before the next try).
         self.post_failures: dict[int, int] = {}
-        # The same for the check-in notices a tournament owes its entrants.
+        # The same for the check-in notices a tournament owes its entrants, sent one run at a time.
         self.notice_failures: dict[int, int] = {}
+        self.notice_locks: dict[int, asyncio.Lock] = {}
 
     def lock(self, tournament_id: int) -> asyncio.Lock:
         return self.locks.setdefault(tournament_id, asyncio.Lock())

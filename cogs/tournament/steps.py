@@ -197,8 +197,11 @@ class Steps(SignUp, Posts, Opening):
         """The ``notices`` step: each check-in reminder and drop notice owed, sent once. A member who takes direct
         messages (``/player notify``) gets one; the others are named in one channel post (several past Discord's
         limits). Each is marked sent once out, so a retry sends only the rest; a failure gives the step back to
-        fall due again after a growing pause, and it is done once nothing is owed."""
-        async with self.bot.scheduler.hold(due) as hold, self.lock(tournament_id):
+        fall due again after a growing pause, and it is done once nothing is owed.
+
+        It takes a lock of its own, not the tournament's (a round opens while two hundred messages go out): a run
+        made due again while one is sending waits for it, then sends only what is still owed."""
+        async with self.bot.scheduler.hold(due) as hold, self.notice_locks.setdefault(tournament_id, asyncio.Lock()):
             try:
                 done = await self.send_notices(tournament_id, hold)
             except (discord.HTTPException, OSError) as exc:

@@ -140,6 +140,7 @@ async def test_a_timed_start_refused_by_the_channel_across_a_restart_is_said_onc
     for member in (alice, bob, carol):
         await sandbox.user(member).click(announcement, "Join")
     await minutes_pass(sandbox, bot, clock, 21)
+    await sandbox.wait_until(lambda: [m for m in public(sandbox) if "Check-in for **Timed** is open" in m.content])
     for member in (alice, bob):
         await sandbox.user(member).click(announcement, "Check in")
     # The channel takes no post from the start on; the bot is restarted while everything is still owed.
