@@ -482,3 +482,131 @@ async def test_a_restart_takes_back_at_once_the_steps_its_earlier_run_held_and_l
         assert await restarted.release_claims("shards 0/2") == 0, "its own run's claims stay"
     finally:
         await restarted.close()
+
+
+async def finished_in(store: Store, name: str, channel: int) -> TournamentInfo:
+    """A tournament in ``channel``, started and finished at once (its end stamped with the store's clock)."""
+    info = await create_named(store, name, channel)
+    for player in (ALICE, BOB):
+        await store.join_tournament(info.id, player, f"player {player}")
+    await store.start_tournament(info.id, actor_id=ALICE, rounds_for=lambda n: 1)
+    return await store.set_tournament_status(info.id, "finished", actor_id=0, allowed=("running",))
+
+
+async def test_a_channels_tournament_is_the_one_running_there_else_the_one_that_finished_there_last(
+    store: Store, clock: Clock
+) -> None:
+    assert await store.tournament_in_channel(GUILD, CHANNEL) is None
+    older = await finished_in(store, "Older", CHANNEL)
+    clock.advance(days=3)
+    newer = await finished_in(store, "Newer", CHANNEL)
+    assert newer.ended_at is not None and older.ended_at is not None and newer.ended_at > older.ended_at
+    elsewhere = await finished_in(store, "Elsewhere", CHANNEL + 1)
+    clock.advance(days=1)
+    found = await store.tournament_in_channel(GUILD, CHANNEL)
+    assert found is not None and found.id == newer.id, "the one that finished here last, not the latest made"
+    assert await store.tournament_in_channel(GUILD + 1, CHANNEL) is None, "another server's channel id: nothing"
+    cancelled = await create_named(store, "Called off", CHANNEL)
+    await store.set_tournament_status(cancelled.id, "cancelled", actor_id=ALICE, allowed=("signup",))
+    found = await store.tournament_in_channel(GUILD, CHANNEL)
+    assert found is not None and found.id == newer.id, "a cancelled one is passed over"
+    signing_up = await create_named(store, "Next", CHANNEL)
+    found = await store.tournament_in_channel(GUILD, CHANNEL)
+    assert found is not None and found.id == signing_up.id, "one signing up comes before any finished"
+    assert (await store.tournament_in_channel(GUILD, CHANNEL + 1)) == elsewhere
+
+
+async def test_finished_tournaments_are_those_ended_since_a_moment_the_latest_end_first(
+    store: Store, clock: Clock
+) -> None:
+    first = await finished_in(store, "First", CHANNEL)
+    clock.advance(days=200)
+    second = await finished_in(store, "Second", CHANNEL + 1)
+    clock.advance(days=200)
+    third = await finished_in(store, "Third", CHANNEL)
+    await create_named(store, "Open", CHANNEL + 2)  # signing up: not finished
+    assert [t.id for t in await store.finished_tournaments(GUILD, since=0)] == [third.id, second.id, first.id]
+    assert second.ended_at is not None
+    since = second.ended_at
+    assert [t.id for t in await store.finished_tournaments(GUILD, since=since)] == [third.id, second.id]
+    assert [t.id for t in await store.finished_tournaments(GUILD, since=since + 1)] == [third.id]
+    assert [t.id for t in await store.finished_tournaments(GUILD, since=0, limit=1)] == [third.id]
+    assert await store.finished_tournaments(GUILD + 1, since=0) == []
+
+
+async def with_checkin(store: Store) -> TournamentInfo:
+    """A tournament starting in 30 minutes with a 10-minute check-in, four entrants."""
+    info = await store.create_tournament(
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        organiser_id=ALICE,
+        name="Checked",
+        game="veloop",
+        settings=SETTINGS,
+        format="swiss",
+        rounds=1,
+        best_of=1,
+        time_control=TimeControl.days(1),
+        rated=False,
+        max_players=None,
+        starts_at=store.now() + 30 * 60,
+        checkin_minutes=10,
+        round_minutes=60,
+    )
+    for player in (ALICE, BOB, CAROL, DAVE):
+        await store.join_tournament(info.id, player, f"player {player}")
+    return info
+
+
+async def test_check_in_reminders_are_owed_halfway_to_those_not_checked_in_and_drop_notices_at_the_start(
+    store: Store, clock: Clock, db_path: Path | str
+) -> None:
+    info = await with_checkin(store)
+    with raw(db_path) as db:
+        due = dict(db.execute("SELECT key, due_at FROM due WHERE tournament_id = ?", (info.id,)).fetchall())
+    assert info.starts_at is not None and due["remind"] == info.starts_at - 5 * 60 == info.checkin_reminder_at
+    clock.advance(minutes=21)
+    await store.check_in(info.id, ALICE)
+    clock.advance(minutes=4)
+    [row] = [r for r in await store.claim_due(store.now(), lease=60, limit=10) if r.key == "remind"]
+    assert await store.owe_checkin_reminders(info.id, row.id) == 3
+    assert [(n.kind, n.user_id) for n in await store.owed_notices(info.id)] == [
+        ("reminder", BOB),
+        ("reminder", CAROL),
+        ("reminder", DAVE),
+    ]
+    with raw(db_path) as db:
+        keys = {r[0] for r in db.execute("SELECT key FROM due WHERE tournament_id = ?", (info.id,)).fetchall()}
+    assert "remind" not in keys and "notices" in keys, "the step is done in the transaction that owes its notices"
+    await store.notices_sent(info.id, "reminder", [BOB])
+    await store.check_in(info.id, BOB)
+    await store.check_in(info.id, CAROL)  # checked in since: no longer owed a reminder
+    assert [(n.kind, n.user_id) for n in await store.owed_notices(info.id)] == [("reminder", DAVE)]
+    await store.start_tournament(info.id, actor_id=0, rounds_for=lambda n: 1)
+    # Dave is dropped: his reminder is moot, his drop notice owed with the name he had (his entry is gone).
+    notices = await store.owed_notices(info.id)
+    assert [(n.kind, n.user_id, n.name) for n in notices] == [("dropped", DAVE, f"player {DAVE}")]
+    assert {e.user_id for e in await store.entrants(info.id)} == {ALICE, BOB, CAROL}
+    await store.notices_sent(info.id, "dropped", [DAVE])
+    assert await store.owed_notices(info.id) == []
+    with raw(db_path) as db:
+        kept = db.execute(
+            "SELECT kind, user_id, sent FROM tournament_notices WHERE tournament_id = ? ORDER BY kind, user_id",
+            (info.id,),
+        ).fetchall()
+    assert [tuple(r) for r in kept] == [("dropped", DAVE, 1), ("reminder", BOB, 1)], "unsent reminders go at the start"
+
+
+async def test_a_reminder_falling_due_after_the_start_owes_nothing(store: Store, clock: Clock) -> None:
+    info = await with_checkin(store)
+    clock.advance(minutes=21)
+    for player in (ALICE, BOB):
+        await store.check_in(info.id, player)
+    await store.start_tournament(info.id, actor_id=ALICE, rounds_for=lambda n: 1)
+    assert [(n.kind, n.user_id) for n in await store.owed_notices(info.id)] == [("dropped", CAROL), ("dropped", DAVE)]
+    clock.advance(minutes=10)
+    taken = await store.claim_due(store.now(), lease=60, limit=10)
+    assert "remind" not in {r.key for r in taken}, "the start removed the reminder step"
+    # A reminder step left over from before (a run that died holding it) owes nothing once the tournament runs.
+    assert await store.owe_checkin_reminders(info.id, 0) == 0
+    assert {n.kind for n in await store.owed_notices(info.id)} == {"dropped"}

@@ -4,12 +4,14 @@ late (a Swiss, until half its rounds have started), and leaving or being taken o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.db import Connection
 from bot.errors import UserError
 from bot.ratings import START_RATING, pools_for
 from bot.store.rows import entrant_from_row
 from bot.store.tournaments import Tournaments, count_rows
-from bot.store.values import Entrant, TournamentInfo
+from bot.store.values import Entrant, Notice, NoticeKind, TournamentInfo
 from bot.text import clean_name, fallback_name
 
 
@@ -137,3 +139,49 @@ class Entries(Tournaments):
         async with self._transaction() as db:
             await self._log(db, tournament_id, actor_id, "add", str(user_id))
         return late
+
+    # --- check-in notices -----------------------------------------------------------------------
+
+    async def owe_checkin_reminders(self, tournament_id: int, due_id: int) -> int:
+        """The ``remind`` step: a reminder is owed to every entrant who has not checked in (while sign-up is open),
+        and the ``notices`` step that sends them falls due, in the transaction that ends the step. Returns how many
+        are owed."""
+        async with self._transaction() as db:
+            info = await self._tournament_in(db, tournament_id)
+            owed = 0
+            if info.status == "signup" and info.checkin_minutes:
+                cursor = await db.execute(
+                    "INSERT INTO tournament_notices (tournament_id, kind, user_id, name) "
+                    "SELECT tournament_id, 'reminder', user_id, name FROM tournament_players "
+                    "WHERE tournament_id = ? AND checked_in = 0 ON CONFLICT DO NOTHING",
+                    (tournament_id,),
+                )
+                owed = cursor.rowcount
+                if owed:
+                    await self._due_tournament(db, tournament_id, "notices", self._now())
+            await db.execute("DELETE FROM due WHERE id = ?", (due_id,))
+        return owed
+
+    async def owed_notices(self, tournament_id: int) -> list[Notice]:
+        """The check-in notices not sent yet, reminders first, in the order the entrants joined. A reminder to
+        someone who has checked in or left since is no longer owed, and not listed."""
+        rows = await self._fetchall(
+            "SELECT n.kind, n.user_id, n.name FROM tournament_notices n "
+            "LEFT JOIN tournament_players p ON p.tournament_id = n.tournament_id AND p.user_id = n.user_id "
+            "WHERE n.tournament_id = ? AND n.sent = 0 "
+            "AND (n.kind = 'dropped' OR (p.user_id IS NOT NULL AND p.checked_in = 0)) "
+            "ORDER BY n.kind DESC, COALESCE(p.joined_at, 0), n.user_id",
+            (tournament_id,),
+        )
+        return [Notice(str(r[0]), int(r[1]), str(r[2])) for r in rows]  # type: ignore[arg-type]
+
+    async def notices_sent(self, tournament_id: int, kind: NoticeKind, user_ids: Sequence[int]) -> None:
+        """These entrants have their notice of ``kind`` (or no longer need it)."""
+        if not user_ids:
+            return
+        marks = ", ".join("?" for _ in user_ids)
+        async with self._transaction() as db:
+            await db.execute(
+                f"UPDATE tournament_notices SET sent = 1 WHERE tournament_id = ? AND kind = ? AND user_id IN ({marks})",
+                (tournament_id, kind, *user_ids),
+            )

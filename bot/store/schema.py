@@ -441,6 +441,23 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE games ADD COLUMN aborted_how TEXT CHECK (aborted_how IS NULL OR aborted_how IN "
         "('resignation', 'time forfeit'))",
     ),
+    (
+        # What a tournament owes its entrants about check-in, privately: a reminder to those who joined but have
+        # not checked in (``reminder``, written when it falls due), and a notice to those dropped at the start for
+        # not checking in (``dropped``, written in the start's transaction, with the name they had: their entry is
+        # gone). Each is marked sent once out (a direct message, or the channel post naming them), so a retry or a
+        # restart sends only the rest; the ``notices`` step stays due until none is owed.
+        """
+        CREATE TABLE tournament_notices (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+            kind          TEXT NOT NULL CHECK (kind IN ('reminder', 'dropped')),
+            user_id       INTEGER NOT NULL,
+            name          TEXT NOT NULL,
+            sent          INTEGER NOT NULL DEFAULT 0 CHECK (sent IN (0, 1)),
+            PRIMARY KEY (tournament_id, kind, user_id)
+        ) STRICT, WITHOUT ROWID
+        """,
+    ),
 )
 
 

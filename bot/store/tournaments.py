@@ -103,6 +103,7 @@ class Tournaments(DueRows):
                     await self._due_tournament(db, info.id, "start", starts_at)
                     if checkin_minutes:
                         await self._due_tournament(db, info.id, "checkin", max(now, starts_at - checkin_minutes * 60))
+                        await self._due_tournament(db, info.id, "remind", max(now, starts_at - checkin_minutes * 30))
                 await self._log(db, info.id, organiser_id, "create", name)
         except sqlite3.IntegrityError as exc:
             if "tournaments.channel_id" not in str(exc):
@@ -125,6 +126,25 @@ class Tournaments(DueRows):
             "SELECT * FROM tournaments WHERE guild_id = ? "
             "ORDER BY status IN ('finished', 'cancelled'), id DESC LIMIT ?",
             (guild_id, limit),
+        )
+        return [tournament_from_row(r) for r in rows]
+
+    async def tournament_in_channel(self, guild_id: int, channel_id: int) -> TournamentInfo | None:
+        """The tournament signing up or running in a channel, else the one that finished there last (None: neither)."""
+        rows = await self._fetchall(
+            "SELECT * FROM tournaments WHERE guild_id = ? AND channel_id = ? "
+            "AND status IN ('signup', 'running', 'paused', 'finished') "
+            "ORDER BY status = 'finished', COALESCE(ended_at, 0) DESC, id DESC LIMIT 1",
+            (guild_id, channel_id),
+        )
+        return tournament_from_row(rows[0]) if rows else None
+
+    async def finished_tournaments(self, guild_id: int, *, since: float, limit: int = 1000) -> list[TournamentInfo]:
+        """A server's tournaments that finished at ``since`` or later, the most recently finished first."""
+        rows = await self._fetchall(
+            "SELECT * FROM tournaments WHERE guild_id = ? AND status = 'finished' AND ended_at >= ? "
+            "ORDER BY ended_at DESC, id DESC LIMIT ?",
+            (guild_id, since, limit),
         )
         return [tournament_from_row(r) for r in rows]
 
@@ -210,6 +230,20 @@ class Tournaments(DueRows):
             if info.status != "signup":
                 raise UserError("tournament.refusal.already_started" if info.is_live else "tournament.refusal.over")
             if info.checkin_minutes:
+                # Those who did not check in are dropped, and told so (the ``notices`` step); a reminder still owed
+                # to them is moot.
+                await db.execute(
+                    "DELETE FROM tournament_notices WHERE tournament_id = ? AND kind = 'reminder' AND sent = 0",
+                    (tournament_id,),
+                )
+                dropped = await db.execute(
+                    "INSERT INTO tournament_notices (tournament_id, kind, user_id, name) "
+                    "SELECT tournament_id, 'dropped', user_id, name FROM tournament_players "
+                    "WHERE tournament_id = ? AND checked_in = 0 ON CONFLICT DO NOTHING",
+                    (tournament_id,),
+                )
+                if dropped.rowcount:
+                    await self._due_tournament(db, tournament_id, "notices", self._now())
                 await db.execute(
                     "DELETE FROM tournament_players WHERE tournament_id = ? AND checked_in = 0", (tournament_id,)
                 )
@@ -235,7 +269,7 @@ class Tournaments(DueRows):
                 (rounds, now, tournament_id),
             )
             await db.execute(
-                "DELETE FROM due WHERE tournament_id = ? AND key IN ('start', 'checkin')", (tournament_id,)
+                "DELETE FROM due WHERE tournament_id = ? AND key IN ('start', 'checkin', 'remind')", (tournament_id,)
             )
             if due_id is not None:
                 await db.execute("DELETE FROM due WHERE id = ?", (due_id,))

@@ -364,6 +364,10 @@ TOURNAMENT_FORMATS: tuple[TournamentFormat, ...] = (
 
 RESULTS: tuple[str, ...] = ("1-0", "0-1", "1/2-1/2", "+-", "-+", "--")
 
+FINISHED_SHOWN = 365 * 24 * 3600.0
+"""How long after its end a finished tournament is still read (info, standings, pairings, exports) and offered by
+name; after that it is refused."""
+
 
 @dataclass(frozen=True)
 class TournamentInfo:
@@ -411,6 +415,31 @@ class TournamentInfo:
         if not self.checkin_minutes or self.starts_at is None:
             return None
         return self.starts_at - self.checkin_minutes * 60
+
+    @property
+    def checkin_reminder_at(self) -> float | None:
+        """When entrants who have not checked in are reminded: halfway through the check-in window."""
+        if not self.checkin_minutes or self.starts_at is None:
+            return None
+        return self.starts_at - self.checkin_minutes * 30
+
+    def shown_until(self) -> float | None:
+        """Until when a finished tournament is read and offered (None: it has not finished)."""
+        if self.status != "finished" or self.ended_at is None:
+            return None
+        return self.ended_at + FINISHED_SHOWN
+
+
+NoticeKind = Literal["reminder", "dropped"]
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A check-in notice owed to one entrant: a ``reminder`` to check in, or ``dropped`` for not having."""
+
+    kind: NoticeKind
+    user_id: int
+    name: str
 
 
 @dataclass(frozen=True)

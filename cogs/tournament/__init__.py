@@ -6,7 +6,8 @@ The cog is one class made of its parts, each a module of this package around one
 - ``create``: ``/tournament create``, a game and that game's settings;
 - ``commands``: the organisers' tools and the reading commands;
 - ``why``: what ``/tournament pairings`` says: why each board and bye of a round was paired so;
-- ``steps``: the scheduler's steps (start, check-in, advance, deadlines, owed posts) and the restart's reconcile;
+- ``steps``: the scheduler's steps (start, check-in and its reminders and drop notices, advance, deadlines, owed
+  posts) and the restart's reconcile;
 - ``opening``: a round's threads, games and first boards;
 - ``posts``: what the channel is owed (standings, bracket, podium, with their images) and the private standings;
 - ``words``: every sentence, worded from the catalogue: private answers in the member's language, public posts

@@ -22,6 +22,7 @@ from cogs._lookup import tournament_here
 from cogs._permissions import may_organise
 from cogs._tables import table_for
 from cogs._words import public_words
+from cogs.tournament.words import escaped
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,9 @@ class TournamentBase(commands.Cog):
         self.told_forbidden: set[tuple[int, int]] = set()
         # Tournaments whose owed channel posts failed, and how many times in a row (the pause before the next try).
         self.post_failures: dict[int, int] = {}
+        # The same for the check-in notices a tournament owes its entrants, sent one run at a time.
+        self.notice_failures: dict[int, int] = {}
+        self.notice_locks: dict[int, asyncio.Lock] = {}
 
     def lock(self, tournament_id: int) -> asyncio.Lock:
         return self.locks.setdefault(tournament_id, asyncio.Lock())
@@ -58,14 +62,20 @@ class TournamentBase(commands.Cog):
             raise UserError("tournament.not_organiser" if info is not None else "tournament.not_organiser_create")
 
     async def find(self, interaction: discord.Interaction[VeletasBot], tournament: int | None) -> TournamentInfo:
-        """The tournament named, or the one signing up or running in this channel."""
-        assert interaction.guild_id is not None
+        """The tournament named, or the one signing up or running in this channel, else the one that finished here
+        last. A tournament that finished more than ``FINISHED_SHOWN`` ago is refused."""
+        assert interaction.guild_id is not None and interaction.channel_id is not None
         if tournament is not None:
-            return await tournament_here(interaction, tournament)
-        for info in await self.bot.store.tournaments(interaction.guild_id):
-            if info.channel_id == interaction.channel_id and info.status in ("signup", "running", "paused"):
-                return info
-        raise UserError("tournament.no_tournament_here")
+            info = await tournament_here(interaction, tournament)
+        else:
+            found = await self.bot.store.tournament_in_channel(interaction.guild_id, interaction.channel_id)
+            if found is None:
+                raise UserError("tournament.no_tournament_here")
+            info = found
+        until = info.shown_until()
+        if until is not None and until < self.bot.store.now():
+            raise UserError("tournament.finished_long_ago", name=escaped(info.name))
+        return info
 
     async def say(self, info: TournamentInfo, text: str) -> None:
         """One line in the tournament's channel, mentioning nobody."""

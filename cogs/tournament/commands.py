@@ -8,6 +8,7 @@ in the server's (``acted``).
 from __future__ import annotations
 
 import logging
+import unicodedata
 from collections.abc import Callable
 from typing import Literal
 
@@ -17,7 +18,7 @@ from discord import app_commands
 from bot.client import VeletasBot
 from bot.errors import UserError
 from bot.i18n import Words
-from bot.store.values import RESULTS, TournamentInfo
+from bot.store.values import FINISHED_SHOWN, RESULTS, TournamentInfo
 from bot.tournament_flow import names, rounds_at_start
 from cogs._clock_words import describe_control
 from cogs._words import private_words
@@ -300,14 +301,23 @@ class OrganiserCommands(SignUp, Posts):
     async def tournament_choices(
         self, interaction: discord.Interaction[VeletasBot], current: str
     ) -> list[app_commands.Choice[int]]:
-        """This server's tournaments, those still to finish first, matching what is typed (a name or a number)."""
+        """This server's tournaments matching what is typed (part of a name in any script and case, or a number):
+        those signing up or running first, then those finished within ``FINISHED_SHOWN``, the latest end first."""
         if interaction.guild_id is None:
             return []
-        typed = current.strip().lower().lstrip("#")
-        found = await self.bot.store.tournaments(interaction.guild_id)
+        typed = folded(current).lstrip("#")
+        store = self.bot.store
+        live = [t for t in await store.tournaments(interaction.guild_id) if t.status in ("signup", "running", "paused")]
+        done = await store.finished_tournaments(interaction.guild_id, since=store.now() - FINISHED_SHOWN)
         w = private_words(interaction)
         return [
             app_commands.Choice(name=words.choice_name(w, t)[:100], value=t.id)
-            for t in found
-            if not typed or typed in t.name.lower() or str(t.id).startswith(typed)
+            for t in (*live, *done)
+            if not typed or typed in folded(t.name) or str(t.id).startswith(typed)
         ][:25]
+
+
+def folded(text: str) -> str:
+    """Text as matched against what a member types: compatibility forms unified (full-width letters and digits),
+    case folded in every script that has case."""
+    return unicodedata.normalize("NFKC", text).casefold().strip()

@@ -88,7 +88,8 @@ class SignUp(TournamentBase):
     async def announcement_embed(self, w: Words, info: TournamentInfo, started: int = 0) -> discord.Embed:
         entrants = await self.bot.store.entrants(info.id)
         playing = [e for e in entrants if e.left_round is None]
-        checked = sum(1 for e in entrants if e.checked_in) if info.checkin_minutes else None
+        checked_names = [words.escaped(e.name) for e in playing if e.checked_in] if info.checkin_minutes else []
+        checked = len(checked_names) if info.checkin_minutes else None
         embed = discord.Embed(title=words.announcement_title(info), colour=0xD4A017)
         for field_name, value, inline in words.announcement_fields(
             w,
@@ -99,6 +100,7 @@ class SignUp(TournamentBase):
             [words.escaped(e.name) for e in playing],
             checked,
             started,
+            checked_names,
         ):
             embed.add_field(name=field_name, value=value, inline=inline)
         return embed

@@ -1,7 +1,8 @@
-"""The scheduler's steps of a tournament: the timed start, check-in opening, ``advance`` (pair and store the next
-round, or finish), ``play:N`` (open a round's games), ``posts`` (deliver what the channel is owed) and
-``deadline:N`` (adjudicate what still runs when the round's time is up); and, after a restart, each running
-tournament reconciled (what was owed made due again).
+"""The scheduler's steps of a tournament: the timed start, check-in opening, ``remind`` (halfway through check-in,
+a reminder owed to each entrant not checked in), ``notices`` (the check-in reminders and drop notices owed, sent),
+``advance`` (pair and store the next round, or finish), ``play:N`` (open a round's games), ``posts`` (deliver what
+the channel is owed) and ``deadline:N`` (adjudicate what still runs when the round's time is up); and, after a
+restart, each running tournament reconciled (what was owed made due again).
 
 The flow lives in the store's rows and the scheduler's due rows, so a restart at any moment picks it up. A game's
 end records its pairing's result in the same transaction, and the round's last result makes ``advance`` fall due.
@@ -18,10 +19,11 @@ from discord.ext import commands
 from bot.crashpoints import crash_point
 from bot.errors import UserError
 from bot.scheduler import Hold
-from bot.store.values import DueRow, TournamentInfo, TournamentSnapshot
+from bot.store.values import DueRow, NoticeKind, TournamentInfo, TournamentSnapshot
 from bot.tournament_flow import Finished, plan_next, rounds_at_start
 from bot.tournaments import TournamentError
 from cogs._delivery import RETRY_DELAYS, announce
+from cogs._send import CANNOT_DM
 from cogs.tournament import words
 from cogs.tournament.opening import Opening
 from cogs.tournament.posts import Post, Posts
@@ -42,6 +44,10 @@ class Steps(SignUp, Posts, Opening):
             await self.timed_start(tournament_id, row.id)
         elif key == "checkin":
             await self.checkin_opens(tournament_id, row.id)
+        elif key == "remind":
+            await self.bot.store.owe_checkin_reminders(tournament_id, row.id)
+        elif key == "notices":
+            self.bot.spawn(self.deliver_notices(tournament_id, row), name=f"tournament-{tournament_id}-notices")
         elif key == "advance":
             await self.advance(tournament_id, row.id)
         elif key == "play":
@@ -152,6 +158,9 @@ class Steps(SignUp, Posts, Opening):
             if not await self.send_owed(info, None, info.posts_done, await self.start_messages(snap), hold):
                 return False
             await self.bot.store.posts_delivered(tournament_id, "start")
+            if info.checkin_minutes:
+                # Those dropped for not checking in are told after the start is said (``send_notices``).
+                await self.bot.store.schedule_tournament(tournament_id, "notices")
         for row in snap.rounds:
             if row.announced:
                 continue
@@ -180,6 +189,86 @@ class Steps(SignUp, Posts, Opening):
                 return False
             await channel.send(**message, allowed_mentions=discord.AllowedMentions.none())
             await self.bot.store.posts_progress(info.id, number, i + 1)
+        return True
+
+    # --- what the entrants are owed about check-in -------------------------------------------------
+
+    async def deliver_notices(self, tournament_id: int, due: DueRow | None) -> None:
+        """The ``notices`` step: each check-in reminder and drop notice owed, sent once. A member who takes direct
+        messages (``/player notify``) gets one; the others are named in one channel post (several past Discord's
+        limits). Each is marked sent once out, so a retry sends only the rest; a failure gives the step back to
+        fall due again after a growing pause, and it is done once nothing is owed.
+
+        It takes a lock of its own, not the tournament's (a round opens while two hundred messages go out): a run
+        made due again while one is sending waits for it, then sends only what is still owed."""
+        async with self.bot.scheduler.hold(due) as hold, self.notice_locks.setdefault(tournament_id, asyncio.Lock()):
+            try:
+                done = await self.send_notices(tournament_id, hold)
+            except (discord.HTTPException, OSError) as exc:
+                failures = self.notice_failures.get(tournament_id, 0)
+                self.notice_failures[tournament_id] = failures + 1
+                pause = RETRY_DELAYS[min(failures, len(RETRY_DELAYS) - 1)]
+                log.warning(
+                    "Tournament %d: a check-in notice failed (%s); trying again in %.0f s", tournament_id, exc, pause
+                )
+                if due is not None:
+                    await self.bot.store.retry_due(due.claim, self.bot.store.now() + pause)
+                return
+            self.notice_failures.pop(tournament_id, None)
+            if done and due is not None:
+                await self.bot.store.finish_posts(due.claim)
+
+    async def send_notices(self, tournament_id: int, hold: Hold) -> bool:
+        """Send the check-in notices owed; True once none is (False: the step was taken over)."""
+        info = await self.bot.store.tournament(tournament_id)
+        # Drop notices wait for the start to be said: they follow it (the ``posts`` step makes this step due then).
+        owed = [
+            n for n in await self.bot.store.owed_notices(tournament_id) if n.kind != "dropped" or not info.start_owed
+        ]
+        if info.status == "cancelled":
+            for kind in ("reminder", "dropped"):
+                await self.bot.store.notices_sent(tournament_id, kind, [n.user_id for n in owed if n.kind == kind])
+            return True
+        pw = await self.public(info)
+        data = {"name": words.escaped(info.name), "at": str(int(info.starts_at or info.started_at or 0))}
+        channel = f"<#{info.channel_id}>"
+        by_post: dict[NoticeKind, list[int]] = {"reminder": [], "dropped": []}
+        for notice in owed:
+            if not await hold.still_held():
+                return False
+            prefs = await self.bot.store.get_notify(notice.user_id)
+            if prefs.wants_dm and await self.notice_dm(
+                notice.user_id, words.t(pw, f"{notice.kind}_dm", channel=channel, **data)
+            ):
+                await self.bot.store.notices_sent(tournament_id, notice.kind, [notice.user_id])
+            else:
+                by_post[notice.kind].append(notice.user_id)
+        target = self.bot.get_partial_messageable(info.channel_id)
+        for kind, user_ids in by_post.items():
+            for text, named in words.mentions_posts(pw, f"{kind}_channel", user_ids, **data):
+                if not await hold.still_held():
+                    return False
+                await target.send(
+                    text,
+                    allowed_mentions=discord.AllowedMentions(
+                        everyone=False, roles=False, users=[discord.Object(uid) for uid in named]
+                    ),
+                )
+                await self.bot.store.notices_sent(tournament_id, kind, named)
+        return True
+
+    async def notice_dm(self, user_id: int, text: str) -> bool:
+        """A notice as a direct message: True if it went, False if the member does not take them from the bot (then
+        remembered, as ``direct_message`` does); any other failure is raised, for the step to try again."""
+        try:
+            user = self.bot.get_user(user_id) or await self.bot.fetch_user(user_id)
+            await user.send(text, allowed_mentions=discord.AllowedMentions.none())
+        except discord.Forbidden as exc:
+            if exc.code == CANNOT_DM:
+                await self.bot.store.set_notify(user_id, dm_blocked=True)
+            return False
+        except discord.NotFound:
+            return False
         return True
 
     async def round_deadline(self, tournament_id: int, number: int, due_id: int) -> None:

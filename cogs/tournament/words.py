@@ -29,6 +29,12 @@ RESULT_KEYS: Mapping[str, str] = {
 TIEBREAK_KEYS: Mapping[str, str] = {label: code for code, label in TIEBREAK_LABELS.items()}
 """The engine's tie-break labels (``Buchholz cut 1``) to their catalogue keys (``buchholz_cut1``)."""
 NAMES_SHOWN = 30
+FIELD_TEXT = 1024
+"""The most an embed field's value holds (Discord's limit)."""
+CONTENT_TEXT = 2000
+"""The most a message's text holds."""
+MENTIONS_A_POST = 100
+"""The most members a post's allowed mentions may name (Discord's limit)."""
 
 
 def escaped(text: str) -> str:
@@ -143,16 +149,15 @@ def announcement_fields(
     names: Sequence[str],
     checked_in: int | None,
     started: int = 0,
+    checked_names: Sequence[str] = (),
 ) -> list[tuple[str, str, bool]]:
-    """(name, value, inline) of each field of the announcement."""
+    """(name, value, inline) of each field of the announcement: with check-in, who has checked in is listed."""
     players = (
         t(w, "players_of", count=count, limit=info.max_players)
         if info.max_players
         else t(w, "players_count", count=count)
     )
-    shown = listed(w, names[:NAMES_SHOWN])
-    if len(names) > NAMES_SHOWN:
-        shown = t(w, "and_more", names=shown, count=len(names) - NAMES_SHOWN)
+    shown = names_within(w, names, FIELD_TEXT - len(players) - 16)
     fields = [
         (t(w, "field.game"), game_text, True),
         (t(w, "field.format"), format_line(w, info), True),
@@ -174,8 +179,22 @@ def announcement_fields(
         fields.append(
             (t(w, "field.checkin"), t(w, "checkin_opens", opens=str(opens), count=info.checkin_minutes) + done, True)
         )
+    if info.checkin_minutes and info.status == "signup" and checked_names:
+        fields.append((t(w, "field.checked_in"), names_within(w, checked_names, FIELD_TEXT), False))
     fields.append((t(w, "field.organiser"), f"<@{info.organiser_id}>", True))
-    return [(name, value[:1024], inline) for name, value, inline in fields]
+    return [(name, value[:FIELD_TEXT], inline) for name, value, inline in fields]
+
+
+def names_within(w: Words, names: Sequence[str], limit: int) -> str:
+    """Names one after another, at most ``NAMES_SHOWN`` of them and within ``limit`` characters; those left out are
+    counted ("Ann, Bo and 143 more"). A name is never cut."""
+    for shown in range(min(len(names), NAMES_SHOWN), 0, -1):
+        text = listed(w, names[:shown])
+        if shown < len(names):
+            text = t(w, "and_more", names=text, count=len(names) - shown)
+        if len(text) <= limit:
+            return text
+    return ""
 
 
 def joined(w: Words, info: TournamentInfo, late: bool) -> str:
@@ -357,3 +376,22 @@ def list_line(w: Words, info: TournamentInfo, players: int) -> str:
         status=status_name(w, info.status),
         players=t(w, "info.players", count=players),
     )
+
+
+def mentions_posts(w: Words, key: str, user_ids: Sequence[int], **data: object) -> list[tuple[str, list[int]]]:
+    """A channel post of ``key`` naming these members, cut into as many posts as Discord's limits need (2,000
+    characters, 100 mentions a post): each post's text and whom it names."""
+    out: list[tuple[str, list[int]]] = []
+    batch: list[int] = []
+
+    def text(ids: Sequence[int]) -> str:
+        return t(w, key, mentions=" ".join(f"<@{uid}>" for uid in ids), **data)
+
+    for uid in user_ids:
+        if batch and (len(batch) == MENTIONS_A_POST or len(text([*batch, uid])) > CONTENT_TEXT):
+            out.append((text(batch), batch))
+            batch = []
+        batch.append(uid)
+    if batch:
+        out.append((text(batch), batch))
+    return out

@@ -151,9 +151,11 @@ async def test_a_bracket_names_where_each_side_came_from_even_after_the_tourname
     assert final.thread_id is not None
     await resign_in(sandbox, members[final.black], final.thread_id, "veloop")
     await finished(sandbox, db_path, 1)
-    gone = await sandbox.user(bob).slash("tournament", "pairings")
-    assert gone.ephemeral and "No tournament is signing up or running in this channel" in gone.content
+    # Finished, it is still the channel's tournament: asked without a name, its last round is explained.
+    unnamed = await sandbox.user(bob).slash("tournament", "pairings")
+    assert unnamed.ephemeral and "Cup: why round 2 is paired so" in unnamed.text()
     after = (await sandbox.user(bob).slash("tournament", "pairings", tournament=1)).text()
+    assert after == unnamed.text()
     assert "Cup: why round 2 is paired so" in after
     assert f"1. W2-1: {name[final.white]} – {name[final.black]} ← winner of W1-1 · winner of W1-2" in after
     first = (await sandbox.user(bob).slash("tournament", "pairings", round=1, tournament=1)).text()
