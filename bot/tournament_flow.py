@@ -180,8 +180,9 @@ def bracket_state(snap: TournamentSnapshot) -> BracketState:
 
 
 def plan_next(snap: TournamentSnapshot) -> RoundPlan | Finished | None:
-    """The next round to store, ``Finished`` when there is none, or None while the current round is still on."""
-    if any(p.result is None for p in snap.pairings):
+    """The next round to store, ``Finished`` when there is none, or None while the current round is still on or
+    a result is disputed and not yet decided (the decision makes the ``advance`` step due again)."""
+    if any(p.result is None for p in snap.pairings) or snap.open_disputes:
         return None
     number = len(snap.rounds) + 1
     minutes = snap.info.round_minutes

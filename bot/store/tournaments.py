@@ -21,7 +21,7 @@ from bot.errors import ChannelBusy, UserError
 from bot.ids import is_id
 from bot.rules.registry import find_game
 from bot.store.due import DueRows
-from bot.store.rows import entrant_from_row, pairing_from_row, tournament_from_row
+from bot.store.rows import dispute_from_row, entrant_from_row, pairing_from_row, tournament_from_row
 from bot.store.values import (
     RESULTS,
     Entrant,
@@ -174,6 +174,9 @@ class Tournaments(DueRows):
                     "SELECT round, user_id, kind FROM tournament_byes WHERE tournament_id = ? ORDER BY round, user_id",
                     (tournament_id,),
                 )
+                disputes = await self._db.execute_fetchall(
+                    "SELECT * FROM tournament_disputes WHERE tournament_id = ? ORDER BY id", (tournament_id,)
+                )
             finally:
                 await self._db.rollback()
         return TournamentSnapshot(
@@ -182,6 +185,7 @@ class Tournaments(DueRows):
             tuple(RoundRow(int(r[0]), float(r[1]), float(r[2]), bool(r[3]), int(r[4])) for r in rounds),
             tuple(pairing_from_row(r) for r in pairings),
             tuple((int(r[0]), int(r[1]), str(r[2])) for r in byes),
+            tuple(dispute_from_row(r) for r in disputes),
         )
 
     async def _tournament_in(self, db: Connection, tournament_id: int) -> TournamentInfo:
@@ -381,6 +385,14 @@ class Tournaments(DueRows):
                 (result, pairing_id),
             )
             await self._log(db, tournament_id, actor_id, "result", f"{pairing.round}.{pairing.board} {result}")
+            decided = await db.execute(
+                "UPDATE tournament_disputes SET decided_by = ?, decision = ?, decided_at = ? "
+                "WHERE pairing_id = ? AND decided_at IS NULL",
+                (actor_id, result, now, pairing_id),
+            )
+            if decided.rowcount:
+                await self._log(db, tournament_id, actor_id, "decision", f"{pairing.round}.{pairing.board} {result}")
+            # Also after a decision: the round may have waited for it (``plan_next``), and pairs once it is taken.
             await self._advance_if_round_over(db, tournament_id, pairing.round)
         return replace(pairing, result=result)
 

@@ -8,6 +8,7 @@ The cog is one class made of its parts, each a module of this package around one
 - ``why``: what ``/tournament pairings`` says: why each board and bye of a round was paired so;
 - ``steps``: the scheduler's steps (start, check-in, advance, deadlines, owed posts) and the restart's reconcile;
 - ``opening``: a round's threads, games and first boards;
+- ``disputes``: a player's dispute of a game's result (the board's button, the reason, the organisers' post);
 - ``posts``: what the channel is owed (standings, bracket, podium, with their images) and the private standings;
 - ``words``: every sentence, worded from the catalogue: private answers in the member's language, public posts
   (announcement, rounds, standings, podium, organiser lines) in the server's.
@@ -18,13 +19,15 @@ What is not Discord (pairing, standings, rounds, start times) is in ``bot.tourna
 from __future__ import annotations
 
 from bot.client import VeletasBot
+from cogs._board import DisputeButton
 from cogs.tournament.commands import OrganiserCommands
 from cogs.tournament.create import Creation
+from cogs.tournament.disputes import Disputing
 from cogs.tournament.signup import TournamentButton
 from cogs.tournament.steps import Steps
 
 
-class TournamentCog(OrganiserCommands, Creation, Steps, name="Tournaments"):
+class TournamentCog(OrganiserCommands, Creation, Steps, Disputing, name="Tournaments"):
     """Every part of the tournament feature on one cog; the scheduler's ``tournament`` steps go to ``on_due``."""
 
     def __init__(self, bot: VeletasBot) -> None:
@@ -33,7 +36,7 @@ class TournamentCog(OrganiserCommands, Creation, Steps, name="Tournaments"):
 
 
 async def setup(bot: VeletasBot) -> None:
-    bot.add_dynamic_items(TournamentButton)
+    bot.add_dynamic_items(TournamentButton, DisputeButton)
     await bot.add_feature(
         TournamentCog(bot), group="tournament", description="Tournaments of Veletas and Veloop run by the bot"
     )

@@ -23,6 +23,7 @@ from cogs._clock_words import describe_control
 from cogs._words import private_words
 from cogs.tournament import words
 from cogs.tournament.base import game_text
+from cogs.tournament.disputes import dispute_lines
 from cogs.tournament.posts import MAX_FILES, Posts, paged
 from cogs.tournament.signup import SignUp
 from cogs.tournament.why import round_asked, why_lines
@@ -237,6 +238,7 @@ class OrganiserCommands(SignUp, Posts):
         text = words.info_lines(
             w, info, game_text(w, info), describe_control(w, info.time_control), playing, len(snap.rounds)
         )
+        text = "\n".join([text, *dispute_lines(w, snap)])
         await interaction.response.send_message(text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
 
     @app_commands.command()

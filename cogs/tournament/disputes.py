@@ -1,0 +1,147 @@
+"""Result disputes: the "Dispute result" button under a finished tournament game's board (``cogs._board``), the
+modal that asks its player for a reason, the post that tells the organisers in the tournament's channel, and the
+lines ``/tournament info`` shows (how many disputes the next round waits for, and each one with its decision).
+
+The organisers decide with ``/tournament result``, which closes the dispute in the result's own transaction
+(``bot.store.tournaments.set_result``); the store refuses a dispute from anyone but the game's two players, a
+second one, or one after the window (``bot.store.disputes``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+
+from bot.i18n import Words
+from bot.store.values import MAX_DISPUTE_REASON, Dispute, TournamentSnapshot
+from cogs._lookup import game_here
+from cogs._send import bot_of
+from cogs._words import private_words
+from cogs.tournament import words
+from cogs.tournament.base import TournamentBase
+
+log = logging.getLogger(__name__)
+
+SHOWN_DISPUTES = 5
+"""``/tournament info`` lists the latest disputes, at most this many (and counts the earlier ones)."""
+SHOWN_REASON = 100
+"""A reason as ``/tournament info`` shows it, at most this many characters (the whole one went to the channel)."""
+
+
+class DisputeModal(discord.ui.Modal):
+    """The reason for a dispute, asked of the player who pressed the button; the store checks it again."""
+
+    def __init__(self, cog: Disputing, game_id: int, w: Words) -> None:
+        super().__init__(title=w("dispute.modal.title"), custom_id=f"tdispute:reason:{game_id}", timeout=15 * 60)
+        self.cog, self.game_id = cog, game_id
+        self.reason: discord.ui.TextInput[DisputeModal] = discord.ui.TextInput(
+            label=w("dispute.reason.label"),
+            placeholder=w("dispute.reason.placeholder")[:100],
+            style=discord.TextStyle.paragraph,
+            min_length=1,
+            max_length=MAX_DISPUTE_REASON,
+        )
+        self.add_item(self.reason)
+
+    async def on_submit(self, interaction: discord.Interaction[Any], /) -> None:
+        await bot_of(interaction).guard(
+            interaction, self.cog.dispute_submitted(interaction, self.game_id, self.reason.value)
+        )
+
+
+class Disputing(TournamentBase):
+    """A player's dispute, from the button to the organisers' post."""
+
+    async def dispute_pressed(self, interaction: discord.Interaction[Any], game_id: int) -> None:
+        """The button: refused privately (nothing written) unless the member may dispute now, else the modal."""
+        await self.bot.store.check_dispute(game_id, interaction.user.id)
+        await interaction.response.send_modal(DisputeModal(self, game_id, private_words(interaction)))
+
+    async def dispute_submitted(self, interaction: discord.Interaction[Any], game_id: int, reason: str) -> None:
+        """The reason given: the dispute is stored (or refused privately), the player hears it privately, the board
+        loses its button and the organisers are told in the tournament's channel."""
+        await game_here(interaction, game_id, where="board")
+        dispute = await self.bot.store.open_dispute(game_id, interaction.user.id, reason)
+        w = private_words(interaction)
+        await interaction.response.send_message(
+            w("dispute.sent", round=dispute.round, board=dispute.board), ephemeral=True
+        )
+        if interaction.message is not None:
+            try:
+                await interaction.message.edit(view=None)
+            except discord.HTTPException as exc:
+                log.warning("Could not take the dispute button off game %d's board (%s)", game_id, exc.status)
+        await self.tell_organisers(dispute)
+
+    async def tell_organisers(self, dispute: Dispute) -> None:
+        """One post in the tournament's channel, in the server's language, mentioning its organisers (the one who
+        made it, and the server's organiser role if there is one) and nobody else."""
+        info = await self.bot.store.tournament(dispute.tournament_id)
+        snap = await self.bot.store.snapshot(info.id)
+        pairing = next(p for p in snap.pairings if p.id == dispute.pairing_id)
+        role = await self.bot.store.organiser_role(info.guild_id)
+        who = [f"<@{info.organiser_id}>"] + ([f"<@&{role}>"] if role else [])
+        pw = await self.public(info)
+        text = pw(
+            "dispute.posted",
+            who=f"<@{dispute.user_id}>",
+            round=dispute.round,
+            board=dispute.board,
+            white=f"<@{pairing.white}>",
+            black=f"<@{pairing.black}>",
+            result=words.result_word(pw, dispute.result),
+            reason=words.escaped(dispute.reason),
+            organisers=" ".join(who),
+        )
+        mentions = discord.AllowedMentions(
+            everyone=False,
+            users=[discord.Object(info.organiser_id)],
+            roles=[discord.Object(role)] if role else False,
+        )
+        try:
+            await self.bot.get_partial_messageable(info.channel_id).send(text, allowed_mentions=mentions)
+        except discord.HTTPException as exc:
+            log.warning("Could not tell tournament %d's organisers of a dispute (%s)", info.id, exc.status)
+
+
+def dispute_lines(w: Words, snap: TournamentSnapshot) -> list[str]:
+    """What ``/tournament info`` says of disputes: how many the next round waits for, then the latest ones, each
+    with its decision (who took it, what, when) once taken."""
+    if not snap.disputes:
+        return []
+    lines = []
+    waiting = len(snap.open_disputes)
+    if waiting:
+        lines.append(w("dispute.info.waiting", count=waiting))
+    shown = snap.disputes[-SHOWN_DISPUTES:]
+    earlier = len(snap.disputes) - len(shown)
+    if earlier:
+        lines.append(w("dispute.info.earlier", count=earlier))
+    for d in shown:
+        reason = d.reason if len(d.reason) <= SHOWN_REASON else d.reason[: SHOWN_REASON - 1] + "…"
+        data: dict[str, object] = {
+            "round": d.round,
+            "board": d.board,
+            "who": f"<@{d.user_id}>",
+            "result": words.result_word(w, d.result),
+            "at": str(int(d.opened_at)),
+            "reason": words.escaped(reason),
+        }
+        if d.decision is None or d.decided_at is None:
+            lines.append(w("dispute.info.open", **data))
+        else:
+            lines.append(
+                w(
+                    "dispute.info.decided",
+                    **data,
+                    judge=f"<@{d.decided_by}>",
+                    decision=words.result_word(w, d.decision),
+                    decided_at=str(int(d.decided_at)),
+                )
+            )
+    return lines
+
+
+__all__ = ["DisputeModal", "Disputing", "dispute_lines"]

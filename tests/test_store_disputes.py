@@ -1,0 +1,100 @@
+"""Result disputes in the store, on SQLite and PostgreSQL: who may dispute, once, within the window; the reason as
+kept; the next round held while one is open; the organiser's decision closing it in the result's transaction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from dbtools import raw
+from store_fixtures import Clock
+from test_store import ALICE, BOB, CAROL
+from test_store_tournaments import DAVE, advance_due, open_games, plan, tournament
+
+from bot.errors import UserError
+from bot.store import Store
+from bot.store.values import MAX_DISPUTE_REASON, SLOW_DISPUTE_WINDOW
+from bot.tournament_flow import plan_next
+
+
+def disputes_stored(db_path: Path) -> int:
+    with raw(db_path) as db:
+        return int(db.execute("SELECT COUNT(*) FROM tournament_disputes").fetchall()[0][0])
+
+
+async def refused(key: str, action: object) -> None:
+    with pytest.raises(UserError) as caught:
+        await action  # type: ignore[misc]
+    assert caught.value.key == key, caught.value.key
+
+
+async def test_only_a_player_disputes_a_finished_game_once_within_its_window(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    t = await tournament(store, rounds=2)
+    first, second = await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+    await refused("dispute.refusal.not_over", store.open_dispute(first.id, ALICE, "too early"))
+    await store.resign(first.id, BOB)
+    await store.resign(second.id, DAVE)
+    await refused("dispute.refusal.not_player", store.open_dispute(first.id, CAROL, "not mine"))
+    await refused("dispute.refusal.not_player", store.check_dispute(first.id, CAROL))
+    await refused("dispute.refusal.not_tournament", store.open_dispute(999_999, ALICE, "no game"))
+    assert disputes_stored(db_path) == 0
+    assert await store.disputable(first.id)
+    clock.advance(seconds=SLOW_DISPUTE_WINDOW - 1)
+    await store.check_dispute(first.id, BOB)
+    dispute = await store.open_dispute(first.id, BOB, "  I clicked\nthe wrong  button  ")
+    assert (dispute.round, dispute.board, dispute.user_id, dispute.result) == (1, 1, BOB, "1-0")
+    assert dispute.reason == "I clicked the wrong button" and dispute.is_open
+    assert not await store.disputable(first.id), "the board no longer offers it"
+    await refused("dispute.refusal.already", store.open_dispute(first.id, ALICE, "me too"))
+    await refused("dispute.refusal.already", store.check_dispute(first.id, BOB))
+    clock.advance(seconds=2)
+    await refused("dispute.refusal.too_late", store.open_dispute(second.id, DAVE, "late"))
+    assert disputes_stored(db_path) == 1
+    assert [(a, d) for _, _, a, d in await store.tournament_log(t.id) if a == "dispute"] == [("dispute", "1.1 1-0")]
+
+
+async def test_a_reason_is_kept_on_one_line_in_any_script_and_refused_empty_or_too_long(store: Store) -> None:
+    t = await tournament(store, rounds=2)
+    first, second = await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+    await store.resign(first.id, BOB)
+    await refused("dispute.refusal.no_reason", store.open_dispute(first.id, BOB, " \n\u200b\t"))
+    await refused("dispute.refusal.reason_long", store.open_dispute(first.id, BOB, "x" * 301))
+    kept = await store.open_dispute(first.id, BOB, "間違えて\r\n投了しました **@everyone** \x00")
+    assert kept.reason == "間違えて 投了しました **@everyone**"
+    await store.resign(second.id, DAVE)
+    longest = await store.open_dispute(second.id, CAROL, "é" * MAX_DISPUTE_REASON)
+    assert len(longest.reason) == MAX_DISPUTE_REASON
+
+
+async def test_an_open_dispute_holds_the_next_round_and_the_decision_closes_it_and_makes_it_due(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    t = await tournament(store, rounds=2)
+    first, second = await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+    await store.resign(first.id, BOB)
+    await store.open_dispute(first.id, BOB, "a mouse slip")
+    await store.resign(second.id, DAVE)
+    snap = await store.snapshot(t.id)
+    assert [d.user_id for d in snap.open_disputes] == [BOB]
+    assert plan_next(snap) is None, "the round waits for the dispute"
+    with raw(db_path) as db:
+        db.execute("DELETE FROM due WHERE tournament_id = ?", (t.id,))
+    clock.advance(minutes=5)
+    await store.set_result(t.id, snap.pairings[0].id, "1/2-1/2", actor_id=ALICE)
+    assert await advance_due(db_path, t.id), "the decision makes the next step due"
+    snap = await store.snapshot(t.id)
+    assert snap.open_disputes == ()
+    [decided] = snap.disputes
+    assert (decided.decided_by, decided.decision, decided.result) == (ALICE, "1/2-1/2", "1-0")
+    assert decided.decided_at == pytest.approx(decided.opened_at + 300)
+    assert plan_next(snap) is not None, "round 2 is paired now"
+    assert [(a, d) for _, _, a, d in await store.tournament_log(t.id) if a in ("result", "decision")] == [
+        ("result", "1.1 1/2-1/2"),
+        ("decision", "1.1 1/2-1/2"),
+    ]
+    # A later correction of the same board is a result, not a second decision.
+    await store.set_result(t.id, snap.pairings[0].id, "1-0", actor_id=CAROL)
+    [still] = await store.disputes(t.id)
+    assert (still.decided_by, still.decision) == (ALICE, "1/2-1/2")
