@@ -98,3 +98,55 @@ async def test_an_open_dispute_holds_the_next_round_and_the_decision_closes_it_a
     await store.set_result(t.id, snap.pairings[0].id, "1-0", actor_id=CAROL)
     [still] = await store.disputes(t.id)
     assert (still.decided_by, still.decision) == (ALICE, "1/2-1/2")
+
+
+async def ratings_table(db_path: Path) -> list[tuple[object, ...]]:
+    """Every rating and rating change, rounded (a rebuild adds the same numbers in the same order)."""
+    with raw(db_path) as db:
+        rows = db.execute(
+            "SELECT scope, user_id, value, deviation, games, wins, losses, draws FROM ratings ORDER BY scope, user_id"
+        ).fetchall()
+        changes = db.execute(
+            "SELECT game_id, scope, user_id, before, after FROM rating_changes ORDER BY game_id, scope, user_id"
+        ).fetchall()
+    rounded = [tuple(round(v, 6) if isinstance(v, float) else v for v in r) for r in rows]
+    return rounded + [("change", *(round(v, 6) if isinstance(v, float) else v for v in r)) for r in changes]
+
+
+async def test_ratings_follow_the_decided_result_in_its_transaction_as_a_full_rebuild_would_rate_them(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    t = await tournament(store, rated=True, rounds=2)
+    first, second = await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+    await store.resign(first.id, BOB)
+    clock.advance(minutes=1)
+    await store.resign(second.id, DAVE)
+    await store.open_dispute(first.id, BOB, "my opponent's friend moved for them")
+    snap = await store.snapshot(t.id)
+    third, fourth = await open_games(store, t.id, plan(2, (BOB, CAROL), (DAVE, ALICE)))
+    clock.advance(minutes=1)
+    await store.resign(third.id, CAROL)  # a later game of the same pool: its rating follows the decision too
+    before = {c.user_id: c for c in await store.rating_changes(first.id) if c.scope == 0}
+    assert before[ALICE].after > before[ALICE].before and before[BOB].after < before[BOB].before
+    later = {c.user_id: c.after for c in await store.rating_changes(third.id) if c.scope == 0}
+
+    await store.set_result(t.id, snap.pairings[0].id, "0-1", actor_id=ALICE)
+    assert (await store.get_game(first.id)).winner_id == BOB
+    after = {c.user_id: c for c in await store.rating_changes(first.id) if c.scope == 0}
+    assert after[ALICE].after < after[ALICE].before and after[BOB].after > after[BOB].before
+    assert {c.user_id: c.after for c in await store.rating_changes(third.id) if c.scope == 0} != later
+    [(_, _, record)] = await store.player_ratings(0, BOB, "veloop")
+    assert record == (2, 0, 0), "Bob won both his games now"
+    decided = await ratings_table(db_path)
+    await store.rebuild_ratings()
+    assert await ratings_table(db_path) == decided, "the decision rated the pools as a rebuild does"
+
+    # A forfeit decision takes the game out of the ratings (a forfeit rates nobody).
+    await store.set_result(t.id, snap.pairings[0].id, "+-", actor_id=ALICE)
+    assert await store.rating_changes(first.id) == []
+    [(_, _, record)] = await store.player_ratings(0, BOB, "veloop")
+    assert record == (1, 0, 0)
+    forfeited = await ratings_table(db_path)
+    await store.rebuild_ratings()
+    assert await ratings_table(db_path) == forfeited
+    assert fourth.status == "active"

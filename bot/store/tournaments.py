@@ -13,7 +13,7 @@ import logging
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from bot.clocks import DAY, DEFAULT_INACTIVITY_DAYS, TimeControl
 from bot.db import Connection
@@ -21,6 +21,7 @@ from bot.errors import ChannelBusy, UserError
 from bot.ids import is_id
 from bot.rules.registry import find_game
 from bot.store.due import DueRows
+from bot.store.ratings import rerate_pools_of
 from bot.store.rows import dispute_from_row, entrant_from_row, pairing_from_row, tournament_from_row
 from bot.store.values import (
     RESULTS,
@@ -379,6 +380,8 @@ class Tournaments(DueRows):
                 )
                 if cursor.rowcount:
                     await self._schedule(db, pairing.game_id, None)
+                else:
+                    await self._rate_decision(db, pairing, result)
             await db.execute(
                 "UPDATE tournament_pairings SET result = ?, state = CASE WHEN game_id IS NULL THEN 'done' ELSE state "
                 "END WHERE id = ?",
@@ -395,6 +398,31 @@ class Tournaments(DueRows):
             # Also after a decision: the round may have waited for it (``plan_next``), and pairs once it is taken.
             await self._advance_if_round_over(db, tournament_id, pairing.round)
         return replace(pairing, result=result)
+
+    async def _rate_decision(self, db: Connection, pairing: Pairing, result: str) -> None:
+        """Inside ``set_result``'s transaction, for a game played to its end: ratings follow the organiser's result.
+
+        A game that was rated and now has another outcome gets it (its winner, or none for a draw) and its pools
+        are rated again in order (``rerate_pools_of``), so the players' ratings and every later change follow; a
+        forfeit or ``--`` takes it out of the ratings (a forfeit rates nobody). A game that was never rated (an
+        unrated tournament, a no-show) stays unrated; one whose outcome is unchanged is left alone.
+        """
+        rows = await db.execute_fetchall(
+            "SELECT winner_id FROM games WHERE id = ? AND status = 'finished' AND rating_seq IS NOT NULL",
+            (pairing.game_id,),
+        )
+        found = list(rows)
+        if not found:
+            return
+        winners = {"1-0": pairing.white, "0-1": pairing.black, "1/2-1/2": None}
+        if result in winners and winners[result] == found[0][0]:
+            return
+        if result in winners:
+            await db.execute("UPDATE games SET winner_id = ? WHERE id = ?", (winners[result], pairing.game_id))
+        else:
+            await db.execute("UPDATE games SET rating_seq = NULL WHERE id = ?", (pairing.game_id,))
+            await db.execute("DELETE FROM rating_changes WHERE game_id = ?", (pairing.game_id,))
+        await rerate_pools_of(db, cast(int, pairing.game_id))
 
     # --- organisers -----------------------------------------------------------------------------
 
