@@ -11,10 +11,11 @@ from store_fixtures import Clock
 from test_store import ALICE, BOB, CAROL
 from test_store_tournaments import DAVE, advance_due, open_games, plan, tournament
 
+from bot.clocks import TimeControl
 from bot.errors import UserError
 from bot.store import Store
-from bot.store.values import MAX_DISPUTE_REASON, SLOW_DISPUTE_WINDOW
-from bot.tournament_flow import plan_next
+from bot.store.values import MAX_DISPUTE_REASON, SLOW_DISPUTE_WINDOW, dispute_window
+from bot.tournament_flow import Finished, plan_next
 
 
 def disputes_stored(db_path: Path) -> int:
@@ -150,3 +151,24 @@ async def test_ratings_follow_the_decided_result_in_its_transaction_as_a_full_re
     await store.rebuild_ratings()
     assert await ratings_table(db_path) == forfeited
     assert fourth.status == "active"
+
+
+async def test_a_dispute_of_the_last_round_holds_the_end_until_it_is_decided(store: Store) -> None:
+    t = await tournament(store, rounds=1)
+    first, second = await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+    await store.resign(first.id, BOB)
+    await store.resign(second.id, DAVE)
+    assert isinstance(plan_next(await store.snapshot(t.id)), Finished), "undisputed, the event would end now"
+    await store.open_dispute(second.id, CAROL, "the result is right but I want it checked")
+    snap = await store.snapshot(t.id)
+    assert plan_next(snap) is None, "no end (and no podium) while the dispute is open"
+    await store.set_result(t.id, snap.pairings[1].id, "1-0", actor_id=ALICE)
+    assert isinstance(plan_next(await store.snapshot(t.id)), Finished), "the same result confirms it"
+
+
+@pytest.mark.parametrize(
+    ("control", "window"),
+    [("5+3", 15 * 60), ("180+0", 15 * 60), ("1d", 86_400), ("48h+12h/96h", 86_400), ("none", 86_400)],
+)
+def test_the_window_is_minutes_for_a_live_clock_and_a_day_for_correspondence(control: str, window: float) -> None:
+    assert dispute_window(TimeControl.parse(control)) == window
