@@ -14,7 +14,7 @@ from test_store_tournaments import DAVE, advance_due, open_games, plan, tourname
 from bot.clocks import TimeControl
 from bot.errors import UserError
 from bot.store import Store
-from bot.store.values import MAX_DISPUTE_REASON, SLOW_DISPUTE_WINDOW, dispute_window
+from bot.store.values import MAX_DISPUTE_REASON, SLOW_DISPUTE_WINDOW, RoundPlan, dispute_window
 from bot.tournament_flow import Finished, plan_next
 
 
@@ -172,3 +172,22 @@ async def test_a_dispute_of_the_last_round_holds_the_end_until_it_is_decided(sto
 )
 def test_the_window_is_minutes_for_a_live_clock_and_a_day_for_correspondence(control: str, window: float) -> None:
     assert dispute_window(TimeControl.parse(control)) == window
+
+
+@pytest.mark.parametrize("format", ["round_robin", "single_elimination", "double_elimination"])
+async def test_every_format_waits_for_an_open_dispute(store: Store, format: str) -> None:
+    t = await tournament(store, format=format, rounds=None)
+    first = plan_next(await store.snapshot(t.id))
+    assert isinstance(first, RoundPlan)
+    games = await open_games(store, t.id, first)
+    for game in games:
+        await store.resign(game.id, game.opponent_id)  # type: ignore[arg-type]
+    snap = await store.snapshot(t.id)
+    undisputed = plan_next(snap)
+    assert undisputed is not None
+    await store.open_dispute(games[0].id, games[0].challenger_id, "please check")
+    snap = await store.snapshot(t.id)
+    assert plan_next(snap) is None
+    pairing = next(p for p in snap.pairings if p.game_id == games[0].id)
+    await store.set_result(t.id, pairing.id, "1-0", actor_id=ALICE)
+    assert plan_next(await store.snapshot(t.id)) == undisputed

@@ -84,10 +84,13 @@ async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the
     assert [b["label"] for b in board.buttons] == [LABEL], board.buttons
     game_id = int(board.buttons[0]["custom_id"].split(":")[1])
 
-    # Someone who did not play it is refused privately, without a modal, and nothing is stored.
-    outsider = sandbox.user(carol if carol.id not in (first.white, first.black) else dave, channel_id=first.thread_id)
-    refused = await outsider.click(board, LABEL)
-    assert refused.ephemeral and "Only the two players of this game" in refused.content, refused.content
+    # Someone who did not play it is refused privately (in their language), without a modal; nothing is stored.
+    outsider = next(m for m in field if m.id not in (first.white, first.black))
+    outsider.locale = "es-419"
+    refused = await sandbox.user(outsider, channel_id=first.thread_id).click(board, LABEL)
+    assert refused.ephemeral, refused.content
+    assert refused.content == "Solo los dos jugadores de esta partida pueden impugnar su resultado.", refused.content
+    outsider.locale = "en-US"
     # A forged id: a game no one has, and the other board's game from this thread, are "no such game here".
     for custom_id in ("tdispute:999999999", f"tdispute:{second.game_id}"):
         answer = await click_forged(sandbox, members[first.white], board, custom_id)
@@ -112,8 +115,10 @@ async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the
     stored = [(1, 1, first.black, "I hit **resign** by mistake @everyone — 誤って投了", "1-0", None, None)]
     assert disputes(db_path) == stored
     # A second dispute of the same game, by either player, from a board that still shows the button: refused.
+    members[first.white].locale = "ja"
     again = await click_forged(sandbox, members[first.white], board, f"tdispute:{game_id}")
-    assert again.ephemeral and "already been disputed" in again.content, again.content
+    assert again.ephemeral and "この対局の結果にはすでに異議が出ています" in again.content, again.content
+    members[first.white].locale = "en-US"
     assert disputes(db_path) == stored
 
     # The round's other game ends: the next round is not paired while the dispute is open.
