@@ -10,14 +10,17 @@ second one, or one after the window (``bot.store.disputes``).
 from __future__ import annotations
 
 import logging
-from typing import Any
+import re
+from collections.abc import Mapping
+from typing import Any, cast
 
 import discord
+from discord.ext import commands
 
 from bot.i18n import Words
+from bot.ids import id_or_zero
 from bot.store.values import MAX_DISPUTE_REASON, Dispute, TournamentSnapshot
 from cogs._lookup import game_here
-from cogs._send import bot_of
 from cogs._words import private_words
 from cogs.tournament import words
 from cogs.tournament.base import TournamentBase
@@ -30,14 +33,21 @@ SHOWN_REASON = 100
 """A reason as ``/tournament info`` shows it, at most this many characters (the whole one went to the channel)."""
 
 
-class DisputeModal(discord.ui.Modal):
-    """The reason for a dispute, asked of the player who pressed the button; the store checks it again."""
+REASON_ID = re.compile(r"tdispute:reason:(?P<game>[0-9]+)")
+"""The modal's custom id: the game it disputes. Its submit is read by ``Disputing.on_interaction``, which needs no
+modal object in memory, so a reason typed while the bot restarted still lands."""
+REASON_FIELD = "reason"
 
-    def __init__(self, cog: Disputing, game_id: int, w: Words) -> None:
+
+class DisputeModal(discord.ui.Modal):
+    """The reason for a dispute, asked of the player who pressed the button. Its submit is answered by the cog's
+    listener (``Disputing.on_interaction``), not here: the listener also reads one sent after a restart."""
+
+    def __init__(self, game_id: int, w: Words) -> None:
         super().__init__(title=w("dispute.modal.title"), custom_id=f"tdispute:reason:{game_id}", timeout=15 * 60)
-        self.cog, self.game_id = cog, game_id
         self.reason: discord.ui.TextInput[DisputeModal] = discord.ui.TextInput(
             label=w("dispute.reason.label"),
+            custom_id=REASON_FIELD,
             placeholder=w("dispute.reason.placeholder")[:100],
             style=discord.TextStyle.paragraph,
             min_length=1,
@@ -46,9 +56,17 @@ class DisputeModal(discord.ui.Modal):
         self.add_item(self.reason)
 
     async def on_submit(self, interaction: discord.Interaction[Any], /) -> None:
-        await bot_of(interaction).guard(
-            interaction, self.cog.dispute_submitted(interaction, self.game_id, self.reason.value)
-        )
+        """Answered by ``Disputing.on_interaction``."""
+
+
+def submitted_reason(data: Mapping[str, Any]) -> str:
+    """The reason typed into the modal, from the submit's components (an action row's or a label's text input)."""
+    for row in data.get("components") or []:
+        inner = row.get("components") or ([row["component"]] if "component" in row else [])
+        for item in inner:
+            if item.get("custom_id") == REASON_FIELD:
+                return str(item.get("value") or "")
+    return ""
 
 
 class Disputing(TournamentBase):
@@ -57,7 +75,19 @@ class Disputing(TournamentBase):
     async def dispute_pressed(self, interaction: discord.Interaction[Any], game_id: int) -> None:
         """The button: refused privately (nothing written) unless the member may dispute now, else the modal."""
         await self.bot.store.check_dispute(game_id, interaction.user.id)
-        await interaction.response.send_modal(DisputeModal(self, game_id, private_words(interaction)))
+        await interaction.response.send_modal(DisputeModal(game_id, private_words(interaction)))
+
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """A dispute's reason submitted (from the modal this process opened, or one opened before a restart)."""
+        if interaction.type is not discord.InteractionType.modal_submit:
+            return
+        data = cast("Mapping[str, Any]", interaction.data or {})
+        match = REASON_ID.fullmatch(str(data.get("custom_id", "")))
+        if match is None:
+            return
+        game_id = id_or_zero(match["game"])
+        await self.bot.guard(interaction, self.dispute_submitted(interaction, game_id, submitted_reason(data)))
 
     async def dispute_submitted(self, interaction: discord.Interaction[Any], game_id: int, reason: str) -> None:
         """The reason given: the dispute is stored (or refused privately), the player hears it privately, the board

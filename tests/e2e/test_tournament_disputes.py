@@ -101,6 +101,9 @@ async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the
     player = sandbox.user(members[first.black], channel_id=first.thread_id)
     modal = await player.click_modal(board, LABEL)
     assert modal.fields[0].label == REASON and modal.fields[0].max_length == 300
+    # The bot restarts while the player types: the reason still lands (the submit needs no modal in memory).
+    bot = await sandbox_runner.restart(factory)
+    assert disputes(db_path) == []
     cursor = sandbox.cursor()
     said = await player.submit(modal, {REASON: "I hit **resign** by mistake @everyone — 誤って投了"})
     assert said.ephemeral and "round 1, board 1 is with the organisers" in said.content, said.content
