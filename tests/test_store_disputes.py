@@ -3,6 +3,8 @@ kept; the next round held while one is open; the organiser's decision closing it
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from bot.clocks import TimeControl
 from bot.errors import UserError
 from bot.store import Store
 from bot.store.values import MAX_DISPUTE_REASON, SLOW_DISPUTE_WINDOW, RoundPlan, dispute_window
-from bot.tournament_flow import Finished, plan_next
+from bot.tournament_flow import DISPUTE_COLUMNS, Finished, disputes_text, plan_next
 
 
 def disputes_stored(db_path: Path) -> int:
@@ -191,3 +193,27 @@ async def test_every_format_waits_for_an_open_dispute(store: Store, format: str)
     pairing = next(p for p in snap.pairings if p.game_id == games[0].id)
     await store.set_result(t.id, pairing.id, "1-0", actor_id=ALICE)
     assert plan_next(await store.snapshot(t.id)) == undisputed
+
+
+async def test_the_disputes_export_keeps_a_reason_written_like_a_formula_as_text(store: Store, clock: Clock) -> None:
+    t = await tournament(store, rounds=2)
+    first, second = await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+    await store.resign(first.id, BOB)
+    await store.resign(second.id, DAVE)
+    await store.open_dispute(first.id, BOB, '=HYPERLINK("http://example.com", "x")')
+    await store.open_dispute(second.id, CAROL, "fine, just checking")
+    clock.advance(minutes=2)
+    snap = await store.snapshot(t.id)
+    await store.set_result(t.id, snap.pairings[1].id, "1-0", actor_id=ALICE)
+    rows = list(csv.reader(io.StringIO(disputes_text(await store.snapshot(t.id)))))
+    assert rows == [
+        list(DISPUTE_COLUMNS),
+        [
+            "1", "1", str(ALICE), str(BOB), str(BOB), '\'=HYPERLINK("http://example.com", "x")', "1-0",
+            "2026-01-01T12:00:00Z", "", "", "",
+        ],
+        [
+            "1", "2", str(CAROL), str(DAVE), str(CAROL), "fine, just checking", "1-0",
+            "2026-01-01T12:00:00Z", str(ALICE), "1-0", "2026-01-01T12:02:00Z",
+        ],
+    ]  # fmt: skip

@@ -26,6 +26,7 @@ from bot.tournament_flow import (
     crosstable_text,
     crosstables,
     csv_text,
+    disputes_text,
     division_places,
     match_scores,
     names,
@@ -300,6 +301,8 @@ class Posts(TournamentBase):
             files.append(discord.File(io.BytesIO(crosstable), filename=f"{slug}-crosstable.csv"))
         if snap.info.format == "swiss":
             files.append(discord.File(io.BytesIO(trf_text(snap).encode()), filename=f"{slug}.trf"))
+        if snap.disputes:
+            files.append(discord.File(io.BytesIO(disputes_text(snap).encode()), filename=f"{slug}-disputes.csv"))
         return files
 
     async def podium_messages(self, snap: TournamentSnapshot) -> list[Post]:

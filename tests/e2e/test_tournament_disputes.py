@@ -6,6 +6,8 @@ refusals (not a player, twice, after the window, a forged id) are private and ch
 from __future__ import annotations
 
 import copy
+import csv
+import io
 import sqlite3
 from pathlib import Path
 
@@ -156,6 +158,22 @@ async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the
     info = await sandbox.user(alice).slash("tournament", "info")
     assert "waits for" not in info.content, info.content
     assert f"<@{alice.id}> decided **½-½**" in info.content, info.content
+    # The standings' exports carry every dispute with its decision.
+    exported = await sandbox.user(alice).slash("tournament", "standings")
+    [row] = csv.DictReader(io.StringIO(exported.files["appeal-open-disputes.csv"].decode()))
+    assert {
+        k: row[k] for k in ("round", "board", "white", "black", "disputed_by", "result", "decided_by", "decision")
+    } == {
+        "round": "1",
+        "board": "1",
+        "white": str(first.white),
+        "black": str(first.black),
+        "disputed_by": str(first.black),
+        "result": "1-0",
+        "decided_by": str(alice.id),
+        "decision": "1/2-1/2",
+    }
+    assert row["reason"] == stored[0][3] and row["disputed_at"] < row["decided_at"]
 
     # After the window (a day for a correspondence clock) the button is refused, and nothing is stored.
     last = found[0]
