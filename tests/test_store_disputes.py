@@ -50,6 +50,9 @@ async def test_only_a_player_disputes_a_finished_game_once_within_its_window(
     assert (dispute.round, dispute.board, dispute.user_id, dispute.result) == (1, 1, BOB, "1-0")
     assert dispute.reason == "I clicked the wrong button" and dispute.is_open
     assert not await store.disputable(first.id), "the board no longer offers it"
+    with raw(db_path) as db:
+        owed = db.execute("SELECT key FROM due WHERE tournament_id = ? AND key LIKE 'dispute:%'", (t.id,)).fetchall()
+    assert [r[0] for r in owed] == [f"dispute:{dispute.id}"], "the organisers' post is owed with the dispute"
     await refused("dispute.refusal.already", store.open_dispute(first.id, ALICE, "me too"))
     await refused("dispute.refusal.already", store.check_dispute(first.id, BOB))
     clock.advance(seconds=2)

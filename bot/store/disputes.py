@@ -1,7 +1,8 @@
 """Result disputes as stored: a player of a tournament game flags its result, once per game, within the window after
 its end (``TournamentInfo.dispute_window``); an organiser decides it with ``/tournament result`` (``set_result`` in
 ``bot.store.tournaments`` closes it in the same transaction). While a dispute is open the next round is not paired
-(``bot.tournament_flow.plan_next``), and the decision makes the tournament's next step due again.
+(``bot.tournament_flow.plan_next``), and the decision makes the tournament's next step due again. The post that
+tells the organisers is owed in the dispute's own transaction: a ``dispute:<id>`` step, due until it is out.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ class Disputes(Tournaments):
             )
             dispute = dispute_from_row(next(iter(inserted)))
             await self._log(db, tournament_id, user_id, "dispute", f"{number}.{board} {result}")
+            # The organisers' post is owed from now on: a step of its own, due until the post is out.
+            await self._due_tournament(db, tournament_id, f"dispute:{dispute.id}", dispute.opened_at)
         return dispute
 
     async def _dispute_target(self, fetch: Fetch, game_id: int, user_id: int) -> tuple[int, int, int, int, str]:

@@ -22,12 +22,11 @@ from bot.client import VeletasBot
 from cogs._board import DisputeButton
 from cogs.tournament.commands import OrganiserCommands
 from cogs.tournament.create import Creation
-from cogs.tournament.disputes import Disputing
 from cogs.tournament.signup import TournamentButton
 from cogs.tournament.steps import Steps
 
 
-class TournamentCog(OrganiserCommands, Creation, Steps, Disputing, name="Tournaments"):
+class TournamentCog(OrganiserCommands, Creation, Steps, name="Tournaments"):
     """Every part of the tournament feature on one cog; the scheduler's ``tournament`` steps go to ``on_due``."""
 
     def __init__(self, bot: VeletasBot) -> None:

@@ -43,6 +43,8 @@ class TournamentBase(commands.Cog):
         self.told_forbidden: set[tuple[int, int]] = set()
         # Tournaments whose owed channel posts failed, and how many times in a row (the pause before the next try).
         self.post_failures: dict[int, int] = {}
+        # Disputes whose organisers' post failed, and how many times in a row.
+        self.dispute_failures: dict[int, int] = {}
 
     def lock(self, tournament_id: int) -> asyncio.Lock:
         return self.locks.setdefault(tournament_id, asyncio.Lock())

@@ -19,7 +19,8 @@ from discord.ext import commands
 
 from bot.i18n import Words
 from bot.ids import id_or_zero
-from bot.store.values import MAX_DISPUTE_REASON, Dispute, TournamentSnapshot
+from bot.store.values import MAX_DISPUTE_REASON, Dispute, DueRow, TournamentSnapshot
+from cogs._delivery import RETRY_DELAYS
 from cogs._lookup import game_here
 from cogs._words import private_words
 from cogs.tournament import words
@@ -103,11 +104,39 @@ class Disputing(TournamentBase):
                 await interaction.message.edit(view=None)
             except discord.HTTPException as exc:
                 log.warning("Could not take the dispute button off game %d's board (%s)", game_id, exc.status)
-        await self.tell_organisers(dispute)
+        # The organisers' post is the ``dispute:<id>`` step, owed in the dispute's transaction (``deliver_dispute``).
+
+    async def deliver_dispute(self, tournament_id: int, dispute_id: int, due: DueRow) -> None:
+        """The ``dispute:<id>`` step: the organisers' post, then the step is done. Discord refusing or failing it
+        gives the step back to fall due again after a growing pause (as the channel's other owed posts)."""
+        async with self.bot.scheduler.hold(due) as hold:
+            found = [d for d in await self.bot.store.disputes(tournament_id) if d.id == dispute_id]
+            if not found:
+                await self.bot.store.drop_due(due.id)
+                return
+            if not await hold.still_held():
+                return
+            try:
+                await self.tell_organisers(found[0])
+            except (discord.HTTPException, OSError) as exc:
+                failures = self.dispute_failures.get(dispute_id, 0)
+                self.dispute_failures[dispute_id] = failures + 1
+                pause = RETRY_DELAYS[min(failures, len(RETRY_DELAYS) - 1)]
+                log.warning(
+                    "Tournament %d: the post of dispute %d failed (%s); trying again in %.1f s",
+                    tournament_id,
+                    dispute_id,
+                    exc,
+                    pause,
+                )
+                await self.bot.store.retry_due(due.claim, self.bot.store.now() + pause)
+                return
+            self.dispute_failures.pop(dispute_id, None)
+            await self.bot.store.drop_due(due.id)
 
     async def tell_organisers(self, dispute: Dispute) -> None:
         """One post in the tournament's channel, in the server's language, mentioning its organisers (the one who
-        made it, and the server's organiser role if there is one) and nobody else."""
+        made it, and the server's organiser role if there is one) and nobody else; a failure is raised."""
         info = await self.bot.store.tournament(dispute.tournament_id)
         snap = await self.bot.store.snapshot(info.id)
         pairing = next(p for p in snap.pairings if p.id == dispute.pairing_id)
@@ -130,10 +159,7 @@ class Disputing(TournamentBase):
             users=[discord.Object(info.organiser_id)],
             roles=[discord.Object(role)] if role else False,
         )
-        try:
-            await self.bot.get_partial_messageable(info.channel_id).send(text, allowed_mentions=mentions)
-        except discord.HTTPException as exc:
-            log.warning("Could not tell tournament %d's organisers of a dispute (%s)", info.id, exc.status)
+        await self.bot.get_partial_messageable(info.channel_id).send(text, allowed_mentions=mentions)
 
 
 def dispute_lines(w: Words, snap: TournamentSnapshot) -> list[str]:

@@ -1,6 +1,7 @@
 """The scheduler's steps of a tournament: the timed start, check-in opening, ``advance`` (pair and store the next
 round, or finish), ``play:N`` (open a round's games), ``posts`` (deliver what the channel is owed) and
-``deadline:N`` (adjudicate what still runs when the round's time is up); and, after a restart, each running
+``deadline:N`` (adjudicate what still runs when the round's time is up), ``dispute:ID`` (tell the organisers of a
+disputed result); and, after a restart, each running
 tournament reconciled (what was owed made due again).
 
 The flow lives in the store's rows and the scheduler's due rows, so a restart at any moment picks it up. A game's
@@ -23,6 +24,7 @@ from bot.tournament_flow import Finished, plan_next, rounds_at_start
 from bot.tournaments import TournamentError
 from cogs._delivery import RETRY_DELAYS, announce
 from cogs.tournament import words
+from cogs.tournament.disputes import Disputing
 from cogs.tournament.opening import Opening
 from cogs.tournament.posts import Post, Posts
 from cogs.tournament.signup import SignUp
@@ -30,7 +32,7 @@ from cogs.tournament.signup import SignUp
 log = logging.getLogger(__name__)
 
 
-class Steps(SignUp, Posts, Opening):
+class Steps(SignUp, Posts, Opening, Disputing):
     """What the scheduler runs for a tournament (its ``tournament`` handler is ``on_due``)."""
 
     async def on_due(self, row: DueRow) -> None:
@@ -50,6 +52,10 @@ class Steps(SignUp, Posts, Opening):
             self.bot.spawn(self.deliver_posts(tournament_id, row), name=f"tournament-{tournament_id}-posts")
         elif key == "deadline":
             await self.round_deadline(tournament_id, int(arg), row.id)
+        elif key == "dispute":
+            self.bot.spawn(
+                self.deliver_dispute(tournament_id, int(arg), row), name=f"tournament-{tournament_id}-dispute"
+            )
         else:
             log.error("Unknown tournament step %r", row.key)
             await self.bot.store.drop_due(row.id)

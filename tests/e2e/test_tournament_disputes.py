@@ -107,11 +107,16 @@ async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the
     bot = await sandbox_runner.restart(factory)
     assert disputes(db_path) == []
     cursor = sandbox.cursor()
+    # Discord refuses the organisers' post twice: it is owed, and tried again until it is out.
+    refusing = sandbox.fail(
+        "POST", rf"^/channels/{sandbox.channel_id}/messages$", 403, code=50013, message="Missing Permissions", times=2
+    )
     said = await player.submit(modal, {REASON: "I hit **resign** by mistake @everyone — 誤って投了"})
     assert said.ephemeral and "round 1, board 1 is with the organisers" in said.content, said.content
     post = await sandbox.wait_for_message(
         sandbox.channel_id, lambda m: not m.ephemeral and "⚖️" in m.content, after=cursor
     )
+    assert refusing.hits == 2
     assert f"<@{first.black}> disputes the result of round 1, board 1" in post.content, post.content
     assert "\\*\\*resign\\*\\*" in post.content and "@everyone" not in post.content and "誤って投了" in post.content
     assert f"<@{alice.id}>" in post.content and "`/tournament result round:1 board:1 result:…`" in post.content
