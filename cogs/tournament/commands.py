@@ -112,18 +112,21 @@ class OrganiserCommands(SignUp, Posts):
         assert result in RESULTS
         await self.bot.store.set_result(info.id, pairing.id, result, actor_id=interaction.user.id)
         known = names(snap)
-        await self.acted(
-            interaction,
-            info,
-            lambda w: words.action_result(
+        # A result that closes the board's open dispute says so (the dispute and its decision are kept with it).
+        disputed = next((d for d in snap.open_disputes if d.pairing_id == pairing.id), None)
+
+        def said(w: Words) -> str:
+            text = words.action_result(
                 w,
                 round,
                 board,
                 words.escaped(known.get(pairing.white, "?")),
                 words.escaped(known.get(pairing.black, "?")),
                 result,
-            ),
-        )
+            )
+            return text if disputed is None else f"{text} {w('dispute.decided', who=f'<@{disputed.user_id}>')}"
+
+        await self.acted(interaction, info, said)
         if pairing.game_id is not None:
             await self.post_stopped(pairing.game_id, "stopped_by_result", result=result)
 

@@ -156,7 +156,11 @@ async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the
     clock.advance(0.5)  # half a minute: less than the gap the scheduler takes for its own downtime
     bot.scheduler.wake()  # it sleeps by the clock: a clock moved by hand is looked at again now
     decided = await sandbox.user(alice).slash("tournament", "result", round=1, board=1, result="1/2-1/2")
-    assert decided.ephemeral, decided.content
+    assert decided.ephemeral and decided.content.endswith(f"This decides <@{first.black}>'s dispute."), decided.content
+    logged = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: not m.ephemeral and "🛠️" in m.content and "decides" in m.content
+    )
+    assert "set round 1, board 1" in logged.content and "**½-½**" in logged.content, logged.content
     found = await round_open(sandbox, db_path, 1, 2)
     assert len(found) == 2 and boards(db_path, 1, 1)[0].result == "1/2-1/2"
     assert disputes(db_path) == [(*stored[0][:5], alice.id, "1/2-1/2")]
