@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,9 +16,11 @@ from test_store_tournaments import DAVE, advance_due, open_games, plan, tourname
 
 from bot.clocks import TimeControl
 from bot.errors import UserError
+from bot.i18n import words
 from bot.store import Store
-from bot.store.values import MAX_DISPUTE_REASON, SLOW_DISPUTE_WINDOW, RoundPlan, dispute_window
+from bot.store.values import MAX_DISPUTE_REASON, SLOW_DISPUTE_WINDOW, Dispute, RoundPlan, dispute_window
 from bot.tournament_flow import DISPUTE_COLUMNS, Finished, disputes_text, plan_next
+from cogs.tournament.disputes import dispute_lines
 
 
 def disputes_stored(db_path: Path) -> int:
@@ -220,3 +223,20 @@ async def test_the_disputes_export_keeps_a_reason_written_like_a_formula_as_text
             "2026-01-01T12:00:00Z", str(ALICE), "1-0", "2026-01-01T12:02:00Z",
         ],
     ]  # fmt: skip
+
+
+async def test_info_lists_the_latest_disputes_that_fit_its_message_and_counts_the_rest(store: Store) -> None:
+    t = await tournament(store, rounds=2)
+    snap = await store.snapshot(t.id)
+    # Reasons of markdown alone: escaped, each shown character takes two.
+    many = tuple(Dispute(i, t.id, i, 1, i, ALICE, "*" * 300, "1-0", 1.8e9) for i in range(1, 9))
+    w = words("en")
+    lines = dispute_lines(w, replace(snap, disputes=many), room=1000)
+    assert len("\n".join(lines)) <= 1000
+    assert lines[0] == "The next round waits for 8 open disputes."
+    shown = [line for line in lines if line.startswith("⚖️")]
+    assert 1 <= len(shown) < 5 and lines[1] == f"…and {8 - len(shown)} earlier disputes."
+    assert shown[-1].startswith("⚖️ Round 1, board 8:") and "\\*" * 99 + "…" in shown[-1]
+    roomy = dispute_lines(w, replace(snap, disputes=many[:2]))
+    assert len(roomy) == 3 and roomy[0] == "The next round waits for 2 open disputes."
+    assert roomy[1].startswith("⚖️ Round 1, board 1: <@11> disputed") and roomy[2].startswith("⚖️ Round 1, board 2:")

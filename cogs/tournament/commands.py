@@ -24,7 +24,7 @@ from cogs._words import private_words
 from cogs.tournament import words
 from cogs.tournament.base import game_text
 from cogs.tournament.disputes import dispute_lines
-from cogs.tournament.posts import MAX_FILES, Posts, paged
+from cogs.tournament.posts import CONTENT_LIMIT, MAX_FILES, Posts, paged
 from cogs.tournament.signup import SignUp
 from cogs.tournament.why import round_asked, why_lines
 
@@ -241,7 +241,7 @@ class OrganiserCommands(SignUp, Posts):
         text = words.info_lines(
             w, info, game_text(w, info), describe_control(w, info.time_control), playing, len(snap.rounds)
         )
-        text = "\n".join([text, *dispute_lines(w, snap)])
+        text = "\n".join([text, *dispute_lines(w, snap, room=CONTENT_LIMIT - len(text) - 1)])
         await interaction.response.send_message(text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
 
     @app_commands.command()

@@ -162,42 +162,41 @@ class Disputing(TournamentBase):
         await self.bot.get_partial_messageable(info.channel_id).send(text, allowed_mentions=mentions)
 
 
-def dispute_lines(w: Words, snap: TournamentSnapshot) -> list[str]:
-    """What ``/tournament info`` says of disputes: how many the next round waits for, then the latest ones, each
-    with its decision (who took it, what, when) once taken."""
+def dispute_lines(w: Words, snap: TournamentSnapshot, room: int = 2000) -> list[str]:
+    """What ``/tournament info`` says of disputes: how many the next round waits for, then the latest ones (at most
+    ``SHOWN_DISPUTES``, fewer if they would not fit in ``room`` characters, joined by line breaks), each with its
+    decision (who took it, what, when) once taken; the earlier ones are counted."""
     if not snap.disputes:
         return []
-    lines = []
-    waiting = len(snap.open_disputes)
-    if waiting:
-        lines.append(w("dispute.info.waiting", count=waiting))
-    shown = snap.disputes[-SHOWN_DISPUTES:]
-    earlier = len(snap.disputes) - len(shown)
-    if earlier:
-        lines.append(w("dispute.info.earlier", count=earlier))
-    for d in shown:
-        reason = d.reason if len(d.reason) <= SHOWN_REASON else d.reason[: SHOWN_REASON - 1] + "…"
-        data: dict[str, object] = {
-            "round": d.round,
-            "board": d.board,
-            "who": f"<@{d.user_id}>",
-            "result": words.result_word(w, d.result),
-            "at": str(int(d.opened_at)),
-            "reason": words.escaped(reason),
-        }
-        if d.decision is None or d.decided_at is None:
-            lines.append(w("dispute.info.open", **data))
-        else:
-            lines.append(
-                w(
-                    "dispute.info.decided",
-                    **data,
-                    judge=f"<@{d.decided_by}>",
-                    decision=words.result_word(w, d.decision),
-                    decided_at=str(int(d.decided_at)),
-                )
-            )
-    return lines
+    head = [w("dispute.info.waiting", count=len(snap.open_disputes))] if snap.open_disputes else []
+    shown = [dispute_line(w, d) for d in snap.disputes[-SHOWN_DISPUTES:]]
+    while True:
+        earlier = len(snap.disputes) - len(shown)
+        lines = head + ([w("dispute.info.earlier", count=earlier)] if earlier else []) + shown
+        if not shown or len("\n".join(lines)) <= room:
+            return lines
+        shown = shown[1:]
+
+
+def dispute_line(w: Words, d: Dispute) -> str:
+    reason = d.reason if len(d.reason) <= SHOWN_REASON else d.reason[: SHOWN_REASON - 1] + "…"
+    data: dict[str, object] = {
+        "round": d.round,
+        "board": d.board,
+        "who": f"<@{d.user_id}>",
+        "result": words.result_word(w, d.result),
+        "at": str(int(d.opened_at)),
+        "reason": words.escaped(reason),
+    }
+    if d.decision is None or d.decided_at is None:
+        return w("dispute.info.open", **data)
+    return w(
+        "dispute.info.decided",
+        **data,
+        judge=f"<@{d.decided_by}>",
+        decision=words.result_word(w, d.decision),
+        decided_at=str(int(d.decided_at)),
+    )
 
 
 __all__ = ["DisputeModal", "Disputing", "dispute_lines"]
