@@ -198,3 +198,35 @@ async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the
     late = await sandbox.user(members[last.white], channel_id=last.thread_id).click(late_board, LABEL)
     assert late.ephemeral and "time to dispute this game's result has passed" in late.content, late.content
     assert len(disputes(db_path)) == 1
+
+
+async def test_in_a_veletas_bracket_the_decision_changes_who_plays_the_final(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
+) -> None:
+    await sandbox.grant(alice, "manage_guild")
+    field = [sandbox.add_member(f"k{i}") for i in range(1, 5)]
+    members = {m.id: m for m in field}
+    announcement = await sandbox.user(alice).slash(
+        "tournament", "create", name="KO", game="veletas", format="single_elimination", time="1d", settings="small"
+    )
+    for member in field:
+        await sandbox.user(member).click(announcement, "Join")
+    await sandbox.user(alice).slash("tournament", "start")
+    first, second = await round_open(sandbox, db_path, 1, 1)
+    assert first.thread_id is not None and second.thread_id is not None
+    cursor = sandbox.cursor()
+    await resign_in(sandbox, members[first.black], first.thread_id, "veletas")
+    board = await final_board(sandbox, first.thread_id, cursor)
+    player = sandbox.user(members[first.black], channel_id=first.thread_id)
+    modal = await player.click_modal(board, LABEL)
+    said = await player.submit(modal, {REASON: "My opponent's clock was stopped by a bug; we agreed I win"})
+    assert said.ephemeral and "is with the organisers" in said.content
+    await resign_in(sandbox, members[second.black], second.thread_id, "veletas")
+    await sandbox.wait_until(
+        lambda: boards(db_path, 1, 1)[1].result is not None and not advance_pending(db_path),
+        what="the round's end looked at by the advance step",
+    )
+    assert rounds_stored(db_path, 1) == 1, "the final waits for the dispute"
+    await sandbox.user(alice).slash("tournament", "result", round=1, board=1, result="0-1")
+    [final] = await round_open(sandbox, db_path, 1, 2)
+    assert {final.white, final.black} == {first.black, second.white}, "the decided winner plays the final"
