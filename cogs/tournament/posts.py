@@ -330,6 +330,8 @@ class Posts(TournamentBase):
         # The exports travel with the podium's words (the first ten files), further podiums after them.
         files = [*self.export_files(snap), *pictures]
         text = words.podium_text(pw, info, podiums) + "\n" + words.exports_note(pw, info)
+        if snap.disputes:
+            text += " " + pw("dispute.exports")
         if len(text) <= CONTENT_LIMIT and len(files) <= MAX_FILES:
             return [{"content": text, "files": files}]
         # Many divisions: the podiums go in embeds, paged within Discord's limits, the files with the last.

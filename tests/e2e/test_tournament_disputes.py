@@ -194,6 +194,9 @@ async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the
     assert other.thread_id is not None
     await resign_in(sandbox, members[other.black], other.thread_id, "veloop")
     await finished(sandbox, db_path, 1)
+    podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "is over" in m.content)
+    assert "appeal-open-disputes.csv" in podium.files, sorted(podium.files)
+    assert "The disputes of results, with their decisions, as CSV." in podium.content, podium.content
     clock.advance(24 * 60 + 1)
     late = await sandbox.user(members[last.white], channel_id=last.thread_id).click(late_board, LABEL)
     assert late.ephemeral and "time to dispute this game's result has passed" in late.content, late.content
