@@ -103,9 +103,6 @@ async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the
     player = sandbox.user(members[first.black], channel_id=first.thread_id)
     modal = await player.click_modal(board, LABEL)
     assert modal.fields[0].label == REASON and modal.fields[0].max_length == 300
-    # The bot restarts while the player types: the reason still lands (the submit needs no modal in memory).
-    bot = await sandbox_runner.restart(factory)
-    assert disputes(db_path) == []
     cursor = sandbox.cursor()
     # Discord refuses the organisers' post twice: it is owed, and tried again until it is out.
     refusing = sandbox.fail(
@@ -142,12 +139,30 @@ async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the
     assert "The next round waits for 1 open dispute." in info.content, info.content
     assert "Not decided yet" in info.content
 
-    # Across a restart the dispute stands and the round still waits.
+    # The other game's loser opens the dispute modal, and the bot restarts while they type: the first dispute
+    # stands and the round still waits; the reason typed meanwhile lands (the submit needs no modal in memory).
+    cursor = sandbox.cursor()
+    other_board = await final_board(sandbox, second.thread_id, 0)
+    late_player = sandbox.user(members[second.black], channel_id=second.thread_id)
+    other_modal = await late_player.click_modal(other_board, LABEL)
     bot = await sandbox_runner.restart(factory)
     assert isinstance(bot, VeletasBot)
     await sandbox.wait_until(lambda: bot.scheduler._last_alive > 0, what="the scheduler")
-    await sandbox.wait_until(lambda: not advance_pending(db_path), what="the restart's advance")
     assert rounds_stored(db_path, 1) == 1 and disputes(db_path) == stored
+    said = await late_player.submit(other_modal, {REASON: "just checking"})
+    assert said.ephemeral and "round 1, board 2 is with the organisers" in said.content, said.content
+    await sandbox.wait_for_message(sandbox.channel_id, lambda m: "round 1, board 2" in m.content, after=cursor)
+    info = await sandbox.user(alice).slash("tournament", "info")
+    assert "The next round waits for 2 open disputes." in info.content, info.content
+    second_dispute = (1, 2, second.black, "just checking", "1-0", None, None)
+    assert disputes(db_path) == [*stored, second_dispute]
+    # Deciding one (the same result confirms it) leaves the round waiting for the dispute made before the restart.
+    await sandbox.user(alice).slash("tournament", "result", round=1, board=2, result="1-0")
+    await sandbox.wait_until(lambda: not advance_pending(db_path), what="the advance step after the decision")
+    assert rounds_stored(db_path, 1) == 1
+    info = await sandbox.user(alice).slash("tournament", "info")
+    assert "The next round waits for 1 open dispute." in info.content, info.content
+    stored.append((*second_dispute[:5], alice.id, "1-0"))
 
     # A member who is not an organiser cannot decide; the organiser does, and the round goes on.
     not_theirs = await sandbox.user(bob).slash("tournament", "result", round=1, board=1, result="1/2-1/2")
@@ -155,21 +170,22 @@ async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the
     assert disputes(db_path) == stored
     clock.advance(0.5)  # half a minute: less than the gap the scheduler takes for its own downtime
     bot.scheduler.wake()  # it sleeps by the clock: a clock moved by hand is looked at again now
+    cursor = sandbox.cursor()
     decided = await sandbox.user(alice).slash("tournament", "result", round=1, board=1, result="1/2-1/2")
     assert decided.ephemeral and decided.content.endswith(f"This decides <@{first.black}>'s dispute."), decided.content
     logged = await sandbox.wait_for_message(
-        sandbox.channel_id, lambda m: not m.ephemeral and "🛠️" in m.content and "decides" in m.content
+        sandbox.channel_id, lambda m: not m.ephemeral and "🛠️" in m.content and "decides" in m.content, after=cursor
     )
     assert "set round 1, board 1" in logged.content and "**½-½**" in logged.content, logged.content
     found = await round_open(sandbox, db_path, 1, 2)
     assert len(found) == 2 and boards(db_path, 1, 1)[0].result == "1/2-1/2"
-    assert disputes(db_path) == [(*stored[0][:5], alice.id, "1/2-1/2")]
+    assert disputes(db_path) == [(*stored[0][:5], alice.id, "1/2-1/2"), stored[1]]
     info = await sandbox.user(alice).slash("tournament", "info")
     assert "waits for" not in info.content, info.content
     assert f"<@{alice.id}> decided **½-½**" in info.content, info.content
     # The standings' exports carry every dispute with its decision.
     exported = await sandbox.user(alice).slash("tournament", "standings")
-    [row] = csv.DictReader(io.StringIO(exported.files["appeal-open-disputes.csv"].decode()))
+    row, _ = csv.DictReader(io.StringIO(exported.files["appeal-open-disputes.csv"].decode()))
     assert {
         k: row[k] for k in ("round", "board", "white", "black", "disputed_by", "result", "decided_by", "decision")
     } == {
@@ -200,7 +216,7 @@ async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the
     clock.advance(24 * 60 + 1)
     late = await sandbox.user(members[last.white], channel_id=last.thread_id).click(late_board, LABEL)
     assert late.ephemeral and "time to dispute this game's result has passed" in late.content, late.content
-    assert len(disputes(db_path)) == 1
+    assert len(disputes(db_path)) == 2
 
 
 async def test_in_a_veletas_bracket_the_decision_changes_who_plays_the_final(
