@@ -237,6 +237,9 @@ async def test_in_a_veletas_bracket_the_decision_changes_who_plays_the_final(
     await resign_in(sandbox, members[first.black], first.thread_id, "veletas")
     board = await final_board(sandbox, first.thread_id, cursor)
     player = sandbox.user(members[first.black], channel_id=first.thread_id)
+    blank = await player.submit(await player.click_modal(board, LABEL), {REASON: " \n\u200b "})
+    assert blank.ephemeral and blank.content == "Say what is wrong with the result.", blank.content
+    assert disputes(db_path) == [] and [b["label"] for b in sandbox.message(board.id).buttons] == [LABEL]
     modal = await player.click_modal(board, LABEL)
     said = await player.submit(modal, {REASON: "My opponent's clock was stopped by a bug; we agreed I win"})
     assert said.ephemeral and "is with the organisers" in said.content
