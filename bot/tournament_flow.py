@@ -8,7 +8,9 @@ second), so the bot calls ``plan_next`` off the event loop.
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
+import io
 import math
 import re
 from dataclasses import dataclass, replace
@@ -46,7 +48,7 @@ from bot.tournaments import (
     standings_csv,
     to_trf,
 )
-from bot.tournaments.standings import TIEBREAK_LABELS
+from bot.tournaments.standings import TIEBREAK_LABELS, csv_name
 
 ROUND_FORMATS = ("swiss", "round_robin", "double_round_robin")
 _RELATIVE = re.compile(r"(?:in\s+)?(\d+)\s*(m|min|minutes?|h|hours?|d|days?)")
@@ -180,8 +182,9 @@ def bracket_state(snap: TournamentSnapshot) -> BracketState:
 
 
 def plan_next(snap: TournamentSnapshot) -> RoundPlan | Finished | None:
-    """The next round to store, ``Finished`` when there is none, or None while the current round is still on."""
-    if any(p.result is None for p in snap.pairings):
+    """The next round to store, ``Finished`` when there is none, or None while the current round is still on or
+    a result is disputed and not yet decided (the decision makes the ``advance`` step due again)."""
+    if any(p.result is None for p in snap.pairings) or snap.open_disputes:
         return None
     number = len(snap.rounds) + 1
     minutes = snap.info.round_minutes
@@ -294,6 +297,53 @@ def crosstables(snap: TournamentSnapshot) -> list[tuple[str | None, Crosstable]]
 def crosstable_text(snap: TournamentSnapshot) -> str:
     """The crosstables as CSV (see ``crosstable_csv``), with the players' display names."""
     return crosstable_csv([c for _, c in crosstables(snap)], tiebreaks_of(snap.info), names(snap))
+
+
+DISPUTE_COLUMNS = (
+    "round",
+    "board",
+    "white",
+    "black",
+    "disputed_by",
+    "reason",
+    "result",
+    "disputed_at",
+    "decided_by",
+    "decision",
+    "decided_at",
+)
+
+
+def disputes_text(snap: TournamentSnapshot) -> str:
+    """Every dispute of the tournament as CSV, in the order they were made: the board (its round, number and the
+    players' Discord ids), who disputed it, the reason, the result as it stood and when (UTC); and, once taken, who
+    decided, the decision and when (empty while open). A reason starting like a formula is kept as text."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(DISPUTE_COLUMNS)
+    pairings = {p.id: p for p in snap.pairings}
+    for d in snap.disputes:
+        p = pairings.get(d.pairing_id)
+        writer.writerow(
+            [
+                d.round,
+                d.board,
+                p.white if p else "",
+                p.black if p else "",
+                d.user_id,
+                csv_name(d.reason),
+                d.result,
+                _utc(d.opened_at),
+                "" if d.decided_by is None else d.decided_by,
+                d.decision or "",
+                "" if d.decided_at is None else _utc(d.decided_at),
+            ]
+        )
+    return buf.getvalue()
+
+
+def _utc(at: float) -> str:
+    return dt.datetime.fromtimestamp(at, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def trf_text(snap: TournamentSnapshot) -> str:

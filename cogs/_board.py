@@ -224,11 +224,52 @@ class RematchButton(
             await bot.guard(interaction, challenges.rematch(interaction, self.game_id))
 
 
-def board_view(w: Words, info: GameInfo, *, rematch: bool = True) -> discord.ui.View | None:
+class Disputer(Protocol):
+    async def dispute_pressed(self, interaction: discord.Interaction[Any], game_id: int) -> None: ...
+
+
+DISPUTE_PREFIX = "tdispute"
+
+
+class DisputeButton(
+    NamesAGame,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"{DISPUTE_PREFIX}:(?P<game>[0-9]+)",
+):
+    """Under a finished tournament game's board, while its dispute window is open: either player flags its result
+    for the organisers (the tournament cog asks for a reason)."""
+
+    def __init__(self, game_id: int, label: str = "Dispute result") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label, style=discord.ButtonStyle.secondary, emoji="⚖️", custom_id=f"{DISPUTE_PREFIX}:{game_id}"
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> DisputeButton:
+        return cls(id_or_zero(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        tournaments = cast("Disputer | None", bot.get_cog("Tournaments"))
+        if tournaments is not None:
+            await bot.guard(interaction, tournaments.dispute_pressed(interaction, self.game_id))
+
+
+def board_view(w: Words, info: GameInfo, *, rematch: bool = True, disputable: bool = False) -> discord.ui.View | None:
     """The buttons a board offers in its phase; all are dynamic items, so old boards work after a restart.
 
-    ``rematch``: a finished game offers to be played again (not a tournament's pairing, played once).
+    ``rematch``: a finished game offers to be played again (not a tournament's pairing, played once);
+    ``disputable``: a finished tournament game offers its players to dispute its result (within its window).
     """
+    if info.status == "finished" and disputable:
+        view = discord.ui.View(timeout=None)
+        view.add_item(DisputeButton(info.id, w("dispute.button.label")))
+        return view
     if info.status == "finished" and not rematch:
         return None
     if info.status == "finished":
@@ -311,7 +352,12 @@ async def board_message(
         content=content,
         embed=embed,
         files=files,
-        view=board_view(w, info, rematch=info.status != "finished" or not await bot.store.in_tournament(info.id)),
+        view=board_view(
+            w,
+            info,
+            rematch=info.status != "finished" or not await bot.store.in_tournament(info.id),
+            disputable=info.status == "finished" and await bot.store.disputable(info.id),
+        ),
         mention=ping,
         info=info,
         dm=dm,
@@ -321,6 +367,7 @@ async def board_message(
 
 __all__ = [
     "BOARD_FILE",
+    "DisputeButton",
     "board_message",
     "board_view",
     "board_viewer",

@@ -15,7 +15,8 @@ class of its own module built on ``StoreBase`` (the connection, the transaction,
 - ``games``: a turn, a resignation, a cancellation, a flag, an adjudication, and what each one's
   transaction writes besides (its due rows, its end: tournament result and ratings); ``undo``: take-backs;
 - ``challenges``; ``due`` (what falls due, and the scheduler's side); ``ratings``; ``tournaments``,
-  ``entries`` and ``rounds``; ``prefs`` (players' and servers' choices); ``announcing`` (boards owed); ``lookups``.
+  ``entries``, ``rounds`` and ``disputes``; ``prefs`` (players' and servers' choices); ``announcing`` (boards
+  owed); ``lookups``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from bot.store.announcing import Announcing
 from bot.store.base import StoreBase
 from bot.store.challenges import Challenges
 from bot.store.checks import check_can_answer, check_in_play, check_participant, check_to_act, ending_phrase
+from bot.store.disputes import Disputes
 from bot.store.entries import Entries
 from bot.store.errors import StoreBusy, StoreError
 from bot.store.games import Games
@@ -40,6 +42,7 @@ from bot.store.values import (
     THEMES,
     TOURNAMENT_FORMATS,
     Claim,
+    Dispute,
     DueRow,
     Entrant,
     GameInfo,
@@ -57,7 +60,9 @@ from bot.store.values import (
 )
 
 
-class Store(Games, Undo, Challenges, TournamentRounds, Entries, Ratings, Announcing, Lookups, Preferences, StoreBase):
+class Store(
+    Games, Disputes, Undo, Challenges, TournamentRounds, Entries, Ratings, Announcing, Lookups, Preferences, StoreBase
+):
     """The bot's persistent state. Open with ``await Store.open(path)``; close with ``await store.close()``.
 
     Every method is one part's (see the package's docstring for which module holds which).
@@ -72,6 +77,7 @@ __all__ = [
     "THEMES",
     "TOURNAMENT_FORMATS",
     "Claim",
+    "Dispute",
     "DueRow",
     "Entrant",
     "GameInfo",

@@ -6,10 +6,10 @@ rating from the stored games. The arithmetic is ``bot.ratings``'; this module on
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
-from bot.db import Connection
+from bot.db import Connection, Row
 from bot.ratings import PROVISIONAL_DEVIATION, PoolKey, RatedGame, Rating, apply_game, pools_for
 from bot.store.base import StoreBase
 from bot.store.values import RatingChange, settings_json
@@ -111,62 +111,109 @@ class Ratings(StoreBase):
         (``bot.ratings.apply_game``); both tables are then rewritten in one transaction, so readers see
         the old ratings or the new ones, never a half-rebuilt table.
         """
-        rows = await self._fetchall(
-            "SELECT id, guild_id, game, settings, challenger_id, opponent_id, winner_id, ended_at FROM games "
-            "WHERE rating_seq IS NOT NULL AND opponent_id IS NOT NULL ORDER BY rating_seq"
-        )
-        table: dict[tuple[PoolKey, int], Rating] = {}
-        records: dict[tuple[PoolKey, int], list[int]] = {}
-        changes: list[tuple[int, int, int, float, float, float, float]] = []
-        for r in rows:
-            first, second, winner = int(r[4]), int(r[5]), r[6]
-            score = 0.5 if winner is None else 1.0 if winner == first else 0.0
-            settings = cast(dict[str, str], json.loads(r[3]))
-            game = RatedGame(int(r[0]), pools_for(int(r[1]), str(r[2]), settings), first, second, score, float(r[7]))
-            for change in apply_game(table, game):
-                won = score if change.player == first else 1.0 - score
-                record = records.setdefault((change.pool, change.player), [0, 0, 0])
-                record[0 if won == 1.0 else 1 if won == 0.0 else 2] += 1
-                before, after = change.before, change.after
-                changes.append(
-                    (
-                        game.game_id,
-                        change.pool.scope,
-                        change.player,
-                        before.value,
-                        before.deviation,
-                        after.value,
-                        after.deviation,
-                    )
-                )
+        rows = await self._fetchall(f"SELECT {RATED_COLUMNS} FROM games {RATED_GAMES} ORDER BY rating_seq")
+        table, records, changes = replay(rows)
         async with self._transaction() as db:
             await db.execute("DELETE FROM ratings")
             await db.execute("DELETE FROM rating_changes")
-            await db.executemany(
-                "INSERT INTO ratings (scope, game, settings, user_id, value, deviation, volatility, games, "
-                "last_played, wins, losses, draws) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        pool.scope,
-                        pool.game,
-                        pool.settings,
-                        player,
-                        rating.value,
-                        rating.deviation,
-                        rating.volatility,
-                        rating.games,
-                        rating.last_played,
-                        *records[(pool, player)],
-                    )
-                    for (pool, player), rating in table.items()
-                ],
-            )
-            await db.executemany(
-                "INSERT INTO rating_changes (game_id, scope, user_id, before, before_dev, after, after_dev) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                changes,
-            )
+            await write_ratings(db, table, records, changes)
         return len(rows)
+
+
+RATED_COLUMNS = "id, guild_id, game, settings, challenger_id, opponent_id, winner_id, ended_at"
+RATED_GAMES = "WHERE rating_seq IS NOT NULL AND opponent_id IS NOT NULL"
+
+Table = dict[tuple[PoolKey, int], Rating]
+Change = tuple[int, int, int, float, float, float, float]
+
+
+def replay(
+    rows: Iterable[Row], only: frozenset[PoolKey] | None = None
+) -> tuple[Table, dict[tuple[PoolKey, int], list[int]], list[Change]]:
+    """Rate games (rows of ``RATED_COLUMNS``, in their ``rating_seq`` order) from nothing, as each was rated at its
+    end: the ratings, each player's wins, losses and draws, and every change (game, scope, player, before and
+    after). ``only``: these pools alone."""
+    table: Table = {}
+    records: dict[tuple[PoolKey, int], list[int]] = {}
+    changes: list[Change] = []
+    for r in rows:
+        first, second, winner = int(r[4]), int(r[5]), r[6]
+        score = 0.5 if winner is None else 1.0 if winner == first else 0.0
+        settings = cast(dict[str, str], json.loads(r[3]))
+        pools = tuple(p for p in pools_for(int(r[1]), str(r[2]), settings) if only is None or p in only)
+        game = RatedGame(int(r[0]), pools, first, second, score, float(r[7]))
+        for change in apply_game(table, game):
+            won = score if change.player == first else 1.0 - score
+            record = records.setdefault((change.pool, change.player), [0, 0, 0])
+            record[0 if won == 1.0 else 1 if won == 0.0 else 2] += 1
+            before, after = change.before, change.after
+            changes.append(
+                (
+                    game.game_id,
+                    change.pool.scope,
+                    change.player,
+                    before.value,
+                    before.deviation,
+                    after.value,
+                    after.deviation,
+                )
+            )
+    return table, records, changes
+
+
+async def write_ratings(
+    db: Connection, table: Table, records: dict[tuple[PoolKey, int], list[int]], changes: list[Change]
+) -> None:
+    """Inside a transaction: ratings and their changes as ``replay`` computed them (the old rows already gone)."""
+    await db.executemany(
+        "INSERT INTO ratings (scope, game, settings, user_id, value, deviation, volatility, games, "
+        "last_played, wins, losses, draws) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                pool.scope,
+                pool.game,
+                pool.settings,
+                player,
+                rating.value,
+                rating.deviation,
+                rating.volatility,
+                rating.games,
+                rating.last_played,
+                *records[(pool, player)],
+            )
+            for (pool, player), rating in table.items()
+        ],
+    )
+    await db.executemany(
+        "INSERT INTO rating_changes (game_id, scope, user_id, before, before_dev, after, after_dev) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        changes,
+    )
+
+
+async def rerate_pools_of(db: Connection, game_id: int) -> None:
+    """Inside the transaction that changed a rated game's outcome (an organiser's decision): the two pools it counts
+    in (its server's and the global one) rated again from their games in order, so every later rating follows."""
+    rows = list(await db.execute_fetchall("SELECT guild_id, game, settings FROM games WHERE id = ?", (game_id,)))
+    if not rows:
+        return
+    guild_id, game, settings = int(rows[0][0]), str(rows[0][1]), str(rows[0][2])
+    pools = frozenset(pools_for(guild_id, game, cast(dict[str, str], json.loads(settings))))
+    games = await db.execute_fetchall(
+        f"SELECT {RATED_COLUMNS} FROM games {RATED_GAMES} AND game = ? AND settings = ? ORDER BY rating_seq",
+        (game, settings),
+    )
+    table, records, changes = replay(games, pools)
+    for pool in pools:
+        await db.execute(
+            "DELETE FROM ratings WHERE scope = ? AND game = ? AND settings = ?", (pool.scope, pool.game, pool.settings)
+        )
+        await db.execute(
+            "DELETE FROM rating_changes WHERE scope = ? AND game_id IN (SELECT id FROM games WHERE game = ? "
+            "AND settings = ?)",
+            (pool.scope, game, settings),
+        )
+    await write_ratings(db, table, records, changes)
 
 
 async def rate_into(db: Connection, game: RatedGame) -> None:

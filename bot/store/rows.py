@@ -16,6 +16,7 @@ from bot.db import Row
 from bot.rules.protocol import GameState, Seat, Termination
 from bot.rules.registry import find_game
 from bot.store.values import (
+    Dispute,
     Entrant,
     GameInfo,
     GuildSettings,
@@ -196,4 +197,21 @@ def pairing_from_row(row: Row) -> Pairing:
         row["thread_id"],
         row["game_id"],
         bool(row["intro_posted"]),
+    )
+
+
+def dispute_from_row(row: Row) -> Dispute:
+    return Dispute(
+        int(row["id"]),
+        int(row["tournament_id"]),
+        int(row["pairing_id"]),
+        int(row["round"]),
+        int(row["board"]),
+        int(row["user_id"]),
+        str(row["reason"]),
+        str(row["result"]),
+        float(row["opened_at"]),
+        None if row["decided_by"] is None else int(row["decided_by"]),
+        row["decision"],
+        None if row["decided_at"] is None else float(row["decided_at"]),
     )

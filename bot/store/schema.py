@@ -458,6 +458,29 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT, WITHOUT ROWID
         """,
     ),
+    (
+        # Result disputes: a player of a tournament game flags its result (once per game, within a window after
+        # its end) and an organiser decides it with ``/tournament result``; the row keeps both halves, the
+        # dispute and its decision, and the next round waits while one is undecided.
+        """
+        CREATE TABLE tournament_disputes (
+            id            INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+            pairing_id    INTEGER NOT NULL UNIQUE REFERENCES tournament_pairings (id) ON DELETE CASCADE,
+            round         INTEGER NOT NULL,
+            board         INTEGER NOT NULL,
+            user_id       INTEGER NOT NULL,
+            reason        TEXT NOT NULL,
+            result        TEXT NOT NULL,
+            opened_at     REAL NOT NULL,
+            decided_by    INTEGER,
+            decision      TEXT CHECK (decision IS NULL OR decision IN ('1-0', '0-1', '1/2-1/2', '+-', '-+', '--')),
+            decided_at    REAL,
+            CHECK ((decided_by IS NULL) = (decided_at IS NULL) AND (decided_at IS NULL) = (decision IS NULL))
+        ) STRICT
+        """,
+        "CREATE INDEX tournament_disputes_open ON tournament_disputes (tournament_id) WHERE decided_at IS NULL",
+    ),
 )
 
 

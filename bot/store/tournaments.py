@@ -13,7 +13,7 @@ import logging
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from bot.clocks import DAY, DEFAULT_INACTIVITY_DAYS, TimeControl
 from bot.db import Connection
@@ -21,7 +21,8 @@ from bot.errors import ChannelBusy, UserError
 from bot.ids import is_id
 from bot.rules.registry import find_game
 from bot.store.due import DueRows
-from bot.store.rows import entrant_from_row, pairing_from_row, tournament_from_row
+from bot.store.ratings import rerate_pools_of
+from bot.store.rows import dispute_from_row, entrant_from_row, pairing_from_row, tournament_from_row
 from bot.store.values import (
     RESULTS,
     Entrant,
@@ -194,6 +195,9 @@ class Tournaments(DueRows):
                     "SELECT round, user_id, kind FROM tournament_byes WHERE tournament_id = ? ORDER BY round, user_id",
                     (tournament_id,),
                 )
+                disputes = await self._db.execute_fetchall(
+                    "SELECT * FROM tournament_disputes WHERE tournament_id = ? ORDER BY id", (tournament_id,)
+                )
             finally:
                 await self._db.rollback()
         return TournamentSnapshot(
@@ -202,6 +206,7 @@ class Tournaments(DueRows):
             tuple(RoundRow(int(r[0]), float(r[1]), float(r[2]), bool(r[3]), int(r[4])) for r in rounds),
             tuple(pairing_from_row(r) for r in pairings),
             tuple((int(r[0]), int(r[1]), str(r[2])) for r in byes),
+            tuple(dispute_from_row(r) for r in disputes),
         )
 
     async def _tournament_in(self, db: Connection, tournament_id: int) -> TournamentInfo:
@@ -409,14 +414,49 @@ class Tournaments(DueRows):
                 )
                 if cursor.rowcount:
                     await self._schedule(db, pairing.game_id, None)
+                else:
+                    await self._rate_decision(db, pairing, result)
             await db.execute(
                 "UPDATE tournament_pairings SET result = ?, state = CASE WHEN game_id IS NULL THEN 'done' ELSE state "
                 "END WHERE id = ?",
                 (result, pairing_id),
             )
             await self._log(db, tournament_id, actor_id, "result", f"{pairing.round}.{pairing.board} {result}")
+            decided = await db.execute(
+                "UPDATE tournament_disputes SET decided_by = ?, decision = ?, decided_at = ? "
+                "WHERE pairing_id = ? AND decided_at IS NULL",
+                (actor_id, result, now, pairing_id),
+            )
+            if decided.rowcount:
+                await self._log(db, tournament_id, actor_id, "decision", f"{pairing.round}.{pairing.board} {result}")
+            # Also after a decision: the round may have waited for it (``plan_next``), and pairs once it is taken.
             await self._advance_if_round_over(db, tournament_id, pairing.round)
         return replace(pairing, result=result)
+
+    async def _rate_decision(self, db: Connection, pairing: Pairing, result: str) -> None:
+        """Inside ``set_result``'s transaction, for a game played to its end: ratings follow the organiser's result.
+
+        A game that was rated and now has another outcome gets it (its winner, or none for a draw) and its pools
+        are rated again in order (``rerate_pools_of``), so the players' ratings and every later change follow; a
+        forfeit or ``--`` takes it out of the ratings (a forfeit rates nobody). A game that was never rated (an
+        unrated tournament, a no-show) stays unrated; one whose outcome is unchanged is left alone.
+        """
+        rows = await db.execute_fetchall(
+            "SELECT winner_id FROM games WHERE id = ? AND status = 'finished' AND rating_seq IS NOT NULL",
+            (pairing.game_id,),
+        )
+        found = list(rows)
+        if not found:
+            return
+        winners = {"1-0": pairing.white, "0-1": pairing.black, "1/2-1/2": None}
+        if result in winners and winners[result] == found[0][0]:
+            return
+        if result in winners:
+            await db.execute("UPDATE games SET winner_id = ? WHERE id = ?", (winners[result], pairing.game_id))
+        else:
+            await db.execute("UPDATE games SET rating_seq = NULL WHERE id = ?", (pairing.game_id,))
+            await db.execute("DELETE FROM rating_changes WHERE game_id = ?", (pairing.game_id,))
+        await rerate_pools_of(db, cast(int, pairing.game_id))
 
     # --- organisers -----------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from bot.clocks import DEFAULT_INACTIVITY_DAYS, Clock, TimeControl
+from bot.clocks import DAY, DEFAULT_INACTIVITY_DAYS, MINUTE, Clock, TimeControl
 from bot.rules import Game
 from bot.rules.protocol import Colour, GameKind, GameState, Outcome, Seat, Termination, other_colour
 
@@ -363,6 +363,19 @@ TOURNAMENT_FORMATS: tuple[TournamentFormat, ...] = (
 )
 
 RESULTS: tuple[str, ...] = ("1-0", "0-1", "1/2-1/2", "+-", "-+", "--")
+LIVE_DISPUTE_WINDOW = 15 * MINUTE
+"""How long after its end a game of a live time control (``TimeControl.is_live``) may have its result disputed."""
+SLOW_DISPUTE_WINDOW = DAY
+"""The same for every other time control (correspondence, days per move, none)."""
+
+
+def dispute_window(control: TimeControl) -> float:
+    """Seconds after a game's end during which its players may dispute its result, by its time control."""
+    return LIVE_DISPUTE_WINDOW if control.is_live else SLOW_DISPUTE_WINDOW
+
+
+MAX_DISPUTE_REASON = 300
+"""The longest reason a dispute carries, in characters (the modal's limit, checked again by the store)."""
 
 FINISHED_SHOWN = 365 * 24 * 3600.0
 """How long after its end a finished tournament is still read (info, standings, pairings, exports) and offered by
@@ -409,6 +422,12 @@ class TournamentInfo:
     @property
     def is_live(self) -> bool:
         return self.status in ("running", "paused")
+
+    @property
+    def dispute_window(self) -> float:
+        """Seconds after a game's end during which either player may dispute its result: minutes for a live
+        round, a day for correspondence."""
+        return dispute_window(self.time_control)
 
     @property
     def checkin_opens_at(self) -> float | None:
@@ -480,6 +499,29 @@ class RoundRow:
 
 
 @dataclass(frozen=True)
+class Dispute:
+    """A player's dispute of a tournament game's result and, once an organiser has ruled, the decision."""
+
+    id: int
+    tournament_id: int
+    pairing_id: int
+    round: int
+    board: int
+    user_id: int
+    reason: str
+    result: str
+    """The result as it stood when it was disputed."""
+    opened_at: float
+    decided_by: int | None = None
+    decision: str | None = None
+    decided_at: float | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.decided_at is None
+
+
+@dataclass(frozen=True)
 class TournamentSnapshot:
     info: TournamentInfo
     players: tuple[Entrant, ...]
@@ -487,6 +529,12 @@ class TournamentSnapshot:
     pairings: tuple[Pairing, ...]
     byes: tuple[tuple[int, int, str], ...]
     """(round, player, kind)"""
+    disputes: tuple[Dispute, ...] = ()
+    """Every dispute of its games' results, decided or not, in the order they were made."""
+
+    @property
+    def open_disputes(self) -> tuple[Dispute, ...]:
+        return tuple(d for d in self.disputes if d.is_open)
 
     def round_pairings(self, number: int) -> tuple[Pairing, ...]:
         return tuple(p for p in self.pairings if p.round == number)

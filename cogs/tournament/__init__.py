@@ -9,6 +9,7 @@ The cog is one class made of its parts, each a module of this package around one
 - ``steps``: the scheduler's steps (start, check-in and its reminders and drop notices, advance, deadlines, owed
   posts) and the restart's reconcile;
 - ``opening``: a round's threads, games and first boards;
+- ``disputes``: a player's dispute of a game's result (the board's button, the reason, the organisers' post);
 - ``posts``: what the channel is owed (standings, bracket, podium, with their images) and the private standings;
 - ``words``: every sentence, worded from the catalogue: private answers in the member's language, public posts
   (announcement, rounds, standings, podium, organiser lines) in the server's.
@@ -19,6 +20,7 @@ What is not Discord (pairing, standings, rounds, start times) is in ``bot.tourna
 from __future__ import annotations
 
 from bot.client import VeletasBot
+from cogs._board import DisputeButton
 from cogs._tables import offer_games
 from cogs.tournament.commands import OrganiserCommands
 from cogs.tournament.create import Creation
@@ -35,7 +37,7 @@ class TournamentCog(OrganiserCommands, Creation, Steps, name="Tournaments"):
 
 
 async def setup(bot: VeletasBot) -> None:
-    bot.add_dynamic_items(TournamentButton)
+    bot.add_dynamic_items(TournamentButton, DisputeButton)
     cog = TournamentCog(bot)
     offer_games(cog)
     await bot.add_feature(cog, group="tournament", description="Tournaments of Veletas and Veloop run by the bot")

@@ -47,6 +47,8 @@ class TournamentBase(commands.Cog):
         # The same for the check-in notices a tournament owes its entrants, sent one run at a time.
         self.notice_failures: dict[int, int] = {}
         self.notice_locks: dict[int, asyncio.Lock] = {}
+        # Disputes whose organisers' post failed, and how many times in a row.
+        self.dispute_failures: dict[int, int] = {}
 
     def lock(self, tournament_id: int) -> asyncio.Lock:
         return self.locks.setdefault(tournament_id, asyncio.Lock())

@@ -24,7 +24,8 @@ from cogs._clock_words import describe_control
 from cogs._words import private_words
 from cogs.tournament import words
 from cogs.tournament.base import game_text
-from cogs.tournament.posts import MAX_FILES, Posts, paged
+from cogs.tournament.disputes import dispute_lines
+from cogs.tournament.posts import CONTENT_LIMIT, MAX_FILES, Posts, paged
 from cogs.tournament.signup import SignUp
 from cogs.tournament.why import round_asked, why_lines
 
@@ -112,18 +113,21 @@ class OrganiserCommands(SignUp, Posts):
         assert result in RESULTS
         await self.bot.store.set_result(info.id, pairing.id, result, actor_id=interaction.user.id)
         known = names(snap)
-        await self.acted(
-            interaction,
-            info,
-            lambda w: words.action_result(
+        # A result that closes the board's open dispute says so (the dispute and its decision are kept with it).
+        disputed = next((d for d in snap.open_disputes if d.pairing_id == pairing.id), None)
+
+        def said(w: Words) -> str:
+            text = words.action_result(
                 w,
                 round,
                 board,
                 words.escaped(known.get(pairing.white, "?")),
                 words.escaped(known.get(pairing.black, "?")),
                 result,
-            ),
-        )
+            )
+            return text if disputed is None else f"{text} {w('dispute.decided', who=f'<@{disputed.user_id}>')}"
+
+        await self.acted(interaction, info, said)
         if pairing.game_id is not None:
             await self.post_stopped(pairing.game_id, "stopped_by_result", result=result)
 
@@ -238,6 +242,7 @@ class OrganiserCommands(SignUp, Posts):
         text = words.info_lines(
             w, info, game_text(w, info), describe_control(w, info.time_control), playing, len(snap.rounds)
         )
+        text = "\n".join([text, *dispute_lines(w, snap, room=CONTENT_LIMIT - len(text) - 1)])
         await interaction.response.send_message(text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
 
     @app_commands.command()

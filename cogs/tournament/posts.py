@@ -26,6 +26,7 @@ from bot.tournament_flow import (
     crosstable_text,
     crosstables,
     csv_text,
+    disputes_text,
     division_places,
     match_scores,
     names,
@@ -300,6 +301,8 @@ class Posts(TournamentBase):
             files.append(discord.File(io.BytesIO(crosstable), filename=f"{slug}-crosstable.csv"))
         if snap.info.format == "swiss":
             files.append(discord.File(io.BytesIO(trf_text(snap).encode()), filename=f"{slug}.trf"))
+        if snap.disputes:
+            files.append(discord.File(io.BytesIO(disputes_text(snap).encode()), filename=f"{slug}-disputes.csv"))
         return files
 
     async def podium_messages(self, snap: TournamentSnapshot) -> list[Post]:
@@ -327,6 +330,8 @@ class Posts(TournamentBase):
         # The exports travel with the podium's words (the first ten files), further podiums after them.
         files = [*self.export_files(snap), *pictures]
         text = words.podium_text(pw, info, podiums) + "\n" + words.exports_note(pw, info)
+        if snap.disputes:
+            text += " " + pw("dispute.exports")
         if len(text) <= CONTENT_LIMIT and len(files) <= MAX_FILES:
             return [{"content": text, "files": files}]
         # Many divisions: the podiums go in embeds, paged within Discord's limits, the files with the last.

@@ -1,8 +1,9 @@
 """The scheduler's steps of a tournament: the timed start, check-in opening, ``remind`` (halfway through check-in,
 a reminder owed to each entrant not checked in), ``notices`` (the check-in reminders and drop notices owed, sent),
 ``advance`` (pair and store the next round, or finish), ``play:N`` (open a round's games), ``posts`` (deliver what
-the channel is owed) and ``deadline:N`` (adjudicate what still runs when the round's time is up); and, after a
-restart, each running tournament reconciled (what was owed made due again).
+the channel is owed), ``deadline:N`` (adjudicate what still runs when the round's time is up) and ``dispute:ID``
+(tell the organisers of a disputed result); and, after a restart, each running tournament reconciled (what was
+owed made due again).
 
 The flow lives in the store's rows and the scheduler's due rows, so a restart at any moment picks it up. A game's
 end records its pairing's result in the same transaction, and the round's last result makes ``advance`` fall due.
@@ -25,6 +26,7 @@ from bot.tournaments import TournamentError
 from cogs._delivery import RETRY_DELAYS, announce
 from cogs._send import CANNOT_DM
 from cogs.tournament import words
+from cogs.tournament.disputes import Disputing
 from cogs.tournament.opening import Opening
 from cogs.tournament.posts import Post, Posts
 from cogs.tournament.signup import SignUp
@@ -32,7 +34,7 @@ from cogs.tournament.signup import SignUp
 log = logging.getLogger(__name__)
 
 
-class Steps(SignUp, Posts, Opening):
+class Steps(SignUp, Posts, Opening, Disputing):
     """What the scheduler runs for a tournament (its ``tournament`` handler is ``on_due``)."""
 
     async def on_due(self, row: DueRow) -> None:
@@ -56,6 +58,10 @@ class Steps(SignUp, Posts, Opening):
             self.bot.spawn(self.deliver_posts(tournament_id, row), name=f"tournament-{tournament_id}-posts")
         elif key == "deadline":
             await self.round_deadline(tournament_id, int(arg), row.id)
+        elif key == "dispute":
+            self.bot.spawn(
+                self.deliver_dispute(tournament_id, int(arg), row), name=f"tournament-{tournament_id}-dispute"
+            )
         else:
             log.error("Unknown tournament step %r", row.key)
             await self.bot.store.drop_due(row.id)
