@@ -134,9 +134,12 @@ async def test_every_way_a_game_ends_writes_its_pairings_result_in_the_same_tran
     assert not await advance_due(db_path, t.id), "one game still runs"
     clock.advance(hours=5)
     assert await store.flag(flagged.id) is not None
+    assert (await store.get_game(flagged.id)).termination == "no-show", "1006's first-move window (a day) passed"
     assert await result_of(store, t.id, flagged.id) == "+-", "a no-show: a forfeit, not a game"
     entrants = {e.user_id: e for e in await store.entrants(t.id)}
-    assert entrants[1006].left_round == 2 and entrants[1005].left_round is None
+    assert entrants[1006].absent and entrants[1006].absent_notice, "paused, and owed a private notice"
+    assert entrants[1006].left_round is None, "a no-show is not a withdrawal"
+    assert not entrants[1005].absent and entrants[1005].left_round is None
     assert await advance_due(db_path, t.id), "the round's last result makes the next step fall due"
 
 
@@ -186,7 +189,9 @@ async def test_a_rated_tournament_rates_its_games_but_not_a_no_show(store: Store
     clock.advance(days=1, minutes=1)
     await store.flag(absent.id)
     assert await store.rating_changes(absent.id) == []
-    assert await result_of(store, t.id, absent.id) == "-+"
+    assert await result_of(store, t.id, absent.id) == "--", "neither moved: a double no-show, both lose"
+    entrants = {e.user_id: e for e in await store.entrants(t.id)}
+    assert entrants[CAROL].absent and entrants[DAVE].absent
     # The rebuild rates what the games rated as they ended: the played game, not the no-show.
     assert await store.rebuild_ratings() == 1
     assert await store.rating_changes(absent.id) == [] and len(await store.rating_changes(played.id)) == 4
