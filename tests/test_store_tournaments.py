@@ -487,3 +487,49 @@ async def test_a_restart_takes_back_at_once_the_steps_its_earlier_run_held_and_l
         assert await restarted.release_claims("shards 0/2") == 0, "its own run's claims stay"
     finally:
         await restarted.close()
+
+
+async def test_a_no_show_pauses_the_player_for_the_next_round_until_they_rejoin(store: Store, clock: Clock) -> None:
+    from bot.tournament_flow import plan_next
+
+    t = await tournament(store, (ALICE, BOB, CAROL, DAVE, 1005, 1006), rounds=3)
+    played, missed, third = await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE), (1005, 1006)))
+    await store.resign(played.id, BOB)
+    await store.resign(third.id, 1006)
+    move = str(veloop.Game.new(5, "alternating").position.legal_moves()[0])
+    await store.play(missed.id, CAROL, move)
+    with pytest.raises(UserError) as refused:
+        await store.rejoin_tournament(t.id, DAVE)
+    assert refused.value.key == "tournament.refusal.not_absent", "not absent yet: nothing to rejoin"
+    clock.advance(days=1, minutes=1)
+    assert await store.flag(missed.id) is not None
+    snap = await store.snapshot(t.id)
+    nxt = plan_next(snap)
+    assert isinstance(nxt, RoundPlan)
+    assert (2, DAVE, "zero") in nxt.byes, "paused: an absence instead of a game"
+    assert all(DAVE not in (w, b) for w, b, _, _ in nxt.games)
+    with pytest.raises(UserError) as refused:
+        await store.rejoin_tournament(t.id, CAROL)
+    assert refused.value.key == "tournament.refusal.not_absent", "Carol came: she is not paused"
+    await store.rejoin_tournament(t.id, DAVE)
+    entrant = next(e for e in await store.entrants(t.id) if e.user_id == DAVE)
+    assert not entrant.absent and not entrant.absent_notice and entrant.left_round is None
+    again = plan_next(await store.snapshot(t.id))
+    assert isinstance(again, RoundPlan) and any(DAVE in (w, b) for w, b, _, _ in again.games), "back in the pairings"
+    assert ("rejoin", str(DAVE)) in [(a, d) for _, _, a, d in await store.tournament_log(t.id)]
+
+
+async def test_a_pairings_direct_messages_are_owed_from_its_intro_until_sent(store: Store) -> None:
+    t = await tournament(store, rounds=1)
+    await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+    first, second = (await store.snapshot(t.id)).round_pairings(1)
+    assert not first.dms_owed
+    await store.intro_posted(first.id)
+    assert (await store.pairing(first.id)).dms_owed, "owed from the intro on"
+    await store.intro_posted(second.id)
+    await store.pairing_dms_sent(second.id)
+    assert not await store.finish_opening(t.id, 1, None), "the round's opening waits for the owed messages"
+    await store.pairing_dms_sent(first.id)
+    await store.intro_posted(first.id)  # said twice (a retry): owes nothing again
+    assert not (await store.pairing(first.id)).dms_owed
+    assert await store.finish_opening(t.id, 1, None)
