@@ -92,8 +92,8 @@ class Outcome:
 
     The rules see claims, confinement and passes; a resignation, a time forfeit, an adjudication
     or a cancellation is decided outside the board and recorded the same way. A game outside a
-    tournament that ends (by resignation or time) before both players have played is aborted: no
-    winner, no result.
+    tournament that ends by resignation before both players have played is aborted, and one where a
+    side missed its first-move window is a no-show: no winner, no result.
     """
 
     winner: Colour | None
@@ -174,7 +174,8 @@ class GameState(Protocol):
     def both_have_played(self) -> bool:
         """Whether each seat has taken at least one turn of its own (a setup, the pie choice, a move, a pass).
 
-        A game outside a tournament that ends by resignation or time before this holds is aborted, not rated.
+        A game outside a tournament that ends by resignation before this holds is aborted, not rated; the side to
+        act before this holds is on its first turn (its first-move window runs, not its clock).
         """
         ...
 
