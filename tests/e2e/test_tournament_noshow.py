@@ -8,11 +8,14 @@ import re
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from bot.client import VeletasBot
 from bot.rules.veloop import Game
+from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
-from e2e.conftest import ManualClock
+from e2e.conftest import Factory, ManualClock
 from e2e.table import pinged
 from e2e.tourney import boards, byes, finished, players, posts_with, resign_in, round_open
 
@@ -170,3 +173,58 @@ async def test_a_paused_player_who_chose_direct_messages_is_told_there_with_the_
     assert not [m for m in sandbox.messages(sandbox.channel_id) if m.buttons and "Rejoin" in m.content], (
         "told by direct message only"
     )
+
+
+@pytest.mark.slow
+async def test_a_pairings_direct_message_owed_at_a_restart_is_sent_once(
+    sandbox: FakeDiscord,
+    sandbox_runner: BotRunner,
+    factory: Factory,
+    alice: Member,
+    bob: Member,
+    db_path: Path,
+) -> None:
+    """The bot stopped between a game's intro and the direct message it owed: the next run sends it, once."""
+    bot = await sandbox_runner.start(factory, sync=False)
+    assert isinstance(bot, VeletasBot)
+    await sandbox.grant(alice, "manage_guild")
+    await sandbox.user(bob).slash("player", "notify", how="dm")
+    announcement = await sandbox.user(alice).slash(
+        "tournament", "create", name="Post", game="veloop", format="swiss", rounds=1, time="1d", settings="5"
+    )
+    for member in (alice, bob):
+        await sandbox.user(member).click(announcement, "Join")
+    await sandbox.user(alice).slash("tournament", "start")
+    [pairing] = await round_open(sandbox, db_path, 1, 1)
+    assert pairing.thread_id is not None
+
+    def told() -> list[str]:
+        return [m.content for m in sandbox.direct_messages(bob) if m.content.startswith("Your game in round 1")]
+
+    await sandbox.wait_until(lambda: len(told()) == 1, what="Bob's direct message")
+    assert "of **Post** is ready: https://discord.com/channels/" in told()[0]
+
+    def opening_due() -> bool:
+        with sqlite3.connect(db_path) as db:
+            return bool(db.execute("SELECT 1 FROM due WHERE key = 'play:1'").fetchall())
+
+    await sandbox.wait_until(lambda: not opening_due(), what="the round's opening done")
+    await sandbox_runner.stop()
+    with sqlite3.connect(db_path) as db:  # as if the process had died after the intro, before the message
+        db.execute("UPDATE tournament_pairings SET dms_owed = 1 WHERE id = ?", (pairing.pairing_id,))
+    bot = await sandbox_runner.start(factory, sync=False)
+    assert isinstance(bot, VeletasBot)
+    await sandbox.wait_until(lambda: len(told()) == 2, what="the owed message sent after the restart")
+
+    def owed() -> bool:
+        with sqlite3.connect(db_path) as db:
+            row = db.execute("SELECT dms_owed FROM tournament_pairings WHERE id = ?", (pairing.pairing_id,)).fetchone()
+        return bool(row[0])
+
+    await sandbox.wait_until(lambda: not owed(), what="the message marked sent")
+    assert len([m for m in sandbox.messages(pairing.thread_id) if m.embeds]) == 1, "the game is not introduced twice"
+    bot = await sandbox_runner.restart(factory, sync=False)
+    assert isinstance(bot, VeletasBot) and bot.scheduler is not None
+    await sandbox.wait_until(lambda: bot.scheduler is not None and bot.scheduler._last_alive > 0)
+    await bot.scheduler.run_due()
+    assert len(told()) == 2, "nothing owed: not sent again"
