@@ -10,7 +10,9 @@ Three families, as the communities that play these games by correspondence and l
 - **none** (casual): no clock is shown, but a server's inactivity limit still ends a game nobody
   plays; it behaves as days per move with that limit.
 
-Every turn of a game runs on the clock, setup and the pie choice included. Times are seconds since
+Every turn of a game runs on the clock, setup and the pie choice included, except each side's first turn:
+a side's time does not run before its first turn, which it must make within a first-move window instead
+(``TimeControl.first_move_window``); a side that misses it is a no-show. Times are seconds since
 the epoch (floats); a ``Clock`` knows whose time runs since when, so the deadline of the player to
 act is a number the scheduler can index, and downtime of the bot can be given back to everybody
 with ``Clock.paused_for``.
@@ -36,6 +38,10 @@ MAX_DAYS_PER_MOVE: Final = 30
 MAX_FISCHER_START: Final = 60 * DAY
 LIVE_LIMIT: Final = 3 * HOUR
 """A Fischer bank up to this size is a live game (minutes and seconds); above it, correspondence (hours)."""
+LIVE_WINDOW: Final = (30.0, 3 * MINUTE)
+"""A live game's first-move window: a quarter of its expected length, within these bounds (seconds)."""
+CORRESPONDENCE_WINDOW: Final = (DAY, 3 * DAY)
+"""A correspondence game's first-move window: a third of a turn's allowance, within these bounds (seconds)."""
 
 
 class TimeControlError(ValueError):
@@ -143,6 +149,21 @@ class TimeControl:
         cap = f" (at most {_number(self.cap / HOUR)} h)" if self.cap is not None else ""
         return f"{_number(self.start / HOUR)} h + {_number(self.increment / HOUR)} h{cap}"
 
+    @property
+    def first_move_window(self) -> float:
+        """How long each side has for its first turn, in whole seconds, before it is a no-show.
+
+        Live (Fischer up to 3 hours): a quarter of the game's expected length (the bank and 40 increments),
+        at least 30 seconds and at most 3 minutes (``1+0``: 30 s, ``5+3``: 105 s, ``15+10``: 3 min).
+        Correspondence (days per move, a Fischer bank in hours, no clock): a third of a turn's allowance, at
+        least a day and at most three (``1d`` and ``3d``: 1 day, ``7d``: 2 days 8 hours, none: 3 days).
+        """
+        if self.is_live:
+            low, high = LIVE_WINDOW
+            return float(round(min(high, max(low, (self.start + 40 * self.increment) / 4))))
+        low, high = CORRESPONDENCE_WINDOW
+        return float(round(min(high, max(low, self.start / 3))))
+
     def new_clock(self) -> Clock:
         """Both banks full, nobody's time running yet (the game starts it with ``Clock.started``)."""
         return Clock(self, self.start, self.start, None, None)
@@ -157,7 +178,9 @@ class Clock:
     """Both seats' time left, and whose time runs since when. Immutable: every change returns a new Clock.
 
     ``first`` and ``second`` are the seconds left in each bank at the moment the running seat's
-    time started (for days per move: the allowance of the current turn).
+    time started (for days per move: the allowance of the current turn). ``window`` is set while the
+    running seat has not made its first turn: its bank does not run, and it must act within ``window``
+    seconds of ``since`` (``TimeControl.first_move_window``); it is not stored, the game's ply says it.
     """
 
     control: TimeControl
@@ -165,19 +188,36 @@ class Clock:
     second: float
     running: Seat | None
     since: float | None
+    window: float | None = None
 
     def left(self, seat: Seat, now: float) -> float:
         """Seconds ``seat`` has left at ``now`` (negative once flagged)."""
         bank = self.first if seat == "first" else self.second
-        if self.running == seat and self.since is not None:
+        if self.running == seat and self.since is not None and self.window is None:
             return bank - max(0.0, now - self.since)
         return bank
 
     def deadline(self) -> float | None:
-        """When the running seat's time runs out; None when no time runs (not started, or over)."""
+        """When the running seat's time (or first-move window) runs out; None when no time runs (not started, over)."""
         if self.running is None or self.since is None:
             return None
+        if self.window is not None:
+            return self.since + self.window
         return self.since + (self.first if self.running == "first" else self.second)
+
+    @property
+    def awaiting_first_turn(self) -> bool:
+        """Whether the running seat has yet to make its first turn (its first-move window runs, not its bank)."""
+        return self.window is not None and self.running is not None
+
+    def window_left(self, now: float) -> float | None:
+        """Seconds left of the running seat's first-move window at ``now``; None when no window runs."""
+        deadline = self.deadline()
+        return None if deadline is None or self.window is None else deadline - now
+
+    def in_window(self, window: float | None) -> Clock:
+        """The same clock with the running seat on its first turn (``window`` seconds from ``since``), or off it."""
+        return replace(self, window=window)
 
     def flagged(self, now: float) -> Seat | None:
         """The seat whose time has run out at ``now``, if any."""
@@ -185,23 +225,33 @@ class Clock:
         return self.running if deadline is not None and now >= deadline else None
 
     def started(self, seat: Seat, now: float) -> Clock:
-        """The clock with ``seat``'s time running from ``now`` (the game's first turn)."""
-        return replace(self, running=seat, since=now)
+        """The clock with ``seat``'s time running from ``now``, its bank running."""
+        return replace(self, running=seat, since=now, window=None)
 
-    def after_turn(self, seat: Seat, now: float, *, next_seat: Seat | None = None) -> Clock:
+    def opened(self, seat: Seat, now: float) -> Clock:
+        """The clock of a game that starts at ``now`` with ``seat`` to act: its first-move window runs."""
+        return replace(self, running=seat, since=now, window=self.control.first_move_window)
+
+    def after_turn(
+        self, seat: Seat, now: float, *, next_seat: Seat | None = None, first_turn_next: bool = False
+    ) -> Clock:
         """The clock after ``seat`` played at ``now``: its time charged, the increment added, the next seat's running.
 
         ``next_seat`` is who acts next: the other seat by default, the same seat in Veloop's double
         turns (its increment then comes once per ply, as the turn's own plies are moves). A game that
         ended with this turn calls ``stopped`` instead. A turn played after the deadline is the
-        caller's to refuse: here the bank simply goes negative.
+        caller's to refuse: here the bank simply goes negative. A first turn (in its window) costs nothing
+        and earns nothing: the bank is as full after it as before. ``first_turn_next`` says the next seat
+        has not played yet, so its first-move window starts now.
         """
         if self.running != seat:
             raise ValueError(f"it is not {seat}'s time that runs")
-        spent = 0.0 if self.since is None else max(0.0, now - self.since)
+        spent = 0.0 if self.since is None or self.window is not None else max(0.0, now - self.since)
         control = self.control
         bank = (self.first if seat == "first" else self.second) - spent
-        if control.family == "fischer":
+        if self.window is not None:
+            pass  # the first turn: the bank stays whole
+        elif control.family == "fischer":
             bank += control.increment
             if control.cap is not None:
                 bank = min(bank, control.cap)
@@ -215,7 +265,7 @@ class Clock:
                 first = control.start
             else:
                 second = control.start
-        return Clock(control, first, second, following, now)
+        return Clock(control, first, second, following, now, control.first_move_window if first_turn_next else None)
 
     def stopped(self, now: float) -> Clock:
         """The clock at the end of the game: the running seat's time charged up to ``now``, nothing running."""

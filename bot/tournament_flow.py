@@ -205,7 +205,10 @@ def plan_next(snap: TournamentSnapshot) -> RoundPlan | Finished | None:
     active = [p for p in t.players if p.active_in(number)]
     if not active:
         return Finished()
-    rnd = next_round(t)
+    # Players a no-show paused sit this round out, absent (0 points), until they rejoin (as Lichess's Swiss does).
+    paused = {e.user_id for e in snap.players if e.absent and e.left_round is None}
+    absent: dict[int, ByeKind] = {p.id: "zero" for p in active if p.id in paused}
+    rnd = next_round(t, absent)
     late_byes = tuple(
         (r.number, b.player, b.kind) for r in t.rounds for b in r.byes if (b.player, r.number) not in before
     )

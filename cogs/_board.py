@@ -107,6 +107,10 @@ def turn_text(bot: VeletasBot, info: GameInfo, w: Words) -> tuple[str, int | Non
         result = result_text(w, info)
         if info.aborted:
             return w(f"board.aborted_{aborted_how(info)}", who=mention(info.aborted_by)), None
+        if info.no_show:
+            if info.aborted_by is None:
+                return w("board.no_show_both"), None
+            return w("board.no_show", who=mention(info.aborted_by)), None
         if outcome is not None and outcome.is_draw:
             return w("board.drawn", result=result).strip(), None
         if info.winner_id is None:
@@ -148,6 +152,14 @@ def ending_text(w: Words, info: GameInfo, names: Mapping[str, str] | None = None
         colour = info.colour_of_seat(seat) if seat is not None else None
         who = (named.get(colour) if colour else None) or (named.get(seat) if seat else None) or colour_word(w, colour)
         return w(f"board.header_aborted_{aborted_how(info)}", who=who)
+    if outcome.termination == "no-show":
+        absent = info.aborted_by
+        if absent is None:
+            return w("board.header_no_show_both")
+        seat = info.seat_of_user(absent)
+        colour = info.colour_of_seat(seat) if seat is not None else None
+        who = (named.get(colour) if colour else None) or (named.get(seat) if seat else None) or colour_word(w, colour)
+        return w("board.header_no_show", who=who)
     result = result_text(w, info)
     if outcome.winner is None:
         return w("board.header_drawn", result=result) if result else w("result.drawn")

@@ -122,7 +122,14 @@ def clock_text(w: Words, info: GameInfo, now: float) -> str | None:
             parts.append(f"{who} {format_left(w, clock.left(seat, now))}")
     deadline = clock.deadline()
     line = " · ".join(parts)
-    if deadline is not None and info.status == "active":
+    if deadline is not None and info.status == "active" and clock.awaiting_first_turn and clock.running is not None:
+        # Before a side's first turn its clock waits: it has its first-move window, and missing it is a no-show.
+        user = info.user_for_seat(clock.running)
+        who = f"<@{user}>" if user is not None else w(f"clock.{info.colour_of_seat(clock.running) or clock.running}")
+        window = span_words(w, clock.window or 0.0)
+        first = w("clock.first_move", who=who, window=window, when=f"<t:{int(deadline)}:R>")
+        line = f"{line}\n{first}" if line else first
+    elif deadline is not None and info.status == "active":
         user = info.user_for_seat(clock.running) if clock.running else None
         when = f"<t:{int(deadline)}:R>"
         if control.family == "none":

@@ -62,19 +62,23 @@ def pool_settings(text: str) -> dict[str, str]:
 
 
 def outcome_for(info: GameInfo, user: int) -> str:
-    """``won``, ``lost``, ``drawn``, ``cancelled`` or ``aborted``: how a finished game went for one of its players."""
+    """``won``, ``lost``, ``drawn``, ``cancelled``, ``aborted`` or ``no_show``: how a finished game went for one of its
+    players."""
     if info.status == "cancelled":
         return "cancelled"
     if info.aborted:
         return "aborted"
+    if info.no_show:
+        return "no_show"
     if info.winner_id is None:
         return "drawn"
     return "won" if info.winner_id == user else "lost"
 
 
 def streak_text(w: Words, games: list[GameInfo], user: int) -> str:
-    """The current run of results (``3 wins in a row``), from the latest game back; aborted games do not count."""
-    results = [outcome_for(info, user) for info in games if info.status == "finished" and not info.aborted]
+    """The current run of results (``3 wins in a row``), from the latest game back; aborted games and no-shows do
+    not count."""
+    results = [outcome_for(info, user) for info in games if info.status == "finished" and not info.counts_for_nothing]
     if not results:
         return w("play.no_finished_game")
     run = 0

@@ -188,12 +188,15 @@ async def respond_update(interaction: discord.Interaction[Any], work: Awaitable[
 CANNOT_DM = 50007  # Discord's code when a user does not accept direct messages from the bot
 
 
-async def direct_message(bot: VeletasBot, user_id: int, text: str) -> bool:
-    """Send a direct message; True if it went. A refusal is remembered, so it is not tried again
-    until the player chooses direct messages anew (``/player notify``)."""
+async def direct_message(bot: VeletasBot, user_id: int, text: str, *, view: discord.ui.View | None = None) -> bool:
+    """Send a direct message (with ``view``'s buttons, if given); True if it went. A refusal is remembered, so it is
+    not tried again until the player chooses direct messages anew (``/player notify``)."""
     try:
         user = bot.get_user(user_id) or await bot.fetch_user(user_id)
-        await user.send(text, allowed_mentions=discord.AllowedMentions.none())
+        if view is None:
+            await user.send(text, allowed_mentions=discord.AllowedMentions.none())
+        else:
+            await user.send(text, view=view, allowed_mentions=discord.AllowedMentions.none())
     except discord.Forbidden as exc:
         if exc.code == CANNOT_DM:
             log.info("User %d does not take direct messages; not trying again", user_id)

@@ -133,3 +133,25 @@ def test_the_clock_refuses_to_charge_a_seat_whose_time_does_not_run() -> None:
     clock = Clock(TimeControl.parse("1d"), DAY, DAY, "first", 0.0)
     with pytest.raises(ValueError, match="not second's time"):
         clock.after_turn("second", 5.0)
+
+
+def test_the_first_move_window_scales_with_the_time_control() -> None:
+    windows = {text: TimeControl.parse(text).first_move_window for text in ("1+0", "3+2", "5+3", "15+10", "60+30")}
+    assert windows == {"1+0": 30.0, "3+2": 65.0, "5+3": 105.0, "15+10": 180.0, "60+30": 180.0}
+    days = {text: TimeControl.parse(text).first_move_window for text in ("1d", "3d", "7d", "30d", "48h+12h/96h")}
+    assert days == {"1d": DAY, "3d": DAY, "7d": 2 * DAY + 8 * HOUR, "30d": 3 * DAY, "48h+12h/96h": DAY}
+    assert TimeControl.none(14).first_move_window == 3 * DAY
+
+
+def test_a_first_turn_runs_on_its_window_and_leaves_the_bank_whole() -> None:
+    control = TimeControl.parse("1+0")
+    clock = control.new_clock().opened("first", 100.0)
+    assert clock.awaiting_first_turn and clock.deadline() == 130.0 and clock.flagged(129.9) is None
+    assert clock.left("first", 125.0) == 60.0 and clock.window_left(125.0) == 5.0
+    assert clock.flagged(130.0) == "first"
+    second = clock.after_turn("first", 125.0, first_turn_next=True)
+    assert (second.first, second.second) == (60.0, 60.0), "no time charged"
+    assert second.running == "second" and second.deadline() == 155.0
+    running = second.after_turn("second", 150.0)
+    assert not running.awaiting_first_turn and running.deadline() == 210.0, "Black's whole minute from now"
+    assert running.after_turn("first", 170.0).first == 60.0 - 20.0

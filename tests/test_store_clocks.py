@@ -65,16 +65,23 @@ async def test_accepting_starts_the_clock_and_schedules_the_deadline_and_reminde
     start = clock.now.timestamp()
     assert info.clock is not None and info.clock.running == "first" and info.clock.since == start
     assert info.time_control == TimeControl.days(2)
-    # Black has two days; reminders at 24 h and at 1 h left, then the deadline itself.
+    # Black's first move is due within its window (a day), a reminder an hour before; its two days wait.
+    assert info.clock.awaiting_first_turn and info.clock.left("first", start + DAY - 1) == 2 * DAY
     assert due_rows(db_path) == [
-        ("reminder", info.id, str(int(24 * HOUR)), start + DAY),
-        ("reminder", info.id, str(int(HOUR)), start + 2 * DAY - HOUR),
-        ("deadline", info.id, "", start + 2 * DAY),
+        ("reminder", info.id, str(int(HOUR)), start + DAY - HOUR),
+        ("deadline", info.id, "", start + DAY),
+    ]
+    opened = await veloop_game(store, TimeControl.days(2), channel=CHANNEL + 1, opened=True)
+    # Once both have moved, Black has two days; reminders at 24 h and at 1 h left, then the deadline itself.
+    assert [r for r in due_rows(db_path) if r[1] == opened.id] == [
+        ("reminder", opened.id, str(int(24 * HOUR)), start + DAY),
+        ("reminder", opened.id, str(int(HOUR)), start + 2 * DAY - HOUR),
+        ("deadline", opened.id, "", start + 2 * DAY),
     ]
 
 
 async def test_a_move_charges_the_mover_and_hands_the_clock_over(store: Store, db_path: Path, clock: Clock) -> None:
-    info = await veloop_game(store, TimeControl.parse("5+3"))
+    info = await veloop_game(store, TimeControl.parse("5+3"), opened=True)
     clock.advance(seconds=10)
     moved = await store.play(info.id, ALICE, move(info))
     assert moved.clock is not None
@@ -134,7 +141,7 @@ async def test_a_stale_deadline_row_is_dropped_and_the_newer_one_stands(
 
 
 async def test_undo_gives_the_turn_back_with_both_clocks_as_they_were(store: Store, clock: Clock) -> None:
-    info = await veloop_game(store, TimeControl.parse("10+0"))
+    info = await veloop_game(store, TimeControl.parse("10+0"), opened=True)
     clock.advance(seconds=30)
     moved = await store.play(info.id, ALICE, move(info))
     asked = await store.request_undo(moved.id, ALICE)
@@ -149,7 +156,7 @@ async def test_undo_gives_the_turn_back_with_both_clocks_as_they_were(store: Sto
 
 async def test_take_backs_keep_no_increment(store: Store, clock: Clock) -> None:
     """Five take-backs under 1+10, each move after 7 s: the increments go with the moves, the 35 s stay spent."""
-    info = await veloop_game(store, TimeControl.parse("1+10"))
+    info = await veloop_game(store, TimeControl.parse("1+10"), opened=True)
     for _ in range(5):
         clock.advance(seconds=7)
         moved = await store.play(info.id, ALICE, move(info))
@@ -157,7 +164,7 @@ async def test_take_backs_keep_no_increment(store: Store, clock: Clock) -> None:
         asked = await store.request_undo(moved.id, ALICE)
         clock.advance(seconds=4)
         info = await store.answer_undo(asked.id, BOB, True)
-    assert info.clock is not None and info.ply == 0
+    assert info.clock is not None and info.ply == 2
     assert (info.clock.first, info.clock.second) == (60.0 - 35.0, 60.0)
     assert info.clock.deadline() == clock.now.timestamp() + 25.0
 
@@ -217,13 +224,15 @@ async def test_a_take_back_against_the_ai_restores_the_clocks_and_is_refused_aft
         ai_level=1,
     )
     info = await store.accept_challenge(created.id, CAROL, channel_id=CHANNEL)
+    # Each side's first move is free (made within its window): the clocks start with the second.
+    info = await store.play(info.id, CAROL, move(await store.play(info.id, ALICE, move(info))))
     clock.advance(seconds=20)
     mine = await store.play(info.id, ALICE, move(info))
     clock.advance(seconds=3)
     reply = await store.play(info.id, CAROL, move(mine))
     clock.advance(seconds=9)
     undone = await store.take_back_against_ai(reply.id, ALICE, CAROL)
-    assert undone.ply == 0 and undone.clock is not None
+    assert undone.ply == 2 and undone.clock is not None
     assert (undone.clock.first, undone.clock.second, undone.clock.running) == (100.0, 120.0, "first")
     mine = await store.play(info.id, ALICE, move(undone))
     reply = await store.play(info.id, CAROL, move(mine))
@@ -285,7 +294,7 @@ async def test_claimed_rows_wait_for_their_lease_and_the_plan_uses_the_index(
 
 
 async def test_a_reminder_is_taken_once(store: Store, clock: Clock) -> None:
-    info = await veloop_game(store, TimeControl.days(2))
+    info = await veloop_game(store, TimeControl.days(2), opened=True)
     clock.advance(days=1, seconds=1)
     rows = await store.claim_due(clock.now.timestamp(), lease=30, limit=10)
     [reminder] = [r for r in rows if r.kind == "reminder"]

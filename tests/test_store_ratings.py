@@ -274,21 +274,21 @@ async def test_games_rated_before_the_commit_order_was_kept_are_numbered_by_end_
     assert numbered == {1: 2, 2: None, 3: 1, 4: 3}
 
 
-async def test_a_game_ended_before_both_players_moved_is_aborted_and_rates_nobody(
+async def test_a_game_ended_before_both_players_moved_is_a_no_show_or_aborted_and_rates_nobody(
     store: Store, db_path: Path, clock: Clock
 ) -> None:
     rated = await game(store, ALICE, BOB, channel=CHANNEL)  # decided: both have moved
     await store.resign(rated.id, BOB)
     before = ratings_rows(db_path)
-    # A time loss before the second player's first move: aborted, no winner, no rating change.
+    # The second player's first-move window passes: a no-show, no winner, no rating change.
     info = await live_game(store, CHANNEL + 1)
     info = await store.play(info.id, ALICE, str(info.state.position.legal_moves()[0]))
     clock.advance(minutes=2)
     flagged = await store.flag(info.id)
-    assert flagged is not None and flagged.status == "finished" and flagged.aborted
-    assert flagged.termination == "aborted" and flagged.winner_id is None
-    assert (flagged.aborted_by, flagged.aborted_how) == (BOB, "time forfeit")
-    assert flagged.result == "Aborted: white's time ran out before both players had moved"
+    assert flagged is not None and flagged.status == "finished" and flagged.no_show and not flagged.aborted
+    assert flagged.termination == "no-show" and flagged.winner_id is None
+    assert (flagged.aborted_by, flagged.aborted_how) == (BOB, None)
+    assert flagged.result == "No-show: white did not make a first move in time"
     outcome = flagged.outcome
     assert outcome is not None and outcome.winner is None and not outcome.is_draw and outcome.result_token == "*"
     assert await store.get_game(info.id) == flagged
@@ -298,8 +298,8 @@ async def test_a_game_ended_before_both_players_moved_is_aborted_and_rates_nobod
     assert (resigned.aborted_by, resigned.aborted_how) == (BOB, "resignation")
     for ended in (flagged, resigned):
         assert await store.rating_changes(ended.id) == []
-        assert (await store.get_game(ended.id)).aborted
-    assert ratings_rows(db_path) == before, "an aborted game changes no rating and no record"
+        assert (await store.get_game(ended.id)).counts_for_nothing
+    assert ratings_rows(db_path) == before, "a no-show or an aborted game changes no rating and no record"
     # The rebuild agrees: it rates the decided game only.
     assert await store.rebuild_ratings() == 1
     assert ratings_rows(db_path) == before

@@ -134,9 +134,12 @@ async def test_every_way_a_game_ends_writes_its_pairings_result_in_the_same_tran
     assert not await advance_due(db_path, t.id), "one game still runs"
     clock.advance(hours=5)
     assert await store.flag(flagged.id) is not None
+    assert (await store.get_game(flagged.id)).termination == "no-show", "1006's first-move window (a day) passed"
     assert await result_of(store, t.id, flagged.id) == "+-", "a no-show: a forfeit, not a game"
     entrants = {e.user_id: e for e in await store.entrants(t.id)}
-    assert entrants[1006].left_round == 2 and entrants[1005].left_round is None
+    assert entrants[1006].absent and entrants[1006].absent_notice, "paused, and owed a private notice"
+    assert entrants[1006].left_round is None, "a no-show is not a withdrawal"
+    assert not entrants[1005].absent and entrants[1005].left_round is None
     assert await advance_due(db_path, t.id), "the round's last result makes the next step fall due"
 
 
@@ -186,7 +189,9 @@ async def test_a_rated_tournament_rates_its_games_but_not_a_no_show(store: Store
     clock.advance(days=1, minutes=1)
     await store.flag(absent.id)
     assert await store.rating_changes(absent.id) == []
-    assert await result_of(store, t.id, absent.id) == "-+"
+    assert await result_of(store, t.id, absent.id) == "--", "neither moved: a double no-show, both lose"
+    entrants = {e.user_id: e for e in await store.entrants(t.id)}
+    assert entrants[CAROL].absent and entrants[DAVE].absent
     # The rebuild rates what the games rated as they ended: the played game, not the no-show.
     assert await store.rebuild_ratings() == 1
     assert await store.rating_changes(absent.id) == [] and len(await store.rating_changes(played.id)) == 4
@@ -610,3 +615,49 @@ async def test_a_reminder_falling_due_after_the_start_owes_nothing(store: Store,
     # A reminder step left over from before (a run that died holding it) owes nothing once the tournament runs.
     assert await store.owe_checkin_reminders(info.id, 0) == 0
     assert {n.kind for n in await store.owed_notices(info.id)} == {"dropped"}
+
+
+async def test_a_no_show_pauses_the_player_for_the_next_round_until_they_rejoin(store: Store, clock: Clock) -> None:
+    from bot.tournament_flow import plan_next
+
+    t = await tournament(store, (ALICE, BOB, CAROL, DAVE, 1005, 1006), rounds=3)
+    played, missed, third = await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE), (1005, 1006)))
+    await store.resign(played.id, BOB)
+    await store.resign(third.id, 1006)
+    move = str(veloop.Game.new(5, "alternating").position.legal_moves()[0])
+    await store.play(missed.id, CAROL, move)
+    with pytest.raises(UserError) as refused:
+        await store.rejoin_tournament(t.id, DAVE)
+    assert refused.value.key == "tournament.refusal.not_absent", "not absent yet: nothing to rejoin"
+    clock.advance(days=1, minutes=1)
+    assert await store.flag(missed.id) is not None
+    snap = await store.snapshot(t.id)
+    nxt = plan_next(snap)
+    assert isinstance(nxt, RoundPlan)
+    assert (2, DAVE, "zero") in nxt.byes, "paused: an absence instead of a game"
+    assert all(DAVE not in (w, b) for w, b, _, _ in nxt.games)
+    with pytest.raises(UserError) as refused:
+        await store.rejoin_tournament(t.id, CAROL)
+    assert refused.value.key == "tournament.refusal.not_absent", "Carol came: she is not paused"
+    await store.rejoin_tournament(t.id, DAVE)
+    entrant = next(e for e in await store.entrants(t.id) if e.user_id == DAVE)
+    assert not entrant.absent and not entrant.absent_notice and entrant.left_round is None
+    again = plan_next(await store.snapshot(t.id))
+    assert isinstance(again, RoundPlan) and any(DAVE in (w, b) for w, b, _, _ in again.games), "back in the pairings"
+    assert ("rejoin", str(DAVE)) in [(a, d) for _, _, a, d in await store.tournament_log(t.id)]
+
+
+async def test_a_pairings_direct_messages_are_owed_from_its_intro_until_sent(store: Store) -> None:
+    t = await tournament(store, rounds=1)
+    await open_games(store, t.id, plan(1, (ALICE, BOB), (CAROL, DAVE)))
+    first, second = (await store.snapshot(t.id)).round_pairings(1)
+    assert not first.dms_owed
+    await store.intro_posted(first.id)
+    assert (await store.pairing(first.id)).dms_owed, "owed from the intro on"
+    await store.intro_posted(second.id)
+    await store.pairing_dms_sent(second.id)
+    assert not await store.finish_opening(t.id, 1, None), "the round's opening waits for the owed messages"
+    await store.pairing_dms_sent(first.id)
+    await store.intro_posted(first.id)  # said twice (a retry): owes nothing again
+    assert not (await store.pairing(first.id)).dms_owed
+    assert await store.finish_opening(t.id, 1, None)

@@ -108,10 +108,11 @@ _HEADER_RE = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\
 _NUMBER_RE = re.compile(r"(\d+)\.+")
 
 
-# The Result header, as in PGN: 1-0 Black won, 0-1 White won, 1/2-1/2 drawn, * not over (or cancelled, or aborted).
+# The Result header, as in PGN: 1-0 Black won, 0-1 White won, 1/2-1/2 drawn, * not over (or cancelled, aborted, a
+# no-show).
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 # Ended off the board: the moves need not reach the result the record states.
-OFF_BOARD = ("resignation", "time forfeit", "adjudication", "cancelled", "aborted")
+OFF_BOARD = ("resignation", "time forfeit", "adjudication", "cancelled", "aborted", "no-show")
 _RESULT_TOKENS = frozenset(RESULTS)
 
 

@@ -25,7 +25,15 @@ Colour = Literal["black", "white"]
 Seat = Literal["first", "second"]
 Phase = Literal["setup", "pie", "play", "over"]
 Termination = Literal[
-    "claims", "confinement", "passes", "resignation", "time forfeit", "adjudication", "cancelled", "aborted"
+    "claims",
+    "confinement",
+    "passes",
+    "resignation",
+    "time forfeit",
+    "adjudication",
+    "cancelled",
+    "aborted",
+    "no-show",
 ]
 """How a game ended, in the words of a record's ``Termination`` header (NOTATION.md)."""
 
@@ -40,10 +48,13 @@ TERMINATIONS: Final[tuple[Termination, ...]] = (
     "adjudication",
     "cancelled",
     "aborted",
+    "no-show",
 )
 
-UNPLAYED: Final[tuple[Termination, ...]] = ("cancelled", "aborted")
-"""Endings without a result: nobody won, nobody drew (the record's ``Result`` is ``*``)."""
+UNPLAYED: Final[tuple[Termination, ...]] = ("cancelled", "aborted", "no-show")
+"""Endings without a result: nobody won, nobody drew (the record's ``Result`` is ``*``). A ``no-show`` is a game
+a side did not come to (its first turn not made within its first-move window): in a tournament its pairing
+records the forfeit, the game itself has no result."""
 
 
 def other_colour(colour: Colour) -> Colour:
@@ -81,8 +92,8 @@ class Outcome:
 
     The rules see claims, confinement and passes; a resignation, a time forfeit, an adjudication
     or a cancellation is decided outside the board and recorded the same way. A game outside a
-    tournament that ends (by resignation or time) before both players have played is aborted: no
-    winner, no result.
+    tournament that ends by resignation before both players have played is aborted, and one where a
+    side missed its first-move window is a no-show: no winner, no result.
     """
 
     winner: Colour | None
@@ -100,7 +111,7 @@ class Outcome:
 
     @property
     def result_token(self) -> str:
-        """The record's ``Result``: 1-0 Black won, 0-1 White won, 1/2-1/2 drawn, * cancelled or aborted."""
+        """The record's ``Result``: 1-0 Black won, 0-1 White won, 1/2-1/2 drawn, * cancelled, aborted or a no-show."""
         if self.winner == "black":
             return "1-0"
         if self.winner == "white":
@@ -163,7 +174,8 @@ class GameState(Protocol):
     def both_have_played(self) -> bool:
         """Whether each seat has taken at least one turn of its own (a setup, the pie choice, a move, a pass).
 
-        A game outside a tournament that ends by resignation or time before this holds is aborted, not rated.
+        A game outside a tournament that ends by resignation before this holds is aborted, not rated; the side to
+        act before this holds is on its first turn (its first-move window runs, not its clock).
         """
         ...
 

@@ -142,7 +142,7 @@ class Challenges(DueRows):
         now = self._now()
         # The clock starts with the game: the seat that acts first (the challenger, in both games) is on the move.
         first_seat = info.state.seat_to_act or "first"
-        clock = info.time_control.new_clock().started(first_seat, now)
+        clock = info.time_control.new_clock().opened(first_seat, now)
         try:
             async with self._transaction() as db:
                 rows = await db.execute_fetchall(

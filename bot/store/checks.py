@@ -34,6 +34,10 @@ def ending_phrase(info: GameInfo) -> Phrase | None:
     if outcome.termination == "aborted":
         how = "resigned" if info.aborted_how == "resignation" else "time"
         return Phrase(f"result.aborted_{how}", who=side_phrase(info, info.aborted_by))
+    if outcome.termination == "no-show":
+        if info.aborted_by is None:
+            return Phrase("result.no_show_both")
+        return Phrase("result.no_show", who=side_phrase(info, info.aborted_by))
     if outcome.termination in ("resignation", "time forfeit"):
         loser = next((p for p in info.participants if p != info.winner_id), None)
         who = side_phrase(info, loser)

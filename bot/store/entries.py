@@ -118,6 +118,23 @@ class Entries(Tournaments):
                 await self._log(db, tournament_id, actor_id, "remove", str(user_id))
         return entry
 
+    async def rejoin_tournament(self, tournament_id: int, user_id: int) -> TournamentInfo:
+        """An absent player (a no-show paused them) comes back: paired again from the next round to be paired.
+        Refused, changing nothing, for a member who is not absent in it or a tournament that is over."""
+        async with self._transaction() as db:
+            info = await self._tournament_in(db, tournament_id)
+            if not info.is_live:
+                raise UserError("tournament.refusal.over")
+            cursor = await db.execute(
+                "UPDATE tournament_players SET absent = 0, absent_notice = 0 "
+                "WHERE tournament_id = ? AND user_id = ? AND absent = 1 AND left_round IS NULL",
+                (tournament_id, user_id),
+            )
+            if cursor.rowcount != 1:
+                raise UserError("tournament.refusal.not_absent")
+            await self._log(db, tournament_id, user_id, "rejoin", str(user_id))
+        return info
+
     async def check_in(self, tournament_id: int, user_id: int) -> None:
         async with self._transaction() as db:
             info = await self._tournament_in(db, tournament_id)

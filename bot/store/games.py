@@ -28,7 +28,7 @@ from bot.db import Connection
 from bot.errors import InvalidMove, NotYourTurn, RaceLost, TimeIsUp
 from bot.ratings import RatedGame, pools_for
 from bot.rules import RecordError
-from bot.rules.protocol import GameState, IllegalMove, Outcome, Termination
+from bot.rules.protocol import GameState, IllegalMove, Outcome, Seat, Termination
 from bot.store.checks import (
     MOVED_ON_MESSAGE,
     RACE_MESSAGE,
@@ -171,18 +171,18 @@ class Games(Tournaments):
 
         Casual games and games against the AI change no rating; a draw counts half for each player. The
         changes land in the same transaction as the result, so a game never ends without them, nor they
-        without it. A tournament game lost on time by a player who never took a turn in it is a no-show: a
-        forfeit, which rates nobody. An aborted game (``_aborts``) rates nobody either.
+        without it. A no-show (a side missed its first-move window) rates nobody; in a tournament it is a forfeit.
+        An aborted game (``_aborts``) rates nobody either.
         """
         await db.execute("UPDATE games SET ended_at = ? WHERE id = ?", (now, before.id))
-        if await self._record_pairing(db, before, winner_id, termination) == "forfeit":
+        if await self._record_pairing(db, before, winner_id, termination) == "forfeit" or termination == "no-show":
             return
         # Whoever just played here is a member of the server (again).
         await db.execute(
             "DELETE FROM departed WHERE guild_id = ? AND user_id IN (?, ?)",
             (before.guild_id, before.challenger_id, before.opponent_id or 0),
         )
-        if not before.rated or before.is_ai_game or before.opponent_id is None or termination == "aborted":
+        if not before.rated or before.is_ai_game or before.opponent_id is None or termination in ("aborted", "no-show"):
             return
         # The commit order of rating updates, for the rebuild: this transaction holds the whole database's write lock.
         await db.execute(
@@ -303,6 +303,8 @@ class Games(Tournaments):
                     await db.execute("DELETE FROM due WHERE id = ? AND claimed_until IS NOT NULL", (due_id,))
             return None
         assert clock is not None
+        if clock.awaiting_first_turn:
+            return await self._no_show(info, loser, clock, now)
         colour = info.colour_of_seat(loser)
         who = colour.capitalize() if colour else f"The {loser} player"
         result = f"{who} lost on time"
@@ -319,6 +321,25 @@ class Games(Tournaments):
         if not await self._end_by_clock(info, winner_id, result, termination, stopped, now, aborted_by=aborted_by):
             return None
         return self._attach(finished(info, winner_id, result, termination, stopped, now, aborted_by, "time forfeit"))
+
+    async def _no_show(self, info: GameInfo, late: Seat, clock: Clock, now: float) -> GameInfo | None:
+        """End a game whose side to act let its first-move window pass: a no-show (no result, no rating, in no
+        record; a tournament scores it as a forfeit, ``_record_pairing``). At the first turn neither side has
+        played: a double no-show (against the AI, which always comes, only the member's); at the second, the
+        second seat did not come."""
+        absent: int | None = info.user_for_seat(late)
+        if info.ply == 0 and not info.is_ai_game:
+            absent = None
+        colour = info.colour_of_seat(late)
+        who = colour.capitalize() if colour else f"The {late} player"
+        if absent is None:
+            result = "Double no-show: neither player made a first move in time"
+        else:
+            result = f"No-show: {who[0].lower()}{who[1:]} did not make a first move in time"
+        stopped = clock.stopped(now)
+        if not await self._end_by_clock(info, None, result, "no-show", stopped, now, aborted_by=absent, how=None):
+            return None
+        return self._attach(finished(info, None, result, "no-show", stopped, now, absent, "no-show"))
 
     async def adjudicate(self, game_id: int) -> GameInfo | None:
         """End a game still running at its round's deadline by the clock: whoever has more time left wins (equal:
@@ -360,11 +381,13 @@ class Games(Tournaments):
         now: float,
         *,
         aborted_by: int | None = None,
+        how: Termination | None = "time forfeit",
     ) -> bool:
-        """End an active game the clock decided (lost on time, aborted on time, adjudicated at a round's deadline)
-        in one transaction with its consequences; False if the game changed since ``info`` was read."""
+        """End an active game the clock decided (lost on time, aborted on time, a no-show, adjudicated at a round's
+        deadline) in one transaction with its consequences; False if the game changed since ``info`` was read.
+        ``how`` is stored beside an aborted game's ``aborted_by`` (a no-show's has none)."""
         version = info.version + 1
-        how = None if aborted_by is None else "time forfeit"
+        how = None if aborted_by is None else how
         async with self._transaction() as db:
             cursor = await db.execute(
                 "UPDATE games SET status = 'finished', winner_id = ?, result = ?, termination = ?, "
@@ -444,7 +467,8 @@ def _clock_after(info: GameInfo, state: GameState, now: float) -> Clock | None:
         clock = replace(clock, running=mover, since=now)
     if state.outcome is not None:
         return clock.stopped(now)
-    return clock.after_turn(mover, now, next_seat=state.seat_to_act)
+    # The first two turns are each side's first: after the first, the second side's first-move window starts.
+    return clock.after_turn(mover, now, next_seat=state.seat_to_act, first_turn_next=info.ply + 1 < 2)
 
 
 def _finish(info: GameInfo, outcome: Outcome) -> tuple[int | None, str]:
@@ -465,7 +489,8 @@ def finished(
     how: Termination,
 ) -> GameInfo:
     """The snapshot of a game that has just ended (one version on), as the ending's transaction wrote it;
-    ``how`` names the ending an aborted game records (``aborted_by`` set), else it is not stored."""
+    ``how`` names the ending an aborted game records (``aborted_by`` set), else it is not stored (nor for a
+    no-show, whose ``aborted_by`` names the side that did not come)."""
     version = info.version + 1
     return replace(
         info,
@@ -474,7 +499,7 @@ def finished(
         result=result,
         termination=termination,
         aborted_by=aborted_by,
-        aborted_how=None if aborted_by is None else how,
+        aborted_how=None if aborted_by is None or how == "no-show" else how,
         clock=clock,
         ended_at=now,
         undo_requested_by=None,

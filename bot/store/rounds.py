@@ -136,9 +136,18 @@ class TournamentRounds(Tournaments):
         return pairing_from_row(rows[0])
 
     async def intro_posted(self, pairing_id: int) -> None:
-        """The pairing's game was introduced in its thread (with its first board, or after it)."""
+        """The pairing's game was introduced in its thread (with its first board, or after it); the direct messages
+        to its players who asked for them are owed from now on (``pairing_dms_sent``)."""
         async with self._transaction() as db:
-            await db.execute("UPDATE tournament_pairings SET intro_posted = 1 WHERE id = ?", (pairing_id,))
+            await db.execute(
+                "UPDATE tournament_pairings SET intro_posted = 1, dms_owed = 1 WHERE id = ? AND intro_posted = 0",
+                (pairing_id,),
+            )
+
+    async def pairing_dms_sent(self, pairing_id: int) -> None:
+        """The direct messages telling the pairing's players of its game are out (or nobody asked for one)."""
+        async with self._transaction() as db:
+            await db.execute("UPDATE tournament_pairings SET dms_owed = 0 WHERE id = ?", (pairing_id,))
 
     async def start_pairing_game(self, pairing_id: int) -> GameInfo:
         """The pairing's game, in its thread, with the tournament's settings: white is the first seat (in Veletas
@@ -161,7 +170,7 @@ class TournamentRounds(Tournaments):
                 control = parse_control(row["time_control"], row["inactivity_days"])
                 kind = find_game(row["game"])
                 first = kind.replay((), json.loads(row["settings"])).seat_to_act or "first"
-                clock = control.new_clock().started(first, now)
+                clock = control.new_clock().opened(first, now)
                 created = await db.execute_fetchall(
                     "INSERT INTO games (guild_id, channel_id, origin_channel_id, status, game, settings, place, "
                     "challenger_id, opponent_id, created_at, updated_at, time_control, inactivity_days, rated, "
@@ -198,7 +207,8 @@ class TournamentRounds(Tournaments):
         async with self._transaction() as db:
             missing = await db.execute_fetchall(
                 "SELECT 1 FROM tournament_pairings WHERE tournament_id = ? AND round = ? AND result IS NULL "
-                "AND (state NOT IN ('game', 'done') OR (state = 'game' AND intro_posted = 0)) LIMIT 1",
+                "AND (state NOT IN ('game', 'done') OR (state = 'game' AND (intro_posted = 0 OR dms_owed = 1))) "
+                "LIMIT 1",
                 (tournament_id, number),
             )
             if missing or not await self._holds(db, claim):
@@ -276,8 +286,9 @@ class TournamentRounds(Tournaments):
         async with self._transaction() as db:
             owed = await db.execute_fetchall(
                 "SELECT 1 FROM tournaments WHERE id = ? AND (start_owed = 1 OR end_owed = 1) UNION ALL "
-                "SELECT 1 FROM tournament_rounds WHERE tournament_id = ? AND announced = 0",
-                (tournament_id, tournament_id),
+                "SELECT 1 FROM tournament_rounds WHERE tournament_id = ? AND announced = 0 UNION ALL "
+                "SELECT 1 FROM tournament_players WHERE tournament_id = ? AND absent_notice = 1",
+                (tournament_id, tournament_id, tournament_id),
             )
             if not list(owed):
                 return
@@ -314,6 +325,14 @@ class TournamentRounds(Tournaments):
                     "UPDATE tournament_rounds SET announced = 1 WHERE tournament_id = ? AND number = ?",
                     (tournament_id, number),
                 )
+
+    async def absent_notice_sent(self, tournament_id: int, user_id: int) -> None:
+        """The private notice of a player's absence is out (by direct message or in the channel)."""
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE tournament_players SET absent_notice = 0 WHERE tournament_id = ? AND user_id = ?",
+                (tournament_id, user_id),
+            )
 
     async def finish_posts(self, claim: Claim) -> bool:
         """Nothing is owed any more: the ``posts`` step is done (unless something new was owed meanwhile, which made

@@ -103,11 +103,13 @@ def parse_control(text: str, inactivity_days: int) -> TimeControl:
 
 
 def clock_from_row(control: TimeControl, row: Row) -> Clock | None:
+    """The stored clock; while the side to act has not made its first turn (the first two turns are each side's
+    first, in every game), its first-move window runs instead of its bank."""
     if row["clock_first"] is None:
         return None
-    return Clock(
-        control, row["clock_first"], row["clock_second"], cast("Seat | None", row["clock_running"]), row["clock_since"]
-    )
+    running = cast("Seat | None", row["clock_running"])
+    window = control.first_move_window if running is not None and int(row["ply"]) < 2 else None
+    return Clock(control, row["clock_first"], row["clock_second"], running, row["clock_since"], window)
 
 
 def clock_values(clock: Clock | None) -> tuple[float | None, float | None, str | None, float | None]:
@@ -181,6 +183,8 @@ def entrant_from_row(row: Row) -> Entrant:
         row["left_round"],
         bool(row["checked_in"]),
         bool(row["late"]),
+        bool(row["absent"]),
+        bool(row["absent_notice"]),
     )
 
 
@@ -197,6 +201,7 @@ def pairing_from_row(row: Row) -> Pairing:
         row["thread_id"],
         row["game_id"],
         bool(row["intro_posted"]),
+        bool(row["dms_owed"]),
     )
 
 

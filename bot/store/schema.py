@@ -481,6 +481,28 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """,
         "CREATE INDEX tournament_disputes_open ON tournament_disputes (tournament_id) WHERE decided_at IS NULL",
     ),
+    (
+        # No-shows: a side that does not make its first turn within its first-move window ends the game with
+        # the Termination 'no-show' (no result, no rating; a tournament scores it as a forfeit). ``aborted_by``
+        # names the side that did not come (NULL: neither did). The termination column is widened the way the
+        # aborted games' migration did it; the list is written out whole so this step stands on its own.
+        "ALTER TABLE games ADD COLUMN termination_noshow TEXT CHECK (termination_noshow IS NULL OR "
+        "termination_noshow IN ('claims', 'confinement', 'passes', 'resignation', 'time forfeit', 'adjudication', "
+        "'cancelled', 'aborted', 'no-show'))",
+        "UPDATE games SET termination_noshow = termination",
+        "ALTER TABLE games DROP COLUMN termination",
+        "ALTER TABLE games RENAME COLUMN termination_noshow TO termination",
+    ),
+    (
+        # A tournament player who missed a game (a no-show) is absent: not paired in the next Swiss round (a
+        # zero-point absence) until they rejoin. ``absent_notice``: the private notice that says so is owed.
+        "ALTER TABLE tournament_players ADD COLUMN absent INTEGER NOT NULL DEFAULT 0 CHECK (absent IN (0, 1))",
+        "ALTER TABLE tournament_players ADD COLUMN absent_notice INTEGER NOT NULL DEFAULT 0 "
+        "CHECK (absent_notice IN (0, 1))",
+        # A pairing's players who asked for direct messages are told of its game by one, once: owed from the moment
+        # its intro (which calls both in the thread) is posted until the messages are out.
+        "ALTER TABLE tournament_pairings ADD COLUMN dms_owed INTEGER NOT NULL DEFAULT 0 CHECK (dms_owed IN (0, 1))",
+    ),
 )
 
 

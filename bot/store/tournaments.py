@@ -340,7 +340,7 @@ class Tournaments(DueRows):
     async def _record_pairing(
         self, db: Connection, before: GameInfo, winner_id: int | None, termination: str | None
     ) -> str | None:
-        """Inside the transaction that ends a game: its tournament pairing's result, a no-show's withdrawal, and,
+        """Inside the transaction that ends a game: its tournament pairing's result, a no-show's absence, and,
         once every game of the round has its result, the tournament's next step (``advance``) falls due now.
 
         Returns None for a game of no tournament (or one whose result was already set by its organiser),
@@ -358,6 +358,13 @@ class Tournaments(DueRows):
         result: str
         if termination == "cancelled":
             result = "--"  # neither scores; the organiser can set what it should have been
+        elif termination == "no-show":
+            # A side missed its first-move window: at the first turn neither had played (both lose), at the
+            # second the second seat (black) did not come. A forfeit: nobody is rated.
+            kind = "forfeit"
+            absent = (white, black) if before.ply == 0 else (black,)
+            result = "--" if len(absent) == 2 else "+-"
+            await self._mark_absent(db, tournament_id, absent)
         elif winner_id is None:
             result = "1/2-1/2"
         else:
@@ -366,20 +373,28 @@ class Tournaments(DueRows):
                 "SELECT 1 FROM moves WHERE game_id = ? AND user_id = ? LIMIT 1", (before.id, loser)
             )
             if termination in ("time forfeit", "adjudication") and not moved:
-                # Lichess: a player who never came loses by forfeit and is withdrawn from the next round on.
+                # A player who never came loses by forfeit and is absent (paused) from the next round on.
                 kind = "forfeit"
                 result = "+-" if winner_id == white else "-+"
-                await db.execute(
-                    "UPDATE tournament_players SET left_round = ? "
-                    "WHERE tournament_id = ? AND user_id = ? AND left_round IS NULL",
-                    (number + 1, tournament_id, loser),
-                )
-                await self._log(db, tournament_id, 0, "no-show", str(loser))
+                await self._mark_absent(db, tournament_id, (loser,))
             else:
                 result = "1-0" if winner_id == white else "0-1"
         await db.execute("UPDATE tournament_pairings SET result = ? WHERE id = ?", (result, pairing_id))
         await self._advance_if_round_over(db, tournament_id, number)
         return kind
+
+    async def _mark_absent(self, db: Connection, tournament_id: int, players: Sequence[int]) -> None:
+        """Inside the transaction that records a no-show: its absent players are paused (as Lichess's Swiss does:
+        not paired in the next round, until they rejoin), not withdrawn, and each is owed a private notice."""
+        for user_id in players:
+            await db.execute(
+                "UPDATE tournament_players SET absent = 1, absent_notice = 1 "
+                "WHERE tournament_id = ? AND user_id = ? AND left_round IS NULL",
+                (tournament_id, user_id),
+            )
+            await self._log(db, tournament_id, 0, "no-show", str(user_id))
+        # The notice goes out with the tournament's owed posts (``posts`` step), so a restart still sends it.
+        await self._owe_posts(db, tournament_id)
 
     async def _advance_if_round_over(self, db: Connection, tournament_id: int, number: int) -> None:
         """Inside a transaction: once every pairing of round ``number`` has its result, the ``advance`` step

@@ -113,6 +113,8 @@ class Undo(DueRows):
                 clock = Clock(clock.control, float(kept[0]), float(kept[1]), seat, now)
             else:  # a turn played before the clocks were kept with it: the time each seat has now
                 clock = replace(clock.stopped(now), running=seat, since=now)
+            # Back before the seat's first turn: its first-move window runs again, not its bank.
+            clock = clock.in_window(clock.control.first_move_window if keep < 2 else None)
         guard = "" if requester is None else " AND undo_requested_by = ?"
         async with self._transaction() as db:
             cursor = await db.execute(

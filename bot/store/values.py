@@ -233,6 +233,26 @@ class GameInfo:
         return self.status == "finished" and self.termination == "aborted"
 
     @property
+    def no_show(self) -> bool:
+        """Whether a side did not come (its first turn not made within its first-move window): no result, no rating,
+        in no record."""
+        return self.status == "finished" and self.termination == "no-show"
+
+    @property
+    def absent(self) -> tuple[int, ...]:
+        """The players of a no-show who did not come: the one named (``aborted_by``), or both (a double no-show)."""
+        if not self.no_show:
+            return ()
+        if self.aborted_by is not None:
+            return (self.aborted_by,)
+        return tuple(self.participants)
+
+    @property
+    def counts_for_nothing(self) -> bool:
+        """An aborted game or a no-show: not rated, in no record or streak."""
+        return self.aborted or self.no_show
+
+    @property
     def outcome(self) -> Outcome | None:
         """How the game ended, as a fact of its own: the winner's colour (None for a draw) and the termination.
 
@@ -471,6 +491,10 @@ class Entrant:
     left_round: int | None
     checked_in: bool
     late: bool
+    absent: bool = False
+    """Missed a game (a no-show): not paired in the next Swiss rounds until they rejoin."""
+    absent_notice: bool = False
+    """The private notice that they are absent (with its Rejoin button) is owed to them."""
 
 
 @dataclass(frozen=True)
@@ -486,6 +510,8 @@ class Pairing:
     thread_id: int | None
     game_id: int | None
     intro_posted: bool = True
+    dms_owed: bool = False
+    """Its players who asked for direct messages (``/player notify``) are still to be told of the game by one."""
 
 
 @dataclass(frozen=True)

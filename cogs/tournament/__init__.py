@@ -2,7 +2,7 @@
 
 The cog is one class made of its parts, each a module of this package around one idea:
 
-- ``signup``: the announcement and its buttons (Join, Leave, Check in);
+- ``signup``: the announcement and its buttons (Join, Leave, Check in), and Rejoin for a player a no-show paused;
 - ``create``: ``/tournament create``, a game and that game's settings;
 - ``commands``: the organisers' tools and the reading commands;
 - ``why``: what ``/tournament pairings`` says: why each board and bye of a round was paired so;
@@ -24,7 +24,7 @@ from cogs._board import DisputeButton
 from cogs._tables import offer_games
 from cogs.tournament.commands import OrganiserCommands
 from cogs.tournament.create import Creation
-from cogs.tournament.signup import TournamentButton
+from cogs.tournament.signup import RejoinButton, TournamentButton
 from cogs.tournament.steps import Steps
 
 
@@ -37,7 +37,7 @@ class TournamentCog(OrganiserCommands, Creation, Steps, name="Tournaments"):
 
 
 async def setup(bot: VeletasBot) -> None:
-    bot.add_dynamic_items(TournamentButton, DisputeButton)
+    bot.add_dynamic_items(TournamentButton, DisputeButton, RejoinButton)
     cog = TournamentCog(bot)
     offer_games(cog)
     await bot.add_feature(cog, group="tournament", description="Tournaments of Veletas and Veloop run by the bot")

@@ -21,6 +21,7 @@ from bot.store.values import DueRow, GameInfo, Pairing, TournamentInfo, Tourname
 from bot.tournament_flow import names
 from cogs._board import board_message
 from cogs._delivery import after_board_posted, board_lock
+from cogs._send import direct_message, jump_link
 from cogs.tournament import words
 from cogs.tournament.base import TournamentBase
 
@@ -50,7 +51,9 @@ class Opening(TournamentBase):
             channel = await self.channel_of(snap.info)
             known = names(snap)
             for pairing in snap.round_pairings(number):
-                if pairing.result is not None or (pairing.state == "game" and pairing.intro_posted):
+                if pairing.result is not None or (
+                    pairing.state == "game" and pairing.intro_posted and not pairing.dms_owed
+                ):
                     continue
                 try:
                     if not await self.open_pairing(snap, channel, pairing, known, row.deadline, hold):
@@ -159,12 +162,16 @@ class Opening(TournamentBase):
         thread = self.bot.get_partial_messageable(game.channel_id)
         mentions = discord.AllowedMentions(users=[discord.Object(pairing.white), discord.Object(pairing.black)])
         async with board_lock(self.bot, game.id):
-            if (await self.bot.store.pairing(pairing.id)).intro_posted:
+            stored = await self.bot.store.pairing(pairing.id)
+            if stored.intro_posted:
+                if stored.dms_owed:
+                    await self.call_by_dm(info, pairing, game)
                 return
             current = await self.bot.store.get_game(game.id)
             if not current.unannounced:
                 await thread.send(content=intro, allowed_mentions=mentions)
                 await self.bot.store.intro_posted(pairing.id)
+                await self.call_by_dm(info, pairing, game)
                 return
             out = (await board_message(self.bot, current)).quiet()
             kwargs: dict[str, Any] = {"content": intro, "files": out.discord_files(), "allowed_mentions": mentions}
@@ -175,6 +182,21 @@ class Opening(TournamentBase):
             message = await thread.send(**kwargs)
             await self.bot.store.intro_posted(pairing.id)
             await after_board_posted(self.bot, current, message.id)
+            await self.call_by_dm(info, pairing, await self.bot.store.get_game(game.id))
+
+    async def call_by_dm(self, info: TournamentInfo, pairing: Pairing, game: GameInfo) -> None:
+        """Tell each player of the pairing who asked for direct messages (``/player notify``) of the game, once: the
+        messages are owed in the store from the intro on, and marked out once sent (a refusal is remembered by
+        ``direct_message``; the thread's intro has called them anyway)."""
+        for user_id in (pairing.white, pairing.black):
+            if not (await self.bot.store.get_notify(user_id)).wants_dm:
+                continue
+            mine = words_in(self.bot.user_language(user_id, info.guild_id))
+            text = words.t(
+                mine, "game_ready_dm", name=words.escaped(info.name), round=pairing.round, link=jump_link(game)
+            )
+            await direct_message(self.bot, user_id, text)
+        await self.bot.store.pairing_dms_sent(pairing.id)
 
     async def archive_rounds(self, snap: TournamentSnapshot, last: int) -> None:
         """Archive the threads of finished games up to round ``last``, so the channel's thread list shows the games

@@ -63,6 +63,42 @@ class TournamentButton(
         await bot.guard(interaction, cog.pressed(interaction, self.action, self.tournament_id))
 
 
+class RejoinButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"{PREFIX}:rejoin:(?P<tid>[0-9]+):(?P<uid>[0-9]+)",
+):
+    """Rejoin, on the private notice a paused player gets (a no-show): the custom id names the tournament and the
+    one member it is for, both checked on press."""
+
+    def __init__(self, tournament_id: int, user_id: int, w: Words | None = None) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=words.label(w, "rejoin") if w is not None else "rejoin",
+                style=discord.ButtonStyle.success,
+                custom_id=f"{PREFIX}:rejoin:{tournament_id}:{user_id}",
+            )
+        )
+        self.tournament_id, self.user_id = tournament_id, user_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> RejoinButton:
+        return cls(id_or_zero(match["tid"]), id_or_zero(match["uid"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        cog = bot.get_cog("Tournaments")
+        assert isinstance(cog, SignUp)
+        await bot.guard(interaction, cog.rejoin(interaction, self.tournament_id, self.user_id))
+
+
+def rejoin_view(w: Words, tournament_id: int, user_id: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(RejoinButton(tournament_id, user_id, w))
+    return view
+
+
 def announcement_view(w: Words, info: TournamentInfo, started: int = 0) -> discord.ui.View | None:
     """Join while sign-up is open, and in a Swiss while late entries are (until half the rounds have started)."""
     if info.status in ("finished", "cancelled"):
@@ -114,6 +150,25 @@ class SignUp(TournamentBase):
             await message.edit(embed=embed, view=view)
         except discord.HTTPException:
             log.warning("Could not update the announcement of tournament %d", info.id)
+
+    async def rejoin(self, interaction: discord.Interaction[VeletasBot], tournament_id: int, user_id: int) -> None:
+        """Rejoin pressed (in a direct message, or in the tournament's channel): only by the member it names, for the
+        tournament it names; anything else is refused privately and changes nothing."""
+        if interaction.user.id != user_id:
+            raise UserError("tournament.refusal.rejoin_not_yours")
+        try:
+            info = await self.bot.store.tournament(tournament_id)
+        except UserError:
+            raise UserError("tournament.forged") from None
+        if interaction.guild_id is not None and (
+            interaction.guild_id != info.guild_id or interaction.channel_id != info.channel_id
+        ):
+            raise UserError("tournament.forged")
+        await self.bot.store.rejoin_tournament(info.id, user_id)
+        # The notice loses its button, and the member hears privately, in their own language.
+        await interaction.response.edit_message(view=None)
+        w = private_words(interaction)
+        await interaction.followup.send(words.t(w, "rejoined", name=words.escaped(info.name)), ephemeral=True)
 
     async def pressed(self, interaction: discord.Interaction[VeletasBot], action: str, tournament_id: int) -> None:
         try:

@@ -19,17 +19,18 @@ from discord.ext import commands
 
 from bot.crashpoints import crash_point
 from bot.errors import UserError
+from bot.i18n import words as words_in
 from bot.scheduler import Hold
 from bot.store.values import DueRow, NoticeKind, TournamentInfo, TournamentSnapshot
 from bot.tournament_flow import Finished, plan_next, rounds_at_start
 from bot.tournaments import TournamentError
 from cogs._delivery import RETRY_DELAYS, announce
-from cogs._send import CANNOT_DM
+from cogs._send import CANNOT_DM, direct_message
 from cogs.tournament import words
 from cogs.tournament.disputes import Disputing
 from cogs.tournament.opening import Opening
 from cogs.tournament.posts import Post, Posts
-from cogs.tournament.signup import SignUp
+from cogs.tournament.signup import SignUp, rejoin_view
 
 log = logging.getLogger(__name__)
 
@@ -176,12 +177,35 @@ class Steps(SignUp, Posts, Opening, Disputing):
             await self.bot.store.posts_delivered(tournament_id, "round", row.number)
             await self.refresh_announcement(info)
             self.bot.spawn(self.archive_rounds(snap, row.number - 1), name=f"tournament-{tournament_id}-archive")
+        for entrant in snap.players:
+            if entrant.absent_notice:
+                if not await hold.still_held():
+                    return False
+                await self.tell_absent(info, entrant.user_id, len(snap.rounds))
         if info.end_owed:
             if not await self.send_owed(info, None, info.posts_done, await self.end_messages(snap), hold):
                 return False
             await self.bot.store.posts_delivered(tournament_id, "end")
             self.bot.spawn(self.archive_rounds(snap, len(snap.rounds)), name=f"tournament-{tournament_id}-archive")
         return True
+
+    async def tell_absent(self, info: TournamentInfo, user_id: int, number: int) -> None:
+        """Tell a player a no-show paused privately, with the Rejoin button: by direct message where they asked for
+        direct messages (``/player notify``), else in the channel, mentioning only them and saying only that."""
+        prefs = await self.bot.store.get_notify(user_id)
+        sent = False
+        if prefs.wants_dm and info.is_live:
+            mine = words_in(self.bot.user_language(user_id, info.guild_id))
+            text = words.t(mine, "absent_dm", name=words.escaped(info.name), round=number)
+            sent = await direct_message(self.bot, user_id, text, view=rejoin_view(mine, info.id, user_id))
+        if not sent and info.is_live:
+            pw = await self.public(info)
+            await self.bot.get_partial_messageable(info.channel_id).send(
+                words.t(pw, "absent_channel", who=f"<@{user_id}>", name=words.escaped(info.name)),
+                view=rejoin_view(pw, info.id, user_id),
+                allowed_mentions=discord.AllowedMentions(users=[discord.Object(user_id)]),
+            )
+        await self.bot.store.absent_notice_sent(info.id, user_id)
 
     async def send_owed(
         self, info: TournamentInfo, number: int | None, done: int, messages: list[Post], hold: Hold
@@ -323,7 +347,7 @@ class Steps(SignUp, Posts, Opening, Disputing):
         snap = await self.bot.store.snapshot(tournament_id)
         for row in snap.rounds:
             pairings = snap.round_pairings(row.number)
-            if any(p.result is None and (p.state != "game" or not p.intro_posted) for p in pairings):
+            if any(p.result is None and (p.state != "game" or not p.intro_posted or p.dms_owed) for p in pairings):
                 await self.bot.store.owe_step(tournament_id, f"play:{row.number}")
         # Without waiting for the lease of an `advance` step the stopped process had taken.
         await self.advance(tournament_id, None)

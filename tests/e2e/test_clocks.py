@@ -77,16 +77,13 @@ async def test_a_live_game_with_increments_is_lost_on_time(
     board, game_id = await start(sandbox, alice, bob, "1+3")
     assert "1 min + 3 s" in field(board, "Clock")
     black, white = clocks_shown(board)
-    assert 58 <= black <= 60 and white == 60, (
-        "a minute each; Black's runs (in real time too, so a loaded machine shows a little less)"
-    )
+    assert black == 60 and white == 60, "a minute each; nobody's runs before their first move"
     assert "<t:" in field(board, "Clock"), "the deadline is a Discord timestamp, in each reader's own zone"
+    await both_move(sandbox, alice, bob)
     clock.advance(10 / 60)
-    moved = await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    moved = await sandbox.user(alice).slash("veloop", "move", move=opening(3)[2])
     black, white = clocks_shown(moved)
     assert 51 <= black <= 53 and 58 <= white <= 60, "10 s spent (and a moment of real time), 3 s added"
-    for player, turn in zip((bob, alice), opening(3)[1:], strict=True):  # White has moved: a flag decides the game
-        await sandbox.user(player).slash("veloop", "move", move=turn)
     cursor = sandbox.cursor()
     await minutes_pass(sandbox, bot, clock, 1.2)
     final = await sandbox.wait_for_message(
@@ -154,6 +151,7 @@ async def test_a_reminder_is_sent_once_even_across_a_restart(
     bot = await sandbox_runner.start(factory, sync=False)
     assert isinstance(bot, VeletasBot)
     _, game_id = await start(sandbox, alice, bob, "2d")
+    await both_move(sandbox, alice, bob)
     cursor = sandbox.cursor()
     await minutes_pass(sandbox, bot, clock, 24 * 60 + 1)
     reminder = await sandbox.wait_for_message(
@@ -225,9 +223,10 @@ async def test_take_backs_give_both_clocks_back_as_they_were_and_keep_no_increme
 ) -> None:
     """Five take-backs under 1+10, Black moving after 7 s each time: the 35 s stay spent, no increment is kept."""
     _, game_id = await start(sandbox, alice, bob, "1+10")
+    await both_move(sandbox, alice, bob)  # each side's first move is free: the clocks run from here
     for _ in range(5):
         clock.advance(7 / 60)
-        moved = await sandbox.user(alice).slash("veloop", "move", move=first_move())
+        moved = await sandbox.user(alice).slash("veloop", "move", move=opening(3)[2])
         assert not moved.ephemeral, moved.content
         ask = await sandbox.user(alice).slash("veloop", "undo")
         clock.advance(4 / 60)  # White's time runs while the request waits; the answer gives it back
@@ -241,7 +240,7 @@ async def test_take_backs_give_both_clocks_back_as_they_were_and_keep_no_increme
     # Real time runs too (the interactions take a moment of it): a little under 25 s on a loaded machine.
     assert 20 <= black <= 25 and white == 60, (black, white)
     info = await bot.store.get_game(game_id)
-    assert info.ply == 0 and info.clock is not None and info.clock.running == "first"
+    assert info.ply == 2 and info.clock is not None and info.clock.running == "first"
     assert 20.0 <= info.clock.first <= 25.0 and info.clock.second == 60.0, info.clock
 
 
@@ -352,11 +351,12 @@ async def test_a_reminder_says_the_time_left_in_words_of_the_players_language(
     bob.locale = "ja"
     await sandbox.user(bob).slash("player", "notify", how="dm")
     await start(sandbox, alice, bob, "2d")
-    await sandbox.user(alice).slash("veloop", "move", move=first_move())
-    await sandbox.wait_until(lambda: sandbox.direct_messages(bob))
-    await minutes_pass(sandbox, bot, clock, 24 * 60 + 1)
+    await both_move(sandbox, alice, bob)
+    await sandbox.user(alice).slash("veloop", "move", move=opening(3)[2])
     await sandbox.wait_until(lambda: len(sandbox.direct_messages(bob)) == 2)
-    reminder = sandbox.direct_messages(bob)[1].content
+    await minutes_pass(sandbox, bot, clock, 24 * 60 + 1)
+    await sandbox.wait_until(lambda: len(sandbox.direct_messages(bob)) == 3)
+    reminder = sandbox.direct_messages(bob)[2].content
     assert re.search(r"の残り時間は1日です（<t:\d+:R>）。", reminder), reminder
 
 
@@ -376,33 +376,105 @@ def test_spans_of_time_have_each_languages_plural_forms() -> None:
     assert span_words(ja, 86400 + 4 * 3600) == "1日4時間"
 
 
-async def test_a_rated_game_the_second_player_never_moves_in_is_aborted_and_rates_nobody(
+async def test_a_rated_game_the_second_player_never_moves_in_is_a_no_show_and_rates_nobody(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
     _, game_id = await start(sandbox, alice, bob, "1+0")
     assert (await bot.store.get_game(game_id)).rated
-    await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    moved = await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    assert f"First move: {bob.mention} has 30 seconds to make it" in field(moved, "Clock"), field(moved, "Clock")
     cursor = sandbox.cursor()
-    await minutes_pass(sandbox, bot, clock, 1.2)  # Bob's minute runs out before his first move
+    await minutes_pass(sandbox, bot, clock, 0.55)  # Bob's 30-second first-move window passes
     final = await sandbox.wait_for_message(
-        sandbox.channel_id, lambda m: bool(m.embeds) and "aborted" in m.text(), after=cursor
+        sandbox.channel_id, lambda m: bool(m.embeds) and "No-show" in m.text(), after=cursor
     )
     description = final.embeds[0]["description"]
     assert description.startswith(
-        f"**Game aborted:** {bob.mention}'s time ran out before both players had moved; it is not rated."
+        f"**No-show:** {bob.mention} did not make a first move in time; the game is not rated and counts in no record."
     ), description
     assert "→" not in final.text(), "no rating change is shown"
     record = read_record(final.files[f"veloop-{game_id}.txt"].decode()).headers
-    assert record["Termination"] == "aborted" and record["Result"] == "*"
+    assert record["Termination"] == "no-show" and record["Result"] == "*"
     info = await bot.store.get_game(game_id)
-    assert info.aborted and info.winner_id is None and info.termination == "aborted"
+    assert info.no_show and info.winner_id is None and info.aborted_by == bob.id and info.absent == (bob.id,)
+    assert info.clock is not None and info.clock.second == 60.0, "Bob's bank never ran"
     assert await bot.store.rating_changes(game_id) == []
     for player in (alice, bob):
         assert await bot.store.player_ratings(sandbox.guild_id, player.id, "veloop") == [], "no rating, no record"
     history = await sandbox.user(alice).slash("player", "history")
-    assert "aborted" in history.text() and "won" not in history.text()
+    assert "no-show" in history.text() and "won" not in history.text()
     profile = await sandbox.user(bob).slash("player", "profile")
-    assert "lost" not in profile.text() and "in a row" not in profile.text(), "an aborted game makes no streak"
+    assert "lost" not in profile.text() and "in a row" not in profile.text(), "a no-show makes no streak"
+
+
+async def test_a_game_nobody_moves_in_is_a_double_no_show(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    board, game_id = await start(sandbox, alice, bob, "5+3")
+    # 5+3: a quarter of 5 minutes and 40 increments is 105 seconds.
+    assert f"First move: {alice.mention} has 1 minute 45 seconds to make it" in field(board, "Clock")
+    await minutes_pass(sandbox, bot, clock, 1.7)
+    assert (await bot.store.get_game(game_id)).status == "active", "15 seconds of the window are left"
+    cursor = sandbox.cursor()
+    await minutes_pass(sandbox, bot, clock, 0.1)
+    final = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "no-show" in m.text(), after=cursor
+    )
+    assert final.embeds[0]["description"].startswith(
+        "**Double no-show:** neither player made a first move in time; the game is not rated"
+    )
+    record = read_record(final.files[f"veloop-{game_id}.txt"].decode()).headers
+    assert record["Termination"] == "no-show" and record["Result"] == "*"
+    info = await bot.store.get_game(game_id)
+    assert info.no_show and info.aborted_by is None and set(info.absent) == {alice.id, bob.id}
+    assert await bot.store.rating_changes(game_id) == []
+
+
+async def test_the_clock_does_not_run_before_a_sides_first_move(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    """Each side moves 25 s into its 30-second window: both banks are whole; from then on the clock runs."""
+    _, game_id = await start(sandbox, alice, bob, "1+0")
+    clock.advance(25 / 60)
+    moved = await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    assert clocks_shown(moved) == (60, 60), "Black's first move cost nothing"
+    clock.advance(25 / 60)
+    moved = await sandbox.user(bob).slash("veloop", "move", move=opening(2)[1])
+    assert clocks_shown(moved)[1] == 60, "nor White's"
+    info = await bot.store.get_game(game_id)
+    assert info.clock is not None and (info.clock.first, info.clock.second) == (60.0, 60.0)
+    assert not info.clock.awaiting_first_turn and "First move" not in field(moved, "Clock")
+    assert info.clock.deadline() == pytest.approx(bot.store.now() + 60.0), "Black's whole minute runs now"
+
+
+async def test_the_first_move_window_is_a_due_row_that_survives_a_restart(
+    sandbox: FakeDiscord,
+    sandbox_runner: BotRunner,
+    factory: Factory,
+    alice: Member,
+    bob: Member,
+    clock: ManualClock,
+) -> None:
+    bot = await sandbox_runner.start(factory, sync=False)
+    assert isinstance(bot, VeletasBot)
+    board, game_id = await start(sandbox, alice, bob, "1d")
+    assert f"First move: {alice.mention} has 1 day to make it" in field(board, "Clock")
+    await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    started = bot.store.now()
+    rows = await bot.store._fetchall("SELECT kind, due_at FROM due WHERE game_id = ? ORDER BY due_at", (game_id,))
+    assert [(str(r[0]), float(r[1])) for r in rows] == [
+        ("reminder", pytest.approx(started + 23 * 3600)),
+        ("deadline", pytest.approx(started + 24 * 3600)),
+    ], "Bob's window (a day) is due, not his bank"
+    bot = await sandbox_runner.restart(factory)
+    assert isinstance(bot, VeletasBot) and bot.scheduler is not None
+    await sandbox.wait_until(lambda: bot.scheduler is not None and bot.scheduler._last_alive > 0)
+    cursor = sandbox.cursor()
+    await minutes_pass(sandbox, bot, clock, 24 * 60 + 1)
+    final = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "No-show" in m.text(), after=cursor
+    )
+    assert final.embeds[0]["description"].startswith(f"**No-show:** {bob.mention} did not make a first move in time")
 
 
 async def test_a_resignation_before_the_opponent_moved_aborts_the_game(
