@@ -113,13 +113,15 @@ async def test_check_in_is_listed_reminded_and_dropped_once_each_and_the_start_c
     assert started[0].id < dropped.id, "those dropped hear it after the start is said"
     assert would_ping(sandbox, dropped) == [str(carol.id)]
     assert "started without you" in sandbox.direct_messages(erin)[1].content
-    assert [len(sandbox.direct_messages(m)) for m in everyone] == [0, 1, 0, 0, 2]
+    # Bob, who plays and chose direct messages, is also told of his round 1 game there.
+    assert "Your game in round 1" in sandbox.direct_messages(bob)[1].content
+    assert [len(sandbox.direct_messages(m)) for m in everyone] == [0, 2, 0, 0, 2]
 
     # A restart owes nobody anything again.
     bot = await sandbox_runner.restart(factory)
     await minutes_pass(sandbox, bot, clock, 2)
     assert len(reminders_posted(sandbox)) == 1 and len(drops_posted(sandbox)) == 1
-    assert [len(sandbox.direct_messages(m)) for m in everyone] == [0, 1, 0, 0, 2]
+    assert [len(sandbox.direct_messages(m)) for m in everyone] == [0, 2, 0, 0, 2]
 
 
 async def test_a_timed_start_refused_by_the_channel_across_a_restart_is_said_once_before_round_one(
