@@ -441,6 +441,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE games ADD COLUMN aborted_how TEXT CHECK (aborted_how IS NULL OR aborted_how IN "
         "('resignation', 'time forfeit'))",
     ),
+    (
+        # A round's recap (its upsets, longest game, biggest claim or confinement) is owed to the tournament's
+        # channel from its last result on: 'waiting' while the round is played, 'owed' once it is over, 'done' once
+        # posted (or found to have nothing to say). Rounds already over have none.
+        "ALTER TABLE tournament_rounds ADD COLUMN recap TEXT NOT NULL DEFAULT 'waiting' "
+        "CHECK (recap IN ('waiting', 'owed', 'done'))",
+        "UPDATE tournament_rounds SET recap = 'done' WHERE NOT EXISTS (SELECT 1 FROM tournament_pairings p "
+        "WHERE p.tournament_id = tournament_rounds.tournament_id AND p.round = tournament_rounds.number "
+        "AND p.result IS NULL)",
+    ),
 )
 
 

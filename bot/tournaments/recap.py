@@ -2,11 +2,13 @@
 games' stored turns replayed by the rules.
 
 Pure like the rest of the package: the round's games in (who played whom, the pairing's result, the game's turns),
-a ``Recap`` out, or None when nothing was played on a board (every pairing a forfeit, every player on a bye).
+a ``Recap`` out, or None when nothing was played on a board (every pairing a forfeit, every player on a bye) or
+there is nothing to say. A fact the round lacks is None (or no upsets), and says nothing.
 
 - An upset is a win of the lower-rated player, by the ratings the players entered the event with; the biggest gaps
   first, at most ``MAX_UPSETS``.
-- The longest game is the one with the most turns (every turn the rules record: setups, the pie choice, moves).
+- The longest game is the one with the most turns (every turn the rules record: setups, the pie choice, moves);
+  none when every game ended (a resignation) before its first turn.
 - A Veletas claim: after every shot, each shooter that can no longer move goes to the side with the bigger adjacent
   group (``bot.rules.veletas.Claim``). The biggest claim is the most shooters one side claimed with one move, then
   the biggest group that won them.
@@ -100,7 +102,8 @@ class Recap:
 
 
 def round_recap(number: int, games: Iterable[RecapGame], ratings: Mapping[int, int]) -> Recap | None:
-    """The recap of round ``number`` from its games; None when none of them was played on the board."""
+    """The recap of round ``number`` from its games; None when none of them was played on the board, or the round
+    has nothing to say (no upset, and no game got past its first turn)."""
     played = sorted((g for g in games if g.result in PLAYED), key=lambda g: g.board)
     if not played:
         return None
@@ -114,13 +117,14 @@ def round_recap(number: int, games: Iterable[RecapGame], ratings: Mapping[int, i
             claims += veletas_claims(g, state)
         elif isinstance(state, veloop.Game):
             confinements += veloop_confinement(g, state)
-    return Recap(
+    recap = Recap(
         number,
         tuple(upsets[:MAX_UPSETS]),
-        Longest(longest.board, longest.white, longest.black, len(longest.turns)),
+        Longest(longest.board, longest.white, longest.black, len(longest.turns)) if longest.turns else None,
         biggest(claims),
         biggest(confinements),
     )
+    return recap if recap.upsets or recap.longest or recap.claim or recap.confinement else None
 
 
 def upset(g: RecapGame, ratings: Mapping[int, int]) -> Upset | None:

@@ -19,18 +19,19 @@ from bot.crashpoints import crash_point
 from bot.errors import UserError
 from bot.scheduler import Hold
 from bot.store.values import DueRow, TournamentInfo, TournamentSnapshot
-from bot.tournament_flow import Finished, plan_next, rounds_at_start
+from bot.tournament_flow import Finished, last_round, plan_next, rounds_at_start
 from bot.tournaments import TournamentError
 from cogs._delivery import RETRY_DELAYS, announce
 from cogs.tournament import words
 from cogs.tournament.opening import Opening
 from cogs.tournament.posts import Post, Posts
+from cogs.tournament.recap import Recaps
 from cogs.tournament.signup import SignUp
 
 log = logging.getLogger(__name__)
 
 
-class Steps(SignUp, Posts, Opening):
+class Steps(SignUp, Posts, Recaps, Opening):
     """What the scheduler runs for a tournament (its ``tournament`` handler is ``on_due``)."""
 
     async def on_due(self, row: DueRow) -> None:
@@ -123,7 +124,8 @@ class Steps(SignUp, Posts, Opening):
 
     async def deliver_posts(self, tournament_id: int, due: DueRow | None) -> None:
         """The ``posts`` step: everything the tournament owes its channel, in order (its start, each round's
-        standings and pairings, its end), each message recorded once out, so a retry posts only the rest.
+        standings and pairings and, once it is over, its recap, its end), each message recorded once out, so a retry
+        posts only the rest.
 
         A failure (Discord refusing, failing or rate-limiting past discord.py's own retries) gives the step back to
         fall due again after a growing pause; it is done only once nothing is owed."""
@@ -153,16 +155,24 @@ class Steps(SignUp, Posts, Opening):
                 return False
             await self.bot.store.posts_delivered(tournament_id, "start")
         for row in snap.rounds:
-            if row.announced:
-                continue
-            messages = await self.round_messages(snap, row.number)
-            if not await self.send_owed(info, row.number, row.posts_done, messages, hold):
-                return False
-            await self.bot.store.posts_delivered(tournament_id, "round", row.number)
-            await self.refresh_announcement(info)
-            self.bot.spawn(self.archive_rounds(snap, row.number - 1), name=f"tournament-{tournament_id}-archive")
+            if not row.announced:
+                messages = await self.round_messages(snap, row.number)
+                if not await self.send_owed(info, row.number, row.posts_done, messages, hold):
+                    return False
+                await self.bot.store.posts_delivered(tournament_id, "round", row.number)
+                await self.refresh_announcement(info)
+                self.bot.spawn(self.archive_rounds(snap, row.number - 1), name=f"tournament-{tournament_id}-archive")
+            # A round's recap once it is over, before the next round's standings and pairings; the last round's goes
+            # with the end (below).
+            if row.recap == "owed" and not last_round(snap, row.number):
+                if not await self.send_recap(info, await self.recap_messages(snap, row.number), hold):
+                    return False
+                await self.bot.store.recap_posted(tournament_id, row.number)
         if info.end_owed:
-            if not await self.send_owed(info, None, info.posts_done, await self.end_messages(snap), hold):
+            end = await self.end_messages(snap)
+            if snap.rounds and snap.rounds[-1].recap == "owed":
+                end = await self.recap_messages(snap, snap.rounds[-1].number) + end
+            if not await self.send_owed(info, None, info.posts_done, end, hold):
                 return False
             await self.bot.store.posts_delivered(tournament_id, "end")
             self.bot.spawn(self.archive_rounds(snap, len(snap.rounds)), name=f"tournament-{tournament_id}-archive")
@@ -180,6 +190,17 @@ class Steps(SignUp, Posts, Opening):
                 return False
             await channel.send(**message, allowed_mentions=discord.AllowedMentions.none())
             await self.bot.store.posts_progress(info.id, number, i + 1)
+        return True
+
+    async def send_recap(self, info: TournamentInfo, messages: list[Post], hold: Hold) -> bool:
+        """Post a round's recap (one message, or none when the round has nothing to say); False if the step was
+        lost."""
+        for message in messages:
+            if not await hold.still_held():
+                return False
+            await self.bot.get_partial_messageable(info.channel_id).send(
+                **message, allowed_mentions=discord.AllowedMentions.none()
+            )
         return True
 
     async def round_deadline(self, tournament_id: int, number: int, due_id: int) -> None:

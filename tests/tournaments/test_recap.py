@@ -7,7 +7,7 @@ import random
 from dataclasses import replace
 
 from bot.rules import veletas, veloop
-from bot.tournaments.recap import Feat, Longest, RecapGame, Upset, round_recap
+from bot.tournaments.recap import Feat, Longest, Recap, RecapGame, Upset, round_recap
 
 SMALL = {"variant": "small", "rules": "current"}
 FIVE = {"board": "5", "protocol": "122"}
@@ -141,5 +141,9 @@ def test_a_round_of_forfeits_has_no_recap_and_bad_turns_only_lose_the_claim() ->
     recap = round_recap(1, [broken], RATINGS)
     assert recap is not None and recap.claim is None
     assert recap.longest == Longest(1, 5, 6, 30) and recap.upsets == (Upset(1, 5, 6, 1400, 1900),)
+    resigned = [RecapGame(1, 1, 2, "1-0", "veloop", FIVE, ()), RecapGame(2, 6, 5, "1-0", "veloop", FIVE, ())]
+    assert round_recap(1, resigned, RATINGS) is None, "favourites won before a move: nothing to say"
+    upset_only = round_recap(1, [*resigned, RecapGame(3, 12, 11, "0-1", "veloop", FIVE, ())], RATINGS)
+    assert upset_only == Recap(1, (Upset(3, 11, 12, 1200, 1300),))  # no longest game without a turn
     other = round_recap(1, [RecapGame(1, 5, 6, "1-0", "toy", {}, ("a", "b"))], RATINGS)
     assert other is not None and other.longest == Longest(1, 5, 6, 2) and other.claim is other.confinement is None
