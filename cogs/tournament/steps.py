@@ -18,7 +18,7 @@ from discord.ext import commands
 from bot.crashpoints import crash_point
 from bot.errors import UserError
 from bot.scheduler import Hold
-from bot.store.values import DueRow, TournamentInfo, TournamentSnapshot
+from bot.store.values import Claim, DueRow, TournamentInfo, TournamentSnapshot
 from bot.tournament_flow import Finished, last_round, plan_next, rounds_at_start
 from bot.tournaments import TournamentError
 from cogs._delivery import RETRY_DELAYS, announce
@@ -44,7 +44,7 @@ class Steps(SignUp, Posts, Recaps, Opening):
         elif key == "checkin":
             await self.checkin_opens(tournament_id, row.id)
         elif key == "advance":
-            await self.advance(tournament_id, row.id)
+            await self.advance(tournament_id, row.id, row.claim)
         elif key == "play":
             self.bot.spawn(self.open_round(tournament_id, int(arg), row), name=f"tournament-{tournament_id}-open")
         elif key == "posts":
@@ -87,13 +87,15 @@ class Steps(SignUp, Posts, Recaps, Opening):
         if info.status == "signup":
             await self.refresh_announcement(info)
 
-    async def advance(self, tournament_id: int, due_id: int | None) -> None:
-        """Pair and store the next round, or finish the tournament, once the current round is over."""
+    async def advance(self, tournament_id: int, due_id: int | None, claim: Claim | None = None) -> None:
+        """Pair and store the next round, or finish the tournament, once the current round is over. A step with
+        nothing to do is dropped only while it is still ``claim``'s: one made due afresh meanwhile (the tournament
+        resumed after this step saw it paused) stays, and runs."""
         async with self.lock(tournament_id):
             snap = await self.bot.store.snapshot(tournament_id)
             if snap.info.status != "running":
                 if due_id is not None:
-                    await self.bot.store.drop_due(due_id)
+                    await self.bot.store.drop_due(due_id, claim)
                 return
             try:
                 plan = await asyncio.to_thread(plan_next, snap)
@@ -109,7 +111,7 @@ class Steps(SignUp, Posts, Recaps, Opening):
                 return
             if plan is None:
                 if due_id is not None:
-                    await self.bot.store.drop_due(due_id)
+                    await self.bot.store.drop_due(due_id, claim)
                 return
             if isinstance(plan, Finished):
                 await self.finish(snap)
