@@ -165,11 +165,13 @@ TWO_CLAIMS = (
 
 
 async def test_the_last_rounds_recap_goes_with_the_end_in_the_servers_language(
-    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, db_path: Path
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
 ) -> None:
     """A two-player Veletas round robin on a Japanese server: its only round is its last, so its recap (the longest
-    game and the biggest claim, read from the moves typed) comes with the end, before the final standings."""
+    game and the biggest claim, read from the moves typed) comes with the end, before the final standings. A name
+    written like markdown or a mention is shown as typed."""
     await sandbox.set_guild_locale("ja")
+    bob = sandbox.add_member("**zed** <@123456789012345678>")
     alice.locale = bob.locale = "ja"
     await sandbox.grant(alice, "manage_guild")
     announcement = await sandbox.user(alice).slash(
@@ -201,7 +203,12 @@ async def test_the_last_rounds_recap_goes_with_the_end_in_the_servers_language(
     await sandbox.settle()
     [recap] = recaps(sandbox)
     shown = entrant_names(db_path)
-    white, black = shown[board.white], shown[board.black]
+    assert shown[bob.id] == "**Zed** <@123456789012345678>"
+    escaped = {
+        alice.id: shown[alice.id],
+        bob.id: r"\*\*Zed\*\* <@" + "\u200b123456789012345678>",
+    }  # as typed, pinging nobody
+    white, black = escaped[board.white], escaped[board.black]
     assert recap.content.split("\n") == [
         "📰 **札幌杯** ラウンド1のふりかえり",
         f"**最長対局：** 1番卓の{white} 対 {black}、30手",
