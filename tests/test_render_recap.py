@@ -176,3 +176,14 @@ def test_text_is_readable_on_its_ground(theme: str) -> None:
         assert isinstance(ground, tuple)
         best = max(contrast(c, ground) for _, c in colours(part))
         assert best >= 4.5, (theme, best)
+
+
+def test_a_long_joining_word_is_shortened_between_the_names() -> None:
+    short = draw()
+    long = draw(words=RecapWords(beat="derrotó con toda claridad a " * 3))
+    column = (WIDTH - 2 * PAD - rc.FIGURE_W - rc.JOIN_W) / 2
+    first = (0, TITLE_H, round(PAD + column), short.height)
+    second = (round(PAD + column + rc.JOIN_W), TITLE_H, WIDTH, short.height)
+    assert long.crop(first).tobytes() == short.crop(first).tobytes()
+    assert long.crop(second).tobytes() == short.crop(second).tobytes()
+    assert long.tobytes() != short.tobytes()

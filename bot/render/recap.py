@@ -21,7 +21,7 @@ __all__ = ["FIGURE_W", "JOIN_W", "ROW_H", "SECTION_H", "RecapWords", "recap_png"
 SECTION_H = 52
 ROW_H = 50
 FIGURE_W = 190  # the figure's column, at the right
-JOIN_W = 96  # the joining word between the two names
+JOIN_W = 112  # the joining word between the two names (8 px clear of each)
 RATING_W = 64  # a rating beside a name
 HEADING = TextFace(24)
 NAME = TextFace(26)
@@ -123,7 +123,7 @@ def recap_png(
                         room -= RATING_W
                         sheet.text((x + column - 10, cy + 1), str(rating), SMALL, t.muted, ground, "rm")
                     sheet.text((x, cy), fit(_name(names, player), NAME, room), NAME, t.text, ground, "lm")
-                join = fit(row.join, SMALL, JOIN_W - 8)
+                join = fit(row.join, SMALL, JOIN_W - 16)
                 sheet.text((x_join + JOIN_W / 2, cy + 1), join, SMALL, t.muted, ground, "mm")
                 figure = fit(row.figure, FIGURE, FIGURE_W - 12)
                 sheet.text((x_figure, cy), figure, FIGURE, look.figures, ground, "rm")
