@@ -13,12 +13,13 @@ import datetime as dt
 import io
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import cast
 
 from bot.clocks import DAY, MINUTE, TimeControl
 from bot.errors import UserError
-from bot.store.values import Entrant, Pairing, RoundPlan, TournamentInfo, TournamentSnapshot
+from bot.store.values import Entrant, GameInfo, Pairing, RoundPlan, TournamentInfo, TournamentSnapshot
 from bot.tournaments import (
     ROUND_ROBIN_TIEBREAKS,
     SWISS_TIEBREAKS,
@@ -48,6 +49,7 @@ from bot.tournaments import (
     standings_csv,
     to_trf,
 )
+from bot.tournaments.recap import PLAYED, Recap, RecapGame, round_recap
 from bot.tournaments.standings import TIEBREAK_LABELS, csv_name
 
 ROUND_FORMATS = ("swiss", "round_robin", "double_round_robin")
@@ -385,6 +387,40 @@ def match_scores(snap: TournamentSnapshot, state: BracketState) -> dict[str, tup
         if winners:
             out[m.match.id] = (winners.count(m.a), winners.count(m.b))
     return out
+
+
+# --- a round's recap ------------------------------------------------------------------------------
+
+
+def last_round(snap: TournamentSnapshot, number: int) -> bool:
+    """Whether round ``number`` is the tournament's last: none after it and none to come (the tournament finished,
+    a Swiss's rounds all played, a round robin's table done, a bracket's champion known). Its recap goes with the
+    end's posts."""
+    if any(r.number > number for r in snap.rounds):
+        return False
+    info = snap.info
+    if info.status == "finished" or info.end_owed:
+        return True
+    if info.is_elimination:
+        return bracket_state(snap).champion is not None
+    total = planned_rounds(info, len(seeded_players(snap)))
+    return total is not None and number >= total
+
+
+def recap_games(snap: TournamentSnapshot, number: int) -> list[Pairing]:
+    """The pairings of round ``number`` played on a board (a game and its result; forfeits are none)."""
+    return [p for p in snap.round_pairings(number) if p.game_id is not None and p.result in PLAYED]
+
+
+def round_recap_of(snap: TournamentSnapshot, number: int, games: Mapping[int, GameInfo]) -> Recap | None:
+    """Round ``number``'s recap from its stored games (``games`` by id; see ``recap_games``), by the ratings the
+    players entered with; None when none was played on a board."""
+    played = [
+        RecapGame(p.board, p.white, p.black, str(p.result), info.kind.name, dict(info.settings), info.turns)
+        for p in recap_games(snap, number)
+        if (info := games.get(cast(int, p.game_id))) is not None
+    ]
+    return round_recap(number, played, {e.user_id: e.rating for e in snap.players})
 
 
 # --- what the organiser chose, and what follows from it ------------------------------------------

@@ -84,10 +84,14 @@ class DueRows(StoreBase):
         if self.on_scheduled is not None:
             self.on_scheduled(self._now())
 
-    async def drop_due(self, due_id: int) -> None:
-        """Remove a due row its handler found nothing to do for."""
+    async def drop_due(self, due_id: int, claim: Claim | None = None) -> None:
+        """Remove a due row its handler found nothing to do for; with ``claim``, only while the row is still that
+        claim's (a row made due afresh since the handler looked, by a resume say, stays to be run)."""
         async with self._transaction() as db:
-            await db.execute("DELETE FROM due WHERE id = ?", (due_id,))
+            if claim is None:
+                await db.execute("DELETE FROM due WHERE id = ?", (due_id,))
+            else:
+                await db.execute("DELETE FROM due WHERE id = ? AND claimed_by = ?", (due_id, claim.token))
 
     # --- the scheduler --------------------------------------------------------------------------
 

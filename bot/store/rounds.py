@@ -2,7 +2,7 @@
 (``save_round``); each pairing then goes paired -> thread_pending (a thread is being made; written before
 asking Discord) -> thread (its id kept) -> game (its game stored), or straight to done (a forfeit, a walkover),
 so a restart finishes each step once. The channel posts a tournament owes (its start, each round's standings
-and pairings, its end) are delivered in order by the ``posts`` step and counted as they go out.
+and pairings, each round's recap, its end) are delivered in order by the ``posts`` step and counted as they go out.
 """
 
 from __future__ import annotations
@@ -286,7 +286,8 @@ class TournamentRounds(Tournaments):
         async with self._transaction() as db:
             owed = await db.execute_fetchall(
                 "SELECT 1 FROM tournaments WHERE id = ? AND (start_owed = 1 OR end_owed = 1) UNION ALL "
-                "SELECT 1 FROM tournament_rounds WHERE tournament_id = ? AND announced = 0 UNION ALL "
+                "SELECT 1 FROM tournament_rounds WHERE tournament_id = ? AND (announced = 0 OR recap = 'owed') "
+                "UNION ALL "
                 "SELECT 1 FROM tournament_players WHERE tournament_id = ? AND absent_notice = 1",
                 (tournament_id, tournament_id, tournament_id),
             )
@@ -320,6 +321,11 @@ class TournamentRounds(Tournaments):
                 await db.execute("UPDATE tournaments SET start_owed = 0, posts_done = 0 WHERE id = ?", (tournament_id,))
             elif what == "end":
                 await db.execute("UPDATE tournaments SET end_owed = 0, posts_done = 0 WHERE id = ?", (tournament_id,))
+                # The last round's recap goes with the end.
+                await db.execute(
+                    "UPDATE tournament_rounds SET recap = 'done' WHERE tournament_id = ? AND recap = 'owed'",
+                    (tournament_id,),
+                )
             else:
                 await db.execute(
                     "UPDATE tournament_rounds SET announced = 1 WHERE tournament_id = ? AND number = ?",
@@ -332,6 +338,14 @@ class TournamentRounds(Tournaments):
             await db.execute(
                 "UPDATE tournament_players SET absent_notice = 0 WHERE tournament_id = ? AND user_id = ?",
                 (tournament_id, user_id),
+            )
+
+    async def recap_posted(self, tournament_id: int, number: int) -> None:
+        """Round ``number``'s recap is out (or had nothing to say): it is owed no more."""
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE tournament_rounds SET recap = 'done' WHERE tournament_id = ? AND number = ? AND recap = 'owed'",
+                (tournament_id, number),
             )
 
     async def finish_posts(self, claim: Claim) -> bool:

@@ -503,6 +503,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # its intro (which calls both in the thread) is posted until the messages are out.
         "ALTER TABLE tournament_pairings ADD COLUMN dms_owed INTEGER NOT NULL DEFAULT 0 CHECK (dms_owed IN (0, 1))",
     ),
+    (
+        # A round's recap (its upsets, longest game, biggest claim or confinement) is owed to the tournament's
+        # channel from its last result on: 'waiting' while the round is played, 'owed' once it is over, 'done' once
+        # posted (or found to have nothing to say). Rounds already over have none.
+        "ALTER TABLE tournament_rounds ADD COLUMN recap TEXT NOT NULL DEFAULT 'waiting' "
+        "CHECK (recap IN ('waiting', 'owed', 'done'))",
+        "UPDATE tournament_rounds SET recap = 'done' WHERE NOT EXISTS (SELECT 1 FROM tournament_pairings p "
+        "WHERE p.tournament_id = tournament_rounds.tournament_id AND p.round = tournament_rounds.number "
+        "AND p.result IS NULL)",
+    ),
 )
 
 

@@ -183,7 +183,7 @@ class Tournaments(DueRows):
                     (tournament_id,),
                 )
                 rounds = await self._db.execute_fetchall(
-                    "SELECT number, started_at, deadline, announced, posts_done FROM tournament_rounds "
+                    "SELECT number, started_at, deadline, announced, posts_done, recap FROM tournament_rounds "
                     "WHERE tournament_id = ? "
                     "ORDER BY number",
                     (tournament_id,),
@@ -203,7 +203,7 @@ class Tournaments(DueRows):
         return TournamentSnapshot(
             tournament_from_row(next(iter(info_rows))),
             tuple(entrant_from_row(r) for r in players),
-            tuple(RoundRow(int(r[0]), float(r[1]), float(r[2]), bool(r[3]), int(r[4])) for r in rounds),
+            tuple(RoundRow(int(r[0]), float(r[1]), float(r[2]), bool(r[3]), int(r[4]), str(r[5])) for r in rounds),
             tuple(pairing_from_row(r) for r in pairings),
             tuple((int(r[0]), int(r[1]), str(r[2])) for r in byes),
             tuple(dispute_from_row(r) for r in disputes),
@@ -398,12 +398,20 @@ class Tournaments(DueRows):
 
     async def _advance_if_round_over(self, db: Connection, tournament_id: int, number: int) -> None:
         """Inside a transaction: once every pairing of round ``number`` has its result, the ``advance`` step
-        (pairing the next round, or the end) falls due now."""
+        (pairing the next round, or the end) falls due now, and the round's recap is owed (once: a result corrected
+        later owes none)."""
         open_left = await db.execute_fetchall(
             "SELECT 1 FROM tournament_pairings WHERE tournament_id = ? AND round = ? AND result IS NULL LIMIT 1",
             (tournament_id, number),
         )
         if not open_left:
+            owed = await db.execute(
+                "UPDATE tournament_rounds SET recap = 'owed' WHERE tournament_id = ? AND number = ? "
+                "AND recap = 'waiting'",
+                (tournament_id, number),
+            )
+            if owed.rowcount:
+                await self._owe_posts(db, tournament_id)
             await self._due_tournament(db, tournament_id, "advance", self._now())
 
     async def set_result(self, tournament_id: int, pairing_id: int, result: str, *, actor_id: int) -> Pairing:

@@ -522,6 +522,8 @@ class RoundRow:
     announced: bool
     posts_done: int = 0
     """Messages of its announcement (the standings before it, its pairings) that are out already."""
+    recap: str = "done"
+    """Its recap: ``waiting`` while it is played, ``owed`` once it is over, ``done`` once posted."""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ The cog is one class made of its parts, each a module of this package around one
 - ``opening``: a round's threads, games and first boards;
 - ``disputes``: a player's dispute of a game's result (the board's button, the reason, the organisers' post);
 - ``posts``: what the channel is owed (standings, bracket, podium, with their images) and the private standings;
+- ``recap``: each round's recap (upsets, longest game, biggest claim or confinement) and its image;
 - ``words``: every sentence, worded from the catalogue: private answers in the member's language, public posts
   (announcement, rounds, standings, podium, organiser lines) in the server's.
 

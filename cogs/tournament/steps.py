@@ -21,8 +21,8 @@ from bot.crashpoints import crash_point
 from bot.errors import UserError
 from bot.i18n import words as words_in
 from bot.scheduler import Hold
-from bot.store.values import DueRow, NoticeKind, TournamentInfo, TournamentSnapshot
-from bot.tournament_flow import Finished, plan_next, rounds_at_start
+from bot.store.values import Claim, DueRow, NoticeKind, TournamentInfo, TournamentSnapshot
+from bot.tournament_flow import Finished, last_round, plan_next, rounds_at_start
 from bot.tournaments import TournamentError
 from cogs._delivery import RETRY_DELAYS, announce
 from cogs._send import CANNOT_DM, direct_message
@@ -30,12 +30,13 @@ from cogs.tournament import words
 from cogs.tournament.disputes import Disputing
 from cogs.tournament.opening import Opening
 from cogs.tournament.posts import Post, Posts
+from cogs.tournament.recap import Recaps
 from cogs.tournament.signup import SignUp, rejoin_view
 
 log = logging.getLogger(__name__)
 
 
-class Steps(SignUp, Posts, Opening, Disputing):
+class Steps(SignUp, Posts, Recaps, Opening, Disputing):
     """What the scheduler runs for a tournament (its ``tournament`` handler is ``on_due``)."""
 
     async def on_due(self, row: DueRow) -> None:
@@ -52,7 +53,7 @@ class Steps(SignUp, Posts, Opening, Disputing):
         elif key == "notices":
             self.bot.spawn(self.deliver_notices(tournament_id, row), name=f"tournament-{tournament_id}-notices")
         elif key == "advance":
-            await self.advance(tournament_id, row.id)
+            await self.advance(tournament_id, row.id, row.claim)
         elif key == "play":
             self.bot.spawn(self.open_round(tournament_id, int(arg), row), name=f"tournament-{tournament_id}-open")
         elif key == "posts":
@@ -99,13 +100,15 @@ class Steps(SignUp, Posts, Opening, Disputing):
         if info.status == "signup":
             await self.refresh_announcement(info)
 
-    async def advance(self, tournament_id: int, due_id: int | None) -> None:
-        """Pair and store the next round, or finish the tournament, once the current round is over."""
+    async def advance(self, tournament_id: int, due_id: int | None, claim: Claim | None = None) -> None:
+        """Pair and store the next round, or finish the tournament, once the current round is over. A step with
+        nothing to do is dropped only while it is still ``claim``'s: one made due afresh meanwhile (the tournament
+        resumed after this step saw it paused) stays, and runs."""
         async with self.lock(tournament_id):
             snap = await self.bot.store.snapshot(tournament_id)
             if snap.info.status != "running":
                 if due_id is not None:
-                    await self.bot.store.drop_due(due_id)
+                    await self.bot.store.drop_due(due_id, claim)
                 return
             try:
                 plan = await asyncio.to_thread(plan_next, snap)
@@ -121,7 +124,7 @@ class Steps(SignUp, Posts, Opening, Disputing):
                 return
             if plan is None:
                 if due_id is not None:
-                    await self.bot.store.drop_due(due_id)
+                    await self.bot.store.drop_due(due_id, claim)
                 return
             if isinstance(plan, Finished):
                 await self.finish(snap)
@@ -136,7 +139,8 @@ class Steps(SignUp, Posts, Opening, Disputing):
 
     async def deliver_posts(self, tournament_id: int, due: DueRow | None) -> None:
         """The ``posts`` step: everything the tournament owes its channel, in order (its start, each round's
-        standings and pairings, its end), each message recorded once out, so a retry posts only the rest.
+        standings and pairings and, once it is over, its recap, its end), each message recorded once out, so a retry
+        posts only the rest.
 
         A failure (Discord refusing, failing or rate-limiting past discord.py's own retries) gives the step back to
         fall due again after a growing pause; it is done only once nothing is owed."""
@@ -169,21 +173,29 @@ class Steps(SignUp, Posts, Opening, Disputing):
                 # Those dropped for not checking in are told after the start is said (``send_notices``).
                 await self.bot.store.schedule_tournament(tournament_id, "notices")
         for row in snap.rounds:
-            if row.announced:
-                continue
-            messages = await self.round_messages(snap, row.number)
-            if not await self.send_owed(info, row.number, row.posts_done, messages, hold):
-                return False
-            await self.bot.store.posts_delivered(tournament_id, "round", row.number)
-            await self.refresh_announcement(info)
-            self.bot.spawn(self.archive_rounds(snap, row.number - 1), name=f"tournament-{tournament_id}-archive")
+            if not row.announced:
+                messages = await self.round_messages(snap, row.number)
+                if not await self.send_owed(info, row.number, row.posts_done, messages, hold):
+                    return False
+                await self.bot.store.posts_delivered(tournament_id, "round", row.number)
+                await self.refresh_announcement(info)
+                self.bot.spawn(self.archive_rounds(snap, row.number - 1), name=f"tournament-{tournament_id}-archive")
+            # A round's recap once it is over, before the next round's standings and pairings; the last round's goes
+            # with the end (below).
+            if row.recap == "owed" and not last_round(snap, row.number):
+                if not await self.send_recap(info, await self.recap_messages(snap, row.number), hold):
+                    return False
+                await self.bot.store.recap_posted(tournament_id, row.number)
         for entrant in snap.players:
             if entrant.absent_notice:
                 if not await hold.still_held():
                     return False
                 await self.tell_absent(info, entrant.user_id, len(snap.rounds))
         if info.end_owed:
-            if not await self.send_owed(info, None, info.posts_done, await self.end_messages(snap), hold):
+            end = await self.end_messages(snap)
+            if snap.rounds and snap.rounds[-1].recap == "owed":
+                end = await self.recap_messages(snap, snap.rounds[-1].number) + end
+            if not await self.send_owed(info, None, info.posts_done, end, hold):
                 return False
             await self.bot.store.posts_delivered(tournament_id, "end")
             self.bot.spawn(self.archive_rounds(snap, len(snap.rounds)), name=f"tournament-{tournament_id}-archive")
@@ -299,6 +311,17 @@ class Steps(SignUp, Posts, Opening, Disputing):
             return False
         except discord.NotFound:
             return False
+        return True
+
+    async def send_recap(self, info: TournamentInfo, messages: list[Post], hold: Hold) -> bool:
+        """Post a round's recap (one message, or none when the round has nothing to say); False if the step was
+        lost."""
+        for message in messages:
+            if not await hold.still_held():
+                return False
+            await self.bot.get_partial_messageable(info.channel_id).send(
+                **message, allowed_mentions=discord.AllowedMentions.none()
+            )
         return True
 
     async def round_deadline(self, tournament_id: int, number: int, due_id: int) -> None:

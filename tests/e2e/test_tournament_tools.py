@@ -366,3 +366,39 @@ async def test_the_podiums_of_many_divisions_are_paged_into_embeds_within_discor
     cross_csv = next(name for name in podium.files if name.endswith("-crosstable.csv"))
     rows = list(csv.DictReader(io.StringIO(podium.files[cross_csv].decode())))
     assert len(rows) == 54 and {r["division"] for r in rows} == {str(i) for i in range(1, 19)}
+
+
+async def test_a_resume_landing_while_the_paused_advance_step_gives_up_still_pairs_the_next_round(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
+) -> None:
+    """The round ends while the tournament is paused: its ``advance`` step finds it paused and drops itself. A resume
+    landing between that look and the drop makes the step due afresh, and the drop leaves that new one to run."""
+    await sandbox.grant(alice, "manage_guild")
+    announcement = await sandbox.user(alice).slash(
+        "tournament", "create", name="Pause", game="veloop", format="swiss", rounds=2, time="1d", settings="5"
+    )
+    field = [alice, bob, carol, sandbox.add_member("dave")]
+    members = {m.id: m for m in field}
+    for member in field:
+        await sandbox.user(member).click(announcement, "Join")
+    await sandbox.user(alice).slash("tournament", "start")
+    first = await round_open(sandbox, db_path, 1, 1)
+    await sandbox.user(alice).slash("tournament", "pause")
+    drop = bot.store.drop_due
+    resumed: list[int] = []
+
+    async def resume_first(due_id: int, claim: object = None) -> None:
+        with sqlite3.connect(db_path) as db:
+            key = db.execute("SELECT key FROM due WHERE id = ?", (due_id,)).fetchone()
+        if key == ("advance",) and not resumed:
+            resumed.append(due_id)  # the organiser resumes just as the step gives up
+            await bot.store.set_tournament_status(1, "running", actor_id=alice.id, allowed=("paused",))
+        await drop(due_id, claim)  # type: ignore[arg-type]
+
+    bot.store.drop_due = resume_first  # type: ignore[method-assign]
+    for board in first:
+        assert board.thread_id is not None
+        await resign_in(sandbox, members[board.black], board.thread_id, "veloop")
+    await sandbox.wait_until(lambda: resumed, what="the paused advance step giving up")
+    await round_open(sandbox, db_path, 1, 2)
+    assert rounds_stored(db_path, 1) == 2

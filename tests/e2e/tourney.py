@@ -101,12 +101,12 @@ async def round_open(fake: FakeDiscord, db_path: Path, tournament_id: int, numbe
 
 
 def posts_owed(db_path: Path, tournament_id: int) -> bool:
-    """Whether the tournament still owes its channel a post (its start, a round's announcement, its end)."""
+    """Whether the tournament still owes its channel a post (its start, a round's announcement or recap, its end)."""
     with sqlite3.connect(db_path) as db:
         return bool(
             db.execute(
                 "SELECT 1 FROM tournaments WHERE id = ? AND (start_owed = 1 OR end_owed = 1) UNION ALL "
-                "SELECT 1 FROM tournament_rounds WHERE tournament_id = ? AND announced = 0",
+                "SELECT 1 FROM tournament_rounds WHERE tournament_id = ? AND (announced = 0 OR recap = 'owed')",
                 (tournament_id, tournament_id),
             ).fetchall()
         )
