@@ -165,6 +165,8 @@ class Clock:
     second: float
     running: Seat | None
     since: float | None
+    bare: tuple[Seat, ...] = ()
+    """Seats that play without the increment (an arena player who went berserk)."""
 
     def left(self, seat: Seat, now: float) -> float:
         """Seconds ``seat`` has left at ``now`` (negative once flagged)."""
@@ -202,7 +204,7 @@ class Clock:
         control = self.control
         bank = (self.first if seat == "first" else self.second) - spent
         if control.family == "fischer":
-            bank += control.increment
+            bank += 0.0 if seat in self.bare else control.increment
             if control.cap is not None:
                 bank = min(bank, control.cap)
         else:
@@ -215,7 +217,7 @@ class Clock:
                 first = control.start
             else:
                 second = control.start
-        return Clock(control, first, second, following, now)
+        return Clock(control, first, second, following, now, self.bare)
 
     def stopped(self, now: float) -> Clock:
         """The clock at the end of the game: the running seat's time charged up to ``now``, nothing running."""
@@ -223,7 +225,7 @@ class Clock:
             return self
         left = self.left(self.running, now)
         first, second = (left, self.second) if self.running == "first" else (self.first, left)
-        return Clock(self.control, first, second, None, None)
+        return Clock(self.control, first, second, None, None, self.bare)
 
     def paused_for(self, seconds: float) -> Clock:
         """The clock with ``seconds`` given back to the running seat (the bot was down: nobody loses by it)."""

@@ -32,7 +32,7 @@ COLUMNS = (
     "ai_level, ply, turns, winner_id, result, created_at, updated_at, expires_at, challenge_message_id, "
     "board_message_id, undo_requested_by, version, board_version, posted_version, changed_stamp, termination, "
     "time_control, inactivity_days, clock_first, clock_second, clock_running, clock_since, proposed_by, rated, "
-    "ended_at, aborted_by, aborted_how"
+    "ended_at, aborted_by, aborted_how, clock_bare"
 )
 
 GUILD_SETTINGS_SQL = (
@@ -104,8 +104,14 @@ def parse_control(text: str, inactivity_days: int) -> TimeControl:
 def clock_from_row(control: TimeControl, row: Row) -> Clock | None:
     if row["clock_first"] is None:
         return None
+    bare = tuple(cast("Seat", seat) for seat in (row["clock_bare"] or "").split(",") if seat)
     return Clock(
-        control, row["clock_first"], row["clock_second"], cast("Seat | None", row["clock_running"]), row["clock_since"]
+        control,
+        row["clock_first"],
+        row["clock_second"],
+        cast("Seat | None", row["clock_running"]),
+        row["clock_since"],
+        bare,
     )
 
 
@@ -167,6 +173,7 @@ def tournament_from_row(row: Row) -> TournamentInfo:
         start_owed=bool(row["start_owed"]),
         end_owed=bool(row["end_owed"]),
         posts_done=int(row["posts_done"]),
+        leaderboard_message_id=row["leaderboard_message_id"],
     )
 
 
@@ -180,6 +187,7 @@ def entrant_from_row(row: Row) -> Entrant:
         row["left_round"],
         bool(row["checked_in"]),
         bool(row["late"]),
+        bool(row["paused"]),
     )
 
 
@@ -196,4 +204,9 @@ def pairing_from_row(row: Row) -> Pairing:
         row["thread_id"],
         row["game_id"],
         bool(row["intro_posted"]),
+        bool(row["white_berserk"]),
+        bool(row["black_berserk"]),
+        int(row["white_moves"]),
+        int(row["black_moves"]),
+        row["ended_at"],
     )

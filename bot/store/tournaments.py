@@ -308,13 +308,15 @@ class Tournaments(DueRows):
         ``forfeit`` for a no-show (not rated), else ``game``.
         """
         rows = await db.execute_fetchall(
-            "SELECT id, tournament_id, round, white, black, result FROM tournament_pairings WHERE game_id = ?",
+            "SELECT p.id, p.tournament_id, p.round, p.white, p.black, p.result, t.format FROM tournament_pairings p "
+            "JOIN tournaments t ON t.id = p.tournament_id WHERE p.game_id = ?",
             (before.id,),
         )
-        found = [(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), r[5]) for r in rows]
+        found = [(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), r[5], r[6]) for r in rows]
         if not found or found[0][5] is not None:
             return None
-        pairing_id, tournament_id, number, white, black, _ = found[0]
+        pairing_id, tournament_id, number, white, black, _, format_ = found[0]
+        arena = format_ == "arena"
         kind = "game"
         result: str
         if termination == "cancelled":
@@ -330,15 +332,28 @@ class Tournaments(DueRows):
                 # Lichess: a player who never came loses by forfeit and is withdrawn from the next round on.
                 kind = "forfeit"
                 result = "+-" if winner_id == white else "-+"
+                # In an arena the absentee is paused (out of the waiting pool until they come back).
                 await db.execute(
-                    "UPDATE tournament_players SET left_round = ? "
+                    "UPDATE tournament_players SET paused = 1 WHERE tournament_id = ? AND user_id = ?"
+                    if arena
+                    else "UPDATE tournament_players SET left_round = ? "
                     "WHERE tournament_id = ? AND user_id = ? AND left_round IS NULL",
-                    (number + 1, tournament_id, loser),
+                    (tournament_id, loser) if arena else (number + 1, tournament_id, loser),
                 )
                 await self._log(db, tournament_id, 0, "no-show", str(loser))
             else:
                 result = "1-0" if winner_id == white else "0-1"
         await db.execute("UPDATE tournament_pairings SET result = ? WHERE id = ?", (result, pairing_id))
+        if arena:
+            # Its end orders the players' streaks, its moves decide a berserk point; its players wait again now.
+            await db.execute(
+                "UPDATE tournament_pairings SET ended_at = ?, "
+                "white_moves = (SELECT COUNT(*) FROM moves WHERE game_id = ? AND user_id = ?), "
+                "black_moves = (SELECT COUNT(*) FROM moves WHERE game_id = ? AND user_id = ?) WHERE id = ?",
+                (self._now(), before.id, white, before.id, black, pairing_id),
+            )
+            await self._due_tournament(db, tournament_id, "advance", self._now())
+            return kind
         await self._advance_if_round_over(db, tournament_id, number)
         return kind
 

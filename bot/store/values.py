@@ -350,7 +350,9 @@ class RatingChange:
 
 # --- tournaments --------------------------------------------------------------------------------
 
-TournamentFormat = Literal["swiss", "round_robin", "double_round_robin", "single_elimination", "double_elimination"]
+TournamentFormat = Literal[
+    "swiss", "round_robin", "double_round_robin", "single_elimination", "double_elimination", "arena"
+]
 
 TournamentStatus = Literal["signup", "running", "paused", "finished", "cancelled"]
 
@@ -397,6 +399,12 @@ class TournamentInfo:
     """Its final standings and podium are still to be posted."""
     posts_done: int = 0
     """Messages of the start (or the end) being delivered that are out already."""
+    leaderboard_message_id: int | None = None
+    """An arena's leaderboard, the one message edited in place as games end."""
+
+    @property
+    def is_arena(self) -> bool:
+        return self.format == "arena"
 
     @property
     def is_elimination(self) -> bool:
@@ -423,6 +431,8 @@ class Entrant:
     left_round: int | None
     checked_in: bool
     late: bool
+    paused: bool = False
+    """An arena player out of the waiting pool until they come back."""
 
 
 @dataclass(frozen=True)
@@ -438,6 +448,12 @@ class Pairing:
     thread_id: int | None
     game_id: int | None
     intro_posted: bool = True
+    white_berserk: bool = False
+    black_berserk: bool = False
+    white_moves: int = 0
+    black_moves: int = 0
+    ended_at: float | None = None
+    """An arena game's end (its result's), which orders a player's games for their streak."""
 
 
 @dataclass(frozen=True)

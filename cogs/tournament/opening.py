@@ -22,7 +22,7 @@ from bot.tournament_flow import names
 from cogs._board import board_message
 from cogs._delivery import after_board_posted, board_lock
 from cogs.tournament import words
-from cogs.tournament.base import TournamentBase
+from cogs.tournament.arena import ArenaPart
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ ARCHIVE_WAITS = 40
 """Quarter-seconds a finished game's thread waits for its last board before it is archived (left open if later)."""
 
 
-class Opening(TournamentBase):
+class Opening(ArenaPart):
     """A round's games opened in their threads, and their threads archived once played."""
 
     async def open_round(self, tournament_id: int, number: int, due: DueRow | None) -> None:
@@ -164,6 +164,7 @@ class Opening(TournamentBase):
             current = await self.bot.store.get_game(game.id)
             if not current.unannounced:
                 await thread.send(content=intro, allowed_mentions=mentions)
+                await self.offer_berserk(info, pairing, game)
                 await self.bot.store.intro_posted(pairing.id)
                 return
             out = (await board_message(self.bot, current)).quiet()
@@ -173,6 +174,8 @@ class Opening(TournamentBase):
             if out.view is not None:
                 kwargs["view"] = out.view
             message = await thread.send(**kwargs)
+            # An arena game's Berserk button goes with its intro (owed, like it, until the intro is recorded).
+            await self.offer_berserk(info, pairing, game)
             await self.bot.store.intro_posted(pairing.id)
             await after_board_posted(self.bot, current, message.id)
 

@@ -42,7 +42,7 @@ class Steps(SignUp, Posts, Opening):
             await self.timed_start(tournament_id, row.id)
         elif key == "checkin":
             await self.checkin_opens(tournament_id, row.id)
-        elif key == "advance":
+        elif key == "advance" or (key == "deadline" and await self.is_arena(tournament_id)):
             await self.advance(tournament_id, row.id)
         elif key == "play":
             self.bot.spawn(self.open_round(tournament_id, int(arg), row), name=f"tournament-{tournament_id}-open")
@@ -86,8 +86,21 @@ class Steps(SignUp, Posts, Opening):
         if info.status == "signup":
             await self.refresh_announcement(info)
 
+    async def is_arena(self, tournament_id: int) -> bool:
+        return (await self.bot.store.tournament(tournament_id)).is_arena
+
     async def advance(self, tournament_id: int, due_id: int | None) -> None:
-        """Pair and store the next round, or finish the tournament, once the current round is over."""
+        """Pair and store the next round, or finish the tournament, once the current round is over. An arena pairs
+        whoever is waiting, and finishes once its time is up and its last game played out."""
+        info = await self.bot.store.tournament(tournament_id)
+        if info.is_arena:
+            if await self.arena_step(info, due_id):
+                async with self.lock(tournament_id):
+                    snap = await self.bot.store.snapshot(tournament_id)
+                    if snap.info.status == "running":
+                        await self.finish(snap)
+                        self.leaderboard_changed(tournament_id)
+            return
         async with self.lock(tournament_id):
             snap = await self.bot.store.snapshot(tournament_id)
             if snap.info.status != "running":
