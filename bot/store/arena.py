@@ -117,9 +117,9 @@ class Arenas(TournamentRounds):
             for white, black in made:
                 board += 1
                 await db.execute(
-                    "INSERT INTO tournament_pairings (tournament_id, round, board, white, black, state) "
-                    "VALUES (?, ?, ?, ?, ?, 'paired')",
-                    (tournament_id, ARENA_ROUND, board, white, black),
+                    "INSERT INTO tournament_pairings (tournament_id, round, board, white, black, state, paired_at) "
+                    "VALUES (?, ?, ?, ?, ?, 'paired', ?)",
+                    (tournament_id, ARENA_ROUND, board, white, black, now),
                 )
             await self._due_tournament(db, tournament_id, f"play:{ARENA_ROUND}", now)
         log.info("tournament %d: arena paired %d games", tournament_id, len(made))

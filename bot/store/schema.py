@@ -444,8 +444,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
         # Arena tournaments: a fixed length (round_minutes), one round whose pairings are made one by one as players
         # come free. The format's CHECK is widened as SQLite allows (a new column, filled, taking the old name). A
-        # pairing keeps who went berserk, each player's own moves and when it ended (the order scores a streak);
-        # a player may pause (out of the waiting pool until back); the leaderboard is one message edited in place.
+        # pairing keeps who went berserk, each player's own moves, when it was paired and when it ended (the order
+        # scores a streak); a player may pause (out of the waiting pool until back); the leaderboard is one message
+        # edited in place.
         # A game's clock_bare names the seats that play without increment (a berserk player's).
         "ALTER TABLE tournaments ADD COLUMN format_next TEXT CHECK (format_next IS NULL OR format_next IN "
         "('swiss', 'round_robin', 'double_round_robin', 'single_elimination', 'double_elimination', 'arena'))",
@@ -461,6 +462,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE tournament_pairings ADD COLUMN white_moves INTEGER NOT NULL DEFAULT 0 CHECK (white_moves >= 0)",
         "ALTER TABLE tournament_pairings ADD COLUMN black_moves INTEGER NOT NULL DEFAULT 0 CHECK (black_moves >= 0)",
         "ALTER TABLE tournament_pairings ADD COLUMN ended_at REAL",
+        "ALTER TABLE tournament_pairings ADD COLUMN paired_at REAL",
         "ALTER TABLE games ADD COLUMN clock_bare TEXT",
     ),
 )

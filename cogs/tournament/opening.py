@@ -54,7 +54,11 @@ class Opening(ArenaPart):
                     continue
                 try:
                     if not await self.open_pairing(snap, channel, pairing, known, row.deadline, hold):
-                        log.warning("Tournament %d: round %d is opened by another process now", tournament_id, number)
+                        # An arena's new pairings make the step due afresh while it runs: the next run opens them.
+                        level = logging.INFO if snap.info.is_arena else logging.WARNING
+                        log.log(
+                            level, "Tournament %d: round %d is opened by another process now", tournament_id, number
+                        )
                         return
                 except discord.HTTPException as exc:
                     log.exception(
