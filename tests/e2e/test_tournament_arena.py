@@ -169,9 +169,9 @@ async def test_a_30_player_arena_runs_from_start_to_podium_with_berserk_and_stre
     for b in found:
         if b.pairing_id != first.pairing_id:
             await finish_game(b)
-    # Four more passes over the games on: a player is paired again as soon as someone else is free (never the
+    # Three more passes over the games on: a player is paired again as soon as someone else is free (never the
     # opponent just met); the hero's game ends first each time, so the hero plays once a pass.
-    for _ in range(4):
+    for _ in range(3):
         on = await games_on(sandbox, db_path, tid)
         assert len(on) >= 14, "at most the two who just met wait"
         on.sort(key=lambda b: hero not in (b.white, b.black))
@@ -198,11 +198,11 @@ async def test_a_30_player_arena_runs_from_start_to_podium_with_berserk_and_stre
     assert len(boards(db_path, tid)) == paired_before, "nobody paired after the end"
 
     for player, games in opponents.items():
-        assert len(games) >= 4, (player, games)
+        assert len(games) >= 3, (player, games)
         assert all(a != b for a, b in itertools.pairwise(games)), f"an immediate rematch for {player}"
     points = {m: expected_points(r) for m, r in record.items()}
-    assert len(record[hero]) == 6
-    assert points[hero] == 3 + 2 + 4 * 4, "a berserk win, a win, then four on a streak"
+    assert len(record[hero]) == 5
+    assert points[hero] == 3 + 2 + 4 * 3, "a berserk win, a win, then three on a streak"
     podium = await sandbox.wait_for_message(sandbox.channel_id, lambda m: "podium.png" in m.files)
     assert png(podium, "podium.png").size[0] == 800
     assert shown_name(members[hero]) in podium.content
@@ -226,6 +226,7 @@ async def test_a_30_player_arena_runs_from_start_to_podium_with_berserk_and_stre
     )
 
 
+@pytest.mark.slow
 async def test_a_restart_mid_arena_keeps_scores_and_pause_and_pairs_whoever_waits(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, factory: Factory, alice: Member, db_path: Path
 ) -> None:
@@ -237,22 +238,22 @@ async def test_a_restart_mid_arena_keeps_scores_and_pause_and_pairs_whoever_wait
     tid = 1
     g1, g2, g3 = await games_on(sandbox, db_path, tid)
     board_post = await sandbox.wait_until(lambda: next(iter(leaderboards(sandbox)), None), what="the leaderboard")
-    # g1's loser pauses, then resigns: out of the pool; g1's winner waits (g1's loser is the only one free).
+    # g1 ends: its two players wait rather than meet again while the others play.
     assert g1.thread_id is not None
+    await resign_in(sandbox, members[g1.black], g1.thread_id, GROUP)
+    assert [b.pairing_id for b in await games_on(sandbox, db_path, tid)] == [g2.pairing_id, g3.pairing_id]
+    # g1's loser pauses: out of the pool, across the restart.
     paused = await sandbox.user(members[g1.black], channel_id=sandbox.channel_id).click(board_post, "Pause")
     assert paused.ephemeral and "You are paused" in paused.content, paused.content
-    await resign_in(sandbox, members[g1.black], g1.thread_id, GROUP)
-    await games_on(sandbox, db_path, tid)
 
     bot = await sandbox_runner.restart(factory)
     bot.get_cog("Tournaments").leaderboard_pace = 0.05  # type: ignore[union-attr]
     assert g2.thread_id is not None
     await resign_in(sandbox, members[g2.black], g2.thread_id, GROUP)
     on = await games_on(sandbox, db_path, tid)
-    # g1's winner and g2's two players wait: g2's pair may not meet again, so g1's winner meets one of them.
+    # g1's winner and g2's two players wait (g1's loser is paused): the two winners meet, g2's loser waits.
     new = [b for b in on if b.pairing_id not in (g3.pairing_id,)]
-    assert len(new) == 1 and g1.white in (new[0].white, new[0].black), new
-    assert {new[0].white, new[0].black} != {g2.white, g2.black}
+    assert len(new) == 1 and {new[0].white, new[0].black} == {g1.white, g2.white}, new
     # The paused player comes back after the restart and is paired with the one left waiting.
     back = await sandbox.user(members[g1.black], channel_id=sandbox.channel_id).click(board_post, "Back in")
     assert back.ephemeral and "You are back" in back.content, back.content
