@@ -267,6 +267,13 @@ async def test_a_restart_mid_arena_keeps_scores_and_pause_and_pairs_whoever_wait
         what="the leaderboard to show both wins",
     )
     assert len(leaderboards(sandbox)) == 1
+    # Its standings are the leaderboard, privately; it has no rounds to explain or pair again.
+    standings = await sandbox.user(members[g3.white]).slash("tournament", "standings")
+    assert standings.ephemeral and standings.embeds[0]["description"] == board_post.embeds[0]["description"]
+    why = await sandbox.user(members[g3.white]).slash("tournament", "pairings")
+    assert why.ephemeral and "An arena has no rounds" in why.content, why.content
+    repair = await sandbox.user(alice).slash("tournament", "repair", round=1)
+    assert repair.ephemeral and "An arena has no rounds" in repair.content, repair.content
 
 
 async def test_an_arena_refuses_a_correspondence_clock_privately(
