@@ -131,13 +131,16 @@ class Arenas(TournamentRounds):
         now = self._now()
         async with self._transaction() as db:
             rows = await db.execute_fetchall(
-                "SELECT p.id, p.white, p.black, p.white_berserk, p.black_berserk, p.result, t.format, t.status, t.id "
+                "SELECT p.id, p.white, p.black, p.white_berserk, p.black_berserk, p.result, t.format, t.status, t.id, "
+                "t.berserk "
                 "FROM tournament_pairings p JOIN tournaments t ON t.id = p.tournament_id WHERE p.game_id = ?",
                 (game_id,),
             )
             row = next(iter(rows), None)
             if row is None or row[6] != "arena":
                 raise UserError("arena.berserk_not_arena")
+            if not row[9]:
+                raise UserError("arena.berserk_off")
             pairing_id, white, black = int(row[0]), int(row[1]), int(row[2])
             if user_id not in (white, black):
                 raise UserError("arena.berserk_not_yours")

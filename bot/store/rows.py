@@ -174,6 +174,7 @@ def tournament_from_row(row: Row) -> TournamentInfo:
         end_owed=bool(row["end_owed"]),
         posts_done=int(row["posts_done"]),
         leaderboard_message_id=row["leaderboard_message_id"],
+        berserk=bool(row["berserk"]),
     )
 
 

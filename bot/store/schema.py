@@ -446,7 +446,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # come free. The format's CHECK is widened as SQLite allows (a new column, filled, taking the old name). A
         # pairing keeps who went berserk, each player's own moves, when it was paired and when it ended (the order
         # scores a streak); a player may pause (out of the waiting pool until back); the leaderboard is one message
-        # edited in place.
+        # edited in place; an arena may forbid berserk.
         # A game's clock_bare names the seats that play without increment (a berserk player's).
         "ALTER TABLE tournaments ADD COLUMN format_next TEXT CHECK (format_next IS NULL OR format_next IN "
         "('swiss', 'round_robin', 'double_round_robin', 'single_elimination', 'double_elimination', 'arena'))",
@@ -454,6 +454,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE tournaments DROP COLUMN format",
         "ALTER TABLE tournaments RENAME COLUMN format_next TO format",
         "ALTER TABLE tournaments ADD COLUMN leaderboard_message_id INTEGER",
+        "ALTER TABLE tournaments ADD COLUMN berserk INTEGER NOT NULL DEFAULT 1 CHECK (berserk IN (0, 1))",
         "ALTER TABLE tournament_players ADD COLUMN paused INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1))",
         "ALTER TABLE tournament_pairings ADD COLUMN white_berserk INTEGER NOT NULL DEFAULT 0 "
         "CHECK (white_berserk IN (0, 1))",

@@ -61,6 +61,7 @@ class Tournaments(DueRows):
         checkin_minutes: int,
         round_minutes: int,
         division_size: int | None = None,
+        berserk: bool = True,
     ) -> TournamentInfo:
         """A new tournament open for sign-up; its start time and check-in fall due on the scheduler. Its name is
         refused if it holds a control character or shows nothing (``bot.text``), on every database alike."""
@@ -75,8 +76,8 @@ class Tournaments(DueRows):
                 rows = await db.execute_fetchall(
                     "INSERT INTO tournaments (guild_id, channel_id, organiser_id, name, game, settings, format, "
                     "rounds, best_of, time_control, inactivity_days, rated, max_players, starts_at, checkin_minutes, "
-                    "round_minutes, division_size, status, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'signup', ?) RETURNING *",
+                    "round_minutes, division_size, berserk, status, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'signup', ?) RETURNING *",
                     (
                         guild_id,
                         channel_id,
@@ -95,6 +96,7 @@ class Tournaments(DueRows):
                         checkin_minutes,
                         round_minutes,
                         division_size,
+                        int(berserk),
                         now,
                     ),
                 )

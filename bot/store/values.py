@@ -401,6 +401,8 @@ class TournamentInfo:
     """Messages of the start (or the end) being delivered that are out already."""
     leaderboard_message_id: int | None = None
     """An arena's leaderboard, the one message edited in place as games end."""
+    berserk: bool = True
+    """Whether an arena's players may go berserk."""
 
     @property
     def is_arena(self) -> bool:

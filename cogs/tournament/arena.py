@@ -179,7 +179,7 @@ class ArenaPart(TournamentBase):
 
     async def offer_berserk(self, info: TournamentInfo, pairing: Pairing, game: GameInfo) -> None:
         """Under an arena game's intro: the Berserk button, for either player before their first move."""
-        if not info.is_arena or info.time_control.family != "fischer":
+        if not info.is_arena or not info.berserk or info.time_control.family != "fischer":
             return
         pw = await self.public(info)
         view = discord.ui.View(timeout=None)

@@ -57,6 +57,7 @@ class Creation(SignUp):
         best_of="elimination only: games per match",
         division_size="round robin only: most players per division (default 16)",
         settings="the game's settings, e.g. small, classic (default: the game's own)",
+        berserk="arena only: yes (default) lets players halve their clock for a bonus point",
     )
     # Values of their own: a choice is translated by its value, and "5" is already Veloop's 5×5 board.
     @app_commands.choices(best_of=[app_commands.Choice(name=str(n), value=f"bo{n}") for n in (1, 3, 5, 7)])
@@ -78,6 +79,7 @@ class Creation(SignUp):
         best_of: str | None = None,
         division_size: app_commands.Range[int, 3, 64] | None = None,
         settings: app_commands.Range[str, 1, 100] | None = None,
+        berserk: Literal["yes", "no"] | None = None,
     ) -> None:
         """Announce a tournament: members sign up with a button, and the bot runs every round."""
         assert interaction.guild_id is not None and interaction.channel_id is not None
@@ -105,6 +107,8 @@ class Creation(SignUp):
             raise UserError("tournament.checkin_needs_start")
         server = await self.bot.store.get_guild_settings(interaction.guild_id)
         control = parse_time(time, server.default_control(), inactivity_days=server.inactivity_days)
+        if berserk is not None and format != "arena":
+            raise UserError("arena.berserk_arena_only")
         if format == "arena" and not control.is_live:
             raise UserError("arena.needs_live_clock")
         # Every round opens a thread per game and posts boards there: refused now, not at round 1.
@@ -127,6 +131,7 @@ class Creation(SignUp):
             checkin_minutes=checkin or 0,
             round_minutes=round_minutes or (ARENA_MINUTES if format == "arena" else default_round_minutes(control)),
             division_size=division_size or (DIVISION_SIZE if format in ("round_robin", "double_round_robin") else None),
+            berserk=berserk != "no",
         )
         pw = await self.public(info)
         embed = await self.announcement_embed(pw, info)

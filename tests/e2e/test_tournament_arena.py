@@ -276,6 +276,31 @@ async def test_a_restart_mid_arena_keeps_scores_and_pause_and_pairs_whoever_wait
     assert repair.ephemeral and "An arena has no rounds" in repair.content, repair.content
 
 
+async def test_an_arena_without_berserk_offers_none_and_refuses_a_forged_press(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
+) -> None:
+    await sandbox.grant(alice, "manage_guild")
+    refused = await sandbox.user(alice).slash(
+        "tournament", "create", name="Swiss", game=GROUP, format="swiss", berserk="no"
+    )
+    assert refused.ephemeral and "for arenas only" in refused.content, refused.content
+    _, field = await _create(sandbox, alice, 2, time="5+3", berserk="no")
+    await sandbox.user(alice).slash("tournament", "start")
+    game = await sandbox.wait_until(
+        lambda: next((b for b in boards(db_path, 1) if b.state == "game" and b.thread_id is not None), None),
+        what="the game",
+    )
+    assert game.thread_id is not None
+    board = await sandbox.wait_for_message(game.thread_id, lambda m: bool(m.embeds))
+    assert not any("Berserk" in m.content for m in sandbox.messages(game.thread_id))
+    forged = {"type": 2, "style": 4, "label": "Berserk", "custom_id": f"arena:berserk:{game.game_id}"}
+    board.data["components"] = [{"type": 1, "components": [forged]}]
+    pressed = await sandbox.user(field[0], channel_id=game.thread_id).click(board, "Berserk")
+    assert pressed.ephemeral and "turned off" in pressed.content, pressed.content
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("SELECT clock_bare FROM games WHERE id = ?", (game.game_id,)).fetchone() == (None,)
+
+
 async def test_an_arena_refuses_a_correspondence_clock_privately(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member
 ) -> None:
