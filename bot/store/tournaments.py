@@ -398,7 +398,15 @@ class Tournaments(DueRows):
                 (result, pairing_id),
             )
             await self._log(db, tournament_id, actor_id, "result", f"{pairing.round}.{pairing.board} {result}")
-            await self._advance_if_round_over(db, tournament_id, pairing.round)
+            info = await self._tournament_in(db, tournament_id)
+            if info.is_arena:
+                # A game stopped by its result ends now (its players wait again); a correction keeps its end.
+                await db.execute(
+                    "UPDATE tournament_pairings SET ended_at = COALESCE(ended_at, ?) WHERE id = ?", (now, pairing_id)
+                )
+                await self._due_tournament(db, tournament_id, "advance", now)
+            else:
+                await self._advance_if_round_over(db, tournament_id, pairing.round)
         return replace(pairing, result=result)
 
     # --- organisers -----------------------------------------------------------------------------

@@ -44,7 +44,7 @@ def open_games(db_path: Path, tid: int) -> list[Board]:
     return [b for b in boards(db_path, tid) if b.result is None]
 
 
-def settled(sandbox: FakeDiscord, db_path: Path, tid: int) -> list[Board] | None:
+def settled(sandbox: FakeDiscord, db_path: Path, tid: int, berserk: bool = True) -> list[Board] | None:
     """The games on once the arena has nothing left to do (no pairing or opening step due) and every game made is
     on a board in its thread with its Berserk offer; None until then."""
     with sqlite3.connect(db_path) as db:
@@ -57,14 +57,17 @@ def settled(sandbox: FakeDiscord, db_path: Path, tid: int) -> list[Board] | None
     for b in found:
         if b.state != "game" or b.thread_id is None:
             return None
-        if not any(m.buttons for m in sandbox.messages(b.thread_id) if "Berserk" in m.content):
+        offered = any(m.buttons for m in sandbox.messages(b.thread_id) if "Berserk" in m.content)
+        if (berserk and not offered) or not any(m.embeds for m in sandbox.messages(b.thread_id)):
             return None
     return found
 
 
-async def games_on(sandbox: FakeDiscord, db_path: Path, tid: int) -> list[Board]:
+async def games_on(sandbox: FakeDiscord, db_path: Path, tid: int, berserk: bool = True) -> list[Board]:
     try:
-        return await sandbox.wait_until(lambda: settled(sandbox, db_path, tid), timeout=20, what="the arena to settle")
+        return await sandbox.wait_until(
+            lambda: settled(sandbox, db_path, tid, berserk), timeout=20, what="the arena to settle"
+        )
     except Exception:
         with sqlite3.connect(db_path) as db:
             print("DUE", db.execute("SELECT * FROM due").fetchall())
@@ -276,7 +279,7 @@ async def test_a_restart_mid_arena_keeps_scores_and_pause_and_pairs_whoever_wait
     assert repair.ephemeral and "An arena has no rounds" in repair.content, repair.content
 
 
-async def test_an_arena_without_berserk_offers_none_and_refuses_a_forged_press(
+async def test_an_arena_without_berserk_a_late_entry_and_a_result_set_by_the_organiser(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
 ) -> None:
     await sandbox.grant(alice, "manage_guild")
@@ -284,7 +287,7 @@ async def test_an_arena_without_berserk_offers_none_and_refuses_a_forged_press(
         "tournament", "create", name="Swiss", game=GROUP, format="swiss", berserk="no"
     )
     assert refused.ephemeral and "for arenas only" in refused.content, refused.content
-    _, field = await _create(sandbox, alice, 2, time="5+3", berserk="no")
+    announcement, field = await _create(sandbox, alice, 2, time="5+3", berserk="no")
     await sandbox.user(alice).slash("tournament", "start")
     game = await sandbox.wait_until(
         lambda: next((b for b in boards(db_path, 1) if b.state == "game" and b.thread_id is not None), None),
@@ -299,6 +302,16 @@ async def test_an_arena_without_berserk_offers_none_and_refuses_a_forged_press(
     assert pressed.ephemeral and "turned off" in pressed.content, pressed.content
     with sqlite3.connect(db_path) as db:
         assert db.execute("SELECT clock_bare FROM games WHERE id = ?", (game.game_id,)).fetchone() == (None,)
+    # A member enters while it runs, and waits; the organiser sets the game's result, which frees its players:
+    # the newcomer meets the winner, and the loser (who just met the winner) waits.
+    late = sandbox.add_member("late")
+    cursor = sandbox.cursor()
+    await sandbox.user(late).click(announcement, "Join")
+    said = await sandbox.wait_for_message(sandbox.channel_id, lambda m: m.ephemeral, after=cursor)
+    assert "You are entered" in said.content, said.content
+    await sandbox.user(alice).slash("tournament", "result", round=1, board=1, result="1-0")
+    on = await games_on(sandbox, db_path, 1, berserk=False)
+    assert [{b.white, b.black} for b in on] == [{game.white, late.id}]
 
 
 async def test_an_arena_refuses_a_correspondence_clock_privately(
