@@ -224,8 +224,8 @@ def table(figures: dict[str, Any], args: argparse.Namespace, reference: float) -
         f"{figures['open_ends']} game ends had no next pairing when the measurement stopped: they are left out. "
         "Both times include the wait of the two who just met for a third player to come free (they are never "
         "paired again while anyone else plays). A pairing is stored in one transaction with the step that opens "
-        "its game; the games are then opened one at a time per arena (a thread, the game, its first board), "
-        "paced so thread creation never bursts, which is the gap between the two rows."
+        "its game; that step opens four games at a time (each its thread, its game, its first board), which is "
+        "the gap between the two rows."
     )
     return "\n".join(rows) + "\n\n" + note
 

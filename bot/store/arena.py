@@ -121,7 +121,14 @@ class Arenas(TournamentRounds):
                     "VALUES (?, ?, ?, ?, ?, 'paired', ?)",
                     (tournament_id, ARENA_ROUND, board, white, black, now),
                 )
-            await self._due_tournament(db, tournament_id, f"play:{ARENA_ROUND}", now)
+            # Due unless it is due or running already: a run in progress looks again before it ends.
+            await db.execute(
+                "INSERT INTO due (kind, tournament_id, key, due_at) VALUES ('tournament', ?, ?, ?) "
+                "ON CONFLICT (kind, tournament_id, key) DO NOTHING",
+                (tournament_id, f"play:{ARENA_ROUND}", now),
+            )
+        if self.on_scheduled is not None:
+            self.on_scheduled(now)
         log.info("tournament %d: arena paired %d games", tournament_id, len(made))
         return ArenaPairing(tuple(made), False)
 

@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 THREAD_PACE = 0.05
 """Seconds between two thread creations: a 20-board round goes out one thread at a time, never in a burst."""
 THREAD_RETRIES = 6
+ARENA_OPENERS = 4
+"""An arena's games opened at once: players come free all the time, and each waits for their own game."""
 ARCHIVE_WAITS = 40
 """Quarter-seconds a finished game's thread waits for its last board before it is archived (left open if later)."""
 
@@ -48,6 +50,9 @@ class Opening(ArenaPart):
                     await self.bot.store.drop_due(due_id)
                 return
             channel = await self.channel_of(snap.info)
+            if snap.info.is_arena:
+                await self.open_arena(snap, channel, row.deadline, due_id, hold)
+                return
             known = names(snap)
             for pairing in snap.round_pairings(number):
                 if pairing.result is not None or (pairing.state == "game" and pairing.intro_posted):
@@ -74,6 +79,36 @@ class Opening(ArenaPart):
                             )
                     return  # the step stays due: it is tried again when its lease ends
             await self.bot.store.finish_opening(tournament_id, number, due_id, hold.claim)
+
+    async def open_arena(
+        self, snap: TournamentSnapshot, channel: discord.TextChannel, deadline: float, due_id: int | None, hold: Hold
+    ) -> None:
+        """An arena's games as they are paired: ``ARENA_OPENERS`` at a time, looking again for new pairings until
+        none is left (a pairing made meanwhile leaves the step due: ``finish_opening`` checks in its transaction)."""
+        info = snap.info
+        gate = asyncio.Semaphore(ARENA_OPENERS)
+
+        async def one(pairing: Pairing, known: dict[int, str]) -> bool:
+            async with gate:
+                try:
+                    return await self.open_pairing(snap, channel, pairing, known, deadline, hold)
+                except discord.HTTPException:
+                    log.exception("Could not open board %d of arena %d", pairing.board, info.id)
+                    return False
+
+        while True:
+            waiting = [
+                p for p in snap.round_pairings(1) if p.result is None and not (p.state == "game" and p.intro_posted)
+            ]
+            known = names(snap)
+            opened = await asyncio.gather(*(one(p, known) for p in waiting))
+            if not all(opened) or not await hold.still_held():
+                return  # the step stays due: tried again (by whoever holds it) when its lease ends
+            if await self.bot.store.finish_opening(info.id, 1, due_id, hold.claim):
+                return
+            snap = await self.bot.store.snapshot(info.id)
+            if snap.info.status not in ("running", "paused"):
+                return
 
     async def open_pairing(
         self,
