@@ -103,6 +103,10 @@ async def _create(
         "tournament", "create", name="Friday Arena", game=GROUP, format="arena", settings="5, alternating", **options
     )
     assert not announcement.ephemeral, announcement.content
+    length = next(f["value"] for f in announcement.embeds[0]["fields"] if f["name"] == "Arena")
+    minutes = options.get("round_minutes", 60)
+    berserk = "No berserk." if options.get("berserk") == "no" else "Berserk allowed."
+    assert length == f"{minutes} minutes; games started by then are played out. {berserk}", length
     for member in field:
         await sandbox.user(member).click(announcement, "Join")
     return announcement, field
