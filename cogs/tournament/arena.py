@@ -153,6 +153,9 @@ class ArenaPart(TournamentBase):
         self.board_edited[tournament_id] = loop.time()
         try:
             await self.show_leaderboard(tournament_id)
+        except discord.Forbidden:
+            # Permissions taken away: tried again at the next change, not in a loop.
+            log.warning("Arena %d: the leaderboard may not be posted or edited here", tournament_id)
         except (discord.HTTPException, OSError):
             log.warning("Arena %d: the leaderboard could not be updated; trying again", tournament_id)
             self.leaderboard_changed(tournament_id)
@@ -165,15 +168,18 @@ class ArenaPart(TournamentBase):
         embed = leaderboard_embed(pw, snap)
         view = leaderboard_view(pw, info)
         channel = self.bot.get_partial_messageable(info.channel_id)
-        if info.leaderboard_message_id is None:
-            if info.status != "running":
+        if info.leaderboard_message_id is not None:
+            try:
+                await channel.get_partial_message(info.leaderboard_message_id).edit(embed=embed, view=view)
                 return
-            message = await channel.send(
-                embed=embed, view=view or discord.utils.MISSING, allowed_mentions=discord.AllowedMentions.none()
-            )
-            await self.bot.store.set_leaderboard_message(info.id, message.id)
+            except discord.NotFound:
+                pass  # deleted by someone: posted afresh
+        if info.status != "running":
             return
-        await channel.get_partial_message(info.leaderboard_message_id).edit(embed=embed, view=view)
+        message = await channel.send(
+            embed=embed, view=view or discord.utils.MISSING, allowed_mentions=discord.AllowedMentions.none()
+        )
+        await self.bot.store.set_leaderboard_message(info.id, message.id)
 
     # --- Berserk, Pause, Back in --------------------------------------------------------------------------
 

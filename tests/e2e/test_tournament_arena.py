@@ -283,6 +283,17 @@ async def test_a_restart_mid_arena_keeps_scores_and_pause_and_pairs_whoever_wait
     assert why.ephemeral and "An arena has no rounds" in why.content, why.content
     repair = await sandbox.user(alice).slash("tournament", "repair", round=1)
     assert repair.ephemeral and "An arena has no rounds" in repair.content, repair.content
+    # Someone deletes the leaderboard: the next change posts it afresh, once.
+    await sandbox.rest.remove_message(board_post)
+    assert g3.thread_id is not None
+    await resign_in(sandbox, members[g3.black], g3.thread_id, GROUP)
+    fresh = await sandbox.wait_until(lambda: next(iter(leaderboards(sandbox)), None), what="a new leaderboard")
+    await sandbox.wait_until(
+        lambda: f"**{shown_name(members[g3.white])}**: 2 pts" in fresh.embeds[0]["description"],
+        what="the new leaderboard to show g3's win",
+    )
+    assert len(leaderboards(sandbox)) == 1 and fresh.id != board_post.id
+    assert [e.status for e in sandbox.take_errors()] == [404], "one edit of the deleted message"
 
 
 async def test_an_arena_without_berserk_a_late_entry_and_a_result_set_by_the_organiser(
