@@ -189,6 +189,8 @@ class Clock:
     running: Seat | None
     since: float | None
     window: float | None = None
+    bare: tuple[Seat, ...] = ()
+    """Seats that play without the increment (an arena player who went berserk)."""
 
     def left(self, seat: Seat, now: float) -> float:
         """Seconds ``seat`` has left at ``now`` (negative once flagged)."""
@@ -252,7 +254,7 @@ class Clock:
         if self.window is not None:
             pass  # the first turn: the bank stays whole
         elif control.family == "fischer":
-            bank += control.increment
+            bank += 0.0 if seat in self.bare else control.increment
             if control.cap is not None:
                 bank = min(bank, control.cap)
         else:
@@ -265,7 +267,8 @@ class Clock:
                 first = control.start
             else:
                 second = control.start
-        return Clock(control, first, second, following, now, control.first_move_window if first_turn_next else None)
+        window = control.first_move_window if first_turn_next else None
+        return Clock(control, first, second, following, now, window, self.bare)
 
     def stopped(self, now: float) -> Clock:
         """The clock at the end of the game: the running seat's time charged up to ``now``, nothing running."""
@@ -273,7 +276,7 @@ class Clock:
             return self
         left = self.left(self.running, now)
         first, second = (left, self.second) if self.running == "first" else (self.first, left)
-        return Clock(self.control, first, second, None, None)
+        return Clock(self.control, first, second, None, None, None, self.bare)
 
     def paused_for(self, seconds: float) -> Clock:
         """The clock with ``seconds`` given back to the running seat (the bot was down: nobody loses by it)."""

@@ -24,6 +24,7 @@ BLOCKS = (
     "local",
     "clock",
     "ratings",
+    "arena",
 )
 
 

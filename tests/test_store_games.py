@@ -177,6 +177,7 @@ async def test_games_written_by_the_previous_schema_read_back_identical(db_path:
                 "rating_seq",
                 "aborted_by",
                 "aborted_how",
+                "clock_bare",
                 *CLOCK_COLUMNS,
             )
             assert {k: v for k, v in row.items() if k not in added} == old

@@ -295,7 +295,7 @@ async def test_the_migration_keeps_every_due_row_of_the_previous_schema(db_path:
     old = await Store.open(db_path, clock=clock, migrations=MIGRATIONS[:mine])
     # Today's store reads columns added after that schema: they are there while it writes, gone again before
     # the migration (which adds them back in their own step).
-    later_columns = ("aborted_by INTEGER", "aborted_how TEXT")
+    later_columns = ("aborted_by INTEGER", "aborted_how TEXT", "clock_bare TEXT")
     with raw(db_path) as db:
         for column in later_columns:
             db.execute(f"ALTER TABLE games ADD COLUMN {column}")

@@ -15,13 +15,14 @@ class of its own module built on ``StoreBase`` (the connection, the transaction,
 - ``games``: a turn, a resignation, a cancellation, a flag, an adjudication, and what each one's
   transaction writes besides (its due rows, its end: tournament result and ratings); ``undo``: take-backs;
 - ``challenges``; ``due`` (what falls due, and the scheduler's side); ``ratings``; ``tournaments``,
-  ``entries``, ``rounds`` and ``disputes``; ``prefs`` (players' and servers' choices); ``announcing`` (boards
-  owed); ``lookups``.
+  ``entries``, ``rounds``, ``disputes`` and ``arena`` (arena tournaments); ``prefs`` (players' and servers'
+  choices); ``announcing`` (boards owed); ``lookups``.
 """
 
 from __future__ import annotations
 
 from bot.store.announcing import Announcing
+from bot.store.arena import Arenas
 from bot.store.base import StoreBase
 from bot.store.challenges import Challenges
 from bot.store.checks import check_can_answer, check_in_play, check_participant, check_to_act, ending_phrase
@@ -32,7 +33,6 @@ from bot.store.games import Games
 from bot.store.lookups import Lookups
 from bot.store.prefs import Preferences
 from bot.store.ratings import Ratings
-from bot.store.rounds import TournamentRounds
 from bot.store.undo import Undo
 from bot.store.values import (
     FOLLOW_SERVER,
@@ -60,9 +60,7 @@ from bot.store.values import (
 )
 
 
-class Store(
-    Games, Disputes, Undo, Challenges, TournamentRounds, Entries, Ratings, Announcing, Lookups, Preferences, StoreBase
-):
+class Store(Games, Disputes, Undo, Challenges, Arenas, Entries, Ratings, Announcing, Lookups, Preferences, StoreBase):
     """The bot's persistent state. Open with ``await Store.open(path)``; close with ``await store.close()``.
 
     Every method is one part's (see the package's docstring for which module holds which).

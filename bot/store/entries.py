@@ -40,6 +40,16 @@ class Entries(Tournaments):
                 started = await count_rows(
                     db, "SELECT COUNT(*) FROM tournament_rounds WHERE tournament_id = ?", tournament_id
                 )
+                if info.is_arena:
+                    # An arena takes players until its time is up: they wait to be paired at once.
+                    if self._now() >= (info.started_at or 0) + info.round_minutes * 60:
+                        raise UserError("tournament.refusal.late_closed")
+                    seed = await count_rows(
+                        db,
+                        "SELECT COALESCE(MAX(seed), 0) FROM tournament_players WHERE tournament_id = ?",
+                        tournament_id,
+                    )
+                    return await self._enter_arena(db, info, user_id, name, seed + 1), False
                 if info.format != "swiss":
                     raise UserError("tournament.refusal.only_swiss_late")
                 if info.rounds is None or started > info.rounds // 2:
@@ -60,6 +70,22 @@ class Entries(Tournaments):
                 (tournament_id, user_id, name, rating, joined_round, int(late), self._now()),
             )
         return info, late
+
+    async def _enter_arena(
+        self, db: Connection, info: TournamentInfo, user_id: int, name: str, seed: int
+    ) -> TournamentInfo:
+        """Inside a transaction: a member enters an arena under way, seeded last, and is paired as soon as possible."""
+        count = await count_rows(db, "SELECT COUNT(*) FROM tournament_players WHERE tournament_id = ?", info.id)
+        if info.max_players is not None and count >= info.max_players:
+            raise UserError("tournament.refusal.full", count=info.max_players)
+        rating = await self._seed_rating(db, info, user_id)
+        await db.execute(
+            "INSERT INTO tournament_players (tournament_id, user_id, name, rating, seed, joined_round, late, "
+            "joined_at) VALUES (?, ?, ?, ?, ?, 1, 0, ?)",
+            (info.id, user_id, name, rating, seed, self._now()),
+        )
+        await self._due_tournament(db, info.id, "advance", self._now())
+        return info
 
     async def _seed_rating(self, db: Connection, info: TournamentInfo, user_id: int) -> int:
         """A player's rating in the server's pool of the tournament's game and settings (1500 when unrated)."""

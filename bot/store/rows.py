@@ -33,7 +33,7 @@ COLUMNS = (
     "ai_level, ply, turns, winner_id, result, created_at, updated_at, expires_at, challenge_message_id, "
     "board_message_id, undo_requested_by, version, board_version, posted_version, changed_stamp, termination, "
     "time_control, inactivity_days, clock_first, clock_second, clock_running, clock_since, proposed_by, rated, "
-    "ended_at, aborted_by, aborted_how"
+    "ended_at, aborted_by, aborted_how, clock_bare"
 )
 
 GUILD_SETTINGS_SQL = (
@@ -109,7 +109,8 @@ def clock_from_row(control: TimeControl, row: Row) -> Clock | None:
         return None
     running = cast("Seat | None", row["clock_running"])
     window = control.first_move_window if running is not None and int(row["ply"]) < 2 else None
-    return Clock(control, row["clock_first"], row["clock_second"], running, row["clock_since"], window)
+    bare = tuple(cast("Seat", seat) for seat in (row["clock_bare"] or "").split(",") if seat)
+    return Clock(control, row["clock_first"], row["clock_second"], running, row["clock_since"], window, bare)
 
 
 def clock_values(clock: Clock | None) -> tuple[float | None, float | None, str | None, float | None]:
@@ -170,6 +171,8 @@ def tournament_from_row(row: Row) -> TournamentInfo:
         start_owed=bool(row["start_owed"]),
         end_owed=bool(row["end_owed"]),
         posts_done=int(row["posts_done"]),
+        leaderboard_message_id=row["leaderboard_message_id"],
+        berserk=bool(row["berserk"]),
     )
 
 
@@ -185,6 +188,7 @@ def entrant_from_row(row: Row) -> Entrant:
         bool(row["late"]),
         bool(row["absent"]),
         bool(row["absent_notice"]),
+        bool(row["paused"]),
     )
 
 
@@ -202,6 +206,11 @@ def pairing_from_row(row: Row) -> Pairing:
         row["game_id"],
         bool(row["intro_posted"]),
         bool(row["dms_owed"]),
+        bool(row["white_berserk"]),
+        bool(row["black_berserk"]),
+        int(row["white_moves"]),
+        int(row["black_moves"]),
+        row["ended_at"],
     )
 
 

@@ -513,6 +513,31 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "WHERE p.tournament_id = tournament_rounds.tournament_id AND p.round = tournament_rounds.number "
         "AND p.result IS NULL)",
     ),
+    (
+        # Arena tournaments: a fixed length (round_minutes), one round whose pairings are made one by one as players
+        # come free. The format's CHECK is widened as SQLite allows (a new column, filled, taking the old name). A
+        # pairing keeps who went berserk, each player's own moves, when it was paired and when it ended (the order
+        # scores a streak); a player may pause (out of the waiting pool until back); the leaderboard is one message
+        # edited in place; an arena may forbid berserk.
+        # A game's clock_bare names the seats that play without increment (a berserk player's).
+        "ALTER TABLE tournaments ADD COLUMN format_next TEXT CHECK (format_next IS NULL OR format_next IN "
+        "('swiss', 'round_robin', 'double_round_robin', 'single_elimination', 'double_elimination', 'arena'))",
+        "UPDATE tournaments SET format_next = format",
+        "ALTER TABLE tournaments DROP COLUMN format",
+        "ALTER TABLE tournaments RENAME COLUMN format_next TO format",
+        "ALTER TABLE tournaments ADD COLUMN leaderboard_message_id INTEGER",
+        "ALTER TABLE tournaments ADD COLUMN berserk INTEGER NOT NULL DEFAULT 1 CHECK (berserk IN (0, 1))",
+        "ALTER TABLE tournament_players ADD COLUMN paused INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1))",
+        "ALTER TABLE tournament_pairings ADD COLUMN white_berserk INTEGER NOT NULL DEFAULT 0 "
+        "CHECK (white_berserk IN (0, 1))",
+        "ALTER TABLE tournament_pairings ADD COLUMN black_berserk INTEGER NOT NULL DEFAULT 0 "
+        "CHECK (black_berserk IN (0, 1))",
+        "ALTER TABLE tournament_pairings ADD COLUMN white_moves INTEGER NOT NULL DEFAULT 0 CHECK (white_moves >= 0)",
+        "ALTER TABLE tournament_pairings ADD COLUMN black_moves INTEGER NOT NULL DEFAULT 0 CHECK (black_moves >= 0)",
+        "ALTER TABLE tournament_pairings ADD COLUMN ended_at REAL",
+        "ALTER TABLE tournament_pairings ADD COLUMN paired_at REAL",
+        "ALTER TABLE games ADD COLUMN clock_bare TEXT",
+    ),
 )
 
 

@@ -62,6 +62,7 @@ class Tournaments(DueRows):
         checkin_minutes: int,
         round_minutes: int,
         division_size: int | None = None,
+        berserk: bool = True,
     ) -> TournamentInfo:
         """A new tournament open for sign-up; its start time and check-in fall due on the scheduler. Its name is
         refused if it holds a control character or shows nothing (``bot.text``), on every database alike."""
@@ -76,8 +77,8 @@ class Tournaments(DueRows):
                 rows = await db.execute_fetchall(
                     "INSERT INTO tournaments (guild_id, channel_id, organiser_id, name, game, settings, format, "
                     "rounds, best_of, time_control, inactivity_days, rated, max_players, starts_at, checkin_minutes, "
-                    "round_minutes, division_size, status, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'signup', ?) RETURNING *",
+                    "round_minutes, division_size, berserk, status, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'signup', ?) RETURNING *",
                     (
                         guild_id,
                         channel_id,
@@ -96,6 +97,7 @@ class Tournaments(DueRows):
                         checkin_minutes,
                         round_minutes,
                         division_size,
+                        int(berserk),
                         now,
                     ),
                 )
@@ -347,13 +349,15 @@ class Tournaments(DueRows):
         ``forfeit`` for a no-show (not rated), else ``game``.
         """
         rows = await db.execute_fetchall(
-            "SELECT id, tournament_id, round, white, black, result FROM tournament_pairings WHERE game_id = ?",
+            "SELECT p.id, p.tournament_id, p.round, p.white, p.black, p.result, t.format FROM tournament_pairings p "
+            "JOIN tournaments t ON t.id = p.tournament_id WHERE p.game_id = ?",
             (before.id,),
         )
-        found = [(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), r[5]) for r in rows]
+        found = [(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]), r[5], r[6]) for r in rows]
         if not found or found[0][5] is not None:
             return None
-        pairing_id, tournament_id, number, white, black, _ = found[0]
+        pairing_id, tournament_id, number, white, black, _, format_ = found[0]
+        arena = format_ == "arena"
         kind = "game"
         result: str
         if termination == "cancelled":
@@ -364,7 +368,7 @@ class Tournaments(DueRows):
             kind = "forfeit"
             absent = (white, black) if before.ply == 0 else (black,)
             result = "--" if len(absent) == 2 else "+-"
-            await self._mark_absent(db, tournament_id, absent)
+            await self._mark_absent(db, tournament_id, absent, arena=arena)
         elif winner_id is None:
             result = "1/2-1/2"
         else:
@@ -376,23 +380,40 @@ class Tournaments(DueRows):
                 # A player who never came loses by forfeit and is absent (paused) from the next round on.
                 kind = "forfeit"
                 result = "+-" if winner_id == white else "-+"
-                await self._mark_absent(db, tournament_id, (loser,))
+                await self._mark_absent(db, tournament_id, (loser,), arena=arena)
             else:
                 result = "1-0" if winner_id == white else "0-1"
         await db.execute("UPDATE tournament_pairings SET result = ? WHERE id = ?", (result, pairing_id))
+        if arena:
+            # Its end orders the players' streaks, its moves decide a berserk point; its players wait again now.
+            await db.execute(
+                "UPDATE tournament_pairings SET ended_at = ?, "
+                "white_moves = (SELECT COUNT(*) FROM moves WHERE game_id = ? AND user_id = ?), "
+                "black_moves = (SELECT COUNT(*) FROM moves WHERE game_id = ? AND user_id = ?) WHERE id = ?",
+                (self._now(), before.id, white, before.id, black, pairing_id),
+            )
+            await self._due_tournament(db, tournament_id, "advance", self._now())
+            return kind
         await self._advance_if_round_over(db, tournament_id, number)
         return kind
 
-    async def _mark_absent(self, db: Connection, tournament_id: int, players: Sequence[int]) -> None:
+    async def _mark_absent(
+        self, db: Connection, tournament_id: int, players: Sequence[int], *, arena: bool = False
+    ) -> None:
         """Inside the transaction that records a no-show: its absent players are paused (as Lichess's Swiss does:
-        not paired in the next round, until they rejoin), not withdrawn, and each is owed a private notice."""
+        not paired in the next round, until they rejoin), not withdrawn, and each is owed a private notice. In an
+        arena they leave the waiting pool instead, until they press Back in under its leaderboard."""
         for user_id in players:
             await db.execute(
-                "UPDATE tournament_players SET absent = 1, absent_notice = 1 "
+                "UPDATE tournament_players SET paused = 1 WHERE tournament_id = ? AND user_id = ?"
+                if arena
+                else "UPDATE tournament_players SET absent = 1, absent_notice = 1 "
                 "WHERE tournament_id = ? AND user_id = ? AND left_round IS NULL",
                 (tournament_id, user_id),
             )
             await self._log(db, tournament_id, 0, "no-show", str(user_id))
+        if arena:
+            return
         # The notice goes out with the tournament's owed posts (``posts`` step), so a restart still sends it.
         await self._owe_posts(db, tournament_id)
 
@@ -452,8 +473,16 @@ class Tournaments(DueRows):
             )
             if decided.rowcount:
                 await self._log(db, tournament_id, actor_id, "decision", f"{pairing.round}.{pairing.board} {result}")
-            # Also after a decision: the round may have waited for it (``plan_next``), and pairs once it is taken.
-            await self._advance_if_round_over(db, tournament_id, pairing.round)
+            info = await self._tournament_in(db, tournament_id)
+            if info.is_arena:
+                # A game stopped by its result ends now (its players wait again); a correction keeps its end.
+                await db.execute(
+                    "UPDATE tournament_pairings SET ended_at = COALESCE(ended_at, ?) WHERE id = ?", (now, pairing_id)
+                )
+                await self._due_tournament(db, tournament_id, "advance", now)
+            else:
+                # Also after a decision: the round may have waited for it (``plan_next``), and pairs once it is taken.
+                await self._advance_if_round_over(db, tournament_id, pairing.round)
         return replace(pairing, result=result)
 
     async def _rate_decision(self, db: Connection, pairing: Pairing, result: str) -> None:

@@ -370,7 +370,9 @@ class RatingChange:
 
 # --- tournaments --------------------------------------------------------------------------------
 
-TournamentFormat = Literal["swiss", "round_robin", "double_round_robin", "single_elimination", "double_elimination"]
+TournamentFormat = Literal[
+    "swiss", "round_robin", "double_round_robin", "single_elimination", "double_elimination", "arena"
+]
 
 TournamentStatus = Literal["signup", "running", "paused", "finished", "cancelled"]
 
@@ -434,6 +436,14 @@ class TournamentInfo:
     """Its final standings and podium are still to be posted."""
     posts_done: int = 0
     """Messages of the start (or the end) being delivered that are out already."""
+    leaderboard_message_id: int | None = None
+    """An arena's leaderboard, the one message edited in place as games end."""
+    berserk: bool = True
+    """Whether an arena's players may go berserk."""
+
+    @property
+    def is_arena(self) -> bool:
+        return self.format == "arena"
 
     @property
     def is_elimination(self) -> bool:
@@ -495,6 +505,8 @@ class Entrant:
     """Missed a game (a no-show): not paired in the next Swiss rounds until they rejoin."""
     absent_notice: bool = False
     """The private notice that they are absent (with its Rejoin button) is owed to them."""
+    paused: bool = False
+    """An arena player out of the waiting pool until they come back."""
 
 
 @dataclass(frozen=True)
@@ -512,6 +524,12 @@ class Pairing:
     intro_posted: bool = True
     dms_owed: bool = False
     """Its players who asked for direct messages (``/player notify``) are still to be told of the game by one."""
+    white_berserk: bool = False
+    black_berserk: bool = False
+    white_moves: int = 0
+    black_moves: int = 0
+    ended_at: float | None = None
+    """An arena game's end (its result's), which orders a player's games for their streak."""
 
 
 @dataclass(frozen=True)

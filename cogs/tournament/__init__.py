@@ -10,6 +10,7 @@ The cog is one class made of its parts, each a module of this package around one
   posts) and the restart's reconcile;
 - ``opening``: a round's threads, games and first boards;
 - ``disputes``: a player's dispute of a game's result (the board's button, the reason, the organisers' post);
+- ``arena``: an arena's pairing as games end, its leaderboard edited in place, Berserk, Pause and Back in;
 - ``posts``: what the channel is owed (standings, bracket, podium, with their images) and the private standings;
 - ``recap``: each round's recap (upsets, longest game, biggest claim or confinement) and its image;
 - ``words``: every sentence, worded from the catalogue: private answers in the member's language, public posts
@@ -23,6 +24,7 @@ from __future__ import annotations
 from bot.client import VeletasBot
 from cogs._board import DisputeButton
 from cogs._tables import offer_games
+from cogs.tournament.arena import ArenaButton
 from cogs.tournament.commands import OrganiserCommands
 from cogs.tournament.create import Creation
 from cogs.tournament.signup import RejoinButton, TournamentButton
@@ -38,7 +40,7 @@ class TournamentCog(OrganiserCommands, Creation, Steps, name="Tournaments"):
 
 
 async def setup(bot: VeletasBot) -> None:
-    bot.add_dynamic_items(TournamentButton, DisputeButton, RejoinButton)
+    bot.add_dynamic_items(TournamentButton, DisputeButton, RejoinButton, ArenaButton)
     cog = TournamentCog(bot)
     offer_games(cog)
     await bot.add_feature(cog, group="tournament", description="Tournaments of Veletas and Veloop run by the bot")

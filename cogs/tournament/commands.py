@@ -23,6 +23,7 @@ from bot.tournament_flow import names, rounds_at_start
 from cogs._clock_words import describe_control
 from cogs._words import private_words
 from cogs.tournament import words
+from cogs.tournament.arena import leaderboard_embed
 from cogs.tournament.base import game_text
 from cogs.tournament.disputes import dispute_lines
 from cogs.tournament.posts import CONTENT_LIMIT, MAX_FILES, Posts, paged
@@ -171,6 +172,8 @@ class OrganiserCommands(SignUp, Posts):
         """Pair the current round again, before any of its games has begun (organisers)."""
         info = await self.find(interaction, tournament)
         await self.check_organiser(interaction, info)
+        if info.is_arena:
+            raise UserError("arena.no_rounds")
         # A round being opened holds the tournament for a few seconds: the answer may have to wait for it.
         await interaction.response.defer(ephemeral=True)
         async with self.lock(info.id):
@@ -251,6 +254,11 @@ class OrganiserCommands(SignUp, Posts):
         """The standings so far (privately), with the CSV (and TRF for a Swiss)."""
         info = await self.find(interaction, tournament)
         snap = await self.bot.store.snapshot(info.id)
+        if info.is_arena:
+            # An arena's standings are its leaderboard, in the member's words.
+            embed = leaderboard_embed(private_words(interaction), snap)
+            await interaction.response.send_message(embed=embed, ephemeral=True)
+            return
         if not any(all(p.result is not None for p in snap.round_pairings(r.number)) for r in snap.rounds):
             raise UserError("tournament.no_standings_yet")
         w, final = private_words(interaction), info.status == "finished"
@@ -283,6 +291,8 @@ class OrganiserCommands(SignUp, Posts):
         info = await self.find(interaction, tournament)
         if public:
             await self.check_organiser(interaction, info)
+        if info.is_arena:
+            raise UserError("arena.no_rounds")
         snap = await self.bot.store.snapshot(info.id)
         number = round_asked(snap, round)
         w = await self.public(info) if public else private_words(interaction)

@@ -29,6 +29,8 @@ Game = str
 """A registered game's name: the ``game`` option's choices are set when a bot sets the cog up (``offer_games``)."""
 
 MAX_START_DAYS = 60
+ARENA_MINUTES = 60
+"""An arena's length unless its organiser chose one (``round_minutes``)."""
 DIVISION_SIZE = 16
 """A round robin bigger than this is played in divisions unless its organiser chose another size (15 rounds
 at most each, as on a club night)."""
@@ -48,10 +50,11 @@ class Creation(SignUp):
         max_players="the most players who may join",
         start="when it starts by itself: 30m, 2h, 2026-12-01 18:00 (UTC) or a Discord timestamp",
         checkin="minutes before the start when check-in opens; who does not check in is not paired",
-        round_minutes="minutes per round, after which the clock decides unfinished games",
+        round_minutes="minutes per round, after which the clock decides unfinished games (an arena: its length)",
         best_of="elimination only: games per match",
         division_size="round robin only: most players per division (default 16)",
         settings="the game's settings, e.g. small, classic (default: the game's own)",
+        berserk="arena only: yes (default) lets players halve their clock for a bonus point",
     )
     # Values of their own: a choice is translated by its value, and "5" is already Veloop's 5×5 board.
     @app_commands.choices(best_of=[app_commands.Choice(name=str(n), value=f"bo{n}") for n in (1, 3, 5, 7)])
@@ -60,7 +63,9 @@ class Creation(SignUp):
         interaction: discord.Interaction[VeletasBot],
         name: app_commands.Range[str, 1, 80],
         game: Game,
-        format: Literal["swiss", "round_robin", "double_round_robin", "single_elimination", "double_elimination"],
+        format: Literal[
+            "swiss", "round_robin", "double_round_robin", "single_elimination", "double_elimination", "arena"
+        ],
         rounds: app_commands.Range[int, 1, 30] | None = None,
         time: app_commands.Range[str, 1, 40] | None = None,
         rated: Literal["yes", "no"] | None = None,
@@ -71,6 +76,7 @@ class Creation(SignUp):
         best_of: str | None = None,
         division_size: app_commands.Range[int, 3, 64] | None = None,
         settings: app_commands.Range[str, 1, 100] | None = None,
+        berserk: Literal["yes", "no"] | None = None,
     ) -> None:
         """Announce a tournament: members sign up with a button, and the bot runs every round."""
         assert interaction.guild_id is not None and interaction.channel_id is not None
@@ -98,6 +104,10 @@ class Creation(SignUp):
             raise UserError("tournament.checkin_needs_start")
         server = await self.bot.store.get_guild_settings(interaction.guild_id)
         control = parse_time(time, server.default_control(), inactivity_days=server.inactivity_days)
+        if berserk is not None and format != "arena":
+            raise UserError("arena.berserk_arena_only")
+        if format == "arena" and not control.is_live:
+            raise UserError("arena.needs_live_clock")
         # Every round opens a thread per game and posts boards there: refused now, not at round 1.
         check_here(interaction)
         check_thread(interaction)
@@ -116,8 +126,9 @@ class Creation(SignUp):
             max_players=max_players,
             starts_at=starts_at,
             checkin_minutes=checkin or 0,
-            round_minutes=round_minutes or default_round_minutes(control),
+            round_minutes=round_minutes or (ARENA_MINUTES if format == "arena" else default_round_minutes(control)),
             division_size=division_size or (DIVISION_SIZE if format in ("round_robin", "double_round_robin") else None),
+            berserk=berserk != "no",
         )
         pw = await self.public(info)
         embed = await self.announcement_embed(pw, info)

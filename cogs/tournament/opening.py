@@ -23,18 +23,20 @@ from cogs._board import board_message
 from cogs._delivery import after_board_posted, board_lock
 from cogs._send import direct_message, jump_link
 from cogs.tournament import words
-from cogs.tournament.base import TournamentBase
+from cogs.tournament.arena import ArenaPart
 
 log = logging.getLogger(__name__)
 
 THREAD_PACE = 0.05
 """Seconds between two thread creations: a 20-board round goes out one thread at a time, never in a burst."""
 THREAD_RETRIES = 6
+ARENA_OPENERS = 4
+"""An arena's games opened at once: players come free all the time, and each waits for their own game."""
 ARCHIVE_WAITS = 40
 """Quarter-seconds a finished game's thread waits for its last board before it is archived (left open if later)."""
 
 
-class Opening(TournamentBase):
+class Opening(ArenaPart):
     """A round's games opened in their threads, and their threads archived once played."""
 
     async def open_round(self, tournament_id: int, number: int, due: DueRow | None) -> None:
@@ -49,6 +51,9 @@ class Opening(TournamentBase):
                     await self.bot.store.drop_due(due_id)
                 return
             channel = await self.channel_of(snap.info)
+            if snap.info.is_arena:
+                await self.open_arena(snap, channel, row.deadline, due_id, hold)
+                return
             known = names(snap)
             for pairing in snap.round_pairings(number):
                 if pairing.result is not None or (
@@ -57,7 +62,11 @@ class Opening(TournamentBase):
                     continue
                 try:
                     if not await self.open_pairing(snap, channel, pairing, known, row.deadline, hold):
-                        log.warning("Tournament %d: round %d is opened by another process now", tournament_id, number)
+                        # An arena's new pairings make the step due afresh while it runs: the next run opens them.
+                        level = logging.INFO if snap.info.is_arena else logging.WARNING
+                        log.log(
+                            level, "Tournament %d: round %d is opened by another process now", tournament_id, number
+                        )
                         return
                 except discord.HTTPException as exc:
                     log.exception(
@@ -73,6 +82,36 @@ class Opening(TournamentBase):
                             )
                     return  # the step stays due: it is tried again when its lease ends
             await self.bot.store.finish_opening(tournament_id, number, due_id, hold.claim)
+
+    async def open_arena(
+        self, snap: TournamentSnapshot, channel: discord.TextChannel, deadline: float, due_id: int | None, hold: Hold
+    ) -> None:
+        """An arena's games as they are paired: ``ARENA_OPENERS`` at a time, looking again for new pairings until
+        none is left (a pairing made meanwhile leaves the step due: ``finish_opening`` checks in its transaction)."""
+        info = snap.info
+        gate = asyncio.Semaphore(ARENA_OPENERS)
+
+        async def one(pairing: Pairing, known: dict[int, str]) -> bool:
+            async with gate:
+                try:
+                    return await self.open_pairing(snap, channel, pairing, known, deadline, hold)
+                except discord.HTTPException:
+                    log.exception("Could not open board %d of arena %d", pairing.board, info.id)
+                    return False
+
+        while True:
+            waiting = [
+                p for p in snap.round_pairings(1) if p.result is None and not (p.state == "game" and p.intro_posted)
+            ]
+            known = names(snap)
+            opened = await asyncio.gather(*(one(p, known) for p in waiting))
+            if not all(opened) or not await hold.still_held():
+                return  # the step stays due: tried again (by whoever holds it) when its lease ends
+            if await self.bot.store.finish_opening(info.id, 1, due_id, hold.claim):
+                return
+            snap = await self.bot.store.snapshot(info.id)
+            if snap.info.status not in ("running", "paused"):
+                return
 
     async def open_pairing(
         self,
@@ -170,6 +209,7 @@ class Opening(TournamentBase):
             current = await self.bot.store.get_game(game.id)
             if not current.unannounced:
                 await thread.send(content=intro, allowed_mentions=mentions)
+                await self.offer_berserk(info, pairing, game)
                 await self.bot.store.intro_posted(pairing.id)
                 await self.call_by_dm(info, pairing, game)
                 return
@@ -180,6 +220,8 @@ class Opening(TournamentBase):
             if out.view is not None:
                 kwargs["view"] = out.view
             message = await thread.send(**kwargs)
+            # An arena game's Berserk button goes with its intro (owed, like it, until the intro is recorded).
+            await self.offer_berserk(info, pairing, game)
             await self.bot.store.intro_posted(pairing.id)
             await after_board_posted(self.bot, current, message.id)
             await self.call_by_dm(info, pairing, await self.bot.store.get_game(game.id))

@@ -40,6 +40,7 @@ from cogs._delivery import after_board_posted
 from cogs._send import send_to_channel
 from cogs._words import public_words
 from cogs.tournament import words
+from cogs.tournament.arena import arena_standings
 from cogs.tournament.base import TournamentBase
 
 log = logging.getLogger(__name__)
@@ -138,6 +139,8 @@ class Posts(TournamentBase):
 
     async def end_messages(self, snap: TournamentSnapshot) -> list[Post]:
         """The end: the final standings (or bracket), the podium and the exports."""
+        if snap.info.is_arena:
+            return await self.podium_messages(snap)  # its final standings are its leaderboard, edited in place
         number = len(snap.rounds)
         out = await self.results_messages(snap, number, final=True) if number else []
         return out + await self.podium_messages(snap)
@@ -310,7 +313,9 @@ class Posts(TournamentBase):
         info = snap.info
         pw = await self.public(info)
         known = {pid: words.escaped(n) for pid, n in names(snap).items()}
-        grouped = division_places(snap)
+        grouped = (
+            [(None, [(s.rank, s.player) for s in arena_standings(snap)])] if info.is_arena else division_places(snap)
+        )
         podiums = [
             (group, [(place, known.get(pid, "?")) for place, pid in ranked if place <= 3]) for group, ranked in grouped
         ]
@@ -328,10 +333,12 @@ class Posts(TournamentBase):
 
         pictures = numbered_files(await asyncio.to_thread(draw), "podium")
         # The exports travel with the podium's words (the first ten files), further podiums after them.
-        files = [*self.export_files(snap), *pictures]
-        text = words.podium_text(pw, info, podiums) + "\n" + words.exports_note(pw, info)
-        if snap.disputes:
-            text += " " + pw("dispute.exports")
+        files = [*pictures] if info.is_arena else [*self.export_files(snap), *pictures]
+        text = words.podium_text(pw, info, podiums)
+        if not info.is_arena:
+            text += "\n" + words.exports_note(pw, info)
+            if snap.disputes:
+                text += " " + pw("dispute.exports")
         if len(text) <= CONTENT_LIMIT and len(files) <= MAX_FILES:
             return [{"content": text, "files": files}]
         # Many divisions: the podiums go in embeds, paged within Discord's limits, the files with the last.

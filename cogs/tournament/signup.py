@@ -104,7 +104,9 @@ def announcement_view(w: Words, info: TournamentInfo, started: int = 0) -> disco
     if info.status in ("finished", "cancelled"):
         return None
     view = discord.ui.View(timeout=None)
-    late_open = info.format == "swiss" and info.rounds is not None and started <= info.rounds // 2
+    late_open = (info.format == "swiss" and info.rounds is not None and started <= info.rounds // 2) or (
+        info.is_arena and info.status == "running"
+    )
     if info.status == "signup" or late_open:
         view.add_item(TournamentButton("join", info.id, w))
     view.add_item(TournamentButton("leave", info.id, w))

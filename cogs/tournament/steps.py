@@ -52,7 +52,7 @@ class Steps(SignUp, Posts, Recaps, Opening, Disputing):
             await self.bot.store.owe_checkin_reminders(tournament_id, row.id)
         elif key == "notices":
             self.bot.spawn(self.deliver_notices(tournament_id, row), name=f"tournament-{tournament_id}-notices")
-        elif key == "advance":
+        elif key == "advance" or (key == "deadline" and await self.is_arena(tournament_id)):
             await self.advance(tournament_id, row.id, row.claim)
         elif key == "play":
             self.bot.spawn(self.open_round(tournament_id, int(arg), row), name=f"tournament-{tournament_id}-open")
@@ -100,10 +100,23 @@ class Steps(SignUp, Posts, Recaps, Opening, Disputing):
         if info.status == "signup":
             await self.refresh_announcement(info)
 
+    async def is_arena(self, tournament_id: int) -> bool:
+        return (await self.bot.store.tournament(tournament_id)).is_arena
+
     async def advance(self, tournament_id: int, due_id: int | None, claim: Claim | None = None) -> None:
         """Pair and store the next round, or finish the tournament, once the current round is over. A step with
         nothing to do is dropped only while it is still ``claim``'s: one made due afresh meanwhile (the tournament
-        resumed after this step saw it paused) stays, and runs."""
+        resumed after this step saw it paused) stays, and runs. An arena pairs whoever is waiting, and finishes
+        once its time is up and its last game played out."""
+        info = await self.bot.store.tournament(tournament_id)
+        if info.is_arena:
+            if await self.arena_step(info, due_id):
+                async with self.lock(tournament_id):
+                    snap = await self.bot.store.snapshot(tournament_id)
+                    if snap.info.status == "running":
+                        await self.finish(snap)
+                        self.leaderboard_changed(tournament_id)
+            return
         async with self.lock(tournament_id):
             snap = await self.bot.store.snapshot(tournament_id)
             if snap.info.status != "running":

@@ -140,6 +140,12 @@ def announcement_title(info: TournamentInfo) -> str:
     return f"🏆 {shown(info)}"[:256]
 
 
+def arena_length(w: Words, info: TournamentInfo) -> tuple[str, str, bool]:
+    """An arena's length and whether it allows berserk, as a field of its announcement."""
+    berserk = w("arena.berserk_allowed" if info.berserk else "arena.berserk_not_allowed")
+    return w("arena.field.length"), w("arena.length", count=info.round_minutes, berserk=berserk), False
+
+
 def announcement_fields(
     w: Words,
     info: TournamentInfo,
@@ -163,7 +169,9 @@ def announcement_fields(
         (t(w, "field.format"), format_line(w, info), True),
         (t(w, "field.clock"), clock, True),
         (t(w, "field.rated"), t(w, "rated_yes" if info.rated else "rated_no"), True),
-        (t(w, "field.round_deadline"), t(w, "round_minutes", count=info.round_minutes), False),
+        arena_length(w, info)
+        if info.is_arena
+        else (t(w, "field.round_deadline"), t(w, "round_minutes", count=info.round_minutes), False),
         (t(w, "field.players"), t(w, "players_names", players=players, names=shown) if shown else players, False),
         (t(w, "field.status"), status_text(w, info, started), True),
     ]
