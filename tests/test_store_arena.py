@@ -89,16 +89,24 @@ async def test_berserk_halves_the_own_clock_once_before_the_first_move(store: St
     assert twice.value.key == "arena.berserk_already"
     pairing = (await store.snapshot(info.id)).pairings[0]
     assert pairing.black_berserk and not pairing.white_berserk
-    # White moves first; after that move it is too late for White, and the increment still comes to White only.
+    # White moves first; after that move it is too late for White. A first turn, in its first-move window, costs
+    # nothing and earns no increment.
     first = str(veloop.Game.new(5, "alternating").position.legal_moves()[0])
     moved = await store.play(game_id, white, first)
     with pytest.raises(UserError) as late:
         await store.arena_berserk(game_id, white)
     assert late.value.key == "arena.berserk_too_late"
-    assert moved.clock is not None and moved.clock.first == 304 and moved.clock.second == 150
+    assert moved.clock is not None and moved.clock.first == 300 and moved.clock.second == 150
     reply = str(veloop.Game.new(5, "alternating").play(first).position.legal_moves()[0])
     answered = await store.play(game_id, black, reply)
-    assert answered.clock is not None and answered.clock.second == 150, "no increment for the berserk player"
+    assert answered.clock is not None and answered.clock.second == 150
+    # Past the first turns, the increment comes to White only: Black plays without it.
+    position = veloop.Game.new(5, "alternating").play(first).play(reply)
+    again = str(position.position.legal_moves()[0])
+    white_second = await store.play(game_id, white, again)
+    assert white_second.clock is not None and white_second.clock.first == 304, "White's increment"
+    black_second = await store.play(game_id, black, str(position.play(again).position.legal_moves()[0]))
+    assert black_second.clock is not None and black_second.clock.second == 150, "no increment for the berserk player"
 
 
 async def test_a_paused_player_waits_out_and_nobody_is_paired_after_the_end(store: Store, clock: Clock) -> None:

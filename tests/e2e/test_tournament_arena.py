@@ -184,7 +184,12 @@ async def test_a_30_player_arena_runs_from_start_to_podium_with_berserk_and_stre
         on.sort(key=lambda b: hero not in (b.white, b.black))
         for b in on:
             await finish_game(b)
-    await games_on(sandbox, db_path, tid)
+    # Each game on gets under way (both sides' first turns), so at the end its clock runs, not a first-move window.
+    for b in await games_on(sandbox, db_path, tid):
+        for ply, turn in enumerate(opening(2)):
+            mover = (b.white, b.black)[ply % 2]
+            moved = await sandbox.user(members[mover], channel_id=b.thread_id).slash(GROUP, "move", move=turn)
+            assert not moved.ephemeral, moved.content
     # The arena's time is up: nobody is paired after it; the games on are played out.
     paired_before = len(boards(db_path, tid))
     clock.advance(31)
