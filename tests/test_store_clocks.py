@@ -340,7 +340,7 @@ async def test_the_scheduler_loop_wakes_for_what_falls_due(store: Store, clock: 
         info = await veloop_game(store, TimeControl.parse("1+0"))
         await asyncio.sleep(0.2)  # four of the loop's looks (tick 0.05 s) in which nothing may fire
         assert acted == [], "not due yet"
-        clock.advance(seconds=61)
+        clock.advance(seconds=31)  # the first side's 30-second window; the second side's claim window runs to 60 s
         scheduler.wake()
         await asyncio.wait_for(woke.wait(), timeout=5)
         assert acted == [info.id]
