@@ -437,12 +437,14 @@ async def test_a_game_nobody_moves_in_nor_claims_is_a_double_no_show(
     assert await bot.store.rating_changes(game_id) == []
 
 
-async def claim_offered(sandbox: FakeDiscord, bot: VeletasBot, clock: ManualClock, minutes: float) -> Message:
+async def claim_offered(
+    sandbox: FakeDiscord, bot: VeletasBot, clock: ManualClock, minutes: float, *, word: str = "No-show"
+) -> Message:
     """Let the first side's window pass; the board that offers the second side to end the game."""
     cursor = sandbox.cursor()
     await minutes_pass(sandbox, bot, clock, minutes)
     return await sandbox.wait_for_message(
-        sandbox.channel_id, lambda m: bool(m.embeds) and bool(m.buttons) and "No-show" in m.text(), after=cursor
+        sandbox.channel_id, lambda m: bool(m.embeds) and bool(m.buttons) and word in m.text(), after=cursor
     )
 
 
@@ -645,3 +647,39 @@ async def test_a_game_both_players_moved_in_is_lost_on_time_and_rated(
     assert info.termination == "time forfeit" and info.winner_id == bob.id and not info.aborted
     changes = {c.user_id: c for c in await bot.store.rating_changes(game_id) if c.scope == sandbox.guild_id}
     assert changes[bob.id].after > changes[bob.id].before and changes[alice.id].after < changes[alice.id].before
+
+
+async def test_the_claim_is_offered_and_refused_in_the_readers_language(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, clock: ManualClock
+) -> None:
+    """A Japanese server: the board offering the claim, its button and the final board are Japanese; a Spanish
+    member's refusal is Spanish."""
+    from e2e.test_languages import assert_no_english, in_language
+
+    alice.locale, bob.locale, carol.locale = "ja", "ja", "es-419"
+    await sandbox.set_guild_locale("ja")
+    challenge = await sandbox.user(alice).slash(
+        "veloop", "challenge", opponent=bob, board="5", protocol="alternating", where="here", time="1+0"
+    )
+    cursor = sandbox.cursor()
+    await sandbox.user(bob).click(challenge, "受諾")
+    await sandbox.wait_for_message(sandbox.channel_id, lambda m: bool(m.embeds), after=cursor)
+    offered = await claim_offered(sandbox, bot, clock, 0.55, word="不戦")
+    assert [b["label"] for b in offered.buttons] == ["対局を終える"]
+    assert offered.content == (
+        f"{bob.mention}さん、相手が来ませんでした。**対局を終える**を押すと相手の不戦として記録されます"
+        "（レーティングには反映されません）。"
+    )
+    assert "双方不戦" in offered.text() and in_language(offered.embeds[0]["description"], "ja")
+    refused = await sandbox.user(carol).click(offered, "対局を終える")
+    assert refused.ephemeral and refused.content == (
+        "Solo puede pulsar este botón quien se presentó y no encontró rival."
+    )
+    refused = await sandbox.user(alice).click(offered, "対局を終える")
+    assert (
+        refused.ephemeral
+        and refused.content == "期限内に最初の着手をしなかったため、この対局を終わらせられるのは相手だけです。"
+    )
+    final = await sandbox.user(bob).click(offered, "対局を終える")
+    assert final.embeds[0]["description"].startswith(f"**不戦。** {alice.mention}が期限内に最初の着手をしなかった")
+    assert assert_no_english(sandbox, [alice, bob], [sandbox.channel_id]) >= 4
