@@ -409,7 +409,7 @@ async def board_message(
             call = w("board.your_turn", who=mention(ping))
         content = call if note is None else f"{note}\n{call}"
         prefs = await bot.store.get_notify(ping)
-        dm = ping if prefs.wants_dm and not info.awaiting_claim else None
+        dm = ping if prefs.wants_dm else None
         ping = ping if prefs.wants_ping else None
     return Outgoing(
         content=content,

@@ -451,9 +451,14 @@ async def claim_offered(
 async def test_a_first_side_that_does_not_come_is_a_no_show_the_second_side_ends_the_game_with(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, clock: ManualClock
 ) -> None:
+    await sandbox.user(bob).slash("player", "notify", how="both")
     _, game_id = await start(sandbox, alice, bob, "1+0")
     before = await bot.store.get_game(game_id)
     offered = await claim_offered(sandbox, bot, clock, 0.55)  # Alice's 30-second window passes
+    [told] = await sandbox.wait_until(
+        lambda: [m for m in sandbox.direct_messages(bob) if "did not come" in m.content], what="Bob told by DM"
+    )
+    assert told.content.startswith(f"Your opponent did not come in Veloop #{game_id}"), told.content
     assert offered.embeds[0]["description"].startswith(
         f"**No-show:** {alice.mention} did not make a first move in time. {bob.mention} could not have moved"
     )
