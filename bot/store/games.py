@@ -1,6 +1,7 @@
 """A game in play, and every way it ends: a turn (``play``), a resignation, a cancellation, a flag falling
 (``flag``), an adjudication at a tournament round's deadline, an abort (a resignation or a flag before both
-players have played, outside tournaments); and rebuilding a row from its move log.
+players have played, outside tournaments), a no-show (a first-move window missed; the first side's is claimed by
+the second side, ``claim_no_show``, or left to become a double no-show); and rebuilding a row from its move log.
 
 Every game has an append-only move log (``moves``); the ``games`` row caches what the log implies (ply,
 turns, result). Both change in one transaction, and the cache can always be rebuilt by replaying the log
@@ -214,6 +215,9 @@ class Games(Tournaments):
         info = await self.get_game(game_id)
         check_in_play(info)
         check_participant(info, user_id)
+        if info.awaiting_claim and user_id == info.claimant:
+            # The opponent did not come: nothing to resign, the game is the claimant's to end as their no-show.
+            raise UserError("refusal.resign_claim_instead")
         colour = info.colour_of_user(user_id)
         if colour is not None:
             result = f"{colour.capitalize()} resigned"
