@@ -118,6 +118,9 @@ def turn_text(bot: VeletasBot, info: GameInfo, w: Words) -> tuple[str, int | Non
         return w("board.wins", winner=mention(info.winner_id), result=result).strip(), None
     if info.status != "active":
         return w(f"board.status_{info.status}"), None
+    if info.awaiting_claim:
+        # The first side did not come; the second is called to claim the game (``board_message`` words it).
+        return w("board.no_show_claim", absent=mention(info.aborted_by), who=mention(info.claimant)), info.claimant
     user = info.user_to_act
     if bot.user is not None and user == bot.user.id:
         # The AI answers by itself: nobody is asked to press anything, and its board follows.
@@ -272,12 +275,56 @@ class DisputeButton(
             await bot.guard(interaction, tournaments.dispute_pressed(interaction, self.game_id))
 
 
-def board_view(w: Words, info: GameInfo, *, rematch: bool = True, disputable: bool = False) -> discord.ui.View | None:
+class Claimer(Protocol):
+    async def claim_pressed(self, interaction: discord.Interaction[Any], game_id: int, version: int) -> None: ...
+
+
+CLAIM_PREFIX = "noshow"
+
+
+class ClaimButton(
+    NamesAGame,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"{CLAIM_PREFIX}:claim:(?P<game>[0-9]+):v(?P<version>[0-9]+)",
+):
+    """Under the board of a game whose first side let its first-move window pass: the second side ends it as that
+    side's no-show (in a tournament, a forfeit win). The custom id carries the game and the version it was made for."""
+
+    def __init__(self, game_id: int, version: int, label: str = "Claim") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label, style=discord.ButtonStyle.success, custom_id=f"{CLAIM_PREFIX}:claim:{game_id}:v{version}"
+            )
+        )
+        self.game_id, self.version = game_id, version
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ClaimButton:
+        return cls(id_or_zero(match["game"]), id_or_zero(match["version"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        clocks = cast("Claimer | None", bot.get_cog("Clocks"))
+        if clocks is not None:
+            await bot.guard(interaction, clocks.claim_pressed(interaction, self.game_id, self.version))
+
+
+def board_view(
+    w: Words, info: GameInfo, *, rematch: bool = True, disputable: bool = False, tournament: bool = False
+) -> discord.ui.View | None:
     """The buttons a board offers in its phase; all are dynamic items, so old boards work after a restart.
 
     ``rematch``: a finished game offers to be played again (not a tournament's pairing, played once);
-    ``disputable``: a finished tournament game offers its players to dispute its result (within its window).
+    ``disputable``: a finished tournament game offers its players to dispute its result (within its window);
+    a game whose first side did not come offers its second side to claim it (``tournament``: as a forfeit win).
     """
+    if info.awaiting_claim:
+        view = discord.ui.View(timeout=None)
+        label = w("board.claim_win.label" if tournament else "board.claim_end.label")
+        view.add_item(ClaimButton(info.id, info.version, label))
+        return view
     if info.status == "finished" and disputable:
         view = discord.ui.View(timeout=None)
         view.add_item(DisputeButton(info.id, w("dispute.button.label")))
@@ -354,8 +401,12 @@ async def board_message(
     content = note
     dm: int | None = None
     calls = ping
+    in_tournament = (info.status == "finished" or info.awaiting_claim) and await bot.store.in_tournament(info.id)
     if ping is not None:
-        call = w("board.your_turn", who=mention(ping))
+        if info.awaiting_claim:
+            call = w("board.claim_call_tournament" if in_tournament else "board.claim_call", who=mention(ping))
+        else:
+            call = w("board.your_turn", who=mention(ping))
         content = call if note is None else f"{note}\n{call}"
         prefs = await bot.store.get_notify(ping)
         dm = ping if prefs.wants_dm else None
@@ -367,8 +418,9 @@ async def board_message(
         view=board_view(
             w,
             info,
-            rematch=info.status != "finished" or not await bot.store.in_tournament(info.id),
+            rematch=info.status != "finished" or not in_tournament,
             disputable=info.status == "finished" and await bot.store.disputable(info.id),
+            tournament=in_tournament,
         ),
         mention=ping,
         info=info,
@@ -379,6 +431,7 @@ async def board_message(
 
 __all__ = [
     "BOARD_FILE",
+    "ClaimButton",
     "DisputeButton",
     "board_message",
     "board_view",

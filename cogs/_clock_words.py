@@ -122,7 +122,18 @@ def clock_text(w: Words, info: GameInfo, now: float) -> str | None:
             parts.append(f"{who} {format_left(w, clock.left(seat, now))}")
     deadline = clock.deadline()
     line = " · ".join(parts)
-    if deadline is not None and info.status == "active" and clock.awaiting_first_turn and clock.running is not None:
+    claim_until = info.claim_deadline
+    if claim_until is not None and info.claimant is not None:
+        # The first side let its window pass: the second, who could not have moved yet, has as long to claim the game.
+        claim = w(
+            "clock.claim_window",
+            absent=f"<@{info.aborted_by}>",
+            who=f"<@{info.claimant}>",
+            window=span_words(w, clock.window or 0.0),
+            when=f"<t:{int(claim_until)}:R>",
+        )
+        line = f"{line}\n{claim}" if line else claim
+    elif deadline is not None and info.status == "active" and clock.awaiting_first_turn and clock.running is not None:
         # Before a side's first turn its clock waits: it has its first-move window, and missing it is a no-show.
         user = info.user_for_seat(clock.running)
         who = f"<@{user}>" if user is not None else w(f"clock.{info.colour_of_seat(clock.running) or clock.running}")

@@ -125,7 +125,9 @@ def tell_by_dm(bot: VeletasBot, out: Outgoing) -> None:
         return
     label = table_for(info).label(info)
     w = words(bot.user_language(out.dm, info.guild_id))
-    text = w("delivery.your_turn_dm", game=label, link=jump_link(info))
+    # A game whose first side did not come calls the second side to claim it, not to move.
+    key = "delivery.claim_dm" if info.awaiting_claim else "delivery.your_turn_dm"
+    text = w(key, game=label, link=jump_link(info))
     bot.spawn(direct_message(bot, out.dm, text), name=f"turn-dm-{info.id}-{info.version}")
 
 

@@ -1,7 +1,8 @@
-"""Clocks in Discord: the scheduler's handlers (time forfeits, reminders), ``/player notify`` and the clock's words.
+"""Clocks in Discord: the scheduler's handlers (time forfeits, no-shows, reminders), no-show claims, ``/player notify``.
 
 The scheduler (``bot.scheduler``) runs in the bot for as long as it is connected. A deadline that
-passes ends the game on time in the store, and the final board goes out like any stored change. A
+passes ends the game on time in the store, and the final board goes out like any stored change; the first side's
+first-move window passing at the first turn posts a board offering the second side to claim the game. A
 reminder is sent once, as a ping in the game's channel or as a direct message, as the player chose;
 a direct message Discord refuses (the player closed them) is remembered and not tried again.
 """
@@ -16,11 +17,14 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import VeletasBot
+from bot.errors import UserError
 from bot.i18n import Words, words
 from bot.store.values import DueRow
+from cogs._board import ClaimButton, board_message
 from cogs._clock_words import span_words
-from cogs._delivery import announce
-from cogs._send import Outgoing, direct_message, jump_link, send_to_channel
+from cogs._delivery import announce, deliver
+from cogs._lookup import game_here
+from cogs._send import Outgoing, direct_message, jump_link, respond, send_to_channel
 from cogs._tables import table_for
 from cogs._words import private_words, public_words
 
@@ -37,6 +41,25 @@ class ClocksCog(commands.Cog, name="Clocks"):
         ended = await self.bot.store.flag(row.game_id, due_id=row.id)
         if ended is not None:
             await announce(self.bot, row.game_id)
+
+    async def claim_pressed(self, interaction: discord.Interaction[VeletasBot], game_id: int, version: int) -> None:
+        """Claim pressed under a board whose first side did not come: only the second side, within its window, at
+        the version the button was made for; the store refuses anything else privately and changes nothing. A
+        press after the window ends the game as the double no-show it has become (as the scheduler would)."""
+        info = await game_here(interaction, game_id, where="board")
+
+        async def work() -> Outgoing:
+            try:
+                claimed = await self.bot.store.claim_no_show(
+                    info.id, interaction.user.id, expected_version=version, stamp=interaction.id
+                )
+            except UserError as exc:
+                if exc.key == "refusal.claim_too_late" and await self.bot.store.flag(info.id) is not None:
+                    self.bot.spawn(announce(self.bot, info.id), name=f"announce-{info.id}")
+                raise
+            return await board_message(self.bot, claimed)
+
+        await deliver(self.bot, info.id, respond(interaction, work()))
 
     async def on_reminder(self, row: DueRow) -> None:
         taken = await self.bot.store.take_reminder(row.id)
@@ -93,3 +116,4 @@ class ClocksCog(commands.Cog, name="Clocks"):
 
 async def setup(bot: VeletasBot) -> None:
     await bot.add_feature(ClocksCog(bot), group="player")
+    bot.add_dynamic_items(ClaimButton)

@@ -265,6 +265,29 @@ async def test_downtime_is_given_back_to_every_clock(store: Store, db_path: Path
     assert [r[3] for r in due_rows(db_path) if r[0] == "deadline"] == [pytest.approx(deadline + 2 * DAY)]
 
 
+async def test_downtime_is_given_back_to_a_window_to_claim_a_game_too(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    assert await store.keep_alive(gap_allowed=90) == 0
+    info = await veloop_game(store, TimeControl.days(1))
+    clock.advance(days=1, seconds=1)
+    assert await store.keep_alive(gap_allowed=10 * DAY) == 0, "the bot was running all along"
+    opened = await store.flag(info.id)  # the first side's day passes: the second side has a day to claim the game
+    assert opened is not None and opened.awaiting_claim and opened.claim_deadline is not None
+    until = opened.claim_deadline
+    assert [(r[0], r[3]) for r in due_rows(db_path)] == [("deadline", pytest.approx(until))]
+    clock.advance(days=2)  # the bot was down past the end of that window
+    assert await store.keep_alive(gap_allowed=90) == pytest.approx(2 * DAY)
+    moved = await store.get_game(info.id)
+    assert moved.claim_deadline == pytest.approx(until + 2 * DAY), "the window is moved on with the clock"
+    assert [(r[0], r[3]) for r in due_rows(db_path)] == [("deadline", pytest.approx(until + 2 * DAY))]
+    assert await store.flag(info.id) is None, "nobody is a no-show because the bot was away"
+    claimant = moved.claimant
+    assert claimant is not None
+    claimed = await store.claim_no_show(info.id, claimant, expected_version=moved.version)
+    assert claimed.no_show and claimed.aborted_by == opened.aborted_by
+
+
 async def test_claimed_rows_wait_for_their_lease_and_the_plan_uses_the_index(
     store: Store, db_path: Path, clock: Clock
 ) -> None:
@@ -340,7 +363,7 @@ async def test_the_scheduler_loop_wakes_for_what_falls_due(store: Store, clock: 
         info = await veloop_game(store, TimeControl.parse("1+0"))
         await asyncio.sleep(0.2)  # four of the loop's looks (tick 0.05 s) in which nothing may fire
         assert acted == [], "not due yet"
-        clock.advance(seconds=61)
+        clock.advance(seconds=31)  # the first side's 30-second window; the second side's claim window runs to 60 s
         scheduler.wake()
         await asyncio.wait_for(woke.wait(), timeout=5)
         assert acted == [info.id]

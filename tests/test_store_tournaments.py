@@ -187,9 +187,13 @@ async def test_a_rated_tournament_rates_its_games_but_not_a_no_show(store: Store
     await store.resign(played.id, BOB)
     assert len(await store.rating_changes(played.id)) == 4
     clock.advance(days=1, minutes=1)
+    opened = await store.flag(absent.id)
+    assert opened is not None and opened.awaiting_claim and opened.claimant == DAVE, "Dave may claim it for a day"
+    assert await result_of(store, t.id, absent.id) is None
+    clock.advance(days=1)
     await store.flag(absent.id)
     assert await store.rating_changes(absent.id) == []
-    assert await result_of(store, t.id, absent.id) == "--", "neither moved: a double no-show, both lose"
+    assert await result_of(store, t.id, absent.id) == "--", "neither moved nor claimed: a double no-show, both lose"
     entrants = {e.user_id: e for e in await store.entrants(t.id)}
     assert entrants[CAROL].absent and entrants[DAVE].absent
     # The rebuild rates what the games rated as they ended: the played game, not the no-show.
@@ -661,3 +665,81 @@ async def test_a_pairings_direct_messages_are_owed_from_its_intro_until_sent(sto
     await store.intro_posted(first.id)  # said twice (a retry): owes nothing again
     assert not (await store.pairing(first.id)).dms_owed
     assert await store.finish_opening(t.id, 1, None)
+
+
+def due_of(db_path: Path, game_id: int) -> list[tuple[str, str, float]]:
+    with raw(db_path) as db:
+        rows = db.execute("SELECT kind, key, due_at FROM due WHERE game_id = ? ORDER BY due_at", (game_id,))
+        return [(str(r[0]), str(r[1]), float(r[2])) for r in rows]
+
+
+async def test_the_second_side_claims_a_game_whose_first_side_did_not_come(
+    store: Store, db_path: Path, clock: Clock
+) -> None:
+    from bot.errors import RaceLost
+
+    t = await tournament(store, rated=True, rounds=1)
+    missed, other = await open_games(store, t.id, plan(1, (CAROL, DAVE), (ALICE, BOB)))
+    with pytest.raises(UserError) as refused:
+        await store.claim_no_show(missed.id, DAVE)
+    assert refused.value.key == "refusal.nothing_to_claim", "Carol's window still runs"
+    started = store.now()
+    clock.advance(days=1, seconds=1)
+    opened = await store.flag(missed.id)
+    assert opened is not None and opened.status == "active" and opened.version == missed.version + 1
+    assert (opened.aborted_by, opened.claimant) == (CAROL, DAVE)
+    assert opened.claim_deadline == pytest.approx(started + 2 * 86400)
+    assert due_of(db_path, missed.id) == [("deadline", "claim", pytest.approx(started + 2 * 86400))], (
+        "the second window is the game's due row, written with the first one's expiry"
+    )
+    assert await store.get_game(missed.id) == opened
+    assert await store.flag(missed.id) is None, "within Dave's window nothing more happens"
+    for who, key in ((CAROL, "refusal.claim_absent"), (ALICE, "refusal.claim_not_yours")):
+        with pytest.raises(UserError) as refused:
+            await store.claim_no_show(missed.id, who, expected_version=opened.version)
+        assert refused.value.key == key
+    with pytest.raises(RaceLost):
+        await store.claim_no_show(missed.id, DAVE, expected_version=missed.version)
+    with pytest.raises(UserError) as refused:
+        await store.claim_no_show(other.id, BOB)
+    assert refused.value.key == "refusal.nothing_to_claim"
+    assert await store.get_game(missed.id) == opened and await result_of(store, t.id, missed.id) is None
+
+    clock.advance(hours=23)
+    claimed = await store.claim_no_show(missed.id, DAVE, expected_version=opened.version)
+    assert claimed.status == "finished" and claimed.termination == "no-show" and claimed.no_show
+    assert (claimed.aborted_by, claimed.winner_id, claimed.absent) == (CAROL, None, (CAROL,))
+    assert claimed.result == "No-show: black did not make a first move in time", "Veloop's first seat plays black"
+    assert await store.get_game(missed.id) == claimed
+    assert due_of(db_path, missed.id) == []
+    assert await result_of(store, t.id, missed.id) == "-+", "a forfeit win for Dave (black)"
+    entrants = {e.user_id: e for e in await store.entrants(t.id)}
+    assert entrants[CAROL].absent and not entrants[DAVE].absent, "only the absent side is paused"
+    assert await store.rating_changes(missed.id) == [], "a forfeit rates nobody"
+    with pytest.raises(UserError) as refused:
+        await store.claim_no_show(missed.id, DAVE)
+    assert refused.value.key == "refusal.game_over_result", "claimed once"
+
+
+async def test_a_claim_after_the_second_window_is_refused_and_the_game_is_a_double_no_show(
+    store: Store, clock: Clock
+) -> None:
+    t = await tournament(store, rounds=1)
+    missed, _ = await open_games(store, t.id, plan(1, (CAROL, DAVE), (ALICE, BOB)))
+    clock.advance(days=1, seconds=1)
+    opened = await store.flag(missed.id)
+    assert opened is not None and opened.awaiting_claim
+    clock.advance(days=1)
+    with pytest.raises(UserError) as refused:
+        await store.claim_no_show(missed.id, DAVE, expected_version=opened.version)
+    assert refused.value.key == "refusal.claim_too_late"
+    assert await store.get_game(missed.id) == opened, "a late claim changes nothing"
+    ended = await store.flag(missed.id)
+    assert ended is not None and ended.no_show and ended.aborted_by is None and set(ended.absent) == {CAROL, DAVE}
+    assert ended.result == "Double no-show: neither player made a first move in time"
+    assert await result_of(store, t.id, missed.id) == "--"
+    entrants = {e.user_id: e for e in await store.entrants(t.id)}
+    assert entrants[CAROL].absent and entrants[DAVE].absent
+    with pytest.raises(UserError) as refused:
+        await store.claim_no_show(missed.id, DAVE)
+    assert refused.value.key == "refusal.claim_too_late"

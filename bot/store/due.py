@@ -4,8 +4,9 @@ renewing and giving them back; reminders; and giving back the time the bot was a
 
 One scheduler serves everything that falls due: a row per thing, written in the same transaction as the
 change that makes it due, removed in the same transaction as the action it asks for, so it is acted on
-once, whichever process gets it first. Acting on a deadline ends a game (``flag``: ``bot.store.games``);
-acting on an expiry closes a challenge (``bot.store.challenges``).
+once, whichever process gets it first. Acting on a deadline ends a game (``flag``: ``bot.store.games``), or,
+when the first side missed its first-move window, gives the second side its window to claim the game (a deadline
+row with the key ``claim``); acting on an expiry closes a challenge (``bot.store.challenges``).
 """
 
 from __future__ import annotations

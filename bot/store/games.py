@@ -1,6 +1,7 @@
 """A game in play, and every way it ends: a turn (``play``), a resignation, a cancellation, a flag falling
 (``flag``), an adjudication at a tournament round's deadline, an abort (a resignation or a flag before both
-players have played, outside tournaments); and rebuilding a row from its move log.
+players have played, outside tournaments), a no-show (a first-move window missed; the first side's is claimed by
+the second side, ``claim_no_show``, or left to become a double no-show); and rebuilding a row from its move log.
 
 Every game has an append-only move log (``moves``); the ``games`` row caches what the log implies (ply,
 turns, result). Both change in one transaction, and the cache can always be rebuilt by replaying the log
@@ -25,7 +26,7 @@ from dataclasses import replace
 
 from bot.clocks import DAY, Clock
 from bot.db import Connection
-from bot.errors import InvalidMove, NotYourTurn, RaceLost, TimeIsUp
+from bot.errors import InvalidMove, NotYourTurn, RaceLost, TimeIsUp, UserError
 from bot.ratings import RatedGame, pools_for
 from bot.rules import RecordError
 from bot.rules.protocol import GameState, IllegalMove, Outcome, Seat, Termination
@@ -214,6 +215,9 @@ class Games(Tournaments):
         info = await self.get_game(game_id)
         check_in_play(info)
         check_participant(info, user_id)
+        if info.awaiting_claim and user_id == info.claimant:
+            # The opponent did not come: nothing to resign, the game is the claimant's to end as their no-show.
+            raise UserError("refusal.resign_claim_instead")
         colour = info.colour_of_user(user_id)
         if colour is not None:
             result = f"{colour.capitalize()} resigned"
@@ -271,7 +275,7 @@ class Games(Tournaments):
         async with self._transaction() as db:
             rows = await db.execute_fetchall(
                 "UPDATE games SET status = 'cancelled', result = 'Cancelled', termination = 'cancelled', "
-                "undo_requested_by = NULL, "
+                "undo_requested_by = NULL, aborted_by = NULL, "
                 "updated_at = ?, version = version + 1, board_version = version + 1, "
                 "changed_stamp = MAX(changed_stamp, ?) "
                 f"WHERE id = ? AND status IN ('challenge', 'active') RETURNING {COLUMNS}",
@@ -304,7 +308,7 @@ class Games(Tournaments):
             return None
         assert clock is not None
         if clock.awaiting_first_turn:
-            return await self._no_show(info, loser, clock, now)
+            return await self._first_turn_missed(info, loser, clock, now)
         colour = info.colour_of_seat(loser)
         who = colour.capitalize() if colour else f"The {loser} player"
         result = f"{who} lost on time"
@@ -322,20 +326,118 @@ class Games(Tournaments):
             return None
         return self._attach(finished(info, winner_id, result, termination, stopped, now, aborted_by, "time forfeit"))
 
-    async def _no_show(self, info: GameInfo, late: Seat, clock: Clock, now: float) -> GameInfo | None:
-        """End a game whose side to act let its first-move window pass: a no-show (no result, no rating, in no
-        record; a tournament scores it as a forfeit, ``_record_pairing``). At the first turn neither side has
-        played: a double no-show (against the AI, which always comes, only the member's); at the second, the
-        second seat did not come."""
-        absent: int | None = info.user_for_seat(late)
-        if info.ply == 0 and not info.is_ai_game:
-            absent = None
-        colour = info.colour_of_seat(late)
-        who = colour.capitalize() if colour else f"The {late} player"
+    async def _first_turn_missed(self, info: GameInfo, late: Seat, clock: Clock, now: float) -> GameInfo | None:
+        """The side to act let its first-move window pass. At the second turn the second side did not come: a no-show
+        of that side. At the first turn the second side could not have moved yet: it gets a window of its own (as long
+        as the first) to claim the game (``claim_no_show``), and when that passes too, neither came: a double no-show.
+        Against the AI, which always comes, a member who misses the first turn is a no-show at once."""
+        absent = info.user_for_seat(late)
+        if info.ply > 0 or info.is_ai_game or absent is None:
+            return await self._no_show(info, absent, clock, now)
+        if not info.awaiting_claim:
+            return await self._open_claim(info, absent, clock, now)
+        until = info.claim_deadline
+        if until is not None and now < until:
+            return None  # the second side may still claim the game
+        return await self._no_show(info, None, clock, now)
+
+    async def _open_claim(self, info: GameInfo, absent: int, clock: Clock, now: float) -> GameInfo | None:
+        """In one transaction: the first side is marked as not come (``aborted_by`` of a game still active), the
+        game moves on a version (older buttons go stale, the board is posted again with the claim button), and the
+        second side's window is the game's due row, so it survives a restart and is moved on by downtime like any
+        deadline. None if the game changed since ``info`` was read."""
+        deadline, window = clock.deadline(), clock.window
+        assert deadline is not None and window is not None
+        until = deadline + window
+        version = info.version + 1
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE games SET aborted_by = ?, aborted_how = NULL, updated_at = ?, version = ?, board_version = ? "
+                "WHERE id = ? AND version = ? AND status = 'active' AND aborted_by IS NULL",
+                (absent, now, version, version, info.id, info.version),
+            )
+            if cursor.rowcount != 1:
+                return None
+            await db.queue("DELETE FROM due WHERE game_id = ?", (info.id,))
+            await db.queue(
+                "INSERT INTO due (kind, game_id, key, due_at) VALUES ('deadline', ?, 'claim', ?)", (info.id, until)
+            )
+        if self.on_scheduled is not None:
+            self.on_scheduled(until)
+        log.info("game %d: the first side did not come; its opponent may claim the game", info.id)
+        return self._attach(
+            replace(info, aborted_by=absent, updated_at=from_ts(now), version=version, board_version=version)
+        )
+
+    async def claim_no_show(
+        self, game_id: int, user_id: int, *, expected_version: int | None = None, stamp: int | None = None
+    ) -> GameInfo:
+        """The second side claims a game whose first side let its first-move window pass: a no-show of the first side
+        alone (no result, no rating; a tournament scores it as a forfeit win for the claimant and pauses only the
+        absent player). One transaction, at the version the claimant saw; anyone else, a game not waiting for a
+        claim, or a claim after the second side's window is refused, changing nothing."""
+        info = await self.get_game(game_id)
+        if info.status == "finished" and info.no_show and info.aborted_by is None:
+            raise UserError("refusal.claim_too_late")
+        check_in_play(info)
+        if not info.awaiting_claim:
+            raise UserError("refusal.nothing_to_claim")
+        if user_id == info.aborted_by:
+            raise UserError("refusal.claim_absent")
+        if user_id != info.claimant:
+            raise UserError("refusal.claim_not_yours")
+        if expected_version is not None and expected_version != info.version:
+            raise RaceLost(RACE_MESSAGE)
+        if stamp is not None and stamp < info.changed_stamp:
+            raise RaceLost(MOVED_ON_MESSAGE)
+        now = self._now()
+        until = info.claim_deadline
+        if until is None or now >= until:
+            raise UserError("refusal.claim_too_late")
+        assert info.clock is not None and info.aborted_by is not None
+        seat = info.seat_of_user(info.aborted_by)
+        colour = info.colour_of_seat(seat) if seat is not None else None
+        who = colour if colour else f"the {seat} player"
+        result = f"No-show: {who} did not make a first move in time"
+        stopped = info.clock.stopped(now)
+        version = info.version + 1
+        changed = max(info.changed_stamp, stamp or 0)
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE games SET status = 'finished', winner_id = NULL, result = ?, termination = 'no-show', "
+                "aborted_how = NULL, undo_requested_by = NULL, updated_at = ?, version = ?, board_version = ?, "
+                "changed_stamp = ?, clock_first = ?, clock_second = ?, clock_running = ?, clock_since = ? "
+                "WHERE id = ? AND version = ? AND status = 'active' AND aborted_by = ?",
+                (
+                    result,
+                    now,
+                    version,
+                    version,
+                    changed,
+                    *clock_values(stopped),
+                    game_id,
+                    info.version,
+                    info.aborted_by,
+                ),
+            )
+            if cursor.rowcount != 1:
+                raise RaceLost(RACE_MESSAGE)
+            await self._schedule(db, game_id, None)
+            await self._on_game_end(db, info, None, now, "no-show")
+        log.info("game %d: %s (claimed by the opponent)", game_id, result)
+        ended = finished(info, None, result, "no-show", stopped, now, info.aborted_by, "no-show")
+        return self._attach(replace(ended, changed_stamp=changed))
+
+    async def _no_show(self, info: GameInfo, absent: int | None, clock: Clock, now: float) -> GameInfo | None:
+        """End a game as a no-show (no result, no rating, in no record; a tournament scores it as a forfeit,
+        ``_record_pairing``): of ``absent`` alone, or of both sides (None: neither made a first move)."""
+        seat = None if absent is None else info.seat_of_user(absent)
+        colour = info.colour_of_seat(seat) if seat is not None else None
+        who = colour if colour else f"the {seat} player"
         if absent is None:
             result = "Double no-show: neither player made a first move in time"
         else:
-            result = f"No-show: {who[0].lower()}{who[1:]} did not make a first move in time"
+            result = f"No-show: {who} did not make a first move in time"
         stopped = clock.stopped(now)
         if not await self._end_by_clock(info, None, result, "no-show", stopped, now, aborted_by=absent, how=None):
             return None

@@ -363,11 +363,14 @@ class Tournaments(DueRows):
         if termination == "cancelled":
             result = "--"  # neither scores; the organiser can set what it should have been
         elif termination == "no-show":
-            # A side missed its first-move window: at the first turn neither had played (both lose), at the
-            # second the second seat (black) did not come. A forfeit: nobody is rated.
+            # A side missed its first-move window: the one the ending wrote as not come (``aborted_by``, in this
+            # transaction) loses; neither came (NULL), both lose. A forfeit: nobody is rated.
             kind = "forfeit"
-            absent = (white, black) if before.ply == 0 else (black,)
-            result = "--" if len(absent) == 2 else "+-"
+            rows = await db.execute_fetchall("SELECT aborted_by FROM games WHERE id = ?", (before.id,))
+            named = [r[0] for r in rows]
+            missing = None if not named or named[0] is None else int(named[0])
+            absent = (white, black) if missing is None else (missing,)
+            result = "--" if missing is None else "-+" if missing == white else "+-"
             await self._mark_absent(db, tournament_id, absent, arena=arena)
         elif winner_id is None:
             result = "1/2-1/2"

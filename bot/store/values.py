@@ -97,7 +97,9 @@ class GameInfo:
     rated: bool = False
     ended_at: float | None = None
     # An aborted game (termination ``aborted``): who ended it before both players had played, and how
-    # (``resignation`` or ``time forfeit``); None for every other game.
+    # (``resignation`` or ``time forfeit``); a no-show's side that did not come (None: neither came). While the game
+    # is still active, the first side that let its first-move window pass: its opponent may claim the game
+    # (``awaiting_claim``). None for every other game.
     aborted_by: int | None = None
     aborted_how: Termination | None = None
     _replayed: _Replayed = field(default_factory=_Replayed, init=False, compare=False, repr=False)
@@ -246,6 +248,29 @@ class GameInfo:
         if self.aborted_by is not None:
             return (self.aborted_by,)
         return tuple(self.participants)
+
+    @property
+    def awaiting_claim(self) -> bool:
+        """Whether the first side let its first-move window pass and the second side, who could not have moved yet,
+        has its own first-move window to claim the game (a no-show of the first side alone); when that window passes
+        unclaimed, the game is a double no-show."""
+        return self.status == "active" and self.aborted_by is not None and self.ply == 0
+
+    @property
+    def claimant(self) -> int | None:
+        """The player who may claim the game while ``awaiting_claim`` (the side that was there)."""
+        if not self.awaiting_claim:
+            return None
+        return next((p for p in self.participants if p != self.aborted_by), None)
+
+    @property
+    def claim_deadline(self) -> float | None:
+        """When the window to claim the game ends: the first side's window, then as long again for the second."""
+        clock = self.clock
+        if not self.awaiting_claim or clock is None or clock.window is None:
+            return None
+        deadline = clock.deadline()
+        return None if deadline is None else deadline + clock.window
 
     @property
     def counts_for_nothing(self) -> bool:

@@ -407,7 +407,7 @@ async def test_a_rated_game_the_second_player_never_moves_in_is_a_no_show_and_ra
     assert "lost" not in profile.text() and "in a row" not in profile.text(), "a no-show makes no streak"
 
 
-async def test_a_game_nobody_moves_in_is_a_double_no_show(
+async def test_a_game_nobody_moves_in_nor_claims_is_a_double_no_show(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
     board, game_id = await start(sandbox, alice, bob, "5+3")
@@ -415,6 +415,13 @@ async def test_a_game_nobody_moves_in_is_a_double_no_show(
     assert f"First move: {alice.mention} has 1 minute 45 seconds to make it" in field(board, "Clock")
     await minutes_pass(sandbox, bot, clock, 1.7)
     assert (await bot.store.get_game(game_id)).status == "active", "15 seconds of the window are left"
+    cursor = sandbox.cursor()
+    await minutes_pass(sandbox, bot, clock, 0.1)
+    claim = await sandbox.wait_for_message(sandbox.channel_id, lambda m: bool(m.buttons), after=cursor)
+    assert [b["label"] for b in claim.buttons] == ["End the game"], "Bob could not have moved: he may end it"
+    assert (await bot.store.get_game(game_id)).status == "active", "Bob's own 105-second window runs"
+    await minutes_pass(sandbox, bot, clock, 1.7)
+    assert (await bot.store.get_game(game_id)).status == "active", "15 seconds of Bob's window are left"
     cursor = sandbox.cursor()
     await minutes_pass(sandbox, bot, clock, 0.1)
     final = await sandbox.wait_for_message(
@@ -428,6 +435,119 @@ async def test_a_game_nobody_moves_in_is_a_double_no_show(
     info = await bot.store.get_game(game_id)
     assert info.no_show and info.aborted_by is None and set(info.absent) == {alice.id, bob.id}
     assert await bot.store.rating_changes(game_id) == []
+
+
+async def claim_offered(
+    sandbox: FakeDiscord, bot: VeletasBot, clock: ManualClock, minutes: float, *, word: str = "No-show"
+) -> Message:
+    """Let the first side's window pass; the board that offers the second side to end the game."""
+    cursor = sandbox.cursor()
+    await minutes_pass(sandbox, bot, clock, minutes)
+    return await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and bool(m.buttons) and word in m.text(), after=cursor
+    )
+
+
+async def test_a_first_side_that_does_not_come_is_a_no_show_the_second_side_ends_the_game_with(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, clock: ManualClock
+) -> None:
+    await sandbox.user(bob).slash("player", "notify", how="both")
+    _, game_id = await start(sandbox, alice, bob, "1+0")
+    before = await bot.store.get_game(game_id)
+    offered = await claim_offered(sandbox, bot, clock, 0.55)  # Alice's 30-second window passes
+    [told] = await sandbox.wait_until(
+        lambda: [m for m in sandbox.direct_messages(bob) if "did not come" in m.content], what="Bob told by DM"
+    )
+    assert told.content.startswith(f"Your opponent did not come in Veloop #{game_id}"), told.content
+    assert offered.embeds[0]["description"].startswith(
+        f"**No-show:** {alice.mention} did not make a first move in time. {bob.mention} could not have moved"
+    )
+    assert offered.content == (
+        f"{bob.mention}, your opponent did not come: press **End the game** to record their no-show "
+        "(the game is not rated)."
+    )
+    assert pinged(sandbox, offered) == [str(bob.id)], "only Bob is called"
+    assert re.search(
+        rf"{alice.mention} did not make a first move in time\. {bob.mention} has 30 seconds to claim the "
+        r"game \(time is up <t:\d+:R>\)",
+        field(offered, "Clock"),
+    ), field(offered, "Clock")
+    opened = await bot.store.get_game(game_id)
+    assert opened.status == "active" and opened.version == before.version + 1 and opened.aborted_by == alice.id
+    assert [b["custom_id"] for b in offered.buttons] == [f"noshow:claim:{game_id}:v{opened.version}"]
+
+    # Alice (who did not come), Carol (not playing) and a forged button are refused privately; nothing changes.
+    refused = await sandbox.user(alice).click(offered, "End the game")
+    assert refused.ephemeral and refused.content == (
+        "You did not make your first move in time, so only your opponent can end this game now."
+    )
+    refused = await sandbox.user(carol).click(offered, "End the game")
+    assert refused.ephemeral and refused.content == "Only the player whose opponent did not come can press this button."
+    stale = {"type": 2, "style": 3, "label": "End the game", "custom_id": f"noshow:claim:{game_id}:v{before.version}"}
+    other = {"type": 2, "style": 3, "label": "Forged", "custom_id": f"noshow:claim:{game_id + 40}:v1"}
+    offered.data["components"] = [{"type": 1, "components": [stale, other]}]
+    refused = await sandbox.user(bob).click(offered, "End the game")
+    assert refused.ephemeral and refused.content.startswith("Someone else acted on this game"), "a stale version"
+    refused = await sandbox.user(bob).click(offered, "Forged")
+    assert refused.ephemeral and "no such game" in refused.content.lower(), refused.content
+    asked = await sandbox.user(bob).slash("veloop", "resign")
+    refused = await sandbox.user(bob).click(asked, "Resign")
+    assert refused.ephemeral and refused.content == (
+        "Your opponent did not make a first move in time, so there is nothing to resign: end the game with the button "
+        "on the board instead."
+    ), refused.content
+    late = await sandbox.user(alice).slash("veloop", "move", move=first_move())
+    assert late.ephemeral and "time ran out" in late.content, "Alice's window is over: she cannot move any more"
+    now = await bot.store.get_game(game_id)
+    assert (now.status, now.version, now.ply, now.aborted_by, now.clock) == (
+        "active",
+        opened.version,
+        0,
+        alice.id,
+        opened.clock,
+    ), "nothing changed"
+
+    real = {"type": 2, "style": 3, "label": "End the game", "custom_id": f"noshow:claim:{game_id}:v{opened.version}"}
+    offered.data["components"] = [{"type": 1, "components": [real]}]
+    clock.advance(20 / 60)  # within Bob's 30 seconds
+    final = await sandbox.user(bob).click(offered, "End the game")
+    assert not final.ephemeral
+    assert final.embeds[0]["description"].startswith(
+        f"**No-show:** {alice.mention} did not make a first move in time; the game is not rated and counts in no "
+        "record."
+    ), final.embeds[0]["description"]
+    record = read_record(final.files[f"veloop-{game_id}.txt"].decode()).headers
+    assert record["Termination"] == "no-show" and record["Result"] == "*"
+    info = await bot.store.get_game(game_id)
+    assert info.no_show and info.aborted_by == alice.id and info.absent == (alice.id,) and info.winner_id is None
+    assert await bot.store.rating_changes(game_id) == []
+    rows = await bot.store._fetchall("SELECT 1 FROM due WHERE game_id = ?", (game_id,))
+    assert not list(rows), "nothing more is due"
+
+
+async def test_a_claim_pressed_after_the_second_window_is_refused_and_the_game_is_a_double_no_show(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
+) -> None:
+    _, game_id = await start(sandbox, alice, bob, "1+0")
+    offered = await claim_offered(sandbox, bot, clock, 0.55)
+    claim_id = offered.buttons[0]["custom_id"]
+    clock.advance(0.6)  # Bob's 30 seconds pass too; the scheduler is not woken: the press arrives first
+    cursor = sandbox.cursor()
+    refused = await sandbox.user(bob).click(offered, "End the game")
+    assert refused.ephemeral and refused.content == (
+        "Too late: the time to claim this game is over, so it is a double no-show."
+    )
+    final = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "Double no-show" in m.text(), after=cursor
+    )
+    assert final.embeds[0]["description"].startswith("**Double no-show:**")
+    info = await bot.store.get_game(game_id)
+    assert info.no_show and info.aborted_by is None and set(info.absent) == {alice.id, bob.id}
+    await sandbox.wait_until(lambda: offered.buttons == [], what="the old board loses its button")
+    kept = {"type": 2, "style": 3, "label": "End the game", "custom_id": claim_id}
+    offered.data["components"] = [{"type": 1, "components": [kept]}]  # a client still showing it
+    again = await sandbox.user(bob).click(offered, "End the game")
+    assert again.ephemeral and again.content.startswith("Too late"), again.content
 
 
 async def test_the_clock_does_not_run_before_a_sides_first_move(
@@ -477,6 +597,37 @@ async def test_the_first_move_window_is_a_due_row_that_survives_a_restart(
     assert final.embeds[0]["description"].startswith(f"**No-show:** {bob.mention} did not make a first move in time")
 
 
+async def test_the_window_to_claim_a_game_is_a_due_row_that_survives_a_restart(
+    sandbox: FakeDiscord,
+    sandbox_runner: BotRunner,
+    factory: Factory,
+    alice: Member,
+    bob: Member,
+    clock: ManualClock,
+) -> None:
+    bot = await sandbox_runner.start(factory, sync=False)
+    assert isinstance(bot, VeletasBot)
+    _, game_id = await start(sandbox, alice, bob, "1d")
+    started = bot.store.now()
+    offered = await claim_offered(sandbox, bot, clock, 24 * 60 + 1)  # Alice's day passes
+    rows = await bot.store._fetchall("SELECT kind, key, due_at FROM due WHERE game_id = ?", (game_id,))
+    assert [(str(r[0]), str(r[1]), float(r[2])) for r in rows] == [
+        ("deadline", "claim", pytest.approx(started + 2 * 86400))
+    ], "Bob's day to claim the game is due"
+    bot = await sandbox_runner.restart(factory)
+    assert isinstance(bot, VeletasBot) and bot.scheduler is not None
+    await sandbox.wait_until(lambda: bot.scheduler is not None and bot.scheduler._last_alive > 0)
+    refused = await sandbox.user(alice).click(offered, "End the game")
+    assert refused.ephemeral and refused.content.startswith("You did not make your first move in time")
+    cursor = sandbox.cursor()
+    await minutes_pass(sandbox, bot, clock, 24 * 60)
+    final = await sandbox.wait_for_message(
+        sandbox.channel_id, lambda m: bool(m.embeds) and "Double no-show" in m.text(), after=cursor
+    )
+    assert final.embeds[0]["description"].startswith("**Double no-show:**")
+    assert (await bot.store.get_game(game_id)).aborted_by is None
+
+
 async def test_a_resignation_before_the_opponent_moved_aborts_the_game(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
 ) -> None:
@@ -507,3 +658,39 @@ async def test_a_game_both_players_moved_in_is_lost_on_time_and_rated(
     assert info.termination == "time forfeit" and info.winner_id == bob.id and not info.aborted
     changes = {c.user_id: c for c in await bot.store.rating_changes(game_id) if c.scope == sandbox.guild_id}
     assert changes[bob.id].after > changes[bob.id].before and changes[alice.id].after < changes[alice.id].before
+
+
+async def test_the_claim_is_offered_and_refused_in_the_readers_language(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, clock: ManualClock
+) -> None:
+    """A Japanese server: the board offering the claim, its button and the final board are Japanese; a Spanish
+    member's refusal is Spanish."""
+    from e2e.test_languages import assert_no_english, in_language
+
+    alice.locale, bob.locale, carol.locale = "ja", "ja", "es-419"
+    await sandbox.set_guild_locale("ja")
+    challenge = await sandbox.user(alice).slash(
+        "veloop", "challenge", opponent=bob, board="5", protocol="alternating", where="here", time="1+0"
+    )
+    cursor = sandbox.cursor()
+    await sandbox.user(bob).click(challenge, "受諾")
+    await sandbox.wait_for_message(sandbox.channel_id, lambda m: bool(m.embeds), after=cursor)
+    offered = await claim_offered(sandbox, bot, clock, 0.55, word="不戦")
+    assert [b["label"] for b in offered.buttons] == ["対局を終える"]
+    assert offered.content == (
+        f"{bob.mention}さん、相手が来ませんでした。**対局を終える**を押すと相手の不戦として記録されます"
+        "（レーティングには反映されません）。"
+    )
+    assert "双方不戦" in offered.text() and in_language(offered.embeds[0]["description"], "ja")
+    refused = await sandbox.user(carol).click(offered, "対局を終える")
+    assert refused.ephemeral and refused.content == (
+        "Solo puede pulsar este botón quien se presentó y no encontró rival."
+    )
+    refused = await sandbox.user(alice).click(offered, "対局を終える")
+    assert (
+        refused.ephemeral
+        and refused.content == "期限内に最初の着手をしなかったため、この対局を終わらせられるのは相手だけです。"
+    )
+    final = await sandbox.user(bob).click(offered, "対局を終える")
+    assert final.embeds[0]["description"].startswith(f"**不戦。** {alice.mention}が期限内に最初の着手をしなかった")
+    assert assert_no_english(sandbox, [alice, bob], [sandbox.channel_id]) >= 4

@@ -228,3 +228,68 @@ async def test_a_pairings_direct_message_owed_at_a_restart_is_sent_once(
     await sandbox.wait_until(lambda: bot.scheduler is not None and bot.scheduler._last_alive > 0)
     await bot.scheduler.run_due()
     assert len(told()) == 2, "nothing owed: not sent again"
+
+
+async def test_a_swiss_game_whose_white_never_comes_is_claimed_by_black_and_only_white_is_paused(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path, clock: ManualClock
+) -> None:
+    """Round 1 of a live Swiss: on one board White never comes and Black claims the win (a forfeit, only White paused);
+    on another nobody moves and nobody claims (a double no-show, both paused); the third is played."""
+    await sandbox.grant(alice, "manage_guild")
+    everyone = [alice, bob, carol, sandbox.add_member("dave"), sandbox.add_member("erin"), sandbox.add_member("frank")]
+    announcement = await sandbox.user(alice).slash(
+        "tournament", "create", name="Claims", game="veloop", format="swiss", rounds=2, time="1+0", settings="5"
+    )
+    for member in everyone:
+        await sandbox.user(member).click(announcement, "Join")
+    await sandbox.user(alice).slash("tournament", "start")
+    members = {m.id: m for m in everyone}
+    claimed, unclaimed, played = await round_open(sandbox, db_path, 1, 1)
+    assert claimed.thread_id is not None and unclaimed.thread_id is not None and played.thread_id is not None
+    white, black = members[claimed.white], members[claimed.black]
+    await resign_in(sandbox, members[played.black], played.thread_id, "veloop")
+
+    cursor = sandbox.cursor()
+    clock.advance(0.55)  # both Whites' 30-second first-move windows pass
+    assert bot.scheduler is not None
+    bot.scheduler.wake()
+    offers = {}
+    for board in (claimed, unclaimed):
+        assert board.thread_id is not None
+        offers[board.pairing_id] = await sandbox.wait_for_message(
+            board.thread_id, lambda m: bool(m.buttons) and "No-show" in m.text(), after=cursor
+        )
+    offer = offers[claimed.pairing_id]
+    assert [b["label"] for b in offer.buttons] == ["Claim the win"]
+    assert offer.content == (
+        f"{black.mention}, your opponent did not come: press **Claim the win** to take the game by forfeit."
+    )
+    assert pinged(sandbox, offer) == [str(black.id)], "only Black is called"
+    assert [b.result for b in boards(db_path, 1, 1)] == [None, None, "1-0"], "nothing decided before the claim"
+    refused = await sandbox.user(white).click(offer, "Claim the win")
+    assert refused.ephemeral and refused.content.startswith("You did not make your first move in time")
+    assert absent_flags(db_path, 1)[white.id] == (0, 0), "the refusal changed nothing"
+
+    final = await sandbox.user(black).click(offer, "Claim the win")
+    assert final.embeds[0]["description"].startswith(f"**No-show:** {white.mention} did not make a first move in time")
+    flags = absent_flags(db_path, 1)
+    assert flags[white.id][0] == 1 and flags[black.id] == (0, 0), "only the absent White is paused"
+    assert [b.result for b in boards(db_path, 1, 1)] == ["-+", None, "1-0"], "a forfeit win for Black"
+
+    cursor = sandbox.cursor()
+    clock.advance(0.55)  # the other board's Black lets his own window pass too
+    bot.scheduler.wake()
+    assert unclaimed.thread_id is not None
+    double = await sandbox.wait_for_message(
+        unclaimed.thread_id, lambda m: bool(m.embeds) and "Double no-show" in m.text(), after=cursor
+    )
+    assert double.embeds[0]["description"].startswith("**Double no-show:**")
+    assert [b.result for b in boards(db_path, 1, 1)] == ["-+", "--", "1-0"]
+
+    second = await round_open(sandbox, db_path, 1, 2)
+    paused = {white.id, unclaimed.white, unclaimed.black}
+    assert all(not paused & {b.white, b.black} for b in second), "the absent are not paired"
+    assert [(n, u) for n, u, kind in byes(db_path, 1) if kind == "zero"] == sorted((2, u) for u in paused)
+    assert any(black.id in (b.white, b.black) for b in second) or (2, black.id, "pairing") in byes(db_path, 1), (
+        "Black, who came, plays on"
+    )
