@@ -743,3 +743,16 @@ async def test_a_claim_after_the_second_window_is_refused_and_the_game_is_a_doub
     with pytest.raises(UserError) as refused:
         await store.claim_no_show(missed.id, DAVE)
     assert refused.value.key == "refusal.claim_too_late"
+
+
+async def test_a_finished_tournament_keeps_the_steps_that_still_owe_people_something(store: Store) -> None:
+    """Finishing ends a tournament's round steps, but not what it still owes: its check-in notices (the drop
+    notice of a member dropped at the start) and a dispute's post to the organisers."""
+    t = await tournament(store)
+    for key in ("notices", "dispute:7", "deadline:1", "play:1"):
+        await store.schedule_tournament(t.id, key)
+    await store.set_tournament_status(t.id, "finished", actor_id=0, allowed=("running",))
+    left = sorted(
+        {r.key for r in await store.claim_due(store.now() + 1, lease=60, limit=20) if r.tournament_id == t.id}
+    )
+    assert left == ["dispute:7", "notices", "posts"]

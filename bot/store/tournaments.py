@@ -317,7 +317,12 @@ class Tournaments(DueRows):
                         await self._schedule(db, int(game_id), None)
                 await db.execute("DELETE FROM due WHERE tournament_id = ?", (tournament_id,))
             elif status == "finished":
-                await db.execute("DELETE FROM due WHERE tournament_id = ?", (tournament_id,))
+                # Its rounds' steps are done with it; what it still owes people (check-in notices, a dispute's post
+                # to the organisers) goes out all the same.
+                await db.execute(
+                    "DELETE FROM due WHERE tournament_id = ? AND key <> 'notices' AND key NOT LIKE 'dispute:%'",
+                    (tournament_id,),
+                )
                 # Its final standings and podium are owed from now on, until they are out.
                 await self._owe_posts(db, tournament_id, end=True)
             elif status == "running" and info.status == "paused":
