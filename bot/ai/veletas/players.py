@@ -36,6 +36,7 @@ LEVELS: dict[int, Level] = {
 
 NOISE = 0.04
 SHORTLIST = 12
+GUARDED = 24
 FLAT_RANKED = 600
 ROOT_RANKED = 1500
 TREE = Settings()
@@ -116,13 +117,14 @@ def _greedy(board: FastBoard, geo: Geometry, rng: random.Random, budget: Budget,
     that, one after which it cannot win at once; failing that, the best-looking.
 
     The ranking gets three quarters of the time; the rest goes to looking at the opponent's replies to
-    the moves, best first, until a move leaves it nothing.
+    the ``GUARDED`` best moves, best first, until a move leaves it nothing: a count, so that a seed fixes
+    the move and a crowded board where every move leaves a claim costs no more than that.
     """
     rank_budget = Budget(budget.iterations, (budget.deadline - budget.start) * 0.75)
     scored = rank_moves(board, geo, rng, rank_budget, gifts, NOISE)
     mine, code = scored[0]
     least = 3
-    for k, (value, candidate) in enumerate(scored):
+    for k, (value, candidate) in enumerate(scored[:GUARDED]):
         if k and budget.remaining() <= 0:
             break
         danger = _danger(board, geo, candidate)
