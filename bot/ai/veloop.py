@@ -11,8 +11,8 @@ own stones, or leaving the opponent a confinement on their next ply. Every level
    and a move is safe only when the opponent's whole next turn (two plies under 122) cannot
    confine; among the safe moves, the one after which the stones' *pressure* (enemy-topped
    neighbours of stones off the ring, the way a confinement closes in) looks best, with noise,
-   keeping on a double turn's first ply a safe second ply, and, with few plies to choose from,
-   setting threats (``_level_two``);
+   keeping on a double turn's first ply a safe second ply, and, on the small boards, setting
+   threats (``_level_two``);
 3. flat Monte Carlo: the greedy shortlist, tactical playouts sharing the budget, successive
    halving;
 4. tree search (``bot.ai.search.TreeSearch``): the safe moves at the root in greedy order,
@@ -82,8 +82,9 @@ NOISE = 2.0
 SHORTLIST = 8
 THREATS = 3
 """Level 2 weighs this many of its best plies (and as many second plies of each) by the threats they set."""
-HUNT_PLIES = 40
-"""Level 2 looks for threats only among this many safe plies at most (the search costs their square)."""
+HUNT_SIZE = 6
+"""Level 2 sets threats on boards up to this size: on 5×5 and 6×6 its pressure alone often fills the board
+without a confinement (a draw); on 8×8 and up it wins without them, and with them it played as well as level 3."""
 TREE = TreeSettings(explore=0.4)
 PLAYOUT_PLIES = 8
 """Plies a playout runs before the pressure judges it: four turns under 122, enough for a threat to land."""
@@ -435,16 +436,15 @@ def _level_two(board: Board, ranked: list[Ply], found: Tactics, budget: Budget, 
     """Level 2's ply among ``ranked``, its safe plies best first by the pressure (with noise).
 
     On the first ply of a double turn it keeps a safe second ply (``has_safe_turn``): without that it
-    could walk into a turn whose every ending hands the opponent a win. When few plies are left to choose
-    from (a small or crowded board, where its pressure alone often fills the board without a
-    confinement: a draw), it also sets threats: of its best ``THREATS`` plies (on a first ply, with each
-    one's best ``THREATS`` second plies), the one that leaves it the most plies winning its next turn.
-    The threat search costs about the square of the plies, so on an open big board it is skipped.
+    could walk into a turn whose every ending hands the opponent a win. On a small board (``HUNT_SIZE``),
+    where its pressure alone often fills the board without a confinement (a draw), it also sets threats:
+    of its best ``THREATS`` plies (on a first ply, with each one's best ``THREATS`` second plies), the one
+    that leaves it the most plies winning its next turn.
     """
     if not found.safe:
         return ranked[0]
     colour = board.colour
-    hunting = len(ranked) <= HUNT_PLIES
+    hunting = board.size <= HUNT_SIZE
     if board.two_ply and board.ply < board.plies:
         best: Ply | None = None
         most = -1
