@@ -86,6 +86,13 @@ SUMMARY: tuple[tuple[str, str, str, str], ...] = (
         "",
     ),
     ("local", "| click on Play", "the local table: a click to the new board, p50 / p95", ""),
+    (
+        "ai-random",
+        "| veletas | small | current |",
+        "AI level 2's score against a random mover, Veletas small board",
+        "",
+    ),
+    ("ai-random", "| veloop | 5×5 | 122 |", "AI level 2's score against a random mover, Veloop 5×5", ""),
 )
 
 

@@ -7,6 +7,10 @@ rules' own API, not the AI's tactics.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from bot.ai.__main__ import main
@@ -14,6 +18,8 @@ from bot.ai.match import RANDOM, match, pairings
 from bot.ai.veletas import choose_move
 from bot.ai.veloop import choose_move as choose_veloop_move
 from bot.rules import Game, Position, veloop
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # Small board, Black to move and no claim wins at once; 10 of its 18 moves let White win with the reply.
 VELETAS_TRAP = "4bbb/1bbbw2/bw2SwS/w2wwbw/b1wwwbw/wbwbb2/wWb1wb1 b"
@@ -103,3 +109,44 @@ def test_level_two_wins_95_percent_against_a_random_mover() -> None:
     score, _outcomes = match(2, RANDOM, 200, game="veloop", board=6, protocol="alternating", seed=7)
     assert score.games == 200
     assert score.wins >= 190, score
+
+
+def test_the_random_benchmark_prints_a_row_per_board() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.bench_ai_random",
+            "--games",
+            "2",
+            "--jobs",
+            "1",
+            "--boards",
+            "veletas:small:classic,veloop:5",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in out.stdout.splitlines()]
+    rows = [row for row in rows if row[0] in ("veletas", "veloop")]
+    assert [row[:4] for row in rows] == [["veletas", "small", "classic", "2"], ["veloop", "5×5", "122", "2"]]
+    for row in rows:
+        won, drawn, lost = (int(n) for n in row[4].split(" / "))
+        assert won + drawn + lost == 2
+        assert row[8] == "≥ 95%"
+    assert "veloop:5:122: " in out.stderr
+
+
+def test_the_random_benchmark_refuses_an_unknown_board() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_ai_random", "--games", "2", "--boards", "veloop:7"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert "unknown boards: veloop:7:122" in out.stderr
