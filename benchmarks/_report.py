@@ -92,6 +92,13 @@ SUMMARY: tuple[tuple[str, str, str, str], ...] = (
         "a 200-player arena: a game's end to each player's next game, p50 / p95 / max",
         "",
     ),
+    (
+        "ai-random",
+        "| veletas | small | current |",
+        "AI level 2's score against a random mover, Veletas small board",
+        "",
+    ),
+    ("ai-random", "| veloop | 5×5 | 122 |", "AI level 2's score against a random mover, Veloop 5×5", ""),
 )
 
 

@@ -21,6 +21,7 @@ BLOCKS = (
     "ai",
     "ai-veloop",
     "ai-veloop-time",
+    "ai-random",
     "local",
     "clock",
     "ratings",

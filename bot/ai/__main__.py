@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from bot.ai.match import Outcome, match, summary
+from bot.ai.match import RANDOM, Outcome, match, player, summary
 from bot.ai.veletas.players import LEVELS
 from bot.rules import EDITIONS, GAMES, VARIANTS
 from bot.rules.veloop import PROTOCOLS, SIZES
@@ -20,8 +20,11 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bot.ai", description="AI tools for Veletas and Veloop.")
     sub = parser.add_subparsers(dest="command", required=True)
     m = sub.add_parser("match", help="a paired match between two levels")
-    m.add_argument("level_a", type=int, choices=sorted(LEVELS), metavar="LEVEL_A")
-    m.add_argument("level_b", type=int, choices=sorted(LEVELS), metavar="LEVEL_B")
+    levels = [RANDOM, *sorted(LEVELS)]
+    m.add_argument(
+        "level_a", type=int, choices=levels, metavar="LEVEL_A", help="1 to 5, or 0: a uniformly random mover"
+    )
+    m.add_argument("level_b", type=int, choices=levels, metavar="LEVEL_B")
     m.add_argument("--games", type=int, default=40, help="games in all, rounded up to pairs (default 40)")
     m.add_argument("--game", choices=sorted(GAMES), default="veletas")
     m.add_argument("--variant", choices=sorted(VARIANTS), default="medium", help="Veletas board (default medium)")
@@ -48,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         colour = "Black" if p.a_black else "White"
         start = "setup" if p.game == "veletas" else "opening"
         print(
-            f"{start} {p.setup + 1}, level {p.level_a} as {colour}: {outcome.verdict} in {outcome.moves} moves "
+            f"{start} {p.setup + 1}, {player(p.level_a)} as {colour}: {outcome.verdict} in {outcome.moves} moves "
             f"({outcome.seconds_a:.1f} s vs {outcome.seconds_b:.1f} s)",
             file=sys.stderr,
             flush=True,

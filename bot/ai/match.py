@@ -6,6 +6,9 @@ no setup; its games start from the start position after a few random plies (an *
 each opening played twice the same way. A Veloop draw counts half a game to each side. Moves are
 chosen with seeds derived from the match seed, so a match is reproducible move for move and
 its result does not depend on how loaded the machine was (unless ``clock`` asks for real time).
+
+Level ``RANDOM`` (0) is no playing level: a uniformly random mover, every legal move equally likely
+(a forced pass as it is), the yardstick the weakest levels are measured against.
 """
 
 from __future__ import annotations
@@ -26,6 +29,13 @@ from bot.rules import Game, random_setup, veloop
 log = logging.getLogger(__name__)
 
 Z95 = 1.959963984540054
+RANDOM = 0
+"""The level number of the uniformly random mover in a match."""
+
+
+def player(level: int) -> str:
+    """How a match names a side: ``level 3``, or ``random`` for the uniformly random mover."""
+    return "random" if level == RANDOM else f"level {level}"
 
 
 @dataclass(frozen=True)
@@ -102,14 +112,14 @@ def play(pairing: Pairing) -> Outcome:
         level = pairing.level_a if a_to_move else pairing.level_b
         seed = None if pairing.clock else rng.getrandbits(32)
         start = time.perf_counter()
-        move = choose_move(position, level, seed=seed)
+        move = rng.choice(position.legal_moves()) if level == RANDOM else choose_move(position, level, seed=seed)
         spent[0 if a_to_move else 1] += time.perf_counter() - start
         game = game.play(str(move))
     winner = game.winner
     a_colour = "black" if pairing.a_black else "white"
     headers = {
-        "Black": f"level {pairing.level_a if pairing.a_black else pairing.level_b}",
-        "White": f"level {pairing.level_b if pairing.a_black else pairing.level_a}",
+        "Black": player(pairing.level_a if pairing.a_black else pairing.level_b),
+        "White": player(pairing.level_b if pairing.a_black else pairing.level_a),
     }
     return Outcome(pairing, winner == a_colour, len(game.moves), spent[0], spent[1], game.to_record(headers))
 
@@ -132,7 +142,12 @@ def _play_veloop(pairing: Pairing) -> Outcome:
         # Seeded games lift the level's hard cap: only the iteration budget may end a search, so a
         # loaded machine plays the same games, only slower.
         limit = None if pairing.clock else SEEDED_CAP
-        move = forced if forced is not None else str(choose_veloop_move(position, level, seed=seed, time_limit=limit))
+        if forced is not None:
+            move = forced
+        elif level == RANDOM:
+            move = str(rng.choice(position.legal_moves()))
+        else:
+            move = str(choose_veloop_move(position, level, seed=seed, time_limit=limit))
         took = time.perf_counter() - start
         side = 0 if a_to_move else 1
         spent[side] += took
@@ -142,8 +157,8 @@ def _play_veloop(pairing: Pairing) -> Outcome:
     winner = game.winner
     a_colour = "black" if pairing.a_black else "white"
     headers = {
-        "Black": f"level {pairing.level_a if pairing.a_black else pairing.level_b}",
-        "White": f"level {pairing.level_b if pairing.a_black else pairing.level_a}",
+        "Black": player(pairing.level_a if pairing.a_black else pairing.level_b),
+        "White": player(pairing.level_b if pairing.a_black else pairing.level_a),
     }
     plies = len(game.turns) - OPENING_PLIES
     return Outcome(
@@ -176,8 +191,8 @@ def pairings(
 ) -> list[Pairing]:
     """``games`` games (rounded up to pairs): each setup (opening) once with A as Black and once with A as White."""
     for level in (level_a, level_b):
-        if level not in LEVELS:
-            raise ValueError(f"the AI level must be from 1 to {max(LEVELS)}, not {level}")
+        if level not in LEVELS and level != RANDOM:
+            raise ValueError(f"the AI level must be from 1 to {max(LEVELS)} (or {RANDOM}: random), not {level}")
     if game not in ("veletas", "veloop"):
         raise ValueError(f"unknown game {game!r}: expected veletas or veloop")
     setups = max(1, math.ceil(games / 2))
@@ -251,7 +266,7 @@ def summary(level_a: int, level_b: int, score: Score) -> str:
     elo_lo, elo_hi = score.elo_interval()
     drawn = f" and {score.draws} drawn" if score.draws else ""
     return (
-        f"level {level_a} vs level {level_b}: {score.wins}/{score.games} won{drawn} by level {level_a} "
+        f"{player(level_a)} vs {player(level_b)}: {score.wins}/{score.games} won{drawn} by {player(level_a)} "
         f"({score.rate:.0%}, 95% CI {lo:.0%}–{hi:.0%}); "
         f"Elo difference {score.elo():+.0f} (95% CI {elo_lo:+.0f} to {elo_hi:+.0f})"
     )

@@ -10,7 +10,9 @@ own stones, or leaving the opponent a confinement on their next ply. Every level
 2. greedy, looking a whole turn ahead (``deep``): a first ply whose second ply wins is a win,
    and a move is safe only when the opponent's whole next turn (two plies under 122) cannot
    confine; among the safe moves, the one after which the stones' *pressure* (enemy-topped
-   neighbours of stones off the ring, the way a confinement closes in) looks best, with noise;
+   neighbours of stones off the ring, the way a confinement closes in) looks best, with noise,
+   keeping on a double turn's first ply a safe second ply, and, on the small boards, setting
+   threats (``_level_two``);
 3. flat Monte Carlo: the greedy shortlist, tactical playouts sharing the budget, successive
    halving;
 4. tree search (``bot.ai.search.TreeSearch``): the safe moves at the root in greedy order,
@@ -78,6 +80,11 @@ a second on 8×8, and without a seed it thinks 2.5 s, never more than 10.
 NOISE = 2.0
 """Level 2's blur, in pressure points (one enemy neighbour more around a stone is 1 to 7 points)."""
 SHORTLIST = 8
+THREATS = 3
+"""Level 2 weighs this many of its best plies (and as many second plies of each) by the threats they set."""
+HUNT_SIZE = 6
+"""Level 2 sets threats on boards up to this size: on 5×5 and 6×6 its pressure alone often fills the board
+without a confinement (a draw); on 8×8 and up it wins without them, and with them it played as well as level 3."""
 TREE = TreeSettings(explore=0.4)
 PLAYOUT_PLIES = 8
 """Plies a playout runs before the pressure judges it: four turns under 122, enough for a threat to land."""
@@ -402,7 +409,9 @@ def choose(board: Board, level: int, rng: random.Random, budget: Budget) -> Choi
     if len(options) == 1 or level <= 1:
         return Choice(rng.choice(options), 0.5, 1)
     ranked = rank(board, options, rng, NOISE if level == 2 else 0.0)
-    if level == 2 or budget.remaining() <= 0:
+    if level == 2:
+        return Choice(_level_two(board, ranked, found, budget, rng), 0.5, len(ranked))
+    if budget.remaining() <= 0:
         return Choice(ranked[0], 0.5, len(ranked))
     if level == 3:
         return _flat(board, ranked[:SHORTLIST], rng, budget)
@@ -421,6 +430,52 @@ def choose(board: Board, level: int, rng: random.Random, budget: Budget) -> Choi
     adapter.prove = level >= 5
     result = search.run(budget)
     return Choice(result.action, result.black, result.iterations, result.proven)
+
+
+def _level_two(board: Board, ranked: list[Ply], found: Tactics, budget: Budget, rng: random.Random) -> Ply:
+    """Level 2's ply among ``ranked``, its safe plies best first by the pressure (with noise).
+
+    On the first ply of a double turn it keeps a safe second ply (``has_safe_turn``): without that it
+    could walk into a turn whose every ending hands the opponent a win. On a small board (``HUNT_SIZE``),
+    where its pressure alone often fills the board without a confinement (a draw), it also sets threats:
+    of its best ``THREATS`` plies (on a first ply, with each one's best ``THREATS`` second plies), the one
+    that leaves it the most plies winning its next turn.
+    """
+    if not found.safe:
+        return ranked[0]
+    colour = board.colour
+    hunting = board.size <= HUNT_SIZE
+    if board.two_ply and board.ply < board.plies:
+        best: Ply | None = None
+        most = -1
+        checked = 0
+        for ply in ranked:
+            after = board.after(ply)
+            if not has_safe_turn(after, budget):
+                continue
+            if not hunting:
+                return ply
+            if best is None:
+                best = ply
+            second = tactics(after, budget, deep=True)
+            seconds = rank(after, second.safe, rng, 0.0)[:THREATS]
+            value = max((_threats(after.after(p), colour) for p in seconds), default=0)
+            if value > most:
+                best, most = ply, value
+            checked += 1
+            if checked >= THREATS or budget.remaining() <= 0:
+                break
+        return ranked[0] if best is None else best
+    best = ranked[0]
+    most = 0
+    if hunting:
+        for k, ply in enumerate(ranked):
+            if k and budget.remaining() <= 0:
+                break
+            value = _threats(board.after(ply), colour)
+            if value > most:
+                best, most = ply, value
+    return best
 
 
 def _flat(board: Board, shortlist: list[Ply], rng: random.Random, budget: Budget) -> Choice:
@@ -510,6 +565,23 @@ def _wins_now(top: list[int], under: list[int], geo: _Geometry, colour: int) -> 
         if won:
             return True
     return False
+
+
+def _threats(board: Board, colour: int) -> int:
+    """How many plies of ``colour`` would win its next turn on ``board`` (with the ply after, under 122)."""
+    top, under, geo = board.top, board.under, board.geo
+    me = colour - 1
+    count = 0
+    for t, s, a, b in _generate(top, under, geo, colour):
+        saved = (top[t], under[t], top[a], under[a], top[b], under[b])
+        _apply(top, under, t, a, b, colour)
+        if _confines(top, geo, t, s, a, b):
+            won = _judge(top, geo) == me
+        else:
+            won = board.two_ply and _wins_now(top, under, geo, colour)
+        top[t], under[t], top[a], under[a], top[b], under[b] = saved
+        count += won
+    return count
 
 
 def _wins_in_two(top: list[int], under: list[int], geo: _Geometry, colour: int) -> bool:
