@@ -88,6 +88,12 @@ SUMMARY: tuple[tuple[str, str, str, str], ...] = (
     ("local", "| click on Play", "the local table: a click to the new board, p50 / p95", ""),
     (
         "arena",
+        "| a game's end to each player's next pairing stored",
+        "a 200-player arena: a game's end to each player's next pairing, p50 / p95 / max",
+        "",
+    ),
+    (
+        "arena",
         "| a game's end to each player's next game stored",
         "a 200-player arena: a game's end to each player's next game, p50 / p95 / max",
         "",
