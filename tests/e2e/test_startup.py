@@ -104,6 +104,24 @@ def test_health_check_follows_the_heartbeat_file(tmp_path: Path) -> None:
     assert run_bot(env, "health", cwd=tmp_path).returncode == 1
 
 
+def test_the_health_check_loads_no_discord_no_store_and_no_rules(tmp_path: Path) -> None:
+    """The container runs ``python -m bot health`` every half minute: it reads a file's age, nothing more."""
+    heavy = "('discord', 'aiohttp', 'aiosqlite', 'asyncpg', 'PIL', 'bot.store', 'bot.rules', 'bot.client', 'cogs')"
+    code = (
+        "import sys; import bot.__main__ as m; m.main(['bot', 'health']); "
+        f"print(sorted(n for n in sys.modules if n == n.split('.')[0] and n in {heavy} or n.startswith({heavy})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "DATABASE_PATH": str(tmp_path / "x.sqlite3")},
+        check=False,
+    )
+    assert done.stdout.strip() == "[]", (done.stdout, done.stderr)
+
+
 @pytest.mark.parametrize("problem", ["under a file", "not a database"])
 def test_unusable_database_exits_with_one_line(tmp_path: Path, problem: str) -> None:
     blocker = tmp_path / "blocker"
