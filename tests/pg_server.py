@@ -107,16 +107,16 @@ class PgServer:
         run_sync(self._admin(f'CREATE SCHEMA "{name}"'))
         return f"{self.url()}?search_path={name}"
 
-    def drop_database(self, url: str) -> None:
+    def drop_database(self, url: str, *, lock_wait: float = 5.0) -> None:
         """Drop a test's schema. A connection the test left open (holding a lock the drop needs) is ended
-        after a few seconds rather than waited for: each session has its cluster to itself."""
+        after ``lock_wait`` seconds rather than waited for: each session has its cluster to itself."""
         name = url.rsplit("=", 1)[1]
-        run_sync(self._drop(name))
+        run_sync(self._drop(name, lock_wait))
 
-    async def _drop(self, name: str) -> None:
+    async def _drop(self, name: str, lock_wait: float) -> None:
         conn = await asyncpg.connect(self.url())
         try:
-            await conn.execute("SET lock_timeout = '5s'")
+            await conn.execute(f"SET lock_timeout = '{int(lock_wait * 1000)}ms'")
             try:
                 await conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
             except asyncpg.LockNotAvailableError:

@@ -17,7 +17,7 @@ async def test_a_database_is_dropped_though_a_connection_left_open_on_the_blocke
     await holder.execute("CREATE TABLE held (n integer)")
     await holder.execute("INSERT INTO held VALUES (1)")
     # The holder cannot commit: its loop is this one, which the synchronous drop blocks until it returns.
-    pg_server.drop_database(url)
+    pg_server.drop_database(url, lock_wait=0.5)
     schema = url.rsplit("=", 1)[1]
     admin = await asyncpg.connect(pg_server.url())
     try:
