@@ -17,9 +17,10 @@ arguments and result pickle, for the worker pool.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Literal
 
 from bot.ai.budget import Budget
@@ -37,7 +38,9 @@ __all__ = [
     "classify",
     "evaluate_position",
     "judge",
+    "review_from_json",
     "review_game",
+    "review_json",
     "turning_points",
 ]
 
@@ -205,3 +208,15 @@ def turning_points(review: Review, count: int = 3) -> list[Judged]:
     graded = [turn for turn in review.turns if turn.grade is not None]
     largest = sorted(graded, key=lambda turn: -turn.loss)[:count]
     return sorted(largest, key=lambda turn: turn.number)
+
+
+def review_json(review: Review) -> str:
+    """The review as JSON text, as the store keeps it."""
+    return json.dumps({"evaluations": list(review.evaluations), "turns": [asdict(turn) for turn in review.turns]})
+
+
+def review_from_json(text: str) -> Review:
+    """A review from ``review_json``'s text."""
+    data = json.loads(text)
+    turns = tuple(Judged(**turn) for turn in data["turns"])
+    return Review(tuple(float(value) for value in data["evaluations"]), turns)

@@ -13,7 +13,9 @@ from bot.ai.review import (
     classify,
     evaluate_position,
     judge,
+    review_from_json,
     review_game,
+    review_json,
     turning_points,
 )
 from bot.rules.registry import find_game
@@ -167,3 +169,9 @@ def test_a_game_played_as_the_search_wants_is_clean(game: str, settings: dict[st
     assert len(judged) == plies
     assert all(turn.grade is None and turn.loss == 0.0 for turn in review.turns)
     assert all(0.0 <= value <= 1.0 for value in review.evaluations)
+
+
+def test_a_review_reads_back_from_its_json_as_it_was() -> None:
+    evaluations = [Evaluation(0.5, "e1<d3"), Evaluation(0.9, None), Evaluation(0.2, None)]
+    review = judge("veloop", THROWN[:2], FIVE, evaluations)
+    assert review_from_json(review_json(review)) == review
