@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import discord
 
 from bot import render
+from bot.ai.review import REVIEWED
 from bot.clocks import DAY
 from bot.i18n import Words
 from bot.ids import id_or_zero
@@ -361,15 +362,16 @@ def board_view(
         view.add_item(ClaimButton(info.id, info.version, label))
         return view
     if info.status == "finished":
-        # Every finished game can be reviewed; a tournament's offers its dispute while the window is open, any
-        # other game a rematch.
+        # A finished game the AI can judge can be reviewed; a tournament's offers its dispute while the window is
+        # open, any other game a rematch.
         view = discord.ui.View(timeout=None)
         if disputable:
             view.add_item(DisputeButton(info.id, w("dispute.button.label")))
         elif rematch:
             view.add_item(RematchButton(info, info.id, w("board.rematch.label")))
-        view.add_item(ReviewButton(info.id, w("board.review.label")))
-        return view
+        if info.kind.name in REVIEWED:
+            view.add_item(ReviewButton(info.id, w("board.review.label")))
+        return view if view.children else None
     if info.status != "active":
         return None
     items = table_for(info).board_items(w, info)

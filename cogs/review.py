@@ -2,9 +2,10 @@
 
 The AI evaluates every position of the game in its worker processes (``cogs._ai_pool``: one position a job,
 behind the AI's own turns, within the analysis queue's limits), the moves are graded (``bot.ai.review``) and
-one image is posted (``bot.render.review``). A game still being played is never reviewed (the fair-play rule
-of ``/veletas analyze``), and a server that switched analysis off gets no reviews either. The review is kept
-(``game_reviews``), so asking again draws the image again without searching the game again.
+one image is posted with the game's replay beside its evaluation bar (``bot.render.review``). A game still
+being played is never reviewed (the fair-play rule of ``/veletas analyze``), and a server that switched
+analysis off gets no reviews either. The review is kept (``game_reviews``), so asking again draws the image
+again without searching the game again.
 
 Where the answer goes: in the game's own channel (or thread) the image is posted for everyone there; asked
 from anywhere else, the answer is private, so a review never lands in a channel that did not hold the game.
@@ -20,11 +21,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.ai.review import Review, judge, review_from_json, review_json
+from bot.ai.review import REVIEWED, Review, judge, review_from_json, review_json
 from bot.client import VeletasBot
 from bot.errors import NoGameHere, UserError
 from bot.i18n import Phrase
-from bot.render.review import review_png
+from bot.render.review import review_gif, review_png
 from bot.store.values import GameInfo
 from cogs._ai_pool import AnalysisRefused, Reviewer
 from cogs._board import ReviewButton, theme_of
@@ -37,6 +38,7 @@ from cogs.analyze import LIVE_GAME, NO_ANALYST, ONE_AT_A_TIME, QUEUE_FULL, TURNE
 log = logging.getLogger(__name__)
 
 REVIEW_FILE = "review.png"
+REPLAY_FILE = "replay.gif"
 
 
 class ReviewCog(commands.Cog):
@@ -57,6 +59,8 @@ class ReviewCog(commands.Cog):
         """Review the game ``game_id`` names (this channel's last game by default) and post the image."""
         assert interaction.guild_id is not None
         info = await self._finished_game(interaction, game_id)
+        if info.kind.name not in REVIEWED:
+            raise UserError("review.not_this_game", game=info.kind.title)
         reviewer = self.bot.ai
         if not isinstance(reviewer, Reviewer):
             raise UserError(NO_ANALYST)
@@ -74,8 +78,10 @@ class ReviewCog(commands.Cog):
         theme = await theme_of(self.bot, interaction.user.id)
         names = colour_names(self.bot, info)
         png = await asyncio.to_thread(review_png, info.state, review, theme=theme, players=names, words=w)
+        replay = await asyncio.to_thread(review_gif, info.state, review, theme=theme, players=names, words=w)
         text = w("review.posted", game=f"{info.kind.title} #{info.id}", count=len(info.turns))
-        await send_response(interaction, Outgoing(content=text, files=[(REVIEW_FILE, png)]), ephemeral=not here)
+        files = [(REVIEW_FILE, png), (REPLAY_FILE, replay)]
+        await send_response(interaction, Outgoing(content=text, files=files), ephemeral=not here)
 
     async def _finished_game(self, interaction: discord.Interaction[Any], game_id: int | None) -> GameInfo:
         """The game to review: one of this server's, over (finished or cancelled); a game in play is refused."""

@@ -11,7 +11,7 @@ from PIL import Image
 from bot.ai.review import Evaluation, Review, judge
 from bot.i18n import words
 from bot.render import THEMES
-from bot.render.review import graph_box, review_png
+from bot.render.review import BAR, bar_box, graph_box, review_gif, review_png
 from bot.rules.protocol import GameState
 from bot.rules.registry import find_game
 
@@ -91,3 +91,29 @@ def test_a_long_game_stays_within_discords_limits() -> None:
     data = review_png(game, review, theme="dark")
     assert len(data) < 8 * 1024 * 1024
     assert Image.open(io.BytesIO(data)).height < 4000
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_the_replay_has_a_frame_a_turn_with_the_evaluation_bar_beside_the_board(theme: str) -> None:
+    values = [0.5, 0.5, 0.95, 0.95, 0.95, 0.5, 0.5, 0.5, 0.1, 0.1, 0.1]
+    game, review = reviewed(values)
+    data = review_gif(game, review, theme=theme, size=300)
+    im = Image.open(io.BytesIO(data))
+    assert im.format == "GIF" and im.n_frames == len(TURNS) + 1
+    look = THEMES[theme]
+
+    def share_of_black(frame: int) -> float:
+        im.seek(frame)
+        rgb = im.convert("RGB")
+        left, top, right, bottom = bar_box(rgb.height)
+        x = (left + right) // 2
+        column = [rgb.getpixel((x, y)) for y in range(round(top) + 2, round(bottom) - 1)]
+        near = [max(abs(a - b) for a, b in zip(pixel, look.black, strict=True)) <= 12 for pixel in column]
+        return sum(near) / len(column)
+
+    assert share_of_black(3) == pytest.approx(0.95, abs=0.03)
+    assert share_of_black(9) == pytest.approx(0.10, abs=0.03)
+    assert share_of_black(0) == pytest.approx(0.5, abs=0.03)
+    assert im.width > BAR + 300 * 0.9, "the board beside the bar"
+    with pytest.raises(ValueError, match="positions but"):
+        review_gif(game, Review(review.evaluations[:-1], review.turns))

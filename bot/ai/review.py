@@ -32,6 +32,7 @@ __all__ = [
     "INACCURACY",
     "MISTAKE",
     "POSITION_SECONDS",
+    "REVIEWED",
     "Evaluation",
     "Judged",
     "Review",
@@ -51,6 +52,9 @@ BLUNDER = 0.30
 
 POSITION_SECONDS = 0.25
 """The search's time for one position of a review (a hard cap; with a seed, its iterations end it first)."""
+
+REVIEWED: tuple[str, ...] = ("veletas", "veloop")
+"""The games whose positions the AI can judge, so the games a review is offered for."""
 
 Grade = Literal["inaccuracy", "mistake", "blunder"]
 GRADES: tuple[Grade, ...] = ("inaccuracy", "mistake", "blunder")

@@ -16,17 +16,21 @@ from PIL import Image, ImageDraw
 from bot.ai.review import Judged, Review, turning_points
 from bot.i18n import Words
 from bot.render import drawer
-from bot.render.text import DRAWING, TextFace, draw_text, fit
+from bot.render.palette import GIF_FINAL_MS, GIF_FRAME_MS, TRANSPARENT, gif
+from bot.render.text import DRAWING, TextFace, draw_text, face, fit
 from bot.render.theme import Theme, mix, theme_named
 from bot.render.words import colour_names, or_english
 from bot.rules.protocol import GameState
 
-__all__ = ["TURNING_POINTS", "WIDTH", "graph_box", "review_png"]
+__all__ = ["BAR", "REPLAY_SIZE", "TURNING_POINTS", "WIDTH", "bar_box", "graph_box", "review_gif", "review_png"]
 
 WIDTH = 800
 PAD = 24
 GRAPH_HEIGHT = 220
 TURNING_POINTS = 3
+BAR = 44
+"""The width of the replay's evaluation bar, left of the board."""
+REPLAY_SIZE = 480
 
 
 def graph_box(width: int = WIDTH) -> tuple[int, int, int, int]:
@@ -145,3 +149,57 @@ def review_png(
     out = io.BytesIO()
     im.save(out, "PNG", optimize=False)
     return out.getvalue()
+
+
+def bar_box(height: int) -> tuple[int, int, int, int]:
+    """Where a replay frame's evaluation bar is: left, top, right, bottom (Black's share from the top)."""
+    return 10, PAD, BAR - 10, height - PAD - 24
+
+
+def _nearest(palette: list[int], colour: tuple[int, int, int]) -> int:
+    """The palette index closest to ``colour`` (never the GIF's transparent one): frames keep the boards' palette."""
+    scored = (
+        (sum((palette[3 * i + k] - colour[k]) ** 2 for k in range(3)), i)
+        for i in range(len(palette) // 3)
+        if i != TRANSPARENT
+    )
+    return min(scored)[1]
+
+
+def review_gif(
+    game: GameState,
+    review: Review,
+    *,
+    theme: str = "light",
+    players: Mapping[str, str] | None = None,
+    words: Words | None = None,
+    size: int = REPLAY_SIZE,
+) -> bytes:
+    """The game replayed as an animated GIF, one frame a turn, each with the evaluation bar (Black's chance of
+    winning from the top, White's from the bottom) and the number of turns played under it."""
+    look = theme_named(theme)
+    w = or_english(words)
+    draw = drawer(game.kind.name)
+    frames: list[Image.Image] = []
+    with DRAWING:
+        scenes = list(draw.replay_scenes(game, players, None, w))
+        if len(scenes) != len(review.evaluations):
+            raise ValueError(f"{len(scenes)} positions but {len(review.evaluations)} evaluations")
+        number = face(13)
+        for played, (scene, value) in enumerate(zip(scenes, review.evaluations, strict=True)):
+            board = draw.draw(scene, look, size)
+            palette = board.getpalette() or []
+            frame = Image.new("P", (board.width + BAR, board.height), _nearest(palette, look.background))
+            frame.putpalette(palette)
+            frame.paste(board, (BAR, 0))
+            d = ImageDraw.Draw(frame)
+            left, top, right, bottom = bar_box(board.height)
+            split = top + (bottom - top) * value
+            if split > top:
+                d.rectangle([left, top, right, split], fill=_nearest(palette, look.black))
+            if split < bottom:
+                d.rectangle([left, split, right, bottom], fill=_nearest(palette, look.white))
+            d.rectangle([left, top, right, bottom], outline=_nearest(palette, look.muted))
+            d.text((BAR / 2, bottom + 6), str(played), font=number, fill=_nearest(palette, look.text), anchor="ma")
+            frames.append(frame)
+    return gif(frames, frame_ms=GIF_FRAME_MS, final_ms=GIF_FINAL_MS)

@@ -18,7 +18,7 @@ from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
 from cogs._ai_pool import PooledAi
 from cogs.analyze import LIVE_GAME
-from cogs.review import REVIEW_FILE
+from cogs.review import REPLAY_FILE, REVIEW_FILE
 from e2e.conftest import ManualClock, make_factory
 from e2e.table import resign, start_game
 from e2e.test_veloop import start_veloop
@@ -69,7 +69,9 @@ async def test_the_review_button_and_command_post_one_image_once_searched(
     posted = await table.second.click(final, "Review")
     assert not posted.ephemeral and posted.channel_id == table.channel_id
     assert f"Veloop (Square) #{table.game_id} (4 turns)" in posted.content
-    assert list(posted.files) == [REVIEW_FILE]
+    assert list(posted.files) == [REVIEW_FILE, REPLAY_FILE]
+    replay = Image.open(io.BytesIO(posted.files[REPLAY_FILE]))
+    assert replay.format == "GIF" and replay.n_frames == 5, "the start and a frame a turn"
     image = Image.open(io.BytesIO(posted.files[REVIEW_FILE]))
     assert image.format == "PNG" and image.width == 800
     assert len(sandbox.messages(table.channel_id, include_ephemeral=False)) == before + 1, "one message"
