@@ -3,6 +3,7 @@ post one image, a game in play is refused privately, and a second review reuses 
 
 from __future__ import annotations
 
+import asyncio
 import io
 import random
 import sqlite3
@@ -13,12 +14,14 @@ from PIL import Image
 from bot.ai.review import Evaluation
 from bot.client import VeletasBot
 from bot.i18n import words
+from bot.rules.registry import find_game
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
 from cogs._ai_pool import PooledAi
 from cogs.analyze import LIVE_GAME
 from cogs.review import REPLAY_FILE, REVIEW_FILE
+from e2e.ai_workers import answers_at_once, slow_evaluation
 from e2e.conftest import ManualClock, make_factory
 from e2e.table import resign, start_game
 from e2e.test_veloop import start_veloop
@@ -106,3 +109,22 @@ async def test_a_veletas_game_is_reviewed_by_its_own_command(
     assert not posted.ephemeral and f"Veletas #{table.game_id}" in posted.content
     assert Image.open(io.BytesIO(posted.files[REVIEW_FILE])).format == "PNG"
     assert asked == [len(table.game.turns) + 1]
+
+
+async def test_an_ai_turn_asked_during_a_review_is_served_before_the_rest_of_it() -> None:
+    """Positions are analysis jobs queued a worker's worth at a time: a turn asked meanwhile waits for one position
+    at most, not for the whole game."""
+    pool = PooledAi(1, worker=answers_at_once, evaluate=slow_evaluation)
+    try:
+        turns = ("b4<c2", "c5<b3", "d4<b3", "a4<c3", "b5<c3", "a5<c4")
+        review = asyncio.create_task(pool.review_positions("veloop", turns, (("board", "5"),)))
+        # Until the worker has taken the review's first position (its process is started for it).
+        deadline = asyncio.get_running_loop().time() + 30
+        while not pool.pids:
+            assert asyncio.get_running_loop().time() < deadline, "the review never started"
+            await asyncio.sleep(0.01)
+        await pool.choose_turn(find_game("veloop").new({"board": "5"}), 1)
+        assert not review.done(), "the turn did not wait for the seven positions"
+        assert len(await review) == len(turns) + 1
+    finally:
+        pool.close()
