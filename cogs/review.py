@@ -44,6 +44,9 @@ REPLAY_FILE = "replay.gif"
 class ReviewCog(commands.Cog):
     """The review command of one game's group; the work is shared (``review_game``)."""
 
+    game = "veletas"
+    """The game whose finished games the command's autocomplete offers."""
+
     def __init__(self, bot: VeletasBot) -> None:
         self.bot = bot
 
@@ -54,6 +57,21 @@ class ReviewCog(commands.Cog):
     ) -> None:
         """The AI reviews a finished game: turning points and mistakes."""
         await self.review_game(interaction, game)
+
+    @review.autocomplete("game")
+    async def _finished_games(
+        self, interaction: discord.Interaction[VeletasBot], current: str
+    ) -> list[app_commands.Choice[int]]:
+        """The member's recent finished games of this group's game, narrowed by the number typed so far."""
+        if interaction.guild_id is None:
+            return []
+        typed = str(current or "").strip()
+        games = await self.bot.store.past_games(interaction.guild_id, interaction.user.id, game=self.game)
+        return [
+            app_commands.Choice(name=f"{info.kind.title} #{info.id}", value=info.id)
+            for info in games
+            if str(info.id).startswith(typed)
+        ]
 
     async def review_game(self, interaction: discord.Interaction[Any], game_id: int | None) -> None:
         """Review the game ``game_id`` names (this channel's last game by default) and post the image."""
@@ -129,6 +147,8 @@ class VeletasReview(ReviewCog, name="Review"):
 @app_commands.guild_only()
 class VeloopReview(ReviewCog, name="Veloop review"):
     """``/veloop review``."""
+
+    game = "veloop"
 
 
 async def setup(bot: VeletasBot) -> None:

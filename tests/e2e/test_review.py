@@ -86,6 +86,12 @@ async def test_the_review_button_and_command_post_one_image_once_searched(
     assert not again.ephemeral and again.files[REVIEW_FILE] == posted.files[REVIEW_FILE]
     assert asked == [5]
 
+    # The option offers the member's finished games of this game, narrowed by what is typed.
+    offered = await table.first.autocomplete("veloop", "review", game="")
+    assert offered == [{"name": f"Veloop (Square) #{table.game_id}", "value": table.game_id}]
+    assert await table.first.autocomplete("veloop", "review", game=str(table.game_id + 1)) == []
+    assert await table.first.autocomplete("veletas", "review", game="") == [], "a Veletas review offers Veletas games"
+
     # From another channel: private, so the review lands only where the game was played.
     side_room = sandbox.add_text_channel("side-room")
     elsewhere = await sandbox.user(alice).in_channel(side_room).slash("veletas", "review", game=table.game_id)
