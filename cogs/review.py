@@ -112,10 +112,11 @@ class ReviewCog(commands.Cog):
             else:
                 raise UserError(LIVE_GAME)
             try:
-                return await self.bot.store.latest_game_in_channel(interaction.channel_id)
+                info = await self.bot.store.latest_game_in_channel(interaction.channel_id)
             except NoGameHere:
                 raise UserError("analyze.no_game_yet") from None
-        info = await game_here(interaction, game_id)
+        else:
+            info = await game_here(interaction, game_id)
         if info.status == "active":
             raise UserError("analyze.live_game_numbered", id=str(info.id))
         if info.status not in ("finished", "cancelled"):
