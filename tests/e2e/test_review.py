@@ -19,7 +19,7 @@ from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
 from cogs._ai_pool import PooledAi
-from cogs.analyze import LIVE_GAME
+from cogs.analyze import LIVE_GAME, TURNED_OFF
 from cogs.review import REPLAY_FILE, REVIEW_FILE
 from e2e.ai_workers import answers_at_once, slow_evaluation
 from e2e.conftest import ManualClock, make_factory
@@ -100,8 +100,14 @@ async def test_the_review_button_and_command_post_one_image_once_searched(
     assert asked == [5]
 
 
-async def test_a_veletas_game_is_reviewed_by_its_own_command(
-    sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, bob: Member, db_path: Path, clock: ManualClock
+async def test_a_veletas_game_is_reviewed_by_its_own_command_unless_analysis_is_off(
+    sandbox: FakeDiscord,
+    sandbox_runner: BotRunner,
+    alice: Member,
+    bob: Member,
+    carol: Member,
+    db_path: Path,
+    clock: ManualClock,
 ) -> None:
     bot = await sandbox_runner.start(make_factory(db_path, clock, ai_workers=1), sync=False)
     assert isinstance(bot, VeletasBot) and isinstance(bot.ai, PooledAi)
@@ -111,6 +117,11 @@ async def test_a_veletas_game_is_reviewed_by_its_own_command(
     await table.play_setup(random.Random(3))
     await table.turn(str(table.game.position.legal_moves()[0]))
     await resign(sandbox, table.first)
+    await sandbox.grant(carol, "manage_guild")
+    await sandbox.user(carol).slash("settings", analysis="off")
+    off = await table.first.slash("veletas", "review")
+    assert off.ephemeral and off.content == words()(TURNED_OFF) and asked == []
+    await sandbox.user(carol).slash("settings", analysis="on")
     posted = await table.first.slash("veletas", "review")
     assert not posted.ephemeral and f"Veletas #{table.game_id}" in posted.content
     assert Image.open(io.BytesIO(posted.files[REVIEW_FILE])).format == "PNG"
