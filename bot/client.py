@@ -60,6 +60,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.ai",
     "cogs.theme",
     "cogs.analyze",
+    "cogs.review",
     "cogs.settings",
     "cogs.clocks",
     "cogs.tournament",

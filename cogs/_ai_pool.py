@@ -35,6 +35,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from bot.ai import choose_turn, level_of
+from bot.ai.review import POSITION_SECONDS, Evaluation, evaluate_position
 from bot.ai.veletas import ANALYSIS_LEVEL, analyze
 from bot.lifeline import die_with_parent, spared_ctrl_c
 from bot.rules.analysis import read_position
@@ -87,6 +88,17 @@ class Analyst(Protocol):
     async def analyze(self, position: str, rules: str) -> Verdict: ...
 
 
+@runtime_checkable
+class Reviewer(Protocol):
+    """An AI that can also review a finished game, one position a job, behind the AI's own turns."""
+
+    def reserve(self, member: int) -> contextlib.AbstractContextManager[None]: ...
+
+    async def review_positions(
+        self, game: str, turns: tuple[str, ...], settings: tuple[tuple[str, str], ...]
+    ) -> list[Evaluation]: ...
+
+
 # Beyond the level's own hard cap: pickling, scheduling, a busy machine.
 GRACE_SECONDS = 10.0
 ATTEMPTS = 2
@@ -101,6 +113,7 @@ TURN, ANALYSIS = 0, 1
 
 Worker = Callable[[str, tuple[str, ...], tuple[tuple[str, str], ...], int], str]
 Study = Callable[[str, str], Verdict]
+Evaluate = Callable[[str, tuple[str, ...], tuple[tuple[str, str], ...], float, int | None], Evaluation]
 
 
 def _resident_bytes() -> int:
@@ -214,6 +227,8 @@ class PooledAi:
         *,
         worker: Worker = think,
         study: Study = study,
+        evaluate: Evaluate = evaluate_position,
+        review_seconds: float = POSITION_SECONDS,
         grace: float = GRACE_SECONDS,
         analysis_queue: int = DEFAULT_ANALYSIS_QUEUE,
         per_member: int = ANALYSES_PER_MEMBER,
@@ -225,6 +240,8 @@ class PooledAi:
         self.workers = workers
         self.worker = worker
         self.study = study
+        self.evaluate = evaluate
+        self.review_seconds = review_seconds
         self.grace = grace
         self.analysis_queue = analysis_queue
         self.per_member = per_member
@@ -272,6 +289,29 @@ class PooledAi:
             self.study, (position, rules), ANALYSIS_LEVEL, what="analysis", priority=ANALYSIS
         )
         return result
+
+    async def review_positions(
+        self, game: str, turns: tuple[str, ...], settings: tuple[tuple[str, str], ...]
+    ) -> list[Evaluation]:
+        """The evaluation of every position of a game (``len(turns) + 1``), each a job of the analysis class.
+
+        At most as many positions are queued at once as there are workers, so a review never holds more than
+        one position per worker, and an AI turn asked meanwhile is the next job a worker takes.
+        """
+        found: list[Evaluation] = []
+        for start in range(0, len(turns) + 1, self.workers):
+            batch = [
+                self._run(
+                    self.evaluate,
+                    (game, turns[:n], settings, self.review_seconds, None),
+                    ANALYSIS_LEVEL,
+                    what="review",
+                    priority=ANALYSIS,
+                )
+                for n in range(start, min(start + self.workers, len(turns) + 1))
+            ]
+            found += await asyncio.gather(*batch)
+        return found
 
     # -- the scheduler ---------------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import discord
 
 from bot import render
+from bot.ai.review import REVIEWED
 from bot.clocks import DAY
 from bot.i18n import Words
 from bot.ids import id_or_zero
@@ -239,6 +240,41 @@ class RematchButton(
             await bot.guard(interaction, challenges.rematch(interaction, self.game_id))
 
 
+class Reviewing(Protocol):
+    async def review_game(self, interaction: discord.Interaction[Any], game_id: int | None) -> None: ...
+
+
+REVIEW_PREFIX = "review"
+
+
+class ReviewButton(
+    NamesAGame,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"{REVIEW_PREFIX}:(?P<game>[0-9]+)",
+):
+    """Under a finished game's board: the AI's review of the game (``cogs.review``), posted in its channel."""
+
+    def __init__(self, game_id: int, label: str = "Review") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label, style=discord.ButtonStyle.secondary, emoji="📈", custom_id=f"{REVIEW_PREFIX}:{game_id}"
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ReviewButton:
+        return cls(id_or_zero(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        reviews = cast("Reviewing | None", bot.get_cog("Review"))
+        if reviews is not None:
+            await bot.guard(interaction, reviews.review_game(interaction, self.game_id))
+
+
 class Disputer(Protocol):
     async def dispute_pressed(self, interaction: discord.Interaction[Any], game_id: int) -> None: ...
 
@@ -325,16 +361,17 @@ def board_view(
         label = w("board.claim_win.label" if tournament else "board.claim_end.label")
         view.add_item(ClaimButton(info.id, info.version, label))
         return view
-    if info.status == "finished" and disputable:
-        view = discord.ui.View(timeout=None)
-        view.add_item(DisputeButton(info.id, w("dispute.button.label")))
-        return view
-    if info.status == "finished" and not rematch:
-        return None
     if info.status == "finished":
+        # A finished game the AI can judge can be reviewed; a tournament's offers its dispute while the window is
+        # open, any other game a rematch.
         view = discord.ui.View(timeout=None)
-        view.add_item(RematchButton(info, info.id, w("board.rematch.label")))
-        return view
+        if disputable:
+            view.add_item(DisputeButton(info.id, w("dispute.button.label")))
+        elif rematch:
+            view.add_item(RematchButton(info, info.id, w("board.rematch.label")))
+        if info.kind.name in REVIEWED:
+            view.add_item(ReviewButton(info.id, w("board.review.label")))
+        return view if view.children else None
     if info.status != "active":
         return None
     items = table_for(info).board_items(w, info)

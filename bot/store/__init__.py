@@ -16,7 +16,7 @@ class of its own module built on ``StoreBase`` (the connection, the transaction,
   transaction writes besides (its due rows, its end: tournament result and ratings); ``undo``: take-backs;
 - ``challenges``; ``due`` (what falls due, and the scheduler's side); ``ratings``; ``tournaments``,
   ``entries``, ``rounds``, ``disputes`` and ``arena`` (arena tournaments); ``prefs`` (players' and servers'
-  choices); ``announcing`` (boards owed); ``lookups``.
+  choices); ``reviews`` (the AI's reviews of finished games, kept); ``announcing`` (boards owed); ``lookups``.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from bot.store.games import Games
 from bot.store.lookups import Lookups
 from bot.store.prefs import Preferences
 from bot.store.ratings import Ratings
+from bot.store.reviews import Reviews
 from bot.store.undo import Undo
 from bot.store.values import (
     FOLLOW_SERVER,
@@ -60,7 +61,9 @@ from bot.store.values import (
 )
 
 
-class Store(Games, Disputes, Undo, Challenges, Arenas, Entries, Ratings, Announcing, Lookups, Preferences, StoreBase):
+class Store(
+    Games, Disputes, Undo, Challenges, Arenas, Entries, Ratings, Reviews, Announcing, Lookups, Preferences, StoreBase
+):
     """The bot's persistent state. Open with ``await Store.open(path)``; close with ``await store.close()``.
 
     Every method is one part's (see the package's docstring for which module holds which).

@@ -538,6 +538,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE tournament_pairings ADD COLUMN paired_at REAL",
         "ALTER TABLE games ADD COLUMN clock_bare TEXT",
     ),
+    (
+        # Game reviews (the AI's evaluation of every position of a finished game) are kept, so the Review button
+        # pressed again, or /veletas review, answers without searching the game again: one row per game, its
+        # review as JSON (evaluations and judged turns), for the number of turns it covers.
+        "CREATE TABLE IF NOT EXISTS game_reviews (game_id INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE, "
+        "turns INTEGER NOT NULL CHECK (turns >= 0), review TEXT NOT NULL, created_at REAL NOT NULL)",
+    ),
 )
 
 

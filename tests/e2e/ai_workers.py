@@ -10,6 +10,7 @@ import os
 import time
 from pathlib import Path
 
+from bot.ai.review import Evaluation
 from cogs._ai_pool import think
 
 
@@ -41,3 +42,16 @@ def hangs_once_at_level_1(*args: *Args) -> str:
     if args[-1] == 1 and _first_time():
         time.sleep(3600)
     return think(*args)
+
+
+def answers_at_once(*args: *Args) -> str:
+    """A turn found at once: what matters to the review tests is when it is served, not what it is."""
+    return "pass"
+
+
+def slow_evaluation(
+    game: str, turns: tuple[str, ...], settings: tuple[tuple[str, str], ...], seconds: float, seed: int | None
+) -> Evaluation:
+    """A review's position judged in a fixed 0.2 s, whatever the position."""
+    time.sleep(0.2)
+    return Evaluation(0.5, None)

@@ -93,7 +93,7 @@ async def test_a_live_game_with_increments_is_lost_on_time(
     assert description.startswith(f"**{alice.mention} wins.**") and "White lost on time" in description
     record = read_record(final.files[f"veloop-{game_id}.txt"].decode()).headers
     assert record["Termination"] == "time forfeit" and record["Result"] == "1-0"
-    assert [b["label"] for b in final.buttons] == ["Rematch"] and pinged(sandbox, final) == []
+    assert [b["label"] for b in final.buttons] == ["Rematch", "Review"] and pinged(sandbox, final) == []
     info = await bot.store.get_game(game_id)
     assert info.status == "finished" and info.termination == "time forfeit" and info.winner_id == alice.id
 

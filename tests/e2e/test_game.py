@@ -49,7 +49,7 @@ async def test_full_game_on_the_small_board(
     assert "claims" in final.text()
     record = final.files[f"veletas-{table.game_id}.txt"].decode()
     assert Game.from_record(record).turns == table.game.turns
-    assert [b["label"] for b in final.buttons] == ["Rematch"]
+    assert [b["label"] for b in final.buttons] == ["Rematch", "Review"]
     info = await bot.store.get_game(table.game_id)
     assert info.status == "finished" and info.winner_id == winner_member.id
     assert info.turns == table.game.turns

@@ -387,6 +387,7 @@ FORGED_BUTTONS = [
     "veletas:gs:{id}:v3:0",
     "veloop:rematch:{id}",
     "veloop:gt:{id}:v3:0",
+    "review:{id}",
 ]
 
 

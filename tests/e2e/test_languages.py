@@ -222,7 +222,7 @@ async def test_spanish_members_play_a_whole_veletas_game_without_a_word_of_engli
     assert game.winner is not None
     final = sandbox.messages(channel, include_ephemeral=False)[-1]
     assert "Gana" in final.text() and "Partida terminada tras" in final.text(), final.text()
-    assert [b["label"] for b in final.buttons] == ["Revancha"]
+    assert [b["label"] for b in final.buttons] == ["Revancha", "Revisión"]
     late = await refusal(ana, "veletas", "move", move="a1")
     assert in_language(late.content, "es"), late.content
 

@@ -62,7 +62,7 @@ async def test_a_rematch_swaps_the_seats_and_the_other_player_accepts(
 ) -> None:
     _, game_id = await veloop_here(sandbox, alice, bob, time="3d")
     final = await resign(sandbox, sandbox.user(bob), "veloop")
-    assert [b["label"] for b in final.buttons] == ["Rematch"]
+    assert [b["label"] for b in final.buttons] == ["Rematch", "Review"]
     outsider = sandbox.add_member("carol2")
     refused = await sandbox.user(outsider).click(final, "Rematch")
     assert refused.ephemeral and "Only its two players" in refused.content

@@ -156,7 +156,7 @@ async def test_bad_input_is_refused_privately_and_changes_nothing(
     last_board = table.boards[-1]
     menu = await mover.click(last_board, "Move")  # a private move menu, opened before the game ends
     resigned = await resign(sandbox, mover)
-    assert "resigned" in resigned.text() and [b["label"] for b in resigned.buttons] == ["Rematch"]
+    assert "resigned" in resigned.text() and [b["label"] for b in resigned.buttons] == ["Rematch", "Review"]
     table.boards.append(resigned)
     await board_recorded(sandbox, db_path, table)
     await sandbox.wait_until(lambda: sandbox.message(last_board.id).buttons == [], what="the old board's buttons gone")

@@ -54,11 +54,23 @@ async def test_dev_guild_gets_the_commands_and_global_scope_stays_empty(
         "games",
         "cancel",
         "analyze",
+        "review",
         "leaderboard",
     }
     # Veloop has its own challenge and move; the rest is the same code as Veletas's, under /veloop.
     veloop = {o["name"] for o in synced["veloop"]["options"]}
-    assert veloop == {"challenge", "move", "board", "resign", "undo", "rules", "export", "games", "leaderboard"}
+    assert veloop == {
+        "challenge",
+        "move",
+        "board",
+        "resign",
+        "undo",
+        "rules",
+        "export",
+        "games",
+        "leaderboard",
+        "review",
+    }
     # What is a member's own, whatever the game, is under /player, once.
     assert {o["name"] for o in synced["player"]["options"]} == {"profile", "history", "theme", "notify"}
     # The server's settings are a top-level command, so Discord offers it only to members with Manage Server.

@@ -83,7 +83,7 @@ async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the
     cursor = sandbox.cursor()
     await resign_in(sandbox, members[first.black], first.thread_id, "veloop")
     board = await final_board(sandbox, first.thread_id, cursor)
-    assert [b["label"] for b in board.buttons] == [LABEL], board.buttons
+    assert [b["label"] for b in board.buttons] == [LABEL, "Review"], board.buttons
     game_id = int(board.buttons[0]["custom_id"].split(":")[1])
 
     # Someone who did not play it is refused privately (in their language), without a modal; nothing is stored.
@@ -239,7 +239,7 @@ async def test_in_a_veletas_bracket_the_decision_changes_who_plays_the_final(
     player = sandbox.user(members[first.black], channel_id=first.thread_id)
     blank = await player.submit(await player.click_modal(board, LABEL), {REASON: " \n\u200b "})
     assert blank.ephemeral and blank.content == "Say what is wrong with the result.", blank.content
-    assert disputes(db_path) == [] and [b["label"] for b in sandbox.message(board.id).buttons] == [LABEL]
+    assert disputes(db_path) == [] and [b["label"] for b in sandbox.message(board.id).buttons] == [LABEL, "Review"]
     modal = await player.click_modal(board, LABEL)
     said = await player.submit(modal, {REASON: "My opponent's clock was stopped by a bug; we agreed I win"})
     assert said.ephemeral and "is with the organisers" in said.content

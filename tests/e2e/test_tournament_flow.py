@@ -73,7 +73,7 @@ async def test_a_small_swiss_runs_from_sign_up_to_podium(
             )
             # A pairing is played once: its final board offers no Rematch (only to dispute its result), and a forged
             # one is refused.
-            assert [b["label"] for b in final.buttons] == ["Dispute result"], final.buttons
+            assert [b["label"] for b in final.buttons] == ["Dispute result", "Review"], final.buttons
             game_id = int(final.embeds[0]["title"].split("#")[1].split(" ")[0])
             forged = {"type": 2, "style": 1, "label": "Rematch", "custom_id": f"veloop:rematch:{game_id}"}
             final.data["components"] = [{"type": 1, "components": [forged]}]

@@ -155,7 +155,7 @@ async def test_a_whole_game_on_every_board_and_protocol(
     else:
         winner = alice if outcome.winner == "black" else bob
         assert description.startswith(f"**{winner.mention} wins.**"), description
-    assert [b["label"] for b in last.buttons] == ["Rematch"], "a finished game's board offers a rematch, no Move"
+    assert [b["label"] for b in last.buttons] == ["Rematch", "Review"], "a finished board: a rematch, a review, no Move"
     record = last.files[f"veloop-{table.game_id}.txt"].decode()
     headers = read_record(record).headers
     assert headers["Game"].lower().startswith("veloop") and headers["Board"] == f"{board}x{board}"
