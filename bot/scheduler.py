@@ -117,6 +117,8 @@ class Scheduler:
         self.acted = 0
         self.failed = 0
         self._wake = asyncio.Event()
+        self.started = asyncio.Event()
+        """Set once downtime was given back and the loop acts on due rows (``run``)."""
         self._last_alive = 0.0
         # When the loop will look next anyway (on the store's clock): -inf while it is looking, so a row
         # scheduled meanwhile always wakes the next sleep.
@@ -153,6 +155,7 @@ class Scheduler:
     async def run(self) -> None:
         """Act on due rows until cancelled."""
         await self.start()
+        self.started.set()
         while True:
             # Cleared before looking, so a row scheduled while this round runs wakes the next sleep at once.
             self._wake.clear()

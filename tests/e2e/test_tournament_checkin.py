@@ -5,6 +5,7 @@ named in one channel post), through refusals and a restart; and the start is sai
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -33,6 +34,9 @@ def notices_owed(db_path: Path) -> int:
 
 
 async def minutes_pass(sandbox: FakeDiscord, bot: VeletasBot, clock: ManualClock, minutes: float) -> None:
+    # Time moves only once the bot's scheduler runs: a restarted bot would otherwise find the clock hours on at its
+    # start, and give all of it back to every due row and clock as downtime.
+    await asyncio.wait_for(bot.scheduler.started.wait(), timeout=10)
     clock.advance(minutes)
     bot.scheduler.wake()
     await sandbox.settle()
@@ -113,7 +117,8 @@ async def test_check_in_is_listed_reminded_and_dropped_once_each_and_the_start_c
     assert started[0].id < dropped.id, "those dropped hear it after the start is said"
     assert would_ping(sandbox, dropped) == [str(carol.id)]
     assert "started without you" in sandbox.direct_messages(erin)[1].content
-    # Bob, who plays and chose direct messages, is also told of his round 1 game there.
+    # Bob, who plays and chose direct messages, is also told of his round 1 game there (owed, and sent after its intro).
+    await sandbox.wait_until(lambda: len(sandbox.direct_messages(bob)) == 2, what="bob's message about his game")
     assert "Your game in round 1" in sandbox.direct_messages(bob)[1].content
     assert [len(sandbox.direct_messages(m)) for m in everyone] == [0, 2, 0, 0, 2]
 
