@@ -17,7 +17,8 @@ from discord.ext import commands
 from bot.client import VeletasBot
 from bot.errors import UserError
 from bot.i18n import Words
-from bot.store.values import TournamentInfo
+from bot.store.values import DueRow, TournamentInfo
+from cogs._delivery import RETRY_DELAYS
 from cogs._lookup import tournament_here
 from cogs._permissions import may_organise
 from cogs._tables import table_for
@@ -49,6 +50,18 @@ class TournamentBase(commands.Cog):
         self.notice_locks: dict[int, asyncio.Lock] = {}
         # Disputes whose organisers' post failed, and how many times in a row.
         self.dispute_failures: dict[int, int] = {}
+
+    async def retry_later(
+        self, failures: dict[int, int], key: int, due: DueRow | None, what: str, exc: BaseException
+    ) -> None:
+        """A step whose Discord call failed falls due again after a growing pause (``RETRY_DELAYS``), its failures
+        in a row counted in ``failures`` under ``key``."""
+        count = failures.get(key, 0)
+        failures[key] = count + 1
+        pause = RETRY_DELAYS[min(count, len(RETRY_DELAYS) - 1)]
+        log.warning("%s failed (%s); trying again in %.0f s", what, exc, pause)
+        if due is not None:
+            await self.bot.store.retry_due(due.claim, self.bot.store.now() + pause)
 
     def lock(self, tournament_id: int) -> asyncio.Lock:
         return self.locks.setdefault(tournament_id, asyncio.Lock())

@@ -20,7 +20,6 @@ from discord.ext import commands
 from bot.i18n import Words
 from bot.ids import id_or_zero
 from bot.store.values import MAX_DISPUTE_REASON, Dispute, DueRow, TournamentSnapshot
-from cogs._delivery import RETRY_DELAYS
 from cogs._lookup import game_here
 from cogs._words import private_words
 from cogs.tournament import words
@@ -119,17 +118,8 @@ class Disputing(TournamentBase):
             try:
                 await self.tell_organisers(found[0])
             except (discord.HTTPException, OSError) as exc:
-                failures = self.dispute_failures.get(dispute_id, 0)
-                self.dispute_failures[dispute_id] = failures + 1
-                pause = RETRY_DELAYS[min(failures, len(RETRY_DELAYS) - 1)]
-                log.warning(
-                    "Tournament %d: the post of dispute %d failed (%s); trying again in %.1f s",
-                    tournament_id,
-                    dispute_id,
-                    exc,
-                    pause,
-                )
-                await self.bot.store.retry_due(due.claim, self.bot.store.now() + pause)
+                what = f"Tournament {tournament_id}: the post of dispute {dispute_id}"
+                await self.retry_later(self.dispute_failures, dispute_id, due, what, exc)
                 return
             self.dispute_failures.pop(dispute_id, None)
             await self.bot.store.drop_due(due.id)

@@ -24,7 +24,7 @@ from bot.scheduler import Hold
 from bot.store.values import Claim, DueRow, NoticeKind, TournamentInfo, TournamentSnapshot
 from bot.tournament_flow import Finished, last_round, plan_next, rounds_at_start
 from bot.tournaments import TournamentError
-from cogs._delivery import RETRY_DELAYS, announce
+from cogs._delivery import announce
 from cogs._send import CANNOT_DM, direct_message
 from cogs.tournament import words
 from cogs.tournament.disputes import Disputing
@@ -161,14 +161,8 @@ class Steps(SignUp, Posts, Recaps, Opening, Disputing):
             try:
                 done = await self.post_owed(tournament_id, hold)
             except (discord.HTTPException, OSError) as exc:
-                failures = self.post_failures.get(tournament_id, 0)
-                self.post_failures[tournament_id] = failures + 1
-                pause = RETRY_DELAYS[min(failures, len(RETRY_DELAYS) - 1)]
-                log.warning(
-                    "Tournament %d: its channel post failed (%s); trying again in %.0f s", tournament_id, exc, pause
-                )
-                if due is not None:
-                    await self.bot.store.retry_due(due.claim, self.bot.store.now() + pause)
+                what = f"Tournament {tournament_id}: its channel post"
+                await self.retry_later(self.post_failures, tournament_id, due, what, exc)
                 return
             self.post_failures.pop(tournament_id, None)
             if done and due is not None:
@@ -260,14 +254,8 @@ class Steps(SignUp, Posts, Recaps, Opening, Disputing):
             try:
                 done = await self.send_notices(tournament_id, hold)
             except (discord.HTTPException, OSError) as exc:
-                failures = self.notice_failures.get(tournament_id, 0)
-                self.notice_failures[tournament_id] = failures + 1
-                pause = RETRY_DELAYS[min(failures, len(RETRY_DELAYS) - 1)]
-                log.warning(
-                    "Tournament %d: a check-in notice failed (%s); trying again in %.0f s", tournament_id, exc, pause
-                )
-                if due is not None:
-                    await self.bot.store.retry_due(due.claim, self.bot.store.now() + pause)
+                what = f"Tournament {tournament_id}: a check-in notice"
+                await self.retry_later(self.notice_failures, tournament_id, due, what, exc)
                 return
             self.notice_failures.pop(tournament_id, None)
             if done and due is not None:
