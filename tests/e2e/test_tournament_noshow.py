@@ -160,8 +160,9 @@ async def test_a_paused_player_who_chose_direct_messages_is_told_there_with_the_
     clock.advance(0.6)
     assert bot.scheduler is not None
     bot.scheduler.wake()
+    # The scheduler acts on the missed window at once when woken, else at its next look (at most 30 s on).
     [notice] = await sandbox.wait_until(
-        lambda: [m for m in sandbox.direct_messages(absent) if m.buttons], what="the notice by DM"
+        lambda: [m for m in sandbox.direct_messages(absent) if m.buttons], timeout=45, what="the notice by DM"
     )
     assert notice.content.startswith(
         "No hiciste tu primera jugada a tiempo en la ronda 1 de **Dash**, así que esa partida cuenta como derrota"
