@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, Protocol, runtime_checkable
+from typing import Final, Literal, Protocol, cast, get_args, runtime_checkable
 
 Colour = Literal["black", "white"]
 Seat = Literal["first", "second"]
@@ -39,17 +39,7 @@ Termination = Literal[
 
 COLOURS: Final[tuple[Colour, Colour]] = ("black", "white")
 SEATS: Final[tuple[Seat, Seat]] = ("first", "second")
-TERMINATIONS: Final[tuple[Termination, ...]] = (
-    "claims",
-    "confinement",
-    "passes",
-    "resignation",
-    "time forfeit",
-    "adjudication",
-    "cancelled",
-    "aborted",
-    "no-show",
-)
+TERMINATIONS: Final[tuple[Termination, ...]] = cast("tuple[Termination, ...]", get_args(Termination))
 
 UNPLAYED: Final[tuple[Termination, ...]] = ("cancelled", "aborted", "no-show")
 """Endings without a result: nobody won, nobody drew (the record's ``Result`` is ``*``). A ``no-show`` is a game
