@@ -36,6 +36,18 @@ from cogs.tournament.signup import SignUp, rejoin_view
 log = logging.getLogger(__name__)
 
 
+def missed_round(snap: TournamentSnapshot, user_id: int) -> int:
+    """The round of a player's latest forfeited game (the no-show a notice is about), not the round stored last: the
+    next round may be paired before the notice goes out."""
+    lost = {"+-": ("black",), "-+": ("white",), "--": ("white", "black")}
+    rounds = [
+        p.round
+        for p in snap.pairings
+        if p.result in lost and any(getattr(p, side) == user_id for side in lost[p.result])
+    ]
+    return max(rounds, default=len(snap.rounds))
+
+
 class Steps(SignUp, Posts, Recaps, Opening, Disputing):
     """What the scheduler runs for a tournament (its ``tournament`` handler is ``on_due``)."""
 
@@ -179,6 +191,12 @@ class Steps(SignUp, Posts, Recaps, Opening, Disputing):
             if info.checkin_minutes:
                 # Those dropped for not checking in are told after the start is said (``send_notices``).
                 await self.bot.store.schedule_tournament(tournament_id, "notices")
+        # A paused player hears it first: the notice needs nothing from the channel's posts, which may be refused.
+        for entrant in snap.players:
+            if entrant.absent_notice:
+                if not await hold.still_held():
+                    return False
+                await self.tell_absent(info, entrant.user_id, missed_round(snap, entrant.user_id))
         for row in snap.rounds:
             if not row.announced:
                 messages = await self.round_messages(snap, row.number)
@@ -193,11 +211,6 @@ class Steps(SignUp, Posts, Recaps, Opening, Disputing):
                 if not await self.send_recap(info, await self.recap_messages(snap, row.number), hold):
                     return False
                 await self.bot.store.recap_posted(tournament_id, row.number)
-        for entrant in snap.players:
-            if entrant.absent_notice:
-                if not await hold.still_held():
-                    return False
-                await self.tell_absent(info, entrant.user_id, len(snap.rounds))
         if info.end_owed:
             end = await self.end_messages(snap)
             if snap.rounds and snap.rounds[-1].recap == "owed":
