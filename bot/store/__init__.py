@@ -16,7 +16,8 @@ class of its own module built on ``StoreBase`` (the connection, the transaction,
   transaction writes besides (its due rows, its end: tournament result and ratings); ``undo``: take-backs;
 - ``challenges``; ``due`` (what falls due, and the scheduler's side); ``ratings``; ``tournaments``,
   ``entries``, ``rounds``, ``disputes`` and ``arena`` (arena tournaments); ``prefs`` (players' and servers'
-  choices); ``reviews`` (the AI's reviews of finished games, kept); ``announcing`` (boards owed); ``lookups``.
+  choices); ``reviews`` (the AI's reviews of finished games, kept);
+  ``puzzles`` (mined puzzles); ``announcing`` (boards owed); ``lookups``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from bot.store.errors import StoreBusy, StoreError
 from bot.store.games import Games
 from bot.store.lookups import Lookups
 from bot.store.prefs import Preferences
+from bot.store.puzzles import Puzzles
 from bot.store.ratings import Ratings
 from bot.store.reviews import Reviews
 from bot.store.undo import Undo
@@ -62,7 +64,19 @@ from bot.store.values import (
 
 
 class Store(
-    Games, Disputes, Undo, Challenges, Arenas, Entries, Ratings, Reviews, Announcing, Lookups, Preferences, StoreBase
+    Games,
+    Disputes,
+    Undo,
+    Challenges,
+    Arenas,
+    Entries,
+    Ratings,
+    Reviews,
+    Puzzles,
+    Announcing,
+    Lookups,
+    Preferences,
+    StoreBase,
 ):
     """The bot's persistent state. Open with ``await Store.open(path)``; close with ``await store.close()``.
 

@@ -545,6 +545,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE IF NOT EXISTS game_reviews (game_id INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE, "
         "turns INTEGER NOT NULL CHECK (turns >= 0), review TEXT NOT NULL, created_at REAL NOT NULL)",
     ),
+    (
+        # Puzzles (bot/puzzles): a position, as the game's turns from its start, with the one line that wins from
+        # it. Its key (a digest of the game, settings and turns) keeps a position once; its rating is its difficulty.
+        "CREATE TABLE IF NOT EXISTS puzzles (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, game TEXT NOT NULL, "
+        "settings TEXT NOT NULL, before_turns TEXT NOT NULL, solution TEXT NOT NULL, goal TEXT NOT NULL, "
+        "rating REAL NOT NULL, deviation REAL NOT NULL, volatility REAL NOT NULL, plays INTEGER NOT NULL DEFAULT 0, "
+        "tempting INTEGER NOT NULL DEFAULT 0, source_game_id INTEGER REFERENCES games(id) ON DELETE SET NULL, "
+        "guild_id INTEGER, created_at REAL NOT NULL)",
+        "CREATE INDEX IF NOT EXISTS puzzles_by_game ON puzzles (game, guild_id)",
+    ),
 )
 
 
