@@ -165,6 +165,10 @@ class LocalTable:
             "DISCORD_TOKEN": fake.token,
             "DISCORD_API_BASE": fake.api_base,
             "DISCORD_GATEWAY_URL": fake.gateway_url,
+            # The fake application's OAuth2 client: board messages offer "Play on the board" at the table, whose
+            # page plays Discord's side of the Activity.
+            "DISCORD_CLIENT_ID": str(fake.application_id),
+            "DISCORD_CLIENT_SECRET": fake.client_secret,
             "DATABASE_PATH": str(self.database),
             "LOG_LEVEL": env.get("LOG_LEVEL", "WARNING"),
             # The bot dies with the table, even a table killed with SIGKILL, which cannot stop it (bot/lifeline.py);
