@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -258,3 +259,19 @@ async def test_a_launch_is_the_members_and_the_channels_until_it_expires(store: 
     assert await store.launched_game(33, 1, 2) == info.id
     clock.advance(seconds=60)
     assert await store.launched_game(33, 1, 2) is None
+
+
+def test_the_committed_sdk_bundle_is_the_pinned_version() -> None:
+    """bot/board/static/vendor holds the package at the version bot/board/sdk pins (scripts/build-sdk rebuilds it)."""
+    root = Path(__file__).resolve().parents[1]
+    sdk = root / "bot" / "board" / "sdk"
+    vendor = root / "bot" / "board" / "static" / "vendor"
+    pinned = json.loads((sdk / "package.json").read_text(encoding="utf-8"))["dependencies"]["@discord/embedded-app-sdk"]
+    locked = json.loads((sdk / "package-lock.json").read_text(encoding="utf-8"))
+    assert locked["packages"]["node_modules/@discord/embedded-app-sdk"]["version"] == pinned
+    assert (vendor / "discord-embedded-app-sdk.VERSION").read_text(encoding="utf-8").strip() == pinned
+    bundle = (vendor / "discord-embedded-app-sdk.js").read_text(encoding="utf-8")
+    assert bundle.startswith(f"// @discord/embedded-app-sdk {pinned}, bundled by scripts/build-sdk")
+    assert "var DiscordSDK = class" in bundle and "export {" in bundle
+    licence = (vendor / "discord-embedded-app-sdk.LICENSE").read_text(encoding="utf-8")
+    assert licence.startswith(f"@discord/embedded-app-sdk {pinned} (MIT)") and "Discord Inc." in licence
