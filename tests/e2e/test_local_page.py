@@ -280,3 +280,50 @@ async def test_a_bad_language_or_role_change_changes_nothing(
     status, answer = await act_json(table, body, path)
     assert status == 400 and error in answer["error"]
     assert (bob.locale, bob.roles, sandbox.state.preferred_locale) == ("en-US", [], "en-US")
+
+
+async def test_discords_side_of_the_activity_speaks_for_the_acting_member_only(
+    sandbox: FakeDiscord, table: Table, alice: Member, bob: Member
+) -> None:
+    json_headers = {"Content-Type": "application/json", "Origin": table.origin}
+
+    async def ask(path: str, body: dict[str, Any], headers: dict[str, str] = json_headers) -> tuple[int, Any]:
+        return await post(table, path, json.dumps(body).encode(), headers)
+
+    client_id = str(sandbox.application_id)
+    status, answer = await ask("/api/activity/authorize", {"member": str(alice.id), "client_id": "1", "scopes": []})
+    assert status == 400 and "application" in answer["error"], "another application's client id"
+    status, answer = await ask("/api/activity/authorize", {"member": str(alice.id), "client_id": client_id})
+    assert status == 400 and sandbox.state.oauth.codes == {}, "no scope asked"
+    # Another site cannot obtain a member's code through the table.
+    evil = {"Content-Type": "application/json", "Origin": "http://evil.example"}
+    status, _ = await ask(
+        "/api/activity/authorize", {"member": str(alice.id), "client_id": client_id, "scopes": ["identify"]}, evil
+    )
+    assert status == 403 and sandbox.state.oauth.codes == {}
+    status, answer = await ask(
+        "/api/activity/authorize", {"member": str(alice.id), "client_id": client_id, "scopes": ["identify"]}
+    )
+    assert status == 200 and sandbox.state.oauth.codes[answer["code"]].user_id == alice.id
+    form = f"grant_type=authorization_code&code={answer['code']}&client_id={client_id}&client_secret="
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            sandbox.api_base + "/oauth2/token",
+            data=(form + sandbox.client_secret).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        ) as exchanged,
+    ):
+        token = (await exchanged.json())["access_token"]
+    status, answer = await ask("/api/activity/authenticate", {"member": str(bob.id), "access_token": token})
+    assert status == 401 and "another member" in answer["error"]
+    status, answer = await ask("/api/activity/authenticate", {"member": str(alice.id), "access_token": "forged"})
+    assert status == 401
+    status, answer = await ask("/api/activity/authenticate", {"member": str(alice.id), "access_token": token})
+    assert status == 200 and answer["user"]["id"] == str(alice.id) and answer["scopes"] == ["identify"]
+    assert answer["application"]["id"] == client_id and answer["access_token"] == token
+
+
+async def test_without_a_board_server_the_board_path_says_so(table: Table) -> None:
+    async with aiohttp.ClientSession() as http, http.get(table.url + "/board/") as answer:
+        assert answer.status == 503 and "board page" in (await answer.json())["error"]
