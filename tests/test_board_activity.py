@@ -22,7 +22,7 @@ from store_fixtures import START, Clock
 
 from bot.board import activity
 from bot.board.sessions import verify
-from bot.config import Settings
+from bot.config import Settings, SettingsError
 from bot.sandbox.oauth import CODE_SECONDS
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
@@ -275,3 +275,23 @@ def test_the_committed_sdk_bundle_is_the_pinned_version() -> None:
     assert "var DiscordSDK = class" in bundle and "export {" in bundle
     licence = (vendor / "discord-embedded-app-sdk.LICENSE").read_text(encoding="utf-8")
     assert licence.startswith(f"@discord/embedded-app-sdk {pinned} (MIT)") and "Discord Inc." in licence
+
+
+def test_the_activity_settings_are_read_from_the_environment() -> None:
+    environ = {
+        "DISCORD_TOKEN": "t",
+        "DISCORD_CLIENT_ID": "123456789012345678",
+        "DISCORD_CLIENT_SECRET": " s3cret ",
+        "BOARD_PUBLIC_URL": "https://board.example.org/",
+        "BOARD_SECRET": "k",
+    }
+    settings = Settings.from_env(environ)
+    assert (settings.client_id, settings.client_secret) == (123456789012345678, "s3cret")
+    assert settings.board_public_url == "https://board.example.org" and settings.board_secret == "k"
+    assert settings.activity_configured
+    assert not Settings.from_env({"DISCORD_TOKEN": "t", "DISCORD_CLIENT_ID": "1"}).activity_configured
+    for bad in ("http://board.example.org", "board.example.org", "https://x.org/?a=1", "https://x.org/#f"):
+        with pytest.raises(SettingsError, match="BOARD_PUBLIC_URL"):
+            Settings.from_env({"DISCORD_TOKEN": "t", "BOARD_PUBLIC_URL": bad})
+    with pytest.raises(SettingsError, match="DISCORD_CLIENT_ID"):
+        Settings.from_env({"DISCORD_TOKEN": "t", "DISCORD_CLIENT_ID": "abc"})
