@@ -10,6 +10,7 @@ hide behind a test that looked elsewhere.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import copy
 import json
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import discord
-from aiohttp import BasicAuth, web
+from aiohttp import web
 from discord.ext import commands
 
 from bot.sandbox import permissions
@@ -42,6 +43,20 @@ from bot.sandbox.users import SandboxUser
 log = logging.getLogger(__name__)
 
 API_PREFIX = "/api/v10"
+
+
+def basic_credentials(header: str) -> tuple[str, str] | None:
+    """The client id and secret of an ``Authorization: Basic`` header (OAuth2's other way to send them)."""
+    scheme, _, encoded = header.partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        login, colon, password = base64.b64decode(encoded.strip(), validate=True).decode("utf-8").partition(":")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return (login, password) if colon else None
+
+
 T = TypeVar("T")
 
 
@@ -646,10 +661,7 @@ class FakeDiscord:
         try:
             if path == "/oauth2/token":
                 raw = await request.content.read(64 * 1024)
-                basic = None
-                with contextlib.suppress(ValueError):
-                    auth = BasicAuth.decode(request.headers.get("Authorization", ""))
-                    basic = (auth.login, auth.password)
+                basic = basic_credentials(request.headers.get("Authorization", ""))
                 record.body = raw.decode("utf-8", "replace")
                 status, payload = 200, self.state.oauth.exchange(raw, request.content_type, basic)
             else:
