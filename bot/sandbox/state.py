@@ -32,7 +32,7 @@ MESSAGE_CONTENT_INTENT = 1 << 15
 PRIVILEGED_INTENTS = GUILD_MEMBERS_INTENT | GUILD_PRESENCES_INTENT | MESSAGE_CONTENT_INTENT
 KNOWN_INTENTS = sum(1 << bit for bit in (*range(17), 20, 21, 24, 25))  # every intent bit Discord defines
 
-_PERMISSION_BITS = (6, 10, 11, 14, 15, 16, 17, 18, 31, 35, 36, 38)
+_PERMISSION_BITS = (6, 10, 11, 14, 15, 16, 17, 18, 31, 35, 36, 38, 39)  # 39: Use Activities, on by default
 MEMBER_PERMISSIONS = sum(1 << bit for bit in _PERMISSION_BITS)
 BOT_PERMISSIONS = MEMBER_PERMISSIONS | (1 << 13) | (1 << 34)  # manage messages, manage threads
 

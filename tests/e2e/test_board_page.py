@@ -102,6 +102,17 @@ async def test_without_a_public_address_a_refused_launch_says_where_the_button_w
     assert answer.ephemeral and "text channels" in answer.content and "http" not in answer.content
 
 
+async def test_a_member_without_use_activities_gets_the_link_instead(
+    sandbox: FakeDiscord, activity_bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    table = await start_game(sandbox, alice, bob)
+    await sandbox.deny(table.channel_id, "use_embedded_activities", target=bob)
+    answer = await table.second.click(table.boards[-1], PLAY)
+    assert [(e.status, e.error_code) for e in sandbox.take_errors()] == [(403, 50013)]
+    assert answer.ephemeral and f"{PUBLIC}/board/#session=" in answer.content
+    assert sandbox.activity_launches() == []
+
+
 async def test_a_forged_custom_id_is_refused_privately(
     sandbox: FakeDiscord, activity_bot: VeletasBot, alice: Member, bob: Member
 ) -> None:

@@ -7,8 +7,9 @@ with Activities enabled (developer portal, Activities > Settings), and its clien
 voice channels and in direct messages, not in threads (Discord's Activities overview lists where they
 launch; threads are not among those places, and some clients show "invalid channel"). The fake refuses a
 launch in a thread with 50024 "Cannot execute action on this channel type", the JSON error code Discord
-documents for an action a channel type does not allow, and a launch by an application without Activities
-as an invalid callback type (50035), and records each launch it accepts in ``state.activity_launches``."""
+documents for an action a channel type does not allow, a launch by a member without Use Activities there
+with 50013, and a launch by an application without Activities as an invalid callback type (50035), and
+records each launch it accepts in ``state.activity_launches``."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from bot.sandbox.rest.router import Call
 from bot.sandbox.state import EPHEMERAL, LOADING, THREAD_TYPES, ActivityLaunch, Interaction, Message, json_copy
 
 log = logging.getLogger(__name__)
+
+USE_EMBEDDED_ACTIVITIES = 1 << 39  # "Use Activities": a member without it cannot start one
 
 RESPONSE_DEADLINE = 3.0
 TOKEN_LIFETIME = 15 * 60.0
@@ -119,6 +122,8 @@ class InteractionRoutes(MessageRoutes):
         channel = self.state.channels.get(interaction.channel_id) or {}
         if channel.get("type") in THREAD_TYPES:
             raise DiscordError(400, 50024, "Cannot execute action on this channel type")
+        if not self.state.permissions(interaction.user.id, interaction.channel_id) & USE_EMBEDDED_ACTIVITIES:
+            raise DiscordError(403, 50013, "Missing Permissions")
         launch = ActivityLaunch(
             instance_id=f"i-{self.state.snowflakes.next()}-gc-{self.state.guild_id}-{interaction.channel_id}",
             interaction_id=interaction.id,
