@@ -78,7 +78,9 @@ FIRST_STEPS = ("challenge", "rules", "setup", "move", "board", "games", "leaderb
 AFTER_GAMES = ("player", "tournament", "settings")
 MANAGE_GUILD = bits(["manage_guild"])
 # What the board server's pass-through carries each way (no cookies, no hop-by-hop headers).
-PASSED_REQUEST_HEADERS = frozenset({"content-type", "accept", "accept-language", "if-none-match", "if-modified-since"})
+PASSED_REQUEST_HEADERS = frozenset(
+    {"content-type", "accept", "accept-language", "authorization", "if-none-match", "if-modified-since"}
+)
 PASSED_RESPONSE_HEADERS = frozenset(
     {"content-type", "cache-control", "etag", "last-modified", "content-security-policy", "content-encoding"}
 )
@@ -572,11 +574,17 @@ class Page:
 
     async def _board_socket(self, request: web.Request, target: str) -> web.StreamResponse:
         assert self._client is not None
+        asked = request.headers.get("Sec-WebSocket-Protocol", "")
+        protocols = tuple(p.strip() for p in asked.split(",") if p.strip())
+        headers = {k: v for k, v in request.headers.items() if k.lower() == "authorization"}
         try:
-            upstream = await self._client.ws_connect("ws" + target.removeprefix("http"), autoping=True)
+            upstream = await self._client.ws_connect(
+                "ws" + target.removeprefix("http"), autoping=True, protocols=protocols, headers=headers
+            )
         except (aiohttp.ClientError, TimeoutError):
             raise refusal(web.HTTPBadGateway, "the board page did not answer") from None
-        socket = web.WebSocketResponse(autoping=True)
+        # The subprotocol the board server chose (a page may carry its session there) is the one answered.
+        socket = web.WebSocketResponse(autoping=True, protocols=(upstream.protocol,) if upstream.protocol else ())
         await socket.prepare(request)
 
         async def pump(source: Any, sink: Any) -> None:
