@@ -130,3 +130,19 @@ async def test_a_forged_custom_id_is_refused_privately(
     assert await activity_bot.store.launched_game(alice.id, sandbox.guild_id, elsewhere) is None
     with pytest.raises(InjectionRefused):
         await sandbox.user(alice).click(table.boards[-1], "board:play:999")
+
+
+async def test_an_old_button_after_the_settings_are_gone_says_so_privately(
+    sandbox: FakeDiscord,
+    sandbox_runner: BotRunner,
+    activity_bot: VeletasBot,
+    factory: Factory,
+    alice: Member,
+    bob: Member,
+) -> None:
+    table = await start_game(sandbox, alice, bob)
+    board = table.boards[-1]
+    await sandbox_runner.restart(factory)  # the same database, without DISCORD_CLIENT_ID and _SECRET
+    answer = await table.first.click(board, PLAY)
+    assert answer.ephemeral and answer.content == "The board page is not set up on this bot."
+    assert sandbox.activity_launches() == []
