@@ -56,6 +56,20 @@ class Settings:
     # Analyses waiting or running at once, all members together (one member: one at a time).
     analysis_queue: int = DEFAULT_ANALYSIS_QUEUE
     heartbeat_seconds: float = 30.0
+    # The board page as a Discord Activity: the application's OAuth2 client id and secret (developer portal,
+    # OAuth2). Without both, board messages offer no "Play on the board" button.
+    client_id: int | None = None
+    client_secret: str = ""
+    # The public HTTPS address the board page is served at (the Activity's URL mapping points there); with it, a
+    # launch Discord refuses is answered with a personal link to the page.
+    board_public_url: str = ""
+    # The key board page sessions are signed with (bot/board/sessions.py); processes that share pages share it.
+    board_secret: str = ""
+
+    @property
+    def activity_configured(self) -> bool:
+        """Whether board messages offer the board page as an Activity."""
+        return self.client_id is not None and bool(self.client_secret)
 
     @property
     def database(self) -> str | Path:
@@ -102,7 +116,22 @@ class Settings:
             max_open_challenges=_positive_count(environ, "MAX_OPEN_CHALLENGES", DEFAULT_MAX_OPEN_CHALLENGES),
             ai_worker_max_mb=_positive_float(environ, "AI_WORKER_MAX_MB", DEFAULT_AI_WORKER_MAX_MB, "megabytes"),
             analysis_queue=_count(environ, "ANALYSIS_QUEUE", DEFAULT_ANALYSIS_QUEUE),
+            client_id=_optional_id(environ, "DISCORD_CLIENT_ID"),
+            client_secret=environ.get("DISCORD_CLIENT_SECRET", "").strip(),
+            board_public_url=public_url_from_env(environ),
+            board_secret=environ.get("BOARD_SECRET", "").strip(),
         )
+
+
+def public_url_from_env(environ: Mapping[str, str]) -> str:
+    """BOARD_PUBLIC_URL: an https:// address (http:// only on loopback, for trying it out), without its last /."""
+    raw = environ.get("BOARD_PUBLIC_URL", "").strip().rstrip("/")
+    if not raw:
+        return ""
+    loopback = raw.startswith(("http://127.0.0.1", "http://localhost"))
+    if not (raw.startswith("https://") or loopback) or any(c in raw for c in " ?#\"'<>"):
+        raise SettingsError(f"BOARD_PUBLIC_URL must be an https:// address (as Discord reaches it), got {raw!r}")
+    return raw
 
 
 def database_url_from_env(environ: Mapping[str, str]) -> str | None:

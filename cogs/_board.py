@@ -347,15 +347,77 @@ class ClaimButton(
             await bot.guard(interaction, clocks.claim_pressed(interaction, self.game_id, self.version))
 
 
+class BoardLauncher(Protocol):
+    async def play_on_the_board(self, interaction: discord.Interaction[Any], game_id: int) -> None: ...
+
+
+PLAY_PREFIX = "board"
+
+
+class PlayButton(
+    NamesAGame,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"{PLAY_PREFIX}:play:(?P<game>[0-9]+)",
+):
+    """Under every board, when the board page is set up as an Activity: opens the page inside Discord for this
+    game (``cogs.board_page``), or, where Discord cannot open it, answers with a personal link."""
+
+    def __init__(self, game_id: int, label: str = "Play on the board") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label, style=discord.ButtonStyle.secondary, emoji="🎮", custom_id=f"{PLAY_PREFIX}:play:{game_id}"
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> PlayButton:
+        return cls(id_or_zero(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        page = cast("BoardLauncher | None", bot.get_cog("Board page"))
+        if page is not None:
+            await bot.guard(interaction, page.play_on_the_board(interaction, self.game_id))
+
+
+def _with_play(view: discord.ui.View | None, w: Words, info: GameInfo, play: bool) -> discord.ui.View | None:
+    """``view`` with the "Play on the board" button added when ``play`` (and there is room), else as it is."""
+    if not play:
+        return view
+    view = view if view is not None else discord.ui.View(timeout=None)
+    if len(view.children) < 25:
+        view.add_item(PlayButton(info.id, w("board.play.label")))
+    return view
+
+
 def board_view(
-    w: Words, info: GameInfo, *, rematch: bool = True, disputable: bool = False, tournament: bool = False
+    w: Words,
+    info: GameInfo,
+    *,
+    rematch: bool = True,
+    disputable: bool = False,
+    tournament: bool = False,
+    play: bool = False,
 ) -> discord.ui.View | None:
     """The buttons a board offers in its phase; all are dynamic items, so old boards work after a restart.
 
     ``rematch``: a finished game offers to be played again (not a tournament's pairing, played once);
     ``disputable``: a finished tournament game offers its players to dispute its result (within its window);
-    a game whose first side did not come offers its second side to claim it (``tournament``: as a forfeit win).
+    a game whose first side did not come offers its second side to claim it (``tournament``: as a forfeit win);
+    ``play``: the board page is set up as an Activity, and every board in play or finished offers it.
     """
+    if info.status not in ("active", "finished") and not info.awaiting_claim:
+        return None
+    view = _phase_view(w, info, rematch=rematch, disputable=disputable, tournament=tournament)
+    return _with_play(view, w, info, play)
+
+
+def _phase_view(
+    w: Words, info: GameInfo, *, rematch: bool, disputable: bool, tournament: bool
+) -> discord.ui.View | None:
     if info.awaiting_claim:
         view = discord.ui.View(timeout=None)
         label = w("board.claim_win.label" if tournament else "board.claim_end.label")
@@ -458,6 +520,7 @@ async def board_message(
             rematch=info.status != "finished" or not in_tournament,
             disputable=info.status == "finished" and await bot.store.disputable(info.id),
             tournament=in_tournament,
+            play=bot.settings.activity_configured,
         ),
         mention=ping,
         info=info,
@@ -470,6 +533,7 @@ __all__ = [
     "BOARD_FILE",
     "ClaimButton",
     "DisputeButton",
+    "PlayButton",
     "board_message",
     "board_view",
     "board_viewer",

@@ -12,7 +12,10 @@
   real bot's data), started afresh each time because the fake's guild, channels and members live
   in memory and are new at every start;
 * the page (``bot.local.page``) is served on 127.0.0.1:PORT and acts only through the fake's user
-  injectors, the ones the end-to-end tests use.
+  injectors, the ones the end-to-end tests use;
+* the bot's board page: the bot is given the fake application's OAuth2 client id and secret (so its boards
+  offer "Play on the board") and a free loopback port for its board server (``BOARD_PORT``), which the page
+  serves under ``/board/`` and opens in a panel as Discord opens an Activity.
 
 Time: Discord's deadlines (3 s to answer an interaction, 15 minutes of followups) are measured on
 the fake's ``SimClock``, which is monotonic time plus whatever a test skipped ahead. Nothing here
@@ -78,6 +81,13 @@ def main(argv: list[str]) -> int:
         return 0
 
 
+def free_port() -> int:
+    """A port of 127.0.0.1 nothing listens on now, for a server the bot starts."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 class LocalTable:
     default_port = DEFAULT_PORT
 
@@ -85,13 +95,15 @@ class LocalTable:
         self.port = port
         self.members = members
         self.database = LOCAL_DATABASE_PATH
+        self.board_port = 0
 
     async def run(self) -> int:
         fake = FakeDiscord(lifetime=TEN_YEARS, wait_timeout=60.0)
         await fake.start()
         added = [fake.add_member(name) for name in self.members]
         ready = asyncio.Event()
-        page = Page(fake, ready=ready)
+        self.board_port = free_port()
+        page = Page(fake, ready=ready, board_url=f"http://127.0.0.1:{self.board_port}")
         # Someone must be able to try /settings and /tournament create: the first member manages the server (the
         # page gives and takes Manage Server, and sets each member's language and the server's).
         await page.set_manager(added[0], True)
@@ -165,6 +177,11 @@ class LocalTable:
             "DISCORD_TOKEN": fake.token,
             "DISCORD_API_BASE": fake.api_base,
             "DISCORD_GATEWAY_URL": fake.gateway_url,
+            # The fake application's OAuth2 client: board messages offer "Play on the board" at the table, whose
+            # page plays Discord's side of the Activity.
+            "DISCORD_CLIENT_ID": str(fake.application_id),
+            "DISCORD_CLIENT_SECRET": fake.client_secret,
+            "BOARD_PORT": str(self.board_port),
             "DATABASE_PATH": str(self.database),
             "LOG_LEVEL": env.get("LOG_LEVEL", "WARNING"),
             # The bot dies with the table, even a table killed with SIGKILL, which cannot stop it (bot/lifeline.py);

@@ -10,6 +10,14 @@ bot feature shows up without touching this file.
 Live updates: every change the fake records bumps a version number, pushed over a WebSocket;
 the page then fetches the current channel again (unchanged messages keep their DOM nodes).
 
+The board page (the bot's Activity): a click the bot answers with LAUNCH_ACTIVITY opens a panel holding the
+board page, as Discord's client opens an Activity's frame, with Discord's query parameters (``frame_id``,
+``instance_id``, ``platform``, ``guild_id``, ``channel_id``, ``location_id``). The table serves the bot's board
+server under ``/board/`` (HTTP and WebSocket, passed through as Discord's proxy does), so the frame is of the
+page's own origin, which the Embedded App SDK accepts messages from. ``app.js`` plays Discord's side of the SDK's
+postMessage protocol; its ``authorize`` and ``authenticate`` come here (``/api/activity/...``), where the fake
+hands out a code for the member the page acts as, and says whose an access token is.
+
 Only the page itself may use the API. Listening on loopback keeps other machines out, not other web
 sites open in the same browser: a cross-site form can post to 127.0.0.1, and a DNS-rebinding page (its
 own name pointed at 127.0.0.1) can read the answers. So every request must name the table's own address
@@ -24,21 +32,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
+import aiohttp
 import discord
 from aiohttp import WSMsgType, web
 
 from bot.rules.registry import GAMES
 from bot.sandbox.errors import InjectionRefused, SandboxError
+from bot.sandbox.oauth import OAuthError
 from bot.sandbox.permissions import VIEW_CHANNEL, bits
 from bot.sandbox.server import FakeDiscord
-from bot.sandbox.state import Member, Message
+from bot.sandbox.state import ActivityLaunch, Member, Message
 from bot.sandbox.users import (
     BOOLEAN,
     CHANNEL,
@@ -65,6 +77,13 @@ MANAGERS_ROLE = "Server managers"
 FIRST_STEPS = ("challenge", "rules", "setup", "move", "board", "games", "leaderboard", "resign", "undo", "export")
 AFTER_GAMES = ("player", "tournament", "settings")
 MANAGE_GUILD = bits(["manage_guild"])
+# What the board server's pass-through carries each way (no cookies, no hop-by-hop headers).
+PASSED_REQUEST_HEADERS = frozenset(
+    {"content-type", "accept", "accept-language", "authorization", "if-none-match", "if-modified-since"}
+)
+PASSED_RESPONSE_HEADERS = frozenset(
+    {"content-type", "cache-control", "etag", "last-modified", "content-security-policy", "content-encoding"}
+)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -131,9 +150,12 @@ def discord_locale(language: object) -> str | None:
 class Page:
     """The web app of one local table, bound to one ``FakeDiscord``."""
 
-    def __init__(self, fake: FakeDiscord, *, ready: asyncio.Event) -> None:
+    def __init__(self, fake: FakeDiscord, *, ready: asyncio.Event, board_url: str | None = None) -> None:
         self.fake = fake
         self.ready = ready
+        # The bot's board server (http://127.0.0.1:PORT), served under /board/; None: no board page.
+        self.board_url = board_url.rstrip("/") if board_url else None
+        self._client: aiohttp.ClientSession | None = None
         self.version = 0
         self.modals: dict[str, tuple[int, Modal]] = {}  # open modals by id, with the member they belong to
         self.managers_role: int | None = None  # the role with Manage Server the page gives and takes
@@ -159,6 +181,10 @@ class Page:
         app.router.add_post("/api/server", self._update_server)
         app.router.add_get("/api/events", self._events)
         app.router.add_get("/attachments/{channel_id}/{attachment_id}/{filename}", self._attachment)
+        app.router.add_post("/api/activity/authorize", self._authorize)
+        app.router.add_post("/api/activity/authenticate", self._authenticate)
+        app.router.add_route("*", "/board/{tail:.*}", self._board)
+        app.on_cleanup.append(self._close_client)
         return app
 
     # -- reading ----------------------------------------------------------------------------------
@@ -414,7 +440,13 @@ class Page:
                 path, options = self._command_input(body, member, partial=False)
                 modal = await user.run_command(*path, **options)
             elif action == "click":
+                launched = len(self.fake.state.activity_launches)
                 modal = await user.press(self._message(body), str(body.get("custom_id", "")))
+                launch = next(
+                    (each for each in self.fake.state.activity_launches[launched:] if each.user_id == member.id), None
+                )
+                if launch is not None:
+                    return web.json_response({"ok": True, "activity": self._activity_json(launch)})
             elif action == "select":
                 values = [str(v) for v in field_of(body, "values", list)]
                 modal = await user.choose(self._message(body), *values, menu=str(body.get("custom_id", "")))
@@ -451,6 +483,128 @@ class Page:
                 }
             }
         )
+
+    # -- the Activity: the frame's parameters, Discord's side of OAuth2, the board server --------------------
+
+    def _activity_json(self, launch: ActivityLaunch) -> dict[str, Any]:
+        """What the page needs to open the Activity's frame, as Discord's client opens it."""
+        query = {
+            "frame_id": secrets.token_hex(16),
+            "instance_id": launch.instance_id,
+            "platform": "desktop",
+            "guild_id": str(launch.guild_id),
+            "channel_id": str(launch.channel_id),
+            "location_id": f"gc-{launch.guild_id}-{launch.channel_id}",
+        }
+        return {
+            "client_id": str(self.fake.application_id),
+            "name": self.fake.state.bot.name,
+            "query": query,
+            "url": "/board/?" + urlencode(query) if self.board_url else None,
+        }
+
+    async def _authorize(self, request: web.Request) -> web.StreamResponse:
+        """The SDK's ``authorize``: a code for the member the page acts as, once the application is the bot's."""
+        body = await json_body(request)
+        member = self._member(body.get("member"))
+        if str(body.get("client_id")) != str(self.fake.application_id):
+            raise refusal(web.HTTPBadRequest, "client_id is not this table's application")
+        scopes = field_of(body, "scopes", list)
+        if not all(isinstance(scope, str) for scope in scopes):
+            raise refusal(web.HTTPBadRequest, "scopes must be a list of names")
+        try:
+            code = self.fake.authorize(member, tuple(scopes))
+        except ValueError as refused:
+            raise refusal(web.HTTPBadRequest, str(refused)) from None
+        return web.json_response({"code": code})
+
+    async def _authenticate(self, request: web.Request) -> web.StreamResponse:
+        """The SDK's ``authenticate``: the access token must be the acting member's, for this application."""
+        body = await json_body(request)
+        member = self._member(body.get("member"))
+        token = body.get("access_token")
+        try:
+            grant = self.fake.state.oauth.bearer(f"Bearer {token}" if isinstance(token, str) else "")
+        except OAuthError:
+            raise refusal(web.HTTPUnauthorized, "that access token is not valid") from None
+        if grant.user_id != member.id:
+            raise refusal(web.HTTPUnauthorized, "that access token is another member's")
+        state = self.fake.state
+        return web.json_response(
+            {
+                "access_token": token,
+                "user": member.user_json(),
+                "scopes": list(grant.scopes),
+                "expires": (
+                    dt.datetime.now(dt.UTC) + dt.timedelta(seconds=grant.expires_at - state.clock.now())
+                ).isoformat(),
+                "application": {
+                    "id": str(state.application_id),
+                    "name": state.bot.name,
+                    "description": "",
+                    "icon": None,
+                },
+            }
+        )
+
+    async def _close_client(self, app: web.Application) -> None:
+        if self._client is not None:
+            await self._client.close()
+
+    async def _board(self, request: web.Request) -> web.StreamResponse:
+        """The bot's board server, passed through under /board/ (HTTP and WebSocket), as Discord's proxy serves an
+        Activity's mapped address."""
+        if self.board_url is None:
+            raise refusal(web.HTTPServiceUnavailable, "the board page is not running at this table")
+        if self._client is None:
+            self._client = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30), auto_decompress=False)
+        target = self.board_url + request.path_qs
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return await self._board_socket(request, target)
+        headers = {k: v for k, v in request.headers.items() if k.lower() in PASSED_REQUEST_HEADERS}
+        try:
+            async with self._client.request(
+                request.method, target, data=await request.read(), headers=headers, allow_redirects=False
+            ) as upstream:
+                body = await upstream.read()
+                kept = {k: v for k, v in upstream.headers.items() if k.lower() in PASSED_RESPONSE_HEADERS}
+                return web.Response(status=upstream.status, body=body, headers=kept)
+        except (aiohttp.ClientError, TimeoutError):
+            raise refusal(web.HTTPBadGateway, "the board page did not answer") from None
+
+    async def _board_socket(self, request: web.Request, target: str) -> web.StreamResponse:
+        assert self._client is not None
+        asked = request.headers.get("Sec-WebSocket-Protocol", "")
+        protocols = tuple(p.strip() for p in asked.split(",") if p.strip())
+        headers = {k: v for k, v in request.headers.items() if k.lower() == "authorization"}
+        try:
+            upstream = await self._client.ws_connect(
+                "ws" + target.removeprefix("http"), autoping=True, protocols=protocols, headers=headers
+            )
+        except (aiohttp.ClientError, TimeoutError):
+            raise refusal(web.HTTPBadGateway, "the board page did not answer") from None
+        # The subprotocol the board server chose (a page may carry its session there) is the one answered.
+        socket = web.WebSocketResponse(autoping=True, protocols=(upstream.protocol,) if upstream.protocol else ())
+        await socket.prepare(request)
+
+        async def pump(source: Any, sink: Any) -> None:
+            async for message in source:
+                if message.type == WSMsgType.TEXT:
+                    await sink.send_str(message.data)
+                elif message.type == WSMsgType.BINARY:
+                    await sink.send_bytes(message.data)
+                else:
+                    break
+
+        tasks = [asyncio.ensure_future(pump(socket, upstream)), asyncio.ensure_future(pump(upstream, socket))]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await upstream.close()
+            await socket.close()
+        return socket
 
     def _message(self, body: dict[str, Any]) -> Message:
         try:

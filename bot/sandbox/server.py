@@ -10,6 +10,7 @@ hide behind a test that looked elsewhere.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import copy
 import json
@@ -32,15 +33,30 @@ from bot.sandbox.bodies import MAX_BODY, read_body
 from bot.sandbox.clock import SimClock, Snowflakes
 from bot.sandbox.errors import DiscordError, SandboxError, SandboxTimeout
 from bot.sandbox.gateway import Gateway
+from bot.sandbox.oauth import OAuthError
 from bot.sandbox.rest import Call, Rest
 from bot.sandbox.runner import BotFactory, BotRunner
 from bot.sandbox.spec import DEFAULT_SPEC_PATH, SpecValidator
-from bot.sandbox.state import PRIVILEGED_INTENTS, Member, Message, SandboxState
+from bot.sandbox.state import PRIVILEGED_INTENTS, ActivityLaunch, Member, Message, SandboxState
 from bot.sandbox.users import SandboxUser
 
 log = logging.getLogger(__name__)
 
 API_PREFIX = "/api/v10"
+
+
+def basic_credentials(header: str) -> tuple[str, str] | None:
+    """The client id and secret of an ``Authorization: Basic`` header (OAuth2's other way to send them)."""
+    scheme, _, encoded = header.partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        login, colon, password = base64.b64decode(encoded.strip(), validate=True).decode("utf-8").partition(":")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return (login, password) if colon else None
+
+
 T = TypeVar("T")
 
 
@@ -350,6 +366,30 @@ class FakeDiscord:
     def member(self, name: str) -> Member:
         return self.state.member_named(name)
 
+    # -- the application's Activity and OAuth2 ------------------------------------------------------
+
+    @property
+    def client_secret(self) -> str:
+        """The application's OAuth2 client secret (``DISCORD_CLIENT_SECRET``); its client id is ``application_id``."""
+        return self.state.oauth.client_secret
+
+    def authorize(self, member: Member, scopes: tuple[str, ...] = ("identify",)) -> str:
+        """The OAuth2 code Discord's client gives an Activity when ``member`` authorises the application (the
+        Embedded App SDK's ``authorize``): single-use, ten minutes on the fake's clock."""
+        if member.id not in self.state.members:
+            raise ValueError(f"{member.name} is not a member of the sandbox guild")
+        return self.state.oauth.authorize(member.id, scopes)
+
+    def activity_launches(self, member: Member | None = None) -> list[ActivityLaunch]:
+        """The Activity launches Discord accepted (``member``'s only, when given), oldest first."""
+        launches = self.state.activity_launches
+        return [launch for launch in launches if member is None or launch.user_id == member.id]
+
+    def set_activities(self, enabled: bool) -> None:
+        """Turn the application's Activities on or off, as its developer portal's Activities > Settings do."""
+        self.state.activities_enabled = enabled
+        self.changed()
+
     def add_text_channel(self, name: str) -> int:
         """A new text channel; a connected bot hears CHANNEL_CREATE before the next user action.
 
@@ -612,9 +652,38 @@ class FakeDiscord:
                     )
         return web.Response(status=404, text="Not Found")
 
+    async def _handle_oauth(self, request: web.Request, path: str) -> web.StreamResponse:
+        """The application's own OAuth2 calls: a code's exchange, and who a member's access token belongs to.
+        Their refusals are answers to what a page sent, not mistakes of the bot, so they are not kept in
+        ``errors``; the requests are recorded like the rest."""
+        record = RecordedRequest(request.method, path, dict(request.query), None, at=self.clock.now())
+        self.requests.append(record)
+        try:
+            if path == "/oauth2/token":
+                raw = await request.content.read(64 * 1024)
+                basic = basic_credentials(request.headers.get("Authorization", ""))
+                record.body = raw.decode("utf-8", "replace")
+                status, payload = 200, self.state.oauth.exchange(raw, request.content_type, basic)
+            else:
+                grant = self.state.oauth.bearer(request.headers.get("Authorization", ""))
+                member = self.state.members.get(grant.user_id)
+                if member is None:
+                    raise OAuthError(401, {"message": "401: Unauthorized", "code": 0})
+                status, payload = 200, member.user_json() | {"locale": member.locale, "mfa_enabled": False}
+        except OAuthError as error:
+            status, payload = error.status, error.body
+        record.status, record.response = status, payload
+        self.changed()
+        return web.Response(status=status, body=json.dumps(payload).encode(), content_type="application/json")
+
     async def _handle_rest(self, request: web.Request) -> web.StreamResponse:
-        self._in_flight += 1
         path = "/" + request.match_info["tail"]
+        if (request.method, path) == ("POST", "/oauth2/token") or (
+            (request.method, path) == ("GET", "/users/@me")
+            and request.headers.get("Authorization", "").startswith("Bearer ")
+        ):
+            return await self._handle_oauth(request, path)
+        self._in_flight += 1
         record = RecordedRequest(request.method, path, dict(request.query), None, at=self.clock.now())
         self.requests.append(record)
         headers: dict[str, str] = {}

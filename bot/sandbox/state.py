@@ -15,10 +15,14 @@ from typing import Any
 
 from bot.sandbox import permissions
 from bot.sandbox.clock import SimClock, Snowflakes, iso_timestamp
+from bot.sandbox.oauth import OAuth
 
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
 IS_COMPONENTS_V2 = 1 << 15
+# The application flag of an app with Activities enabled (the developer portal's Activities > Settings).
+EMBEDDED_FLAG = 1 << 17
+THREAD_TYPES = (10, 11, 12)
 
 GUILDS_INTENT = 1 << 0
 GUILD_MEMBERS_INTENT = 1 << 1
@@ -28,7 +32,7 @@ MESSAGE_CONTENT_INTENT = 1 << 15
 PRIVILEGED_INTENTS = GUILD_MEMBERS_INTENT | GUILD_PRESENCES_INTENT | MESSAGE_CONTENT_INTENT
 KNOWN_INTENTS = sum(1 << bit for bit in (*range(17), 20, 21, 24, 25))  # every intent bit Discord defines
 
-_PERMISSION_BITS = (6, 10, 11, 14, 15, 16, 17, 18, 31, 35, 36, 38)
+_PERMISSION_BITS = (6, 10, 11, 14, 15, 16, 17, 18, 31, 35, 36, 38, 39)  # 39: Use Activities, on by default
 MEMBER_PERMISSIONS = sum(1 << bit for bit in _PERMISSION_BITS)
 BOT_PERMISSIONS = MEMBER_PERMISSIONS | (1 << 13) | (1 << 34)  # manage messages, manage threads
 
@@ -252,6 +256,18 @@ class Interaction:
         return " ".join(words)
 
 
+@dataclass
+class ActivityLaunch:
+    """An Activity Discord opened for a member, answering an interaction with LAUNCH_ACTIVITY."""
+
+    instance_id: str
+    interaction_id: int
+    user_id: int
+    guild_id: int
+    channel_id: int
+    at: float
+
+
 class Interactions(MutableMapping[int, Interaction]):
     """Every interaction by id, and by token as webhook routes look them up: one dict lookup, however many
     interactions a long run has made. Every change goes through ``__setitem__`` and ``__delitem__``, which keep
@@ -312,6 +328,11 @@ class SandboxState:
         self.token = "sandbox." + secrets.token_urlsafe(24)
         self.application_id = snowflakes.next()
         self.bot = Member(self.application_id, "veletas-sandbox-bot", bot=True)
+        # The application's OAuth2 (client secret, codes, members' access tokens) and its Activity: whether it is
+        # enabled, and every launch Discord accepted, oldest first.
+        self.oauth = OAuth(clock, self.application_id)
+        self.activities_enabled = True
+        self.activity_launches: list[ActivityLaunch] = []
         # ``guild_shard`` (shard id, shard count): a server whose events go to that gateway shard.
         self.guild_id = snowflakes.next() if guild_shard is None else snowflakes.next_in_shard(*guild_shard)
         # The server's language in Discord (Community servers choose it), sent as ``guild_locale``.
@@ -519,7 +540,8 @@ class SandboxState:
             "bot_public": True,
             "bot_require_code_grant": False,
             "verify_key": "0" * 64,
-            "flags": (1 << 15) | (1 << 19),  # the members and message content intents are enabled
+            # the members and message content intents are enabled, and Activities when they are
+            "flags": (1 << 15) | (1 << 19) | (EMBEDDED_FLAG if self.activities_enabled else 0),
             "owner": self.owner.user_json(),
             "team": None,
             "bot": self.bot.user_json(),

@@ -17,7 +17,7 @@ class of its own module built on ``StoreBase`` (the connection, the transaction,
 - ``challenges``; ``due`` (what falls due, and the scheduler's side); ``ratings``; ``tournaments``,
   ``entries``, ``rounds``, ``disputes`` and ``arena`` (arena tournaments); ``prefs`` (players' and servers'
   choices); ``reviews`` (the AI's reviews of finished games, kept);
-  ``puzzles`` (mined puzzles); ``announcing`` (boards owed); ``lookups``.
+  ``puzzles`` (mined puzzles); ``launches`` (board page launches); ``announcing`` (boards owed); ``lookups``.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from bot.store.disputes import Disputes
 from bot.store.entries import Entries
 from bot.store.errors import StoreBusy, StoreError
 from bot.store.games import Games
+from bot.store.launches import Launches
 from bot.store.lookups import Lookups
 from bot.store.prefs import Preferences
 from bot.store.puzzles import Puzzles
@@ -73,6 +74,7 @@ class Store(
     Ratings,
     Reviews,
     Puzzles,
+    Launches,
     Announcing,
     Lookups,
     Preferences,

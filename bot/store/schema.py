@@ -555,6 +555,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "guild_id INTEGER, created_at REAL NOT NULL)",
         "CREATE INDEX IF NOT EXISTS puzzles_by_game ON puzzles (game, guild_id)",
     ),
+    (
+        # Board page launches: the game a member opened the board page (Discord's Activity) for from a channel, so
+        # whichever process serves the page knows which game the launch was for. One row per member and channel,
+        # replaced by the next launch; a row past expires_at is ignored and pruned by the next launch.
+        "CREATE TABLE IF NOT EXISTS board_launches (user_id INTEGER NOT NULL, channel_id INTEGER NOT NULL, "
+        "guild_id INTEGER NOT NULL, game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE, "
+        "expires_at REAL NOT NULL, PRIMARY KEY (user_id, channel_id))",
+    ),
 )
 
 

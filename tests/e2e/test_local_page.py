@@ -280,3 +280,118 @@ async def test_a_bad_language_or_role_change_changes_nothing(
     status, answer = await act_json(table, body, path)
     assert status == 400 and error in answer["error"]
     assert (bob.locale, bob.roles, sandbox.state.preferred_locale) == ("en-US", [], "en-US")
+
+
+async def test_discords_side_of_the_activity_speaks_for_the_acting_member_only(
+    sandbox: FakeDiscord, table: Table, alice: Member, bob: Member
+) -> None:
+    json_headers = {"Content-Type": "application/json", "Origin": table.origin}
+
+    async def ask(path: str, body: dict[str, Any], headers: dict[str, str] = json_headers) -> tuple[int, Any]:
+        return await post(table, path, json.dumps(body).encode(), headers)
+
+    client_id = str(sandbox.application_id)
+    status, answer = await ask("/api/activity/authorize", {"member": str(alice.id), "client_id": "1", "scopes": []})
+    assert status == 400 and "application" in answer["error"], "another application's client id"
+    status, answer = await ask("/api/activity/authorize", {"member": str(alice.id), "client_id": client_id})
+    assert status == 400 and sandbox.state.oauth.codes == {}, "no scope asked"
+    # Another site cannot obtain a member's code through the table.
+    evil = {"Content-Type": "application/json", "Origin": "http://evil.example"}
+    status, _ = await ask(
+        "/api/activity/authorize", {"member": str(alice.id), "client_id": client_id, "scopes": ["identify"]}, evil
+    )
+    assert status == 403 and sandbox.state.oauth.codes == {}
+    status, answer = await ask(
+        "/api/activity/authorize", {"member": str(alice.id), "client_id": client_id, "scopes": ["identify"]}
+    )
+    assert status == 200 and sandbox.state.oauth.codes[answer["code"]].user_id == alice.id
+    form = f"grant_type=authorization_code&code={answer['code']}&client_id={client_id}&client_secret="
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            sandbox.api_base + "/oauth2/token",
+            data=(form + sandbox.client_secret).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        ) as exchanged,
+    ):
+        token = (await exchanged.json())["access_token"]
+    status, answer = await ask("/api/activity/authenticate", {"member": str(bob.id), "access_token": token})
+    assert status == 401 and "another member" in answer["error"]
+    status, answer = await ask("/api/activity/authenticate", {"member": str(alice.id), "access_token": "forged"})
+    assert status == 401
+    status, answer = await ask("/api/activity/authenticate", {"member": str(alice.id), "access_token": token})
+    assert status == 200 and answer["user"]["id"] == str(alice.id) and answer["scopes"] == ["identify"]
+    assert answer["application"]["id"] == client_id and answer["access_token"] == token
+
+
+async def test_without_a_board_server_the_board_path_says_so(table: Table) -> None:
+    async with aiohttp.ClientSession() as http, http.get(table.url + "/board/") as answer:
+        assert answer.status == 503 and "board page" in (await answer.json())["error"]
+
+
+async def test_the_board_server_is_served_under_board_with_its_sockets(sandbox: FakeDiscord) -> None:
+    """The table passes /board/ through to the bot's board server: requests with their JSON and Authorization,
+    answers with their status, and WebSockets both ways with the subprotocol the server chose."""
+
+    async def echo(request: web.Request) -> web.StreamResponse:
+        body = await request.text()
+        return web.json_response(
+            {
+                "path": request.path_qs,
+                "method": request.method,
+                "body": body,
+                "auth": request.headers.get("Authorization"),
+            },
+            status=201 if request.method == "POST" else 200,
+            headers={"Cache-Control": "no-store", "Set-Cookie": "kept=no"},
+        )
+
+    async def board_socket(request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(protocols=("board.v1",))
+        await ws.prepare(request)
+        async for message in ws:
+            await ws.send_str(f"board heard {message.data} as {ws.ws_protocol}")
+        return ws
+
+    board = web.Application()
+    board.router.add_get("/board/ws", board_socket)
+    board.router.add_route("*", "/board/{tail:.*}", echo)
+    board_runner = web.AppRunner(board, access_log=None)
+    await board_runner.setup()
+    board_sock = socket_on_loopback()
+    await web.SockSite(board_runner, board_sock).start()
+    ready = asyncio.Event()
+    ready.set()
+    page = Page(sandbox, ready=ready, board_url=f"http://127.0.0.1:{board_sock.getsockname()[1]}")
+    runner = web.AppRunner(page.app(), access_log=None)
+    await runner.setup()
+    sock = socket_on_loopback()
+    await web.SockSite(runner, sock).start()
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    try:
+        async with aiohttp.ClientSession() as http:
+            async with http.get(url + "/board/?frame_id=f&x=1") as answer:
+                got = await answer.json()
+                assert answer.status == 200 and got["path"] == "/board/?frame_id=f&x=1"
+                assert answer.headers["Cache-Control"] == "no-store" and "Set-Cookie" not in answer.headers
+            headers = {"Content-Type": "application/json", "Origin": url, "Authorization": "Bearer s"}
+            async with http.post(url + "/board/api/move", data=b'{"to": "d4"}', headers=headers) as answer:
+                got = await answer.json()
+                assert answer.status == 201 and (got["body"], got["auth"]) == ('{"to": "d4"}', "Bearer s")
+            # Another site gets nothing through it, as from the rest of the table's API.
+            evil = {"Content-Type": "application/json", "Origin": "http://evil.example"}
+            async with http.post(url + "/board/api/move", data=b"{}", headers=evil) as answer:
+                assert answer.status == 403
+            async with http.ws_connect(url + "/board/ws", protocols=("board.v1",), origin=url) as ws:
+                assert ws.protocol == "board.v1"
+                await ws.send_str("d4")
+                assert await ws.receive_str() == "board heard d4 as board.v1"
+    finally:
+        await runner.cleanup()
+        await board_runner.cleanup()
+
+
+def socket_on_loopback() -> socket.socket:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock

@@ -33,9 +33,91 @@ async function act(action, extra) {
   window.__acts.push({ action, ms: performance.now() - start });
   if (data.error) toast(data.error);
   if (data.modal) openModal(data.modal);
+  if (data.activity) openActivity(data.activity);
   refresh();
   return data;
 }
+
+// -- the Activity: the board page in a panel, with Discord's side of the Embedded App SDK -------------------
+//
+// Discord's client opens an Activity in a frame and answers the SDK over postMessage: [opcode, payload] with
+// opcodes HANDSHAKE 0, FRAME 1, CLOSE 2. The SDK sends HANDSHAKE {v, client_id, frame_id, ...}; the client
+// answers READY (a DISPATCH frame), then each command frame {cmd, args, nonce} with a frame of the same cmd and
+// nonce holding its data, or evt "ERROR" with {code, message}. The table does the same for the member the page
+// acts as; messages are taken only from the panel's own frame and this origin, and sent only to them.
+
+const HANDSHAKE = 0, FRAME = 1, CLOSE = 2;
+const RPC_UNKNOWN_COMMAND = 4002, RPC_OAUTH2_ERROR = 5000;
+const activity = { frame: null, launch: null, member: null, ready: false };
+
+function openActivity(launch) {
+  closeActivity();
+  if (!launch.url) { toast("The board page is not running at this table."); return; }
+  const panel = $("activity");
+  const frame = document.createElement("iframe");
+  frame.id = "activity-frame";
+  frame.title = launch.name;
+  frame.setAttribute("allow", "clipboard-write");
+  frame.src = launch.url;
+  $("activity-title").textContent = launch.name;
+  panel.querySelector(".activity-body").appendChild(frame);
+  panel.hidden = false;
+  Object.assign(activity, { frame, launch, member: view.member, ready: false });
+}
+
+function closeActivity() {
+  if (activity.frame) activity.frame.remove();
+  Object.assign(activity, { frame: null, launch: null, member: null, ready: false });
+  $("activity").hidden = true;
+}
+
+function toFrame(message) {
+  if (activity.frame && activity.frame.contentWindow) activity.frame.contentWindow.postMessage(message, location.origin);
+}
+
+function answer(cmd, nonce, data) { toFrame([FRAME, { cmd, evt: null, nonce, data }]); }
+function refuse(cmd, nonce, code, message) { toFrame([FRAME, { cmd, evt: "ERROR", nonce, data: { code, message } }]); }
+
+async function onFrameMessage(event) {
+  if (!activity.frame || event.source !== activity.frame.contentWindow || event.origin !== location.origin) return;
+  if (!Array.isArray(event.data) || event.data.length !== 2) return;
+  const [opcode, payload] = event.data;
+  if (opcode === CLOSE) { closeActivity(); return; }
+  if (opcode === HANDSHAKE) {
+    const query = activity.launch.query;
+    if (!payload || payload.client_id !== activity.launch.client_id || payload.frame_id !== query.frame_id) {
+      toFrame([CLOSE, { code: 4000, message: "Invalid client ID or frame" }]);
+      return;
+    }
+    activity.ready = true;
+    const me = (view.state.members.find((m) => m.id === activity.member) || {});
+    toFrame([FRAME, {
+      cmd: "DISPATCH", evt: "READY", nonce: null,
+      data: {
+        v: 1,
+        config: { cdn_host: location.host, api_endpoint: `//${location.host}/api`, environment: "production" },
+        user: { id: activity.member, username: me.name || "", discriminator: "0" },
+      },
+    }]);
+    return;
+  }
+  if (opcode !== FRAME || !payload || typeof payload.cmd !== "string") return;
+  const { cmd, args, nonce } = payload;
+  if (!activity.ready) { refuse(cmd, nonce, RPC_UNKNOWN_COMMAND, "not connected: send the handshake first"); return; }
+  if (cmd === "AUTHORIZE") {
+    const data = await api("/api/activity/authorize", {
+      member: activity.member, client_id: args && args.client_id, scopes: (args && args.scope) || [],
+    });
+    if (data.error) refuse(cmd, nonce, RPC_OAUTH2_ERROR, data.error); else answer(cmd, nonce, { code: data.code });
+  } else if (cmd === "AUTHENTICATE") {
+    const data = await api("/api/activity/authenticate", { member: activity.member, access_token: args && args.access_token });
+    if (data.error) refuse(cmd, nonce, RPC_OAUTH2_ERROR, data.error); else answer(cmd, nonce, data);
+  } else {
+    refuse(cmd, nonce, RPC_UNKNOWN_COMMAND, `the local table does not play Discord's side of ${cmd}`);
+  }
+}
+
+window.addEventListener("message", onFrameMessage);
 
 function toast(text) {
   const box = $("toast");
@@ -738,6 +820,7 @@ $("member-locale").addEventListener("change", (event) => changeMember({ locale: 
 $("member-manager").addEventListener("change", (event) => changeMember({ manager: event.target.checked }));
 $("server-locale").addEventListener("change", (event) => changeServer({ locale: event.target.value }));
 $("modal-cancel").onclick = () => { $("modal-back").hidden = true; };
+$("activity-close").onclick = closeActivity;
 $("add-member").addEventListener("submit", async (event) => {
   event.preventDefault();
   const name = $("new-member").value.trim();

@@ -1,5 +1,15 @@
 """Interactions and their webhooks: the callback that answers an interaction, followups, and the original
-message's edits, with Discord's 3-second answer deadline and 15-minute token lifetime."""
+message's edits, with Discord's 3-second answer deadline and 15-minute token lifetime.
+
+LAUNCH_ACTIVITY (12) opens the application's Activity for the member who clicked or ran a command, and only
+that: Discord accepts it as the first answer to a command, a component or a modal, only for an application
+with Activities enabled (developer portal, Activities > Settings), and its clients open Activities in text and
+voice channels and in direct messages, not in threads (Discord's Activities overview lists where they
+launch; threads are not among those places, and some clients show "invalid channel"). The fake refuses a
+launch in a thread with 50024 "Cannot execute action on this channel type", the JSON error code Discord
+documents for an action a channel type does not allow, a launch by a member without Use Activities there
+with 50013, and a launch by an application without Activities as an invalid callback type (50035), and
+records each launch it accepts in ``state.activity_launches``."""
 
 from __future__ import annotations
 
@@ -10,24 +20,26 @@ from bot.sandbox import limits
 from bot.sandbox.errors import DiscordError, form_error, unknown
 from bot.sandbox.rest.messages import MessageRoutes
 from bot.sandbox.rest.router import Call
-from bot.sandbox.state import EPHEMERAL, LOADING, Interaction, Message, json_copy
+from bot.sandbox.state import EPHEMERAL, LOADING, THREAD_TYPES, ActivityLaunch, Interaction, Message, json_copy
 
 log = logging.getLogger(__name__)
+
+USE_EMBEDDED_ACTIVITIES = 1 << 39  # "Use Activities": a member without it cannot start one
 
 RESPONSE_DEADLINE = 3.0
 TOKEN_LIFETIME = 15 * 60.0
 
 PONG, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE = 1, 4, 5, 6, 7
-AUTOCOMPLETE_RESULT, MODAL = 8, 9
+AUTOCOMPLETE_RESULT, MODAL, LAUNCH_ACTIVITY = 8, 9, 12
 
 PING, APPLICATION_COMMAND, COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT = 1, 2, 3, 4, 5
 
 _ALLOWED_RESPONSES = {
     PING: {PONG},
-    APPLICATION_COMMAND: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, MODAL},
-    COMPONENT: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, MODAL},
+    APPLICATION_COMMAND: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, MODAL, LAUNCH_ACTIVITY},
+    COMPONENT: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, MODAL, LAUNCH_ACTIVITY},
     AUTOCOMPLETE: {AUTOCOMPLETE_RESULT},
-    MODAL_SUBMIT: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE},
+    MODAL_SUBMIT: {CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, LAUNCH_ACTIVITY},
 }
 
 
@@ -56,7 +68,10 @@ class InteractionRoutes(MessageRoutes):
             raise DiscordError(400, 50035, "Invalid Form Body: there is no message to update for this interaction")
         data = body.get("data") or {}
         message: Message | None = None
-        if kind == CHANNEL_MESSAGE:
+        launch: ActivityLaunch | None = None
+        if kind == LAUNCH_ACTIVITY:
+            launch = self._launch(interaction)
+        elif kind == CHANNEL_MESSAGE:
             limits.check_message(data, "data.")
             limits.check_not_empty(data, len(call.uploads))
             ephemeral = bool(int(data.get("flags") or 0) & EPHEMERAL)
@@ -91,11 +106,34 @@ class InteractionRoutes(MessageRoutes):
         reply: dict[str, Any] = {"interaction": {"id": str(interaction.id), "type": interaction.type}}
         if interaction.original_message_id is not None:
             reply["interaction"]["response_message_id"] = str(interaction.original_message_id)
+        if launch is not None:
+            reply["interaction"]["activity_instance_id"] = launch.instance_id
+            reply["resource"] = {"type": kind, "activity_instance": {"id": launch.instance_id}}
         if message is not None:
             reply["interaction"]["response_message_loading"] = message.loading
             reply["interaction"]["response_message_ephemeral"] = message.ephemeral
             reply["resource"] = {"type": kind, "message": self.message_json(message)}
         return reply
+
+    def _launch(self, interaction: Interaction) -> ActivityLaunch:
+        """Open the Activity for the interaction's member where Discord can, or refuse as Discord does."""
+        if not self.state.activities_enabled:
+            raise form_error("type", "Activities are not enabled for this application.")
+        channel = self.state.channels.get(interaction.channel_id) or {}
+        if channel.get("type") in THREAD_TYPES:
+            raise DiscordError(400, 50024, "Cannot execute action on this channel type")
+        if not self.state.permissions(interaction.user.id, interaction.channel_id) & USE_EMBEDDED_ACTIVITIES:
+            raise DiscordError(403, 50013, "Missing Permissions")
+        launch = ActivityLaunch(
+            instance_id=f"i-{self.state.snowflakes.next()}-gc-{self.state.guild_id}-{interaction.channel_id}",
+            interaction_id=interaction.id,
+            user_id=interaction.user.id,
+            guild_id=self.state.guild_id,
+            channel_id=interaction.channel_id,
+            at=self.state.clock.now(),
+        )
+        self.state.activity_launches.append(launch)
+        return launch
 
     def _webhook(self, call: Call) -> Interaction:
         if call.id("application_id") != self.state.application_id:
