@@ -17,7 +17,8 @@ class of its own module built on ``StoreBase`` (the connection, the transaction,
 - ``challenges``; ``due`` (what falls due, and the scheduler's side); ``ratings``; ``tournaments``,
   ``entries``, ``rounds``, ``disputes`` and ``arena`` (arena tournaments); ``prefs`` (players' and servers'
   choices); ``reviews`` (the AI's reviews of finished games, kept);
-  ``puzzles`` (mined puzzles); ``announcing`` (boards owed); ``lookups``.
+  ``puzzles`` (mined puzzles); ``puzzle_play`` (members' puzzle attempts, ratings, streaks, daily puzzles);
+  ``announcing`` (boards owed); ``lookups``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from bot.store.errors import StoreBusy, StoreError
 from bot.store.games import Games
 from bot.store.lookups import Lookups
 from bot.store.prefs import Preferences
+from bot.store.puzzle_play import PuzzlePlay
 from bot.store.puzzles import Puzzles
 from bot.store.ratings import Ratings
 from bot.store.reviews import Reviews
@@ -73,6 +75,7 @@ class Store(
     Ratings,
     Reviews,
     Puzzles,
+    PuzzlePlay,
     Announcing,
     Lookups,
     Preferences,
