@@ -1,0 +1,184 @@
+"""Puzzles end to end: ``/veloop puzzle`` and ``/veletas puzzle`` answer privately with the position and buttons; a
+right line solves (rating up, streak 1) posting nothing; a wrong turn is refuted privately (rating down, streak 0);
+Next gives another; everyone gets the same daily puzzle; Share is the one public post; what is not the member's
+(a forged button, another member's puzzle) and an illegal turn are refused privately and change nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+from puzzle_positions import veletas_one, veloop_more, veloop_one, veloop_two, wrong_first
+
+from bot import ai as real_ai
+from bot import render
+from bot.client import VeletasBot
+from bot.i18n import words
+from bot.puzzles.play import replay
+from bot.puzzles.values import Puzzle
+from bot.rules.protocol import GameState
+from bot.sandbox.runner import BotRunner
+from bot.sandbox.server import FakeDiscord
+from bot.sandbox.state import Member, Message
+from bot.sandbox.users import SandboxUser
+from cogs.puzzles import PUZZLE_FILE
+from e2e.conftest import ManualClock, make_factory
+
+MOVE_FIELD = "Your move, in notation"
+
+
+def description(message: Message) -> str:
+    return str(message.embeds[0]["description"])
+
+
+def puzzle_id(message: Message) -> int:
+    found = re.search(r"#([0-9]+)", str(message.embeds[0]["title"]))
+    assert found is not None, message.embeds
+    return int(found[1])
+
+
+def labels(message: Message) -> list[str]:
+    return [str(b.get("label")) for b in message.buttons]
+
+
+def public(sandbox: FakeDiscord) -> int:
+    return sum(len(sandbox.messages(c, include_ephemeral=False)) for c in sandbox.state.channels)
+
+
+def everything(db_path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    with sqlite3.connect(db_path) as db:
+        return {
+            table: [tuple(r) for r in db.execute(f"SELECT * FROM {table} ORDER BY 1")]
+            for table in ("puzzles", "puzzle_attempts", "puzzle_ratings", "puzzle_daily")
+        }
+
+
+async def kept(bot: VeletasBot, *puzzles: Puzzle) -> dict[int, Puzzle]:
+    assert await bot.store.add_puzzles(puzzles) == len(puzzles)
+    found: dict[int, Puzzle] = {}
+    for game in {p.game for p in puzzles}:
+        found.update({p.id: p for p in await bot.store.puzzles_for(game, 0)})
+    return found
+
+
+async def play(user: SandboxUser, message: Message, turn: str) -> Message:
+    modal = await user.click_modal(message, "Type a move")
+    return await user.submit(modal, {MOVE_FIELD: turn})
+
+
+async def test_a_whole_veloop_puzzle_session(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, db_path: Path
+) -> None:
+    puzzles = await kept(bot, veloop_two(), veloop_one(), veloop_more(0))
+    me = sandbox.user(alice)
+    shown = await me.slash("veloop", "puzzle")
+    assert shown.ephemeral and labels(shown) == ["Type a move", "Next puzzle", "Leaderboard"]
+    assert Image.open(io.BytesIO(shown.files[PUZZLE_FILE])).format == "PNG"
+    puzzle = puzzles[puzzle_id(shown)]
+    task = f"Black to move: confine a stone in {puzzle.solver_turns} turn"
+    assert description(shown).startswith(task) and "Your puzzle rating: 1500? · streak 0 (best 0)" in description(shown)
+    # Everyone gets the same puzzle today.
+    assert puzzle_id(await sandbox.user(bob).slash("veloop", "puzzle")) == puzzle.id
+
+    # An illegal turn: refused privately, the puzzle's message and the store unchanged.
+    before = everything(db_path)
+    refused = await play(me, shown, "a1<a1")
+    assert refused.ephemeral and refused.id != shown.id and refused.content
+    assert everything(db_path) == before and description(sandbox.message(shown.id)) == description(shown)
+
+    # The right line: each reply shown at once, then solved, rated up, streak 1; nothing public.
+    answer = shown
+    for index in range(0, len(puzzle.solution), 2):
+        answer = await play(me, answer, puzzle.solution[index])
+        assert answer.id == shown.id, "the same private message, edited"
+        if index + 1 < len(puzzle.solution):
+            assert f"Right: {puzzle.solution[index]}. The reply: {puzzle.solution[index + 1]}." in description(answer)
+    assert f"Solved with {puzzle.solution[-1]}!" in description(answer)
+    change = re.search(r"Puzzle rating: 1500 → ([0-9]+) \(\+([0-9]+)\)", description(answer))
+    assert change is not None and int(change[1]) > 1500, description(answer)
+    assert "streak 1 (best 1)" in description(answer)
+    assert labels(answer) == ["Share", "Next puzzle", "Leaderboard"]
+    assert public(sandbox) == 0, "solving posts nothing"
+
+    # Next: another puzzle, and a wrong turn there: said privately with the solution, rated down, streak 0.
+    following = await me.click(answer, "Next puzzle")
+    other = puzzles[puzzle_id(following)]
+    assert other.id != puzzle.id and following.id == shown.id
+    wrong = wrong_first(other)
+    lost = await play(me, following, wrong)
+    assert f"Not this one: {wrong}. The winning turn was {other.solution[0]}." in description(lost)
+    down = re.search(r"Puzzle rating: ([0-9]+) → ([0-9]+) \(-([0-9]+)\)", description(lost))
+    assert down is not None and int(down[2]) < int(down[1]) == int(change[1]), description(lost)
+    assert "streak 0 (best 1)" in description(lost)
+    assert labels(lost) == ["Next puzzle", "Leaderboard"]
+
+
+async def test_share_posts_the_solved_puzzle_publicly_and_what_is_not_yours_is_refused(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, db_path: Path
+) -> None:
+    puzzles = await kept(bot, veletas_one())
+    (puzzle,) = puzzles.values()
+    me, them = sandbox.user(alice), sandbox.user(bob)
+    shown = await me.slash("veletas", "puzzle")
+    assert description(shown).startswith("Black to move: claim a region in 1 turn")
+    theirs = await them.slash("veletas", "puzzle")
+    mine_attempt = await bot.store.open_attempt(alice.id, "veletas")
+    assert mine_attempt is not None
+
+    # Bob's own message, its button forged to name Alice's attempt: refused privately, nothing changes.
+    before = everything(db_path)
+    forged = sandbox.message(theirs.id)
+    forged.buttons[0]["custom_id"] = f"pz:type:{mine_attempt.id}"
+    refused = await them.click(forged, f"pz:type:{mine_attempt.id}")
+    assert refused.ephemeral and refused.content == words()("puzzle.not_yours")
+    forged.buttons[0]["custom_id"] = f"pz:share:{mine_attempt.id}"
+    refused = await them.click(forged, f"pz:share:{mine_attempt.id}")
+    assert refused.ephemeral and refused.content == words()("puzzle.not_yours")
+    assert everything(db_path) == before and public(sandbox) == 0
+
+    solved = await play(me, shown, puzzle.solution[0])
+    assert "Solved with" in description(solved) and public(sandbox) == 0
+    posted = await me.click(solved, "Share")
+    assert not posted.ephemeral and public(sandbox) == 1
+    text = description(posted)
+    assert f"{alice.mention} solved Veletas puzzle #{puzzle.id}." in text and "claim a region in 1 turn" in text
+    assert re.search(r"Puzzle rating: 1500 → [0-9]+ \(\+[0-9]+\)", text), text
+    assert Image.open(io.BytesIO(posted.files[PUZZLE_FILE])).format == "PNG"
+
+
+async def refuting_ai(game: GameState, level: int) -> str:
+    return await asyncio.to_thread(real_ai.choose_turn, game, 1)
+
+
+class RefutingAi:
+    async def choose_turn(self, game: GameState, level: int) -> str:
+        return await refuting_ai(game, level)
+
+
+async def test_a_wrong_turn_shows_the_refutation_on_the_board(
+    sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock
+) -> None:
+    started = await sandbox_runner.start(make_factory(db_path, clock, ai=RefutingAi()), sync=False)
+    assert isinstance(started, VeletasBot)
+    puzzles = await kept(started, veloop_one())
+    (puzzle,) = puzzles.values()
+    me = sandbox.user(alice)
+    shown = await me.slash("veloop", "puzzle")
+    first_image = shown.files[PUZZLE_FILE]
+    wrong = wrong_first(puzzle)
+    lost = await play(me, shown, wrong)
+    found = re.search(r"What refutes it: (\S+) \(marked on the board\)\.", description(lost))
+    assert found is not None, description(lost)
+    after = replay(puzzle, (wrong,))
+    assert found[1] in {after.play(str(m)).turns[-1] for m in after.position.legal_moves()}  # type: ignore[attr-defined]
+    w = words()
+    refuted = after.play(found[1])
+    drawn = render.drawer("veloop").game_png(
+        refuted, theme=render.DEFAULT_THEME, players={"black": "Black", "white": "White"}, words=w
+    )
+    assert lost.files[PUZZLE_FILE] == drawn != first_image, "the position after the refutation, its turn marked"
