@@ -38,6 +38,7 @@ from bot.ratings import Change, PoolKey, Rating
 from bot.render.workers import Drawing
 from bot.rules.protocol import GameState, IllegalMove
 from bot.store.puzzle_play import LEADERBOARD_MINIMUM, Attempt, PuzzleTurn, Standing
+from cogs._ai_pool import AnalysisRefused, Refuter
 from cogs._board import theme_of
 from cogs._leaderboard import PAGE, left_the_server
 from cogs._send import Outgoing, bot_of, jump_link, mention, respond, respond_update
@@ -155,13 +156,22 @@ async def open_puzzle(interaction: discord.Interaction[Any], puzzle: Puzzle) -> 
     return await puzzle_message(bot, interaction, attempt, puzzle, lines, replay(puzzle, attempt.turns), standing)
 
 
-async def refutation(bot: VeletasBot, state: GameState) -> str | None:
-    """The defender's answer to a wrong turn, from the AI (in its workers, behind the AI's own turns); None without
-    an AI, when the game is over, or when it does not answer in time."""
-    if bot.ai is None or state.outcome is not None:
+async def refutation(bot: VeletasBot, user_id: int, state: GameState) -> str | None:
+    """The defender's answer to a wrong turn: the AI's best move there, asked of its workers as an analysis (behind
+    the AI's own turns, within the member's and the queue's limits); from an AI without that, its turn. None without
+    an AI, when the game is over, when the queue is full, or when no answer comes in time."""
+    ai = bot.ai
+    if ai is None or state.outcome is not None:
         return None
     try:
-        return await asyncio.wait_for(bot.ai.choose_turn(state, REFUTATION_LEVEL), REFUTATION_SECONDS)
+        if isinstance(ai, Refuter):
+            with ai.reserve(user_id):
+                settings = tuple(sorted(state.settings.items()))
+                found = ai.best_turn(state.kind.name, state.turns, settings)
+                return await asyncio.wait_for(found, REFUTATION_SECONDS)
+        return await asyncio.wait_for(ai.choose_turn(state, REFUTATION_LEVEL), REFUTATION_SECONDS)
+    except AnalysisRefused:
+        return None
     except Exception:
         log.warning("No refutation for a puzzle's wrong turn", exc_info=True)
         return None
@@ -185,7 +195,7 @@ async def turn_message(interaction: discord.Interaction[Any], played: PuzzleTurn
         lines.append(w("puzzle.solved", turn=step.turn))
     else:
         lines.append(w("puzzle.wrong", turn=step.turn, expected=step.expected))
-        answer = await refutation(bot, state)
+        answer = await refutation(bot, interaction.user.id, state)
         if answer is not None:
             state = state.play(answer)
             lines.append(w("puzzle.refutation", turn=state.turns[-1]))

@@ -5,27 +5,26 @@ Next gives another; everyone gets the same daily puzzle; Share is the one public
 
 from __future__ import annotations
 
-import asyncio
 import io
 import re
 import sqlite3
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
 from PIL import Image
 from puzzle_positions import veletas_one, veloop_more, veloop_one, veloop_two, wrong_first
 
-from bot import ai as real_ai
 from bot import render
 from bot.client import VeletasBot
 from bot.i18n import words
 from bot.puzzles.play import replay
 from bot.puzzles.values import Puzzle
-from bot.rules.protocol import GameState
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
 from bot.sandbox.users import SandboxUser
+from cogs._ai_pool import PooledAi
 from cogs.puzzles import PUZZLE_FILE
 from e2e.conftest import ManualClock, make_factory
 
@@ -66,9 +65,22 @@ async def kept(bot: VeletasBot, *puzzles: Puzzle) -> dict[int, Puzzle]:
     return found
 
 
-async def play(user: SandboxUser, message: Message, turn: str) -> Message:
+async def edited(sandbox: FakeDiscord, message: Message, action: Awaitable[Message]) -> Message:
+    """What an action on the puzzle's private message answered: that message once its edit has landed (a slow
+    answer is deferred first, and the edit follows), or the new message (a refusal)."""
+    before = len(sandbox.message(message.id).history)
+    answer = await action
+    if answer.id != message.id:
+        return answer
+    return await sandbox.wait_until(
+        lambda: len(sandbox.message(message.id).history) > before and sandbox.message(message.id),
+        what="the puzzle's message edited",
+    )
+
+
+async def play(sandbox: FakeDiscord, user: SandboxUser, message: Message, turn: str) -> Message:
     modal = await user.click_modal(message, "Type a move")
-    return await user.submit(modal, {MOVE_FIELD: turn})
+    return await edited(sandbox, message, user.submit(modal, {MOVE_FIELD: turn}))
 
 
 async def test_a_whole_veloop_puzzle_session(
@@ -87,14 +99,14 @@ async def test_a_whole_veloop_puzzle_session(
 
     # An illegal turn: refused privately, the puzzle's message and the store unchanged.
     before = everything(db_path)
-    refused = await play(me, shown, "a1<a1")
+    refused = await play(sandbox, me, shown, "a1<a1")
     assert refused.ephemeral and refused.id != shown.id and refused.content
     assert everything(db_path) == before and description(sandbox.message(shown.id)) == description(shown)
 
     # The right line: each reply shown at once, then solved, rated up, streak 1; nothing public.
     answer = shown
     for index in range(0, len(puzzle.solution), 2):
-        answer = await play(me, answer, puzzle.solution[index])
+        answer = await play(sandbox, me, answer, puzzle.solution[index])
         assert answer.id == shown.id, "the same private message, edited"
         if index + 1 < len(puzzle.solution):
             assert f"Right: {puzzle.solution[index]}. The reply: {puzzle.solution[index + 1]}." in description(answer)
@@ -106,11 +118,11 @@ async def test_a_whole_veloop_puzzle_session(
     assert public(sandbox) == 0, "solving posts nothing"
 
     # Next: another puzzle, and a wrong turn there: said privately with the solution, rated down, streak 0.
-    following = await me.click(answer, "Next puzzle")
+    following = await edited(sandbox, answer, me.click(answer, "Next puzzle"))
     other = puzzles[puzzle_id(following)]
     assert other.id != puzzle.id and following.id == shown.id
     wrong = wrong_first(other)
-    lost = await play(me, following, wrong)
+    lost = await play(sandbox, me, following, wrong)
     assert f"Not this one: {wrong}. The winning turn was {other.solution[0]}." in description(lost)
     down = re.search(r"Puzzle rating: ([0-9]+) → ([0-9]+) \(-([0-9]+)\)", description(lost))
     assert down is not None and int(down[2]) < int(down[1]) == int(change[1]), description(lost)
@@ -141,7 +153,7 @@ async def test_share_posts_the_solved_puzzle_publicly_and_what_is_not_yours_is_r
     assert refused.ephemeral and refused.content == words()("puzzle.not_yours")
     assert everything(db_path) == before and public(sandbox) == 0
 
-    solved = await play(me, shown, puzzle.solution[0])
+    solved = await play(sandbox, me, shown, puzzle.solution[0])
     assert "Solved with" in description(solved) and public(sandbox) == 0
     posted = await me.click(solved, "Share")
     assert not posted.ephemeral and public(sandbox) == 1
@@ -151,27 +163,33 @@ async def test_share_posts_the_solved_puzzle_publicly_and_what_is_not_yours_is_r
     assert Image.open(io.BytesIO(posted.files[PUZZLE_FILE])).format == "PNG"
 
 
-async def refuting_ai(game: GameState, level: int) -> str:
-    return await asyncio.to_thread(real_ai.choose_turn, game, 1)
+def refutations(pool: PooledAi) -> list[tuple[str, ...]]:
+    """The positions the pool is asked to refute (their turns)."""
+    asked: list[tuple[str, ...]] = []
+    original = pool.best_turn
 
+    async def best_turn(game: str, turns: tuple[str, ...], settings: tuple[tuple[str, str], ...]) -> str | None:
+        asked.append(turns)
+        return await original(game, turns, settings)
 
-class RefutingAi:
-    async def choose_turn(self, game: GameState, level: int) -> str:
-        return await refuting_ai(game, level)
+    pool.best_turn = best_turn  # type: ignore[method-assign]
+    return asked
 
 
 async def test_a_wrong_turn_shows_the_refutation_on_the_board(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock
 ) -> None:
-    started = await sandbox_runner.start(make_factory(db_path, clock, ai=RefutingAi()), sync=False)
-    assert isinstance(started, VeletasBot)
+    started = await sandbox_runner.start(make_factory(db_path, clock, ai_workers=1), sync=False)
+    assert isinstance(started, VeletasBot) and isinstance(started.ai, PooledAi)
+    started.ai.review_seconds = 0.05
+    asked = refutations(started.ai)
     puzzles = await kept(started, veloop_one())
     (puzzle,) = puzzles.values()
     me = sandbox.user(alice)
     shown = await me.slash("veloop", "puzzle")
     first_image = shown.files[PUZZLE_FILE]
     wrong = wrong_first(puzzle)
-    lost = await play(me, shown, wrong)
+    lost = await play(sandbox, me, shown, wrong)
     found = re.search(r"What refutes it: (\S+) \(marked on the board\)\.", description(lost))
     assert found is not None, description(lost)
     after = replay(puzzle, (wrong,))
@@ -182,3 +200,4 @@ async def test_a_wrong_turn_shows_the_refutation_on_the_board(
         refuted, theme=render.DEFAULT_THEME, players={"black": "Black", "white": "White"}, words=w
     )
     assert lost.files[PUZZLE_FILE] == drawn != first_image, "the position after the refutation, its turn marked"
+    assert asked == [(*puzzle.before, wrong)], "one position searched, as an analysis"
