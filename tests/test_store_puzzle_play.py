@@ -158,3 +158,21 @@ async def test_the_leaderboard_lists_this_servers_members_with_enough_rated_atte
     assert total == 1 and [user for user, _ in page] == [ALICE], "Bob played in another server"
     assert page[0][1] == await store.puzzle_standing(ALICE, "veloop")
     assert (await store.puzzle_leaderboard(GUILD, "veloop", offset=0, limit=10))[1] == 0, "fewer than five"
+
+
+async def test_a_daily_puzzle_whose_game_is_in_play_again_gives_way_to_another(store: Store, db_path: Path) -> None:
+    info = await started(store)
+    await store.resign(info.id, ALICE)
+    sourced, other = await kept(store, veloop_one(guild_id=GUILD, source_game_id=info.id), veloop_more(1))
+    day = dt.date(2026, 1, 1)
+    for _ in range(40):
+        chosen = await store.daily_puzzle(GUILD, "veloop", day)
+        if chosen == sourced:
+            break
+        day += dt.timedelta(days=1)
+    assert chosen == sourced
+    with raw(db_path) as db:  # as an undo or an organiser's decision would leave it
+        db.execute("UPDATE games SET status = 'active' WHERE id = ?", (info.id,))
+        db.commit()
+    assert await store.daily_puzzle(GUILD, "veloop", day) == other
+    assert await store.next_puzzle(BOB, GUILD, "veloop") == other

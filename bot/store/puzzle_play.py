@@ -143,11 +143,17 @@ class PuzzlePlay(StoreBase):
 
     async def daily_puzzle(self, guild_id: int, game: str, day: dt.date) -> Puzzle | None:
         """The server's puzzle of ``game`` on ``day`` (a UTC date): chosen at the first ask, the same for everyone
-        after it. A puzzle not shown as this server's daily before is preferred. None when there is none to show."""
+        after it (unless its source game is in play again: then another is chosen). A puzzle not shown as this server's
+        daily before is preferred. None when there is none to show."""
         async with self._transaction() as db:
             chosen = await self._daily(db, guild_id, game, day)
             if chosen is not None:
                 return chosen
+            # A day's puzzle whose source game is in play again (an undo, an organiser's decision) is chosen anew.
+            await db.execute(
+                "DELETE FROM puzzle_daily WHERE guild_id = ? AND game = ? AND day = ?",
+                (guild_id, game, day.isoformat()),
+            )
             rows = list(
                 await db.execute_fetchall(
                     f"SELECT id FROM puzzles WHERE {VISIBLE} AND id NOT IN "
@@ -172,8 +178,8 @@ class PuzzlePlay(StoreBase):
         rows = list(
             await db.execute_fetchall(
                 f"SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE id = "
-                "(SELECT puzzle_id FROM puzzle_daily WHERE guild_id = ? AND game = ? AND day = ?)",
-                (guild_id, game, day.isoformat()),
+                f"(SELECT puzzle_id FROM puzzle_daily WHERE guild_id = ? AND game = ? AND day = ?) AND {SHOWABLE}",
+                (guild_id, game, day.isoformat(), guild_id),
             )
         )
         return puzzle_from_row(rows[0]) if rows else None

@@ -6,6 +6,7 @@ Next gives another; everyone gets the same daily puzzle; Share is the one public
 from __future__ import annotations
 
 import io
+import random
 import re
 import sqlite3
 from collections.abc import Awaitable
@@ -27,6 +28,8 @@ from bot.sandbox.users import SandboxUser
 from cogs._ai_pool import PooledAi
 from cogs.puzzles import PUZZLE_FILE
 from e2e.conftest import ManualClock, make_factory
+from e2e.table import resign
+from e2e.test_veloop import start_veloop
 
 MOVE_FIELD = "Your move, in notation"
 
@@ -201,3 +204,45 @@ async def test_a_wrong_turn_shows_the_refutation_on_the_board(
     )
     assert lost.files[PUZZLE_FILE] == drawn != first_image, "the position after the refutation, its turn marked"
     assert asked == [(*puzzle.before, wrong)], "one position searched, as an analysis"
+
+
+async def test_the_source_game_is_named_only_while_it_is_this_servers_finished_game(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
+) -> None:
+    table = await start_veloop(sandbox, alice, bob, board="5", protocol="alternating")
+    rng = random.Random(2)
+    for _ in range(2):
+        await table.move(str(rng.choice(table.game.position.legal_moves())))
+    await resign(sandbox, table.first, group="veloop")
+    await kept(bot, veloop_one(guild_id=sandbox.guild_id, source_game_id=table.game_id))
+    shown = await sandbox.user(carol).slash("veloop", "puzzle")
+    link = f"https://discord.com/channels/{sandbox.guild_id}/{table.channel_id}/"
+    assert f"From Veloop (Square) #{table.game_id}, {alice.mention} against {bob.mention}: {link}" in description(shown)
+
+    # Its game in play again (as an undo or an organiser's decision leaves it): the puzzle is not shown at all.
+    with sqlite3.connect(db_path) as db:
+        db.execute("UPDATE games SET status = 'active' WHERE id = ?", (table.game_id,))
+    refused = await sandbox.user(bob).slash("veloop", "puzzle")
+    assert refused.ephemeral and refused.content == words()("puzzle.none_yet", game="Veloop")
+    refused = await sandbox.user(carol).click(shown, "Next puzzle")
+    assert refused.ephemeral and refused.content == words()("puzzle.all_tried")
+
+
+async def test_the_leaderboard_lists_this_servers_members_with_five_rated_puzzles(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    puzzles = list((await kept(bot, veloop_one(), veloop_two(), *(veloop_more(i) for i in range(3)))).values())
+    for member, count in ((alice, 5), (bob, 4)):
+        for puzzle in puzzles[:count]:
+            attempt = await bot.store.start_attempt(member.id, sandbox.guild_id, 1, puzzle.id)
+            await bot.store.play_puzzle_turn(attempt.id, member.id, puzzle.solution[0])
+            if len(puzzle.solution) > 1:
+                await bot.store.play_puzzle_turn(attempt.id, member.id, puzzle.solution[2])
+    standing = await bot.store.puzzle_standing(alice.id, "veloop")
+    assert standing.best_streak == 5 and standing.rating.games == 5
+    shown = await sandbox.user(bob).slash("veloop", "puzzle")
+    board = await sandbox.user(bob).click(shown, "Leaderboard")
+    assert board.ephemeral and board.id != shown.id
+    embed = board.embeds[0]
+    assert embed["title"] == "Puzzle leaderboard · Veloop"
+    assert embed["description"] == f"1. {alice.mention} · {standing.rating.shown} · best streak 5", "Bob has four"
