@@ -214,6 +214,47 @@ async def play_typed(interaction: discord.Interaction[Any], attempt_id: int, typ
         raise InvalidMove(exc.key, **exc.data) from exc
 
 
+async def puzzle_here(interaction: discord.Interaction[Any], game: str) -> tuple[Attempt, Puzzle] | None:
+    """The member's open puzzle attempt of ``game`` started in this channel, with its puzzle, unless they have a game
+    here in which they are to act: what ``/veletas move`` and ``/veloop move`` (and their autocomplete) play into.
+
+    A game where the member is to act comes first, so a puzzle never takes a turn meant for a game; otherwise the
+    member's own puzzle here does, whatever game the channel holds (a turn in it would be refused anyway)."""
+    bot = bot_of(interaction)
+    if interaction.channel_id is None:
+        return None
+    try:
+        info = await bot.store.game_in_channel(interaction.channel_id)
+    except UserError:
+        info = None
+    if info is not None and info.user_to_act == interaction.user.id:
+        return None
+    attempt = await bot.store.open_attempt(interaction.user.id, game)
+    if attempt is None or attempt.channel_id != interaction.channel_id:
+        return None
+    puzzle = await bot.store.get_puzzle(attempt.puzzle_id)
+    return None if puzzle is None else (attempt, puzzle)
+
+
+async def puzzle_state_here(interaction: discord.Interaction[Any], game: str) -> GameState | None:
+    """The position of the member's puzzle here (``puzzle_here``), for the move's autocomplete."""
+    found = await puzzle_here(interaction, game)
+    if found is None:
+        return None
+    attempt, puzzle = found
+    return replay(puzzle, attempt.turns)
+
+
+async def move_into_puzzle(interaction: discord.Interaction[Any], attempt: Attempt, typed: str) -> None:
+    """A turn typed into ``/veletas move`` or ``/veloop move`` for the member's puzzle: answered privately, with the
+    puzzle's position after it and its buttons, as the Type a move button answers."""
+
+    async def work() -> Outgoing:
+        return await turn_message(interaction, await play_typed(interaction, attempt.id, typed))
+
+    await respond(interaction, work(), ephemeral=True)
+
+
 class TypeMoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pz:type:(?P<attempt>[0-9]+)"):
     """Opens the modal for a turn in notation, only for the member's own open attempt."""
 

@@ -246,3 +246,29 @@ async def test_the_leaderboard_lists_this_servers_members_with_five_rated_puzzle
     embed = board.embeds[0]
     assert embed["title"] == "Puzzle leaderboard · Veloop"
     assert embed["description"] == f"1. {alice.mention} · {standing.rating.shown} · best streak 5", "Bob has four"
+
+
+async def test_the_move_command_plays_into_the_members_puzzle_unless_a_game_here_waits_for_their_turn(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    (puzzle,) = (await kept(bot, veloop_more(0))).values()
+    table = await start_veloop(sandbox, alice, bob, board="5", protocol="alternating")
+    me = sandbox.user(alice)
+    shown = await me.slash("veloop", "puzzle")
+    assert shown.ephemeral and shown.channel_id == table.channel_id
+    # Alice is to move in the game here: her move is the game's, and the puzzle is untouched.
+    board = await table.move(str(table.game.position.legal_moves()[0]))
+    assert not board.ephemeral
+    attempt = await bot.store.open_attempt(alice.id, "veloop")
+    assert attempt is not None and attempt.turns == ()
+    # Bob is to move now: what Alice types (and is offered) is her puzzle's.
+    target = puzzle.solution[0].split("<")[0]
+    offered = [c["value"] for c in await me.autocomplete("veloop", "move", move=target)]
+    assert puzzle.solution[0] in offered
+    assert [c["value"] for c in await sandbox.user(bob).autocomplete("veloop", "move", move=target)] != offered
+    solved = await me.slash("veloop", "move", move=puzzle.solution[0])
+    assert solved.ephemeral and f"Solved with {puzzle.solution[0]}!" in description(solved)
+    assert labels(solved) == ["Share", "Next puzzle", "Leaderboard"]
+    # The puzzle over, her move here is the game's again: refused, not her turn.
+    refused = await me.slash("veloop", "move", move=puzzle.solution[0])
+    assert refused.ephemeral and "turn" in refused.content and not refused.embeds
