@@ -107,6 +107,7 @@ async def draw(bot: VeletasBot, user_id: int, state: GameState, w: Words) -> byt
 def buttons(w: Words, attempt: Attempt) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     if attempt.status == "open":
+        view.add_item(GuidedMoveButton(attempt.puzzle_id, label=w("guided.move.label")))
         view.add_item(TypeMoveButton(attempt.id, label=w("puzzle.type.label")))
     if attempt.status == "solved":
         view.add_item(ShareButton(attempt.id, label=w("puzzle.share.label")))
@@ -253,6 +254,58 @@ async def move_into_puzzle(interaction: discord.Interaction[Any], attempt: Attem
         return await turn_message(interaction, await play_typed(interaction, attempt.id, typed))
 
     await respond(interaction, work(), ephemeral=True)
+
+
+async def puzzle_turn(interaction: discord.Interaction[Any], puzzle_id: int, seen: int, move: str) -> Outgoing:
+    """The guided move's confirmed turn in the member's puzzle (``cogs.guided``), if the attempt still stands where
+    the menu showed it (``seen`` turns played)."""
+    bot = bot_of(interaction)
+    view = await bot.store.puzzle_view(interaction.user.id, puzzle_id)
+    try:
+        played = await bot.store.play_puzzle_turn(view.attempt_id, interaction.user.id, move, expected_turns=seen)
+    except IllegalMove as exc:
+        raise InvalidMove(exc.key, **exc.data) from exc
+    return await turn_message(interaction, played)
+
+
+async def puzzle_again(interaction: discord.Interaction[Any], puzzle_id: int) -> Outgoing:
+    """The member's open attempt at ``puzzle_id`` as it stands (the guided move cancelled)."""
+    bot = bot_of(interaction)
+    view = await bot.store.puzzle_view(interaction.user.id, puzzle_id)
+    attempt = await bot.store.get_attempt(view.attempt_id)
+    puzzle = await bot.store.get_puzzle(puzzle_id)
+    if attempt is None or puzzle is None:
+        raise UserError("puzzle.over")
+    w = private_words(interaction)
+    left = (len(puzzle.solution) - len(attempt.turns) + 1) // 2
+    lines = [w(f"puzzle.task.{puzzle.goal}", colour=w(f"result.{solver(puzzle)}"), count=left)]
+    standing = await bot.store.puzzle_standing(interaction.user.id, puzzle.game)
+    return await puzzle_message(bot, interaction, attempt, puzzle, lines, view.state, standing)
+
+
+class GuidedMoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pz:guide:(?P<puzzle>[0-9]+)"):
+    """The guided move (the games' own steps, ``cogs.guided``) on the member's puzzle, in the same private message."""
+
+    def __init__(self, puzzle_id: int, *, label: str = "Move") -> None:
+        super().__init__(
+            discord.ui.Button(label=label, style=discord.ButtonStyle.primary, custom_id=f"pz:guide:{puzzle_id}")
+        )
+        self.puzzle_id = puzzle_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> GuidedMoveButton:
+        return cls(id_or_zero(match["puzzle"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+
+        async def work() -> Outgoing:
+            view = await bot.store.puzzle_view(interaction.user.id, self.puzzle_id)
+            return await table_for(view).guided_start(bot, view, private_words(interaction))
+
+        await bot.guard(interaction, respond_update(interaction, work()))
 
 
 class TypeMoveButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pz:type:(?P<attempt>[0-9]+)"):
@@ -485,4 +538,4 @@ class VeloopPuzzle(PuzzleCog, name="Veloop puzzle"):
 async def setup(bot: VeletasBot) -> None:
     await bot.add_feature(VeletasPuzzle(bot))
     await bot.add_feature(VeloopPuzzle(bot), group="veloop")
-    bot.add_dynamic_items(TypeMoveButton, NextButton, ShareButton, TopButton)
+    bot.add_dynamic_items(GuidedMoveButton, TypeMoveButton, NextButton, ShareButton, TopButton)

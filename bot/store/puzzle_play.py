@@ -22,12 +22,15 @@ from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 from bot.db import Connection, Row
-from bot.errors import UserError
+from bot.errors import RaceLost, UserError
 from bot.puzzles.play import Step, daily_index, judge
 from bot.puzzles.values import Puzzle
 from bot.ratings import Rating, rate_game
+from bot.rules.registry import find_game
 from bot.store.base import StoreBase
 from bot.store.puzzles import PUZZLE_COLUMNS, puzzle_from_row
+from bot.store.rows import from_ts
+from bot.store.values import GameInfo
 
 Status = Literal["open", "solved", "failed", "abandoned"]
 
@@ -88,6 +91,15 @@ class PuzzleTurn:
     attempt: Attempt
     standing: Standing
     before: Rating | None = None
+
+
+@dataclass(frozen=True)
+class PuzzleView(GameInfo):
+    """A member's open attempt as the guided move reads a game: the puzzle's position now (``id`` is the puzzle's,
+    ``version`` the turns played in the attempt), in play, with the member in both seats, so the steps built for games
+    (their menus, images and checks) serve a puzzle unchanged. Never stored, never a game."""
+
+    attempt_id: int = 0
 
 
 def attempt_from_row(row: Row) -> Attempt:
@@ -246,13 +258,55 @@ class PuzzlePlay(StoreBase):
             )
             return attempt_from_row(found[0])
 
-    async def play_puzzle_turn(self, attempt_id: int, user_id: int, typed: str) -> PuzzleTurn:
+    async def puzzle_view(self, user_id: int, puzzle_id: int) -> PuzzleView:
+        """The member's open attempt at ``puzzle_id`` as a game's snapshot (``PuzzleView``) for the guided move;
+        refused (``puzzle.over``) when they have none open at that puzzle."""
+        rows = await self._fetchall(
+            f"SELECT {ATTEMPT_COLUMNS} FROM puzzle_attempts WHERE user_id = ? AND puzzle_id = ? AND status = 'open'",
+            (user_id, puzzle_id),
+        )
+        found = await self._fetchall(f"SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE id = ?", (puzzle_id,)) if rows else []
+        if not found:
+            raise UserError(OVER)
+        puzzle = puzzle_from_row(found[0])
+        attempt = attempt_from_row(rows[0])
+        started = from_ts(attempt.started_at)
+        return PuzzleView(
+            id=puzzle.id,
+            guild_id=attempt.guild_id,
+            channel_id=attempt.channel_id,
+            origin_channel_id=attempt.channel_id,
+            status="active",
+            kind=find_game(puzzle.game),
+            settings=puzzle.settings,
+            where="here",
+            challenger_id=user_id,
+            opponent_id=user_id,
+            ai_level=None,
+            ply=len(puzzle.before) + len(attempt.turns),
+            turns=(*puzzle.before, *attempt.turns),
+            winner_id=None,
+            result=None,
+            created_at=started,
+            updated_at=started,
+            expires_at=None,
+            challenge_message_id=None,
+            board_message_id=None,
+            undo_requested_by=None,
+            version=len(attempt.turns),
+            attempt_id=attempt.id,
+        )
+
+    async def play_puzzle_turn(
+        self, attempt_id: int, user_id: int, typed: str, *, expected_turns: int | None = None
+    ) -> PuzzleTurn:
         """The member's next turn in their open attempt, judged against the solution (``bot.puzzles.play.judge``),
         in one transaction: the turn (and the defender's reply) kept; on the last right turn or a wrong one the
         attempt ends, and a rated one moves the member's and the puzzle's ratings and the member's streak.
 
         Refused: someone else's attempt (``puzzle.not_yours``), an ended one (``puzzle.over``); a turn the rules
-        refuse raises their ``IllegalMove``. Nothing is written then."""
+        refuse raises their ``IllegalMove``; ``expected_turns`` (a menu's view of the attempt) other than the turns
+        played is out of date (``RaceLost``). Nothing is written then."""
         async with self._transaction() as db:
             rows = list(
                 await db.execute_fetchall(f"SELECT {ATTEMPT_COLUMNS} FROM puzzle_attempts WHERE id = ?", (attempt_id,))
@@ -262,6 +316,8 @@ class PuzzlePlay(StoreBase):
             attempt = attempt_from_row(rows[0])
             if attempt.status != "open":
                 raise UserError(OVER)
+            if expected_turns is not None and expected_turns != len(attempt.turns):
+                raise RaceLost("guided.menu_out_of_date")
             found = list(
                 await db.execute_fetchall(f"SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE id = ?", (attempt.puzzle_id,))
             )

@@ -92,7 +92,7 @@ async def test_a_whole_veloop_puzzle_session(
     puzzles = await kept(bot, veloop_two(), veloop_one(), veloop_more(0))
     me = sandbox.user(alice)
     shown = await me.slash("veloop", "puzzle")
-    assert shown.ephemeral and labels(shown) == ["Type a move", "Next puzzle", "Leaderboard"]
+    assert shown.ephemeral and labels(shown) == ["Move", "Type a move", "Next puzzle", "Leaderboard"]
     assert Image.open(io.BytesIO(shown.files[PUZZLE_FILE])).format == "PNG"
     puzzle = puzzles[puzzle_id(shown)]
     task = f"Black to move: confine a stone in {puzzle.solver_turns} turn"
@@ -272,3 +272,59 @@ async def test_the_move_command_plays_into_the_members_puzzle_unless_a_game_here
     # The puzzle over, her move here is the game's again: refused, not her turn.
     refused = await me.slash("veloop", "move", move=puzzle.solution[0])
     assert refused.ephemeral and "turn" in refused.content and not refused.embeds
+
+
+def menu_with(message: Message, value: str) -> str:
+    menu: dict[str, Any] = next(m for m in message.selects if value in [o["value"] for o in m["options"]])
+    return str(menu["custom_id"])
+
+
+async def test_the_guided_move_plays_a_puzzle_in_the_same_private_message(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member
+) -> None:
+    puzzles = await kept(bot, veloop_more(0), veletas_one())
+    veloop_puzzle = next(p for p in puzzles.values() if p.game == "veloop")
+    veletas_puzzle = next(p for p in puzzles.values() if p.game == "veletas")
+    me = sandbox.user(alice)
+
+    # Veloop: target, support, confirm; Cancel on the way brings the puzzle back as it was.
+    shown = await me.slash("veloop", "puzzle")
+    step = await edited(sandbox, shown, me.click(shown, "Move"))
+    assert step.id == shown.id and step.selects, "the games' own menus, in the puzzle's message"
+    back = await edited(sandbox, shown, me.click(step, "Cancel"))
+    assert description(back).startswith("Black to move: confine a stone in 1 turn")
+    assert labels(back) == ["Move", "Type a move", "Next puzzle", "Leaderboard"]
+    target, support = veloop_puzzle.solution[0].split("<")
+    step = await edited(sandbox, shown, me.click(back, "Move"))
+    step = await edited(sandbox, shown, me.select(step, target, menu=menu_with(step, target)))
+    step = await edited(sandbox, shown, me.select(step, support, menu=menu_with(step, support)))
+    # A menu's id names the puzzle, never an attempt: Alice's confirm forged into Bob's message acts on his own attempt
+    # (the same daily puzzle), and without one open it is refused; Alice's attempt is untouched either way.
+    confirm = next(b for b in step.buttons if b["label"] == f"Play {veloop_puzzle.solution[0]}")
+    carol_view = sandbox.user(carol)
+    theirs = await carol_view.slash("veletas", "puzzle")
+    forged = sandbox.message(theirs.id)
+    forged.buttons[0]["custom_id"] = confirm["custom_id"]
+    refused = await carol_view.click(forged, confirm["custom_id"])
+    assert refused.ephemeral and refused.id != theirs.id and refused.content == words()("puzzle.over")
+    their = await sandbox.user(bob).slash("veloop", "puzzle")
+    forged = sandbox.message(their.id)
+    forged.buttons[0]["custom_id"] = confirm["custom_id"]
+    await edited(sandbox, their, sandbox.user(bob).click(forged, confirm["custom_id"]))
+    bobs = await bot.store.open_attempt(bob.id, "veloop")
+    assert bobs is None and "Solved with" in description(sandbox.message(their.id))
+    alices = await bot.store.open_attempt(alice.id, "veloop")
+    assert alices is not None and alices.turns == (), "Alice's puzzle untouched"
+    solved = await edited(sandbox, shown, me.click(step, f"Play {veloop_puzzle.solution[0]}"))
+    assert f"Solved with {veloop_puzzle.solution[0]}!" in description(solved)
+
+    # Veletas: shooter, destination, target, confirm.
+    shown = await me.slash("veletas", "puzzle")
+    turn = veletas_puzzle.solution[0]
+    shooter, rest = turn.split("-")
+    destination, target = rest.split("/")
+    step = await edited(sandbox, shown, me.click(shown, "Move"))
+    for value in (shooter, destination, target):
+        step = await edited(sandbox, shown, me.select(step, value, menu=menu_with(step, value)))
+    solved = await edited(sandbox, shown, me.click(step, f"Play {turn}"))
+    assert f"Solved with {turn}!" in description(solved)
