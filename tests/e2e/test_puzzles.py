@@ -29,6 +29,7 @@ from cogs._ai_pool import PooledAi
 from cogs.puzzles import PUZZLE_FILE
 from e2e.conftest import ManualClock, make_factory
 from e2e.table import resign
+from e2e.test_languages import assert_no_english, in_language
 from e2e.test_veloop import start_veloop
 
 MOVE_FIELD = "Your move, in notation"
@@ -106,7 +107,9 @@ async def test_a_whole_veloop_puzzle_session(
     assert refused.ephemeral and refused.id != shown.id and refused.content
     assert everything(db_path) == before and description(sandbox.message(shown.id)) == description(shown)
 
-    # The right line: each reply shown at once, then solved, rated up, streak 1; nothing public.
+    # The right line, played after the first answer's 15-minute token has expired (every turn is an interaction of
+    # its own): each reply shown at once, then solved, rated up, streak 1; nothing public.
+    sandbox.clock.advance(16 * 60)
     answer = shown
     for index in range(0, len(puzzle.solution), 2):
         answer = await play(sandbox, me, answer, puzzle.solution[index])
@@ -328,3 +331,25 @@ async def test_the_guided_move_plays_a_puzzle_in_the_same_private_message(
         step = await edited(sandbox, shown, me.select(step, value, menu=menu_with(step, value)))
     solved = await edited(sandbox, shown, me.click(step, f"Play {turn}"))
     assert f"Solved with {turn}!" in description(solved)
+
+
+async def test_spanish_and_japanese_members_play_puzzles_without_a_word_of_english(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    alice.locale, bob.locale = "ja", "es-419"
+    (puzzle,) = (await kept(bot, veloop_one())).values()
+    for member, field, button, language in (
+        (alice, "あなたの手（棋譜の表記で）", "手を入力", "ja"),
+        (bob, "Tu jugada, en notación", "Escribir jugada", "es"),
+    ):
+        user = sandbox.user(member)
+        shown = await user.slash("veloop", "puzzle")
+        assert in_language(description(shown), language), description(shown)
+        modal = await user.click_modal(shown, button)
+        turn = puzzle.solution[0] if language == "ja" else wrong_first(puzzle)
+        answer = await edited(sandbox, shown, user.submit(modal, {field: turn}))
+        assert in_language(description(answer), language), description(answer)
+        assert "1500 → " in description(answer)
+        board = await user.click(answer, "ランキング" if language == "ja" else "Clasificación")
+        assert in_language(board.text(), language), board.text()
+    assert assert_no_english(sandbox, [alice, bob], [sandbox.channel_id]) >= 4
