@@ -42,7 +42,7 @@ from cogs._ai_pool import AnalysisRefused, Refuter
 from cogs._board import theme_of
 from cogs._leaderboard import PAGE, left_the_server
 from cogs._send import Outgoing, bot_of, jump_link, mention, respond, respond_update
-from cogs._tables import table_for
+from cogs._tables import TABLES, table_for
 from cogs._words import private_words, public_words
 
 log = logging.getLogger(__name__)
@@ -377,7 +377,7 @@ class NextButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pz:n
         bot = bot_of(interaction)
 
         async def work() -> Outgoing:
-            if self.game not in ("veletas", "veloop") or interaction.guild_id is None:
+            if self.game not in TABLES or interaction.guild_id is None:
                 raise UserError("puzzle.unavailable")
             puzzle = await bot.store.next_puzzle(interaction.user.id, interaction.guild_id, self.game)
             if puzzle is None:
@@ -460,7 +460,7 @@ class TopButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pz:to
 async def leaderboard(interaction: discord.Interaction[Any], game: str) -> Outgoing:
     """The server's members by puzzle rating (those with enough rated attempts), with their best streaks."""
     bot = bot_of(interaction)
-    if game not in ("veletas", "veloop") or interaction.guild_id is None:
+    if game not in TABLES or interaction.guild_id is None:
         raise UserError("puzzle.unavailable")
     w = private_words(interaction)
     while True:

@@ -17,6 +17,7 @@ from bot.puzzles.values import Puzzle
 from bot.ratings import Rating, rate_game
 from bot.rules.protocol import IllegalMove
 from bot.store import Store
+from bot.store.puzzle_play import Standing
 
 GUILD = 1
 OTHER_GUILD = 2
@@ -164,6 +165,7 @@ async def test_a_daily_puzzle_whose_game_is_in_play_again_gives_way_to_another(s
     info = await started(store)
     await store.resign(info.id, ALICE)
     sourced, other = await kept(store, veloop_one(guild_id=GUILD, source_game_id=info.id), veloop_more(1))
+    begun = await store.start_attempt(BOB, GUILD, CHANNEL, sourced.id)
     day = dt.date(2026, 1, 1)
     for _ in range(40):
         chosen = await store.daily_puzzle(GUILD, "veloop", day)
@@ -176,3 +178,7 @@ async def test_a_daily_puzzle_whose_game_is_in_play_again_gives_way_to_another(s
         db.commit()
     assert await store.daily_puzzle(GUILD, "veloop", day) == other
     assert await store.next_puzzle(BOB, GUILD, "veloop") == other
+    with pytest.raises(UserError) as unavailable:
+        await store.play_puzzle_turn(begun.id, BOB, sourced.solution[0])
+    assert unavailable.value.key == "puzzle.unavailable", "an attempt begun before cannot go on either"
+    assert await store.puzzle_standing(BOB, "veloop") == Standing(Rating()), "nothing rated"

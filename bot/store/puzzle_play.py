@@ -319,9 +319,12 @@ class PuzzlePlay(StoreBase):
             if expected_turns is not None and expected_turns != len(attempt.turns):
                 raise RaceLost("guided.menu_out_of_date")
             found = list(
-                await db.execute_fetchall(f"SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE id = ?", (attempt.puzzle_id,))
+                await db.execute_fetchall(
+                    f"SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE id = ? AND {SHOWABLE}",
+                    (attempt.puzzle_id, attempt.guild_id),
+                )
             )
-            if not found:
+            if not found:  # its source game in play again since the attempt began: nothing is played or rated
                 raise UserError(UNAVAILABLE)
             puzzle = puzzle_from_row(found[0])
             step = judge(puzzle, attempt.turns, typed)
