@@ -410,11 +410,7 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pz:
 
     async def post(self, interaction: discord.Interaction[Any]) -> Outgoing:
         bot = bot_of(interaction)
-        attempt = await bot.store.get_attempt(self.attempt_id)
-        if attempt is None or attempt.user_id != interaction.user.id:
-            raise UserError("puzzle.not_yours")
-        if attempt.status != "solved":
-            raise UserError("puzzle.share_unsolved")
+        attempt = await bot.store.share_attempt(self.attempt_id, interaction.user.id)
         puzzle = await bot.store.get_puzzle(attempt.puzzle_id)
         if puzzle is None:
             raise UserError("puzzle.unavailable")

@@ -393,6 +393,25 @@ class PuzzlePlay(StoreBase):
             )
             return PuzzleTurn(step, ended, standing, before)
 
+    async def share_attempt(self, attempt_id: int, user_id: int) -> Attempt:
+        """Mark the member's solved attempt as shared, once: refused for someone else's (``puzzle.not_yours``), one
+        not solved (``puzzle.share_unsolved``) and one shared already (``puzzle.shared_already``)."""
+        async with self._transaction() as db:
+            rows = list(
+                await db.execute_fetchall(
+                    f"SELECT {ATTEMPT_COLUMNS}, shared FROM puzzle_attempts WHERE id = ?", (attempt_id,)
+                )
+            )
+            if not rows or int(rows[0][2]) != user_id:
+                raise UserError(NOT_YOURS)
+            attempt = attempt_from_row(rows[0])
+            if attempt.status != "solved":
+                raise UserError("puzzle.share_unsolved")
+            if int(rows[0][13]):
+                raise UserError("puzzle.shared_already")
+            await db.execute("UPDATE puzzle_attempts SET shared = 1 WHERE id = ?", (attempt_id,))
+            return attempt
+
     async def puzzle_leaderboard(
         self, guild_id: int, game: str, *, offset: int, limit: int, minimum: int = LEADERBOARD_MINIMUM
     ) -> tuple[list[tuple[int, Standing]], int]:

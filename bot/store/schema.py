@@ -565,7 +565,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "puzzle_id INTEGER NOT NULL REFERENCES puzzles(id) ON DELETE CASCADE, user_id INTEGER NOT NULL, "
         "guild_id INTEGER NOT NULL, channel_id INTEGER NOT NULL, game TEXT NOT NULL, status TEXT NOT NULL "
         "CHECK (status IN ('open', 'solved', 'failed', 'abandoned')), rated INTEGER NOT NULL, turns TEXT NOT NULL, "
-        "started_at REAL NOT NULL, finished_at REAL, rating_before REAL, rating_after REAL)",
+        "started_at REAL NOT NULL, finished_at REAL, rating_before REAL, rating_after REAL, "
+        "shared INTEGER NOT NULL DEFAULT 0)",
         "CREATE UNIQUE INDEX IF NOT EXISTS puzzle_attempts_one_open ON puzzle_attempts (user_id, game) "
         "WHERE status = 'open'",
         "CREATE INDEX IF NOT EXISTS puzzle_attempts_by_member ON puzzle_attempts (user_id, puzzle_id)",

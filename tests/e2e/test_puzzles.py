@@ -167,6 +167,8 @@ async def test_share_posts_the_solved_puzzle_publicly_and_what_is_not_yours_is_r
     assert f"{alice.mention} solved Veletas puzzle #{puzzle.id}." in text and "claim a region in 1 turn" in text
     assert re.search(r"Puzzle rating: 1500 → [0-9]+ \(\+[0-9]+\)", text), text
     assert Image.open(io.BytesIO(posted.files[PUZZLE_FILE])).format == "PNG"
+    again = await me.click(solved, "Share")
+    assert again.ephemeral and again.content == words()("puzzle.shared_already") and public(sandbox) == 1
 
 
 def refutations(pool: PooledAi) -> list[tuple[str, ...]]:
