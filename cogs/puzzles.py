@@ -109,6 +109,7 @@ def buttons(w: Words, attempt: Attempt) -> discord.ui.View:
     if attempt.status == "open":
         view.add_item(GuidedMoveButton(attempt.puzzle_id, label=w("guided.move.label")))
         view.add_item(TypeMoveButton(attempt.id, label=w("puzzle.type.label")))
+        view.add_item(GiveUpButton(attempt.id, label=w("puzzle.give_up.label")))
     if attempt.status == "solved":
         view.add_item(ShareButton(attempt.id, label=w("puzzle.share.label")))
     view.add_item(NextButton(attempt.game, label=w("puzzle.next.label")))
@@ -194,6 +195,11 @@ async def turn_message(interaction: discord.Interaction[Any], played: PuzzleTurn
         lines.append(w(f"puzzle.task.{puzzle.goal}", colour=w(f"result.{solver(puzzle)}"), count=left))
     elif step.verdict == "solved":
         lines.append(w("puzzle.solved", turn=step.turn))
+    elif step.verdict == "gave_up":
+        line = puzzle.solution[len(attempt.turns) :]
+        lines.append(w("puzzle.gave_up", line=" ".join(line)))
+        for turn in line:
+            state = state.play(turn)
     else:
         lines.append(w("puzzle.wrong", turn=step.turn, expected=step.expected))
         answer = await refutation(bot, interaction.user.id, state)
@@ -356,6 +362,30 @@ def submitted_move(data: Mapping[str, Any]) -> str:
             if item.get("custom_id") == MOVE_FIELD:
                 return str(item.get("value") or "")
     return ""
+
+
+class GiveUpButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pz:giveup:(?P<attempt>[0-9]+)"):
+    """Ends the member's attempt as a wrong turn would, and shows the rest of the solution on the board."""
+
+    def __init__(self, attempt_id: int, *, label: str = "Give up") -> None:
+        super().__init__(
+            discord.ui.Button(label=label, style=discord.ButtonStyle.danger, custom_id=f"pz:giveup:{attempt_id}")
+        )
+        self.attempt_id = attempt_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> GiveUpButton:
+        return cls(id_or_zero(match["attempt"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+
+        async def work() -> Outgoing:
+            return await turn_message(interaction, await bot.store.give_up_puzzle(self.attempt_id, interaction.user.id))
+
+        await bot.guard(interaction, respond_update(interaction, work()))
 
 
 class NextButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pz:next:(?P<game>[a-z]{2,12})"):
@@ -534,4 +564,4 @@ class VeloopPuzzle(PuzzleCog, name="Veloop puzzle"):
 async def setup(bot: VeletasBot) -> None:
     await bot.add_feature(VeletasPuzzle(bot))
     await bot.add_feature(VeloopPuzzle(bot), group="veloop")
-    bot.add_dynamic_items(GuidedMoveButton, TypeMoveButton, NextButton, ShareButton, TopButton)
+    bot.add_dynamic_items(GuidedMoveButton, TypeMoveButton, GiveUpButton, NextButton, ShareButton, TopButton)

@@ -23,7 +23,7 @@ from bot.puzzles.values import Puzzle
 from bot.rules.protocol import Colour, GameState
 from bot.rules.registry import find_game
 
-Verdict = Literal["right", "solved", "wrong"]
+Verdict = Literal["right", "solved", "wrong", "gave_up"]
 
 WON: Final = 1_000_000
 """A margin standing for "the game is won": larger than any score a board can hold."""
@@ -32,7 +32,8 @@ WON: Final = 1_000_000
 @dataclass(frozen=True, slots=True)
 class Step:
     """What one of the member's turns did: ``verdict``, the turn as the rules write it, the defender's reply
-    (after a right turn that is not the last), and ``expected``: the solution's turn when the member's was wrong."""
+    (after a right turn that is not the last), and ``expected``: the solution's turn when the member's was wrong (or
+    when they gave up, ``gave_up``, with no turn of theirs: ``turn`` is empty)."""
 
     verdict: Verdict
     turn: str

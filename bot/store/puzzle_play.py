@@ -297,6 +297,11 @@ class PuzzlePlay(StoreBase):
             attempt_id=attempt.id,
         )
 
+    async def give_up_puzzle(self, attempt_id: int, user_id: int) -> PuzzleTurn:
+        """The member gives their open attempt up: it ends as a wrong turn would (a rated loss, the streak back to 0),
+        in one transaction; the step's ``expected`` is the solution's turn that was due. Refused as a turn is."""
+        return await self._puzzle_step(attempt_id, user_id, None, None)
+
     async def play_puzzle_turn(
         self, attempt_id: int, user_id: int, typed: str, *, expected_turns: int | None = None
     ) -> PuzzleTurn:
@@ -307,6 +312,12 @@ class PuzzlePlay(StoreBase):
         Refused: someone else's attempt (``puzzle.not_yours``), an ended one (``puzzle.over``); a turn the rules
         refuse raises their ``IllegalMove``; ``expected_turns`` (a menu's view of the attempt) other than the turns
         played is out of date (``RaceLost``). Nothing is written then."""
+        return await self._puzzle_step(attempt_id, user_id, typed, expected_turns)
+
+    async def _puzzle_step(
+        self, attempt_id: int, user_id: int, typed: str | None, expected_turns: int | None
+    ) -> PuzzleTurn:
+        """A turn (``typed``) or giving up (None) in the member's open attempt, in one transaction."""
         async with self._transaction() as db:
             rows = list(
                 await db.execute_fetchall(f"SELECT {ATTEMPT_COLUMNS} FROM puzzle_attempts WHERE id = ?", (attempt_id,))
@@ -327,8 +338,12 @@ class PuzzlePlay(StoreBase):
             if not found:  # its source game in play again since the attempt began: nothing is played or rated
                 raise UserError(UNAVAILABLE)
             puzzle = puzzle_from_row(found[0])
-            step = judge(puzzle, attempt.turns, typed)
-            turns = (*attempt.turns, step.turn, *((step.reply,) if step.reply else ()))
+            if typed is None:
+                step = Step("gave_up", "", expected=puzzle.solution[len(attempt.turns)])
+                turns = attempt.turns
+            else:
+                step = judge(puzzle, attempt.turns, typed)
+                turns = (*attempt.turns, step.turn, *((step.reply,) if step.reply else ()))
             standing = _standing(list(await db.execute_fetchall(STANDING_SQL, (user_id, puzzle.game))))
             now = self._now()
             if step.verdict == "right":

@@ -93,7 +93,7 @@ async def test_a_whole_veloop_puzzle_session(
     puzzles = await kept(bot, veloop_two(), veloop_one(), veloop_more(0))
     me = sandbox.user(alice)
     shown = await me.slash("veloop", "puzzle")
-    assert shown.ephemeral and labels(shown) == ["Move", "Type a move", "Next puzzle", "Leaderboard"]
+    assert shown.ephemeral and labels(shown) == ["Move", "Type a move", "Give up", "Next puzzle", "Leaderboard"]
     assert Image.open(io.BytesIO(shown.files[PUZZLE_FILE])).format == "PNG"
     puzzle = puzzles[puzzle_id(shown)]
     task = f"Black to move: confine a stone in {puzzle.solver_turns} turn"
@@ -298,7 +298,7 @@ async def test_the_guided_move_plays_a_puzzle_in_the_same_private_message(
     assert step.id == shown.id and step.selects, "the games' own menus, in the puzzle's message"
     back = await edited(sandbox, shown, me.click(step, "Cancel"))
     assert description(back).startswith("Black to move: confine a stone in 1 turn")
-    assert labels(back) == ["Move", "Type a move", "Next puzzle", "Leaderboard"]
+    assert labels(back) == ["Move", "Type a move", "Give up", "Next puzzle", "Leaderboard"]
     target, support = veloop_puzzle.solution[0].split("<")
     step = await edited(sandbox, shown, me.click(back, "Move"))
     step = await edited(sandbox, shown, me.select(step, target, menu=menu_with(step, target)))
@@ -355,3 +355,20 @@ async def test_spanish_and_japanese_members_play_puzzles_without_a_word_of_engli
         board = await user.click(answer, "ランキング" if language == "ja" else "Clasificación")
         assert in_language(board.text(), language), board.text()
     assert assert_no_english(sandbox, [alice, bob], [sandbox.channel_id]) >= 4
+
+
+async def test_giving_up_is_a_rated_loss_and_shows_the_rest_of_the_solution(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member
+) -> None:
+    (puzzle,) = (await kept(bot, veloop_two())).values()
+    me = sandbox.user(alice)
+    shown = await me.slash("veloop", "puzzle")
+    right = await play(sandbox, me, shown, puzzle.solution[0])
+    begun = await bot.store.open_attempt(alice.id, "veloop")
+    assert begun is not None
+    gave_up = await edited(sandbox, shown, me.click(right, "Give up"))
+    assert f"You gave up. The solution from here: {puzzle.solution[2]}" in description(gave_up)
+    assert re.search(r"Puzzle rating: 1500 → 1[0-4][0-9]{2} \(-[0-9]+\)", description(gave_up)), description(gave_up)
+    attempt = await bot.store.get_attempt(begun.id)
+    assert attempt is not None and attempt.status == "failed" and attempt.turns == puzzle.solution[:2]
+    assert labels(gave_up) == ["Next puzzle", "Leaderboard"]
