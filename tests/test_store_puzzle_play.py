@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 from dbtools import raw
-from puzzle_positions import veletas_one, veloop_more, veloop_one, veloop_two, wrong_first
+from puzzle_positions import VELETAS, legal, margin, veletas_one, veloop_more, veloop_one, veloop_two, wrong_first
 from store_fixtures import Clock
 from test_store import ALICE, BOB, started
 
 from bot.errors import UserError
+from bot.puzzles.play import Step, judge, replay
 from bot.puzzles.values import Puzzle
 from bot.ratings import Rating, rate_game
 from bot.rules.protocol import IllegalMove
@@ -182,3 +183,22 @@ async def test_a_daily_puzzle_whose_game_is_in_play_again_gives_way_to_another(s
         await store.play_puzzle_turn(begun.id, BOB, sourced.solution[0])
     assert unavailable.value.key == "puzzle.unavailable", "an attempt begun before cannot go on either"
     assert await store.puzzle_standing(BOB, "veloop") == Standing(Rating()), "nothing rated"
+
+
+def test_another_last_turn_that_gains_as_much_is_right_and_one_that_gains_less_is_wrong() -> None:
+    """A claim three turns make on this small board (so no mined puzzle): the solution's one, and the two others."""
+    before = (
+        "d4/d7", "keep", "c5,e4/f1", "c5-e7/f6", "e7-e2/d2", "d4-g4/f3", "g4-g7/g5", "e2-a6/a3", "e4-b7/c7",
+        "a6-c4/f4", "c4-b5/b2", "b5-d5/d4", "d5-b5/d5", "b5-c6/a6", "c6-e6/f7",
+    )  # fmt: skip
+    puzzle = Puzzle(game="veletas", settings=VELETAS, before=before, solution=("g6",), goal="claim")
+    start = replay(puzzle)
+    base = margin(start, "black")
+    claiming = [turn for turn in legal(start) if margin(start.play(turn), "black") > base]
+    assert sorted(claiming) == ["e6-e4/g6", "e6-f5/g6", "g6"]
+    for turn in claiming:
+        assert judge(puzzle, (), turn) == Step("solved", turn)
+    quiet = next(turn for turn in legal(start) if turn not in claiming)
+    assert judge(puzzle, (), quiet) == Step("wrong", quiet, expected="g6")
+    with pytest.raises(IllegalMove):
+        judge(puzzle, (), "a1-a2/a3")
