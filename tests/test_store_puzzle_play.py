@@ -148,6 +148,13 @@ async def test_the_next_puzzle_is_untried_and_nearest_the_members_rating(store: 
     assert abandoned is not None and abandoned.status == "abandoned", "one open attempt per member and game"
     assert (await store.open_attempt(ALICE, "veloop")) == other
     assert await store.next_puzzle(ALICE, GUILD, "veloop") == hard
+    # Left before its first turn, a puzzle is still rated when taken up again; left after a turn, it is not.
+    assert (await store.start_attempt(ALICE, GUILD, CHANNEL, middling.id)).rated
+    await store.play_puzzle_turn(
+        (await store.start_attempt(ALICE, GUILD, CHANNEL, hard.id)).id, ALICE, hard.solution[0]
+    )
+    await store.start_attempt(ALICE, GUILD, CHANNEL, easy.id)
+    assert not (await store.start_attempt(ALICE, GUILD, CHANNEL, hard.id)).rated
 
 
 async def test_the_leaderboard_lists_this_servers_members_with_enough_rated_attempts(store: Store) -> None:

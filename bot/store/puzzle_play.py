@@ -3,7 +3,8 @@
 Puzzle ratings are a Glicko-2 pool of their own (per member and game, the same in every server), never the games'
 ratings. As on Lichess the puzzle is the member's opponent: a solved puzzle is a win, a wrong turn a loss, and both
 ratings move in the one transaction that ends the attempt (``bot.ratings.rate_game``). Only a member's first attempt
-at a puzzle is rated; a replay is played the same way and counts for nothing. A streak is the rated puzzles solved
+at a puzzle is rated (one left for another puzzle before its first turn does not count as one); a replay is played
+the same way and counts for nothing. A streak is the rated puzzles solved
 in a row: a rated failure sets it back to 0, and the best one is kept.
 
 A member has at most one open attempt per game (an index says so); starting another puzzle of that game abandons the
@@ -210,7 +211,8 @@ class PuzzlePlay(StoreBase):
 
     async def start_attempt(self, user_id: int, guild_id: int, channel_id: int, puzzle_id: int) -> Attempt:
         """The member's attempt at the puzzle: their open one if it is this puzzle, else a new one (abandoning their
-        other open attempt of the game), rated unless they finished an attempt at this puzzle before.
+        other open attempt of the game), rated unless they finished an attempt at this puzzle before or played a turn
+        in one (an attempt left before its first turn leaves the puzzle unseen but for its position).
 
         Refused (``puzzle.unavailable``) for a puzzle this server may not show now: another server's, or one whose
         source game is not finished."""
@@ -240,7 +242,7 @@ class PuzzlePlay(StoreBase):
             done = list(
                 await db.execute_fetchall(
                     "SELECT 1 FROM puzzle_attempts WHERE user_id = ? AND puzzle_id = ? "
-                    "AND status IN ('solved', 'failed')",
+                    "AND (status IN ('solved', 'failed') OR turns <> '[]')",
                     (user_id, puzzle_id),
                 )
             )
