@@ -61,6 +61,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.theme",
     "cogs.analyze",
     "cogs.review",
+    "cogs.puzzles",
     "cogs.settings",
     "cogs.clocks",
     "cogs.tournament",

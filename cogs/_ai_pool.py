@@ -89,6 +89,17 @@ class Analyst(Protocol):
 
 
 @runtime_checkable
+class Refuter(Protocol):
+    """An AI that can find the best answer in one position (a puzzle's refutation) as an analysis, not a turn."""
+
+    def reserve(self, member: int) -> contextlib.AbstractContextManager[None]: ...
+
+    async def best_turn(
+        self, game: str, turns: tuple[str, ...], settings: tuple[tuple[str, str], ...]
+    ) -> str | None: ...
+
+
+@runtime_checkable
 class Reviewer(Protocol):
     """An AI that can also review a finished game, one position a job, behind the AI's own turns."""
 
@@ -312,6 +323,18 @@ class PooledAi:
             ]
             found += await asyncio.gather(*batch)
         return found
+
+    async def best_turn(self, game: str, turns: tuple[str, ...], settings: tuple[tuple[str, str], ...]) -> str | None:
+        """The search's best move in the position these turns lead to (a puzzle's refutation): one job of the
+        analysis class, behind the AI's own turns, searched as long as a reviewed position."""
+        found: Evaluation = await self._run(
+            self.evaluate,
+            (game, turns, settings, self.review_seconds, None),
+            ANALYSIS_LEVEL,
+            what="refutation",
+            priority=ANALYSIS,
+        )
+        return found.best
 
     # -- the scheduler ---------------------------------------------------------------------------------
 

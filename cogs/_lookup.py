@@ -127,7 +127,16 @@ class NamesAGame:
     game_id: int
     where: ClassVar[Where] = "board"
 
+    @property
+    def names_a_puzzle(self) -> bool:
+        """A guided step on a puzzle's position (``cogs.guided``): its number is a puzzle's, not a game's, and what
+        it acts on is the presser's own attempt at that puzzle, which the store finds and checks."""
+        seen = getattr(self, "seen", None)
+        return getattr(self, "puzzle", False) is True or getattr(seen, "puzzle", None) is not None
+
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        if self.names_a_puzzle:
+            return True
         try:
             await game_here(interaction, self.game_id, where=self.where)
         except Exception as exc:

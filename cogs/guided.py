@@ -31,6 +31,7 @@ from bot.errors import RaceLost, UserError
 from bot.i18n import Words
 from bot.ids import MAX_ID, id_or_zero
 from bot.store.checks import check_to_act
+from bot.store.puzzle_play import PuzzleView
 from bot.store.values import GameInfo
 from cogs._board import BOARD_FILE, board_message, embed_colour, theme_of
 from cogs._delivery import deliver, play_forced
@@ -39,22 +40,27 @@ from cogs._names import learn_names
 from cogs._send import Outgoing, bot_of, respond, respond_update, send_response
 from cogs._tables import table_for
 from cogs._words import private_words
+from cogs.puzzles import puzzle_again, puzzle_turn
 
 OPTIONS_PER_SELECT = 25
 MAX_SELECTS = 4  # the fifth action row holds the Back and Cancel buttons
 OUT_OF_DATE = "guided.menu_out_of_date"
 # Any game's name: custom ids carry it first, and every one is accepted (see the module's docstring).
 PREFIX = r"(?P<prefix>[a-z]{2,12})"
-# Custom ids carry "v<version>"; a bare number is a ply, from boards posted before versions existed.
-STATE = r"(?:v(?P<version>[0-9]+)|(?P<ply>[0-9]+))"
+# Custom ids carry "v<version>"; a bare number is a ply, from boards posted before versions existed; "p<turns>" is a
+# puzzle's position (the id's number is then the puzzle's, the turns those played in the member's attempt).
+STATE = r"(?:v(?P<version>[0-9]+)|p(?P<puzzle>[0-9]+)|(?P<ply>[0-9]+))"
 # A square as a step's custom id carries it (``d4``, ``j10``).
 SQUARE = r"[a-z][0-9]{1,2}"
 
 
 def seen_state(match: re.Match[str]) -> tuple[int | None, int | None]:
-    """(version, ply) from a custom id: exactly one of them is set; past 63 bits it is -1, which no game is at."""
+    """(version, ply) from a custom id: exactly one of them is set; past 63 bits it is -1, which no game is at (as
+    for a puzzle's state, which names no game)."""
     if match["version"] is not None:
         return _counter(match["version"]), None
+    if match["ply"] is None:
+        return -1, None
     return None, _counter(match["ply"])
 
 
@@ -65,26 +71,36 @@ def _counter(digits: str) -> int:
 
 @dataclass(frozen=True)
 class Seen:
-    """The state of the game a menu was drawn for: its version, or for menus older than versions its ply."""
+    """The state of the game a menu was drawn for: its version, or for menus older than versions its ply; for a
+    puzzle's position (``PuzzleView``), the turns played in the member's attempt."""
 
     version: int | None = None
     ply: int | None = None
+    puzzle: int | None = None
 
     @classmethod
     def of(cls, info: GameInfo) -> Seen:
+        if isinstance(info, PuzzleView):
+            return cls(puzzle=info.version)
         return cls(version=info.version)
 
     @classmethod
     def parse(cls, match: re.Match[str]) -> Seen:
+        if match["puzzle"] is not None:
+            return cls(puzzle=_counter(match["puzzle"]))
         version, ply = seen_state(match)
         return cls(version=version, ply=ply)
 
     def matches(self, info: GameInfo) -> bool:
+        if self.puzzle is not None or isinstance(info, PuzzleView):
+            return isinstance(info, PuzzleView) and self.puzzle == info.version
         if self.version is not None:
             return self.version == info.version
         return self.ply is None or self.ply == info.ply
 
     def __str__(self) -> str:
+        if self.puzzle is not None:
+            return f"p{self.puzzle}"
         return f"v{self.version}" if self.version is not None else str(self.ply)
 
 
@@ -109,8 +125,13 @@ def check_may_move(info: GameInfo, user_id: int, seen: Seen | None = None, *, ph
 async def load_turn(
     interaction: discord.Interaction[Any], game_id: int, seen: Seen | None, *, phase: str = "play"
 ) -> GameInfo:
-    """The game, if ``interaction``'s member is to act in it now, in ``phase``, as ``seen`` showed it."""
-    info = await bot_of(interaction).store.get_game(game_id)
+    """The game, if ``interaction``'s member is to act in it now, in ``phase``, as ``seen`` showed it; for a puzzle's
+    menu, the member's own open attempt at that puzzle (``PuzzleView``), which nobody else's menu can name."""
+    store = bot_of(interaction).store
+    if seen is not None and seen.puzzle is not None:
+        info: GameInfo = await store.puzzle_view(interaction.user.id, game_id)
+    else:
+        info = await store.get_game(game_id)
     check_may_move(info, interaction.user.id, seen, phase=phase)
     return info
 
@@ -224,6 +245,9 @@ class ConfirmButton(
 
     async def confirmed(self, interaction: discord.Interaction[Any]) -> None:
         bot = bot_of(interaction)
+        if self.seen.puzzle is not None:
+            await respond_update(interaction, puzzle_turn(interaction, self.game_id, self.seen.puzzle, self.move))
+            return
 
         async def work() -> Outgoing:
             played = await bot.store.play(
@@ -282,23 +306,34 @@ class BackButton(
 
 
 class CancelButton(
-    NamesAGame, discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PREFIX}:gx:(?P<game>[0-9]+)"
+    NamesAGame,
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"{PREFIX}:gx:(?P<game>[0-9]+)(?P<puzzle>:p)?",
 ):
-    def __init__(self, game: GameInfo | str, game_id: int | None = None, *, label: str = "Cancel") -> None:
+    """Ends the guided move; in a puzzle (``:p``), back to the puzzle as it stands."""
+
+    def __init__(
+        self, game: GameInfo | str, game_id: int | None = None, *, label: str = "Cancel", puzzle: bool = False
+    ) -> None:
         self.game_id = game.id if isinstance(game, GameInfo) else int(game_id or 0)
+        self.puzzle = puzzle or isinstance(game, PuzzleView)
+        parts = ("gx", self.game_id, "p") if self.puzzle else ("gx", self.game_id)
         super().__init__(
-            discord.ui.Button(
-                label=label, style=discord.ButtonStyle.danger, custom_id=custom_id(game, "gx", self.game_id)
-            )
+            discord.ui.Button(label=label, style=discord.ButtonStyle.danger, custom_id=custom_id(game, *parts))
         )
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> CancelButton:
-        return cls(match["prefix"], id_or_zero(match["game"]))
+        return cls(match["prefix"], id_or_zero(match["game"]), puzzle=match["puzzle"] is not None)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.puzzle:
+            await bot_of(interaction).guard(
+                interaction, respond_update(interaction, puzzle_again(interaction, self.game_id))
+            )
+            return
         await bot_of(interaction).guard(
             interaction,
             interaction.response.edit_message(

@@ -53,6 +53,7 @@ from cogs.guided import (
     seen_state,
 )
 from cogs.play import CHALLENGE_OPTIONS, GameCommands, expect_game, play_turn, send_rules
+from cogs.puzzles import move_into_puzzle, puzzle_here, puzzle_state_here
 
 # A claim on the small board: Black's shot leaves the shooter on g1 with nowhere to go.
 EXAMPLE_POSITION = "3S3/1bw4/5S1/7/5w1/5Sb/2b2w1 b"
@@ -423,6 +424,10 @@ class VeletasCog(GameCommands, name="Veletas"):
         self, interaction: discord.Interaction[VeletasBot], move: app_commands.Range[str, 1, MAX_MOVE]
     ) -> None:
         """Play your move in this channel's game."""
+        puzzle = await puzzle_here(interaction, "veletas")
+        if puzzle is not None:
+            await move_into_puzzle(interaction, puzzle[0], move)
+            return
         info = await self._here(interaction)
         expect_phase(info, "play", "move")
         await play_turn(interaction, info.id, move, expected_version=info.version, typed=True)
@@ -431,7 +436,8 @@ class VeletasCog(GameCommands, name="Veletas"):
     async def move_choices(
         self, interaction: discord.Interaction[VeletasBot], current: str
     ) -> list[app_commands.Choice[str]]:
-        game = await self._game_here(interaction)
+        puzzle = await puzzle_state_here(interaction, "veletas")
+        game = puzzle if isinstance(puzzle, Game) else await self._game_here(interaction)
         if game is None or game.phase != "play":
             return []
         w = private_words(interaction)

@@ -44,6 +44,7 @@ from cogs.guided import (
     step_theme,
 )
 from cogs.play import CHALLENGE_OPTIONS, GameCommands, expect_game, play_turn, send_rules
+from cogs.puzzles import move_into_puzzle, puzzle_here, puzzle_state_here
 
 # A short 5×5 game (protocol alternating) that White wins with a confinement.
 EXAMPLE_TURNS = (
@@ -319,6 +320,10 @@ class VeloopCog(GameCommands, name="Veloop"):
     ) -> None:
         """Play your move in this channel's game."""
         assert interaction.channel_id is not None
+        puzzle = await puzzle_here(interaction, "veloop")
+        if puzzle is not None:
+            await move_into_puzzle(interaction, puzzle[0], move)
+            return
         info = await self.bot.store.game_in_channel(interaction.channel_id)
         expect_game(info, TABLE, "move")
         await play_turn(interaction, info.id, move, expected_version=info.version, typed=True)
@@ -327,7 +332,8 @@ class VeloopCog(GameCommands, name="Veloop"):
     async def move_choices(
         self, interaction: discord.Interaction[VeletasBot], current: str
     ) -> list[app_commands.Choice[str]]:
-        game = await self._game_here(interaction)
+        puzzle = await puzzle_state_here(interaction, "veloop")
+        game = puzzle if isinstance(puzzle, Game) else await self._game_here(interaction)
         if game is None or game.phase != "play":
             return []
         w = private_words(interaction)

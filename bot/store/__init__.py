@@ -17,7 +17,8 @@ class of its own module built on ``StoreBase`` (the connection, the transaction,
 - ``challenges``; ``due`` (what falls due, and the scheduler's side); ``ratings``; ``tournaments``,
   ``entries``, ``rounds``, ``disputes`` and ``arena`` (arena tournaments); ``prefs`` (players' and servers'
   choices); ``reviews`` (the AI's reviews of finished games, kept);
-  ``puzzles`` (mined puzzles); ``launches`` (board page launches); ``announcing`` (boards owed); ``lookups``.
+  ``puzzles`` (mined puzzles); ``puzzle_play`` (members' puzzle attempts, ratings, streaks, daily puzzles);
+  ``launches`` (board page launches); ``announcing`` (boards owed); ``lookups``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from bot.store.games import Games
 from bot.store.launches import Launches
 from bot.store.lookups import Lookups
 from bot.store.prefs import Preferences
+from bot.store.puzzle_play import PuzzlePlay
 from bot.store.puzzles import Puzzles
 from bot.store.ratings import Ratings
 from bot.store.reviews import Reviews
@@ -74,6 +76,7 @@ class Store(
     Ratings,
     Reviews,
     Puzzles,
+    PuzzlePlay,
     Launches,
     Announcing,
     Lookups,

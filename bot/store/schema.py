@@ -563,6 +563,25 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "guild_id INTEGER NOT NULL, game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE, "
         "expires_at REAL NOT NULL, PRIMARY KEY (user_id, channel_id))",
     ),
+    (
+        # Members playing puzzles (bot/store/puzzle_play.py): their puzzle ratings and streaks per game (a pool of
+        # their own), every attempt (one open per member and game), and each server's daily puzzle per game and date.
+        "CREATE TABLE IF NOT EXISTS puzzle_ratings (user_id INTEGER NOT NULL, game TEXT NOT NULL, value REAL NOT NULL, "
+        "deviation REAL NOT NULL, volatility REAL NOT NULL, games INTEGER NOT NULL DEFAULT 0, last_played REAL, "
+        "streak INTEGER NOT NULL DEFAULT 0, best_streak INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (user_id, game))",
+        "CREATE TABLE IF NOT EXISTS puzzle_attempts (id INTEGER PRIMARY KEY, "
+        "puzzle_id INTEGER NOT NULL REFERENCES puzzles(id) ON DELETE CASCADE, user_id INTEGER NOT NULL, "
+        "guild_id INTEGER NOT NULL, channel_id INTEGER NOT NULL, game TEXT NOT NULL, status TEXT NOT NULL "
+        "CHECK (status IN ('open', 'solved', 'failed', 'abandoned')), rated INTEGER NOT NULL, turns TEXT NOT NULL, "
+        "started_at REAL NOT NULL, finished_at REAL, rating_before REAL, rating_after REAL, "
+        "shared INTEGER NOT NULL DEFAULT 0)",
+        "CREATE UNIQUE INDEX IF NOT EXISTS puzzle_attempts_one_open ON puzzle_attempts (user_id, game) "
+        "WHERE status = 'open'",
+        "CREATE INDEX IF NOT EXISTS puzzle_attempts_by_member ON puzzle_attempts (user_id, puzzle_id)",
+        "CREATE INDEX IF NOT EXISTS puzzle_attempts_by_guild ON puzzle_attempts (guild_id, game, user_id)",
+        "CREATE TABLE IF NOT EXISTS puzzle_daily (guild_id INTEGER NOT NULL, game TEXT NOT NULL, day TEXT NOT NULL, "
+        "puzzle_id INTEGER NOT NULL REFERENCES puzzles(id) ON DELETE CASCADE, PRIMARY KEY (guild_id, game, day))",
+    ),
 )
 
 

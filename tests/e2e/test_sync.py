@@ -55,6 +55,7 @@ async def test_dev_guild_gets_the_commands_and_global_scope_stays_empty(
         "cancel",
         "analyze",
         "review",
+        "puzzle",
         "leaderboard",
     }
     # Veloop has its own challenge and move; the rest is the same code as Veletas's, under /veloop.
@@ -70,6 +71,7 @@ async def test_dev_guild_gets_the_commands_and_global_scope_stays_empty(
         "games",
         "leaderboard",
         "review",
+        "puzzle",
     }
     # What is a member's own, whatever the game, is under /player, once.
     assert {o["name"] for o in synced["player"]["options"]} == {"profile", "history", "theme", "notify"}
