@@ -56,6 +56,11 @@ class Settings:
     # Analyses waiting or running at once, all members together (one member: one at a time).
     analysis_queue: int = DEFAULT_ANALYSIS_QUEUE
     heartbeat_seconds: float = 30.0
+    # The board page's server (bot/board): started when a port is set (0: any free one), on ``board_host``.
+    board_port: int | None = None
+    board_host: str = "127.0.0.1"
+    # The key board session tokens are signed with; None: a random one for this process only.
+    board_secret: bytes | None = None
 
     @property
     def database(self) -> str | Path:
@@ -102,6 +107,9 @@ class Settings:
             max_open_challenges=_positive_count(environ, "MAX_OPEN_CHALLENGES", DEFAULT_MAX_OPEN_CHALLENGES),
             ai_worker_max_mb=_positive_float(environ, "AI_WORKER_MAX_MB", DEFAULT_AI_WORKER_MAX_MB, "megabytes"),
             analysis_queue=_count(environ, "ANALYSIS_QUEUE", DEFAULT_ANALYSIS_QUEUE),
+            board_port=_port(environ, "BOARD_PORT"),
+            board_host=environ.get("BOARD_HOST", "").strip() or "127.0.0.1",
+            board_secret=environ.get("BOARD_SECRET", "").strip().encode() or None,
         )
 
 
@@ -147,6 +155,16 @@ def shards_from_env(environ: Mapping[str, str]) -> tuple[int | None, tuple[int, 
     if len(set(ids)) != len(ids):
         raise SettingsError(f"SHARD_IDS {ids_text!r} names a shard twice")
     return count, tuple(sorted(ids))
+
+
+def _port(environ: Mapping[str, str], key: str) -> int | None:
+    """A TCP port (0: any free one), or None when unset."""
+    raw = environ.get(key, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) > 65535:
+        raise SettingsError(f"{key} must be a port number from 0 to 65535, not {raw!r}")
+    return int(raw)
 
 
 def _optional_id(environ: Mapping[str, str], key: str) -> int | None:

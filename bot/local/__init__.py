@@ -12,7 +12,10 @@
   real bot's data), started afresh each time because the fake's guild, channels and members live
   in memory and are new at every start;
 * the page (``bot.local.page``) is served on 127.0.0.1:PORT and acts only through the fake's user
-  injectors, the ones the end-to-end tests use.
+  injectors, the ones the end-to-end tests use;
+* the bot serves the board page (``bot.board``) on 127.0.0.1 at ``BOARD_PORT`` when that is set, else a free
+  port: the start-up line says where (``Board page at http://127.0.0.1:N/board/``), and the page's
+  ``/api/state`` gives it as ``board_url``. ``BOARD_SECRET`` is passed on (unset: the bot makes one up).
 
 Time: Discord's deadlines (3 s to answer an interaction, 15 minutes of followups) are measured on
 the fake's ``SimClock``, which is monotonic time plus whatever a test skipped ahead. Nothing here
@@ -78,6 +81,16 @@ def main(argv: list[str]) -> int:
         return 0
 
 
+def board_port_for(environ: dict[str, str] | os._Environ[str]) -> int:
+    """``BOARD_PORT`` when set, else a port free now on 127.0.0.1 (the bot binds it a moment later)."""
+    raw = environ.get("BOARD_PORT", "").strip()
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 class LocalTable:
     default_port = DEFAULT_PORT
 
@@ -115,7 +128,9 @@ class LocalTable:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        bot = await self._start_bot(fake)
+        board_port = board_port_for(os.environ)
+        page.board_url = f"http://127.0.0.1:{board_port}/board/"
+        bot = await self._start_bot(fake, board_port)
         trim = loop.create_task(self._trim(fake))
         try:
             connected = loop.create_task(
@@ -131,6 +146,7 @@ class LocalTable:
             if connected.done() and not connected.cancelled() and connected.exception() is None:
                 ready.set()
                 page._changed()
+                print(f"Board page at {page.board_url}", flush=True)
                 print(f"Local table ready at {address} (members {', '.join(self.members)}; Ctrl+C stops)", flush=True)
                 await asyncio.wait({exited, stopping}, return_when=asyncio.FIRST_COMPLETED)
             connected.cancel()
@@ -154,7 +170,7 @@ class LocalTable:
             await runner.cleanup()
             await fake.stop()
 
-    async def _start_bot(self, fake: FakeDiscord) -> asyncio.subprocess.Process:
+    async def _start_bot(self, fake: FakeDiscord, board_port: int) -> asyncio.subprocess.Process:
         """``python -m bot`` as deployed, pointed at the fake, on a fresh database."""
         self.database.parent.mkdir(parents=True, exist_ok=True)
         for suffix in ("", "-wal", "-shm"):
@@ -167,6 +183,8 @@ class LocalTable:
             "DISCORD_GATEWAY_URL": fake.gateway_url,
             "DATABASE_PATH": str(self.database),
             "LOG_LEVEL": env.get("LOG_LEVEL", "WARNING"),
+            "BOARD_PORT": str(board_port),
+            "BOARD_HOST": "127.0.0.1",
             # The bot dies with the table, even a table killed with SIGKILL, which cannot stop it (bot/lifeline.py);
             # started from the event loop's thread, which lives as long as the table.
             PARENT_VARIABLE: str(os.getpid()),

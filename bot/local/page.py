@@ -139,6 +139,8 @@ class Page:
         self.managers_role: int | None = None  # the role with Manage Server the page gives and takes
         # Members whose language was chosen on the page: that choice stands; the others speak the browser's.
         self.chosen_locale: set[int] = set()
+        # Where the bot serves the board page (bot/board), for the page's panel that hosts it: set by the table.
+        self.board_url: str | None = None
         self._sockets: set[asyncio.Event] = set()
         fake.listeners.append(self._changed)
 
@@ -220,6 +222,7 @@ class Page:
                 "channels": self._channels_for(member),
                 "general": str(state.general_id),
                 "commands": commands_for_page(self.fake),
+                "board_url": self.board_url,
             }
         )
 
