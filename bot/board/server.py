@@ -48,7 +48,8 @@ PAGE_THEME = "dark"  # Discord's own look; a member who chose a theme for their 
 PAGE_AREA = "page."
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; connect-src 'self'; "
-    "frame-ancestors https://discord.com https://*.discord.com https://*.discordsays.com 'self'",
+    "frame-ancestors https://discord.com https://*.discord.com https://*.discordsays.com 'self' "
+    "http://127.0.0.1:* http://localhost:*",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
@@ -313,6 +314,8 @@ class Board:
         except UserError as refused:
             message = refused.worded(self.words_for(user))
             self.context.hub.tell(game_id, user, {"type": "premove", "turn": turn, "cancelled": True, "error": message})
+        else:
+            self.context.hub.tell(game_id, user, {"type": "premove", "turn": turn, "played": True})
 
     async def live(self, request: web.Request) -> web.StreamResponse:
         """The WebSocket: the first message is ``{"token": ...}``; then the game's state at once and after each

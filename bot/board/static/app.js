@@ -4,8 +4,9 @@
 
 const $ = (id) => document.getElementById(id);
 const view = { token: null, words: {}, language: null, state: null, you: null, picks: [], received: 0, socket: null,
-  retry: 0, busy: false };
+  retry: 0, busy: false };  // busy: the version a turn was sent for, while it is on its way
 window.__clicks = 0;
+window.__board = view;
 
 function t(key, data = {}) {
   const template = view.words[key] ?? key;
@@ -341,7 +342,8 @@ function options() {
 
 function clicked(square) {
   window.__clicks++;
-  if (view.busy) return;
+  // While a turn is on its way nothing is sent twice; once the position it was for has moved on, clicks count again.
+  if (view.busy && view.busy === view.state.version) return;
   if (myTurn()) return pick(square);
   if (mayPremove()) return premovePick(square);
 }
@@ -413,7 +415,7 @@ async function queuePremove(text) {
 
 async function send(text) {
   const s = view.state;
-  view.busy = true;
+  view.busy = s.version;
   window.__sentAt = performance.now();
   try {
     const answer = await api('POST', 'move', { turn: text, version: s.version });
@@ -423,7 +425,7 @@ async function send(text) {
     $('notice').textContent = error.message;
     render();
   } finally {
-    view.busy = false;
+    if (view.busy === s.version) view.busy = false;
   }
 }
 
