@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from aiohttp import WSMsgType
 from aiohttp.test_utils import TestClient, TestServer
-from dbtools import snapshot
 from store_fixtures import Clock, fresh_sqlite
 
 from bot.board.context import BoardContext
@@ -102,7 +101,6 @@ async def test_a_player_reads_and_moves_and_the_answer_is_the_new_state(board: B
 
 
 async def refused(board: Board, info: GameInfo, status: int, *args: Any, **kw: Any) -> dict[str, Any]:
-    before = snapshot(board.store._db.path) if hasattr(board.store._db, "path") else None
     answer = await board.request(*args, **kw)
     assert answer.status == status, await answer.text()
     assert answer.content_type == "application/json"
@@ -110,7 +108,6 @@ async def refused(board: Board, info: GameInfo, status: int, *args: Any, **kw: A
     assert isinstance(body["error"], str) and body["error"]
     after = await board.store.get_game(info.id)
     assert (after.version, after.turns) == (info.version, info.turns)
-    del before
     return dict(body)
 
 
@@ -216,6 +213,12 @@ async def wait_for(check: Any, timeout: float = 5.0) -> None:
     async with asyncio.timeout(timeout):
         while not await check():
             await asyncio.sleep(0.01)
+
+
+async def test_a_premove_is_only_for_live_games(board: Board) -> None:
+    info = await new_game(board.store, "veloop")  # no clock
+    body = await refused(board, info, 409, "POST", "premove", BOB, info.id, {"turn": "c3<b1"})
+    assert body["key"] == "page.premove_live_only" and not board.context.hub.premoves.get(info.id)
 
 
 async def test_a_premove_is_played_when_the_turn_comes_and_an_illegal_one_is_cancelled(board: Board) -> None:

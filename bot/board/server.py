@@ -215,6 +215,7 @@ class Board:
                 "now": now,
             },
             "last_turn": state.turns[-1] if state.turns else None,
+            "updated": info.updated_at.timestamp(),  # when the latest change was stored (the store's clock)
             "result": result,
             "board": draw(state),
         }

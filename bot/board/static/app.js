@@ -116,6 +116,8 @@ function show(state) {
   }
   document.body.dataset.version = String(state.version);
   window.__shownAt = performance.now();
+  window.__shownWall = window.__shownWall || {};  // when each version was first on screen (ms since the epoch)
+  if (!(state.version in window.__shownWall)) window.__shownWall[state.version] = Date.now();
 }
 
 function render() {
