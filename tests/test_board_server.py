@@ -19,6 +19,7 @@ from bot.board.context import BoardContext
 from bot.board.server import MAX_BODY, board_app
 from bot.board.sessions import mint
 from bot.clocks import TimeControl
+from bot.config import Settings, SettingsError
 from bot.store import Store
 from bot.store.values import GameInfo
 
@@ -255,3 +256,12 @@ async def test_a_premove_is_played_when_the_turn_comes_and_an_illegal_one_is_can
     assert news["cancelled"] is True and news["turn"] == f"{occupied}<{occupied}" and news["error"]
     assert len((await board.store.get_game(info.id)).turns) == 3  # nothing played for Alice
     await socket.close()
+
+
+def test_the_board_settings() -> None:
+    assert Settings.from_env({"DISCORD_TOKEN": "t"}).board_port is None  # no board server unless asked
+    chosen = Settings.from_env({"DISCORD_TOKEN": "t", "BOARD_PORT": "8080", "BOARD_SECRET": "s3cret"})
+    assert (chosen.board_port, chosen.board_host, chosen.board_secret) == (8080, "127.0.0.1", b"s3cret")
+    for bad in ("http", "70000", "-1"):
+        with pytest.raises(SettingsError, match="BOARD_PORT"):
+            Settings.from_env({"DISCORD_TOKEN": "t", "BOARD_PORT": bad})

@@ -28,11 +28,16 @@ class Watcher:
         self.game_id = game_id
         self.user_id = user_id
         self._newest: dict[str, Any] | None = None
+        self._version = -1  # the newest version offered to this page
         self._notes: list[dict[str, Any]] = []
         self._wake = asyncio.Event()
 
     def offer(self, state: dict[str, Any]) -> None:
-        if self._newest is None or int(state.get("version", 0)) >= int(self._newest.get("version", 0)):
+        """The game's state as now stored; kept only when it is newer than what this page has or will be sent
+        (a change that bumps no version, a board posted, is not sent again)."""
+        version = int(state.get("version", 0))
+        if version > self._version:
+            self._version = version
             self._newest = state
             self._wake.set()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 import urllib.error
 import urllib.request
@@ -71,15 +72,23 @@ def test_a_whole_veletas_game_by_clicking_watched_live(
 ) -> None:
     game_id, channel = table.start_game("alice", "bob", "veletas", variant="small")
     players = {name: open_board(browser, table, name, game_id) for name in ("alice", "bob")}
-    carol = open_board(browser, table, "carol", game_id)
+    # Carol never spoke to the bot: her page speaks her browser's language.
+    carol = open_board(browser, table, "carol", game_id, locale="ja-JP")
     pages.extend([*players.values(), carol])
-    assert "watching" in carol.page.inner_text("#status")
+    assert "観戦中" in carol.page.inner_text("#status")
     assert not carol.offered(), "a spectator is offered nothing"
+    # A phone held upright: every square of the 7×7 board is a touch target of 44 px or more.
+    sizes = players["alice"].page.eval_on_selector_all(
+        "#board .sq",
+        "cells => cells.map(c => Math.min(c.getBoundingClientRect().width, c.getBoundingClientRect().height))",
+    )
+    assert len(sizes) == 49 and min(sizes) >= 44, min(sizes)
     turns = play_out(players, [carol], random.Random(3))
     final = carol.state()
     assert final["ply"] == turns and final["status"] == "finished"
     assert final["result"]["winner"] in {p["id"] for p in final["players"]}
-    assert "wins" in carol.page.inner_text("#result")
+    assert "の勝ち" in carol.page.inner_text("#result")
+    assert players["alice"].page.locator("#result .rating").count() == len(final["result"]["ratings"])
     # Each click's turn was posted in the channel as a slash command's is: one board per turn, the first included.
     posts = wait_posts(table, channel, game_id, turns + 1)
     assert "Game over" in json.dumps(posts[-1]["embeds"])
@@ -139,6 +148,19 @@ def test_a_mixed_game_refusals_and_a_dropped_connection(
     alice.page.press("#typed", "Enter")
     alice.page.wait_for_function("() => document.getElementById('notice').textContent.length > 0")
     assert alice.version() == version
+    # A legal turn typed as in the notation is played like a click.
+    moves = alice.state()["board"]["steps"]["moves"]
+    shooter = sorted(moves)[-1]
+    square = sorted(moves[shooter])[-1]
+    typed = moves[shooter][square][0] if square == shooter else f"{shooter}-{square}/{moves[shooter][square][0]}"
+    alice.page.fill("#typed", typed)
+    alice.page.press("#typed", "Enter")
+    alice.wait_version(version + 1)
+    bob.wait_version(version + 1)
+    assert bob.state()["last_turn"] == typed
+    bob.play_turn(rng)
+    alice.wait_version(bob.version())
+    version = alice.version()
     # A click on a square the page does not offer starts nothing.
     empty = next(s for s in all_squares(7) if s not in alice.state()["board"]["cells"])
     alice.click_square(empty)
@@ -217,4 +239,11 @@ def test_a_premove_in_a_live_game(table: TableProcess, browser: Browser, pages: 
     alice.wait_version(version + 2)
     state = alice.state()
     assert state["last_turn"] == bob_move and state["ply"] == 2
+    # The clocks tick on the page from the server's figures: Bob's runs (his second move of the turn).
+    clock = bob.page.locator(".player[data-seat='second'] .clock")
+    first = clock.inner_text()
+    assert re.fullmatch(r"[45]:\d\d", first), first
+    bob.page.wait_for_function(
+        "t => document.querySelector(\".player[data-seat='second'] .clock\").textContent !== t", arg=first
+    )
     bob.page.wait_for_function("() => !document.getElementById('premove-cancel')")
