@@ -126,8 +126,10 @@ async def test_no_session_a_forged_one_or_another_games_refuse_and_change_nothin
     )
     expired = mint(SECRET, ALICE, info.id, board.store.now() - 13 * 3600)
     await refused(board, info, 401, "GET", "state", None, info.id, headers={"Authorization": f"Bearer {expired}"})
-    # A token names one game: there is no way to ask for another, and one that is no game is not found.
+    # A token names one game: a request naming another is refused, and a token for no game finds nothing.
     await refused(board, info, 404, "POST", "move", ALICE, info.id + 999, move)
+    await refused(board, info, 403, "POST", "move", ALICE, info.id, {**move, "game": str(info.id + 1)})
+    await refused(board, info, 403, "GET", f"state?game={info.id + 1}", ALICE, info.id)
 
 
 async def test_a_spectator_watches_but_cannot_move(board: Board) -> None:

@@ -147,6 +147,11 @@ class Board:
             raise refusal(web.HTTPUnauthorized, "no session: send Authorization: Bearer <session token>")
         return self.session(token.strip())
 
+    def same_game(self, session: Session, named: object) -> None:
+        """A request that names a game (``?game=`` or ``"game"``) must name the session's own."""
+        if named is not None and str(named) != str(session.game_id):
+            raise refusal(web.HTTPForbidden, "this session is for another game")
+
     async def game(self, session: Session) -> GameInfo:
         try:
             info = await self.context.store.get_game(session.game_id)
@@ -256,6 +261,7 @@ class Board:
 
     async def state(self, request: web.Request) -> web.StreamResponse:
         session = self.bearer(request)
+        self.same_game(session, request.query.get("game"))
         info = await self.game(session)
         return web.json_response(await self.viewer_state(session, info))
 
@@ -263,6 +269,7 @@ class Board:
         session = self.bearer(request)
         body = await json_body(request)
         turn, version = turn_field(body), version_field(body)
+        self.same_game(session, body.get("game"))
         info = await self.game(session)
         self.check_player(session, info)
         try:
@@ -285,6 +292,7 @@ class Board:
             return web.json_response(await self.viewer_state(session, info))
         body = await json_body(request)
         turn = turn_field(body)
+        self.same_game(session, body.get("game"))
         info = await self.game(session)
         self.check_player(session, info)
         w = self.words_for(session.user_id)
