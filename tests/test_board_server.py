@@ -210,6 +210,9 @@ async def test_the_pages_words_come_from_the_catalogues(board: Board) -> None:
     assert page.status == 200 and "app.js" in await page.text()
     assert "default-src 'self'" in page.headers["Content-Security-Policy"]
     assert (await board.client.get("/board/../server.py")).status == 404
+    for method, path, status in (("PUT", "/board/api/move", 405), ("GET", "/board/api/nothing", 404)):
+        answer = await board.client.request(method, path, data="{}", headers={"Content-Type": "application/json"})
+        assert answer.status == status and (await answer.json())["error"]
 
 
 async def wait_for(check: Any, timeout: float = 5.0) -> None:

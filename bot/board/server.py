@@ -81,10 +81,15 @@ async def guarded(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         response = await handler(request)
     except web.HTTPException as exc:
-        if exc.content_type != "application/json" and exc.status >= 400:
-            raise refusal(type(exc), exc.reason) from None  # type: ignore[arg-type]
-        exc.headers.update(SECURITY_HEADERS)
-        raise
+        if exc.status < 400:
+            raise
+        # aiohttp's own refusals (an unknown path, a wrong method) get the same JSON body as ours.
+        body = exc.text if exc.content_type == "application/json" else json.dumps({"error": exc.reason})
+        answer = web.Response(status=exc.status, text=body, content_type="application/json")
+        answer.headers.update(SECURITY_HEADERS)
+        if "Allow" in exc.headers:
+            answer.headers["Allow"] = exc.headers["Allow"]
+        return answer
     if not isinstance(response, web.WebSocketResponse):
         response.headers.update(SECURITY_HEADERS)
     return response
@@ -307,6 +312,7 @@ class Board:
         """After a change: the queued turn of the player now to act is played at once, or cancelled."""
         queued = self.context.hub.premoves.get(game_id)
         if not queued:
+            self.context.hub.premoves.pop(game_id, None)
             return
         if state["status"] != "active":
             for user in list(queued):
