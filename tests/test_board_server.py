@@ -138,6 +138,12 @@ async def test_a_spectator_watches_but_cannot_move(board: Board) -> None:
     assert (await answer.json())["you"]["player"] is False
     body = await refused(board, info, 403, "POST", "move", CAROL, info.id, {"turn": first_setup(info), "version": 0})
     assert body["key"] == "page.spectator"
+    # Worded in the page's language when the bot does not know the member's own.
+    spanish = {"X-Board-Language": "es-ES"}
+    body = await refused(
+        board, info, 403, "POST", "move", CAROL, info.id, {"turn": "c3", "version": 0}, headers=spanish
+    )
+    assert body["error"] == "Solo los dos jugadores pueden mover. Tú estás mirando."
 
 
 async def test_not_your_turn_an_illegal_turn_and_a_stale_version_are_refused(board: Board) -> None:

@@ -136,6 +136,7 @@ class Board:
         self.context = context
         context.hub.state_of = self.state_of
         context.hub.after_change = self.play_premove
+        self.premove_words: dict[tuple[int, int], str] = {}  # (game, member): the language of the page that queued
 
     # -- who asks -----------------------------------------------------------------------------------
 
@@ -166,8 +167,12 @@ class Board:
             raise refusal(web.HTTPNotFound, "this game has no board to show")
         return info
 
-    def words_for(self, user_id: int) -> Words:
-        return words(self.context.language_of(user_id) or DEFAULT)
+    def words_for(self, user_id: int, request: web.Request | None = None) -> Words:
+        """The member's language as the bot knows it, else the page's (``X-Board-Language``), else English."""
+        known = self.context.language_of(user_id)
+        if known is None and request is not None:
+            known = language_of(request.headers.get("X-Board-Language", "")[:35])
+        return words(known or DEFAULT)
 
     # -- what the page draws ------------------------------------------------------------------------
 
@@ -276,16 +281,17 @@ class Board:
         turn, version = turn_field(body), version_field(body)
         self.same_game(session, body.get("game"))
         info = await self.game(session)
-        self.check_player(session, info)
+        self.check_player(session, info, request)
         try:
             await self.context.play(info.id, session.user_id, turn.strip(), version)
         except UserError as refused:
-            raise refusal(web.HTTPConflict, refused.worded(self.words_for(session.user_id)), key=refused.key) from None
+            w = self.words_for(session.user_id, request)
+            raise refusal(web.HTTPConflict, refused.worded(w), key=refused.key) from None
         return web.json_response(await self.viewer_state(session, await self.game(session)))
 
-    def check_player(self, session: Session, info: GameInfo) -> None:
+    def check_player(self, session: Session, info: GameInfo, request: web.Request) -> None:
         if session.user_id not in info.participants:
-            w = self.words_for(session.user_id)
+            w = self.words_for(session.user_id, request)
             raise refusal(web.HTTPForbidden, w("page.spectator"), key="page.spectator")
 
     async def premove(self, request: web.Request) -> web.StreamResponse:
@@ -294,18 +300,20 @@ class Board:
         if request.method == "DELETE":
             info = await self.game(session)
             premoves[info.id].pop(session.user_id, None)
+            self.premove_words.pop((info.id, session.user_id), None)
             return web.json_response(await self.viewer_state(session, info))
         body = await json_body(request)
         turn = turn_field(body)
         self.same_game(session, body.get("game"))
         info = await self.game(session)
-        self.check_player(session, info)
-        w = self.words_for(session.user_id)
+        self.check_player(session, info, request)
+        w = self.words_for(session.user_id, request)
         if info.status != "active" or not info.time_control.is_live:
             raise refusal(web.HTTPConflict, w("page.premove_live_only"), key="page.premove_live_only")
         if info.user_to_act == session.user_id:
             raise refusal(web.HTTPConflict, w("page.premove_your_turn"), key="page.premove_your_turn")
         premoves[info.id][session.user_id] = turn.strip()
+        self.premove_words[(info.id, session.user_id)] = w.language  # the cancellation is worded in it later
         return web.json_response(await self.viewer_state(session, info))
 
     async def play_premove(self, game_id: int, state: dict[str, Any]) -> None:
@@ -317,6 +325,7 @@ class Board:
         if state["status"] != "active":
             for user in list(queued):
                 del queued[user]
+                self.premove_words.pop((game_id, user), None)
                 self.context.hub.tell(game_id, user, {"type": "premove", "turn": None, "cancelled": True})
             return
         user_text = state["turn"]
@@ -327,9 +336,10 @@ class Board:
         try:
             await self.context.play(game_id, user, turn, int(state["version"]))
         except UserError as refused:
-            message = refused.worded(self.words_for(user))
+            message = refused.worded(words(self.premove_words.pop((game_id, user), DEFAULT)))
             self.context.hub.tell(game_id, user, {"type": "premove", "turn": turn, "cancelled": True, "error": message})
         else:
+            self.premove_words.pop((game_id, user), None)
             self.context.hub.tell(game_id, user, {"type": "premove", "turn": turn, "played": True})
 
     async def live(self, request: web.Request) -> web.StreamResponse:

@@ -57,6 +57,9 @@ def play_out(players: dict[str, BoardPage], watchers: list[BoardPage], rng: rand
     turns = 0
     while any_page.state()["status"] == "active":
         state = any_page.state()
+        if not state["board"]["steps"] or state["board"]["steps"].get("moves") == {}:
+            any_page.wait_version(state["version"] + 1)  # a forced pass: the bot plays it itself, at once
+            continue
         board = next(b for b in players.values() if b.page.evaluate("() => window.__board.you.id") == state["turn"])
         board.play_turn(rng)
         version = board.version()

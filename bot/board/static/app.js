@@ -37,13 +37,15 @@ async function sessionToken() {
 }
 
 async function api(method, path, body) {
-  const options = { method, headers: { Authorization: `Bearer ${view.token}` } };
+  // The page's language goes along: a refusal is worded in it when the bot does not know the member's own.
+  const options = { method, headers: { Authorization: `Bearer ${view.token}`, 'X-Board-Language': view.language || '' } };
   if (body !== undefined) {
     options.headers['Content-Type'] = 'application/json';
     options.body = JSON.stringify(body);
   }
   const answer = await fetch(`api/${path}`, options);
   const json = await answer.json().catch(() => ({ error: answer.statusText }));
+  if (answer.status === 401) throw new Error(t('page.open_from_discord'));  // the session ran out
   if (!answer.ok) throw new Error(json.error || answer.statusText);
   return json;
 }
@@ -62,7 +64,7 @@ function connect() {
     if (message.type === 'state') show(message.state);
     else if (message.type === 'you') meet(message.you);
     else if (message.type === 'premove') premoveNews(message);
-    else if (message.type === 'error') { view.fatal = true; $('status').textContent = message.error; }
+    else if (message.type === 'error') { view.fatal = true; $('status').textContent = t('page.open_from_discord'); }
   };
   socket.onclose = () => {
     if (view.socket !== socket || view.fatal) return;
