@@ -80,6 +80,8 @@ def test_a_whole_veletas_game_by_clicking_watched_live(
     pages.extend([*players.values(), carol])
     assert "観戦中" in carol.page.inner_text("#status")
     assert not carol.offered(), "a spectator is offered nothing"
+    assert not carol.page.is_visible("#keyboard") and not players["bob"].page.is_visible("#keyboard")
+    assert players["alice"].page.is_visible("#keyboard"), "the player to move may type a turn"
     # A phone held upright: every square of the 7×7 board is a touch target of 44 px or more.
     sizes = players["alice"].page.eval_on_selector_all(
         "#board .sq",
