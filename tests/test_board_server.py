@@ -20,6 +20,7 @@ from bot.board.server import MAX_BODY, board_app
 from bot.board.sessions import mint
 from bot.clocks import TimeControl
 from bot.config import Settings, SettingsError
+from bot.render.theme import THEMES
 from bot.store import Store
 from bot.store.values import GameInfo
 
@@ -276,3 +277,17 @@ def test_the_board_settings() -> None:
     for bad in ("http", "70000", "-1"):
         with pytest.raises(SettingsError, match="BOARD_PORT"):
             Settings.from_env({"DISCORD_TOKEN": "t", "BOARD_PORT": bad})
+
+
+async def test_a_player_sees_the_theme_they_chose_and_others_the_dark_one(board: Board) -> None:
+    info = await new_game(board.store)
+    await board.store.set_theme(ALICE, "contrast")
+    await board.store.set_theme(CAROL, "light")  # a spectator's page keeps Discord's dark look
+
+    async def theme(user: int) -> dict[str, list[int]]:
+        return dict((await (await board.request("GET", "state", user, info.id)).json())["you"]["theme"])
+
+    assert (await theme(ALICE))["background"] == list(THEMES["contrast"].background)
+    assert (await theme(BOB))["background"] == list(THEMES["dark"].background)
+    assert (await theme(CAROL))["shooter"] == list(THEMES["dark"].shooter)
+    assert THEMES["contrast"].background != THEMES["dark"].background
