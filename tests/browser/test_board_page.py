@@ -82,6 +82,12 @@ def test_a_whole_veletas_game_by_clicking_watched_live(
     assert not carol.offered(), "a spectator is offered nothing"
     assert not carol.page.is_visible("#keyboard") and not players["bob"].page.is_visible("#keyboard")
     assert players["alice"].page.is_visible("#keyboard"), "the player to move may type a turn"
+    # A spectator's clicks choose nothing and send nothing.
+    requests: list[str] = []
+    carol.page.on("request", lambda request: requests.append(request.url))
+    for square in ("d4", "d4", "c3"):
+        carol.click_square(square)
+    assert carol.page.evaluate("window.__board.picks.length") == 0 and not requests
     # A phone held upright: every square of the 7×7 board is a touch target of 44 px or more.
     sizes = players["alice"].page.eval_on_selector_all(
         "#board .sq",
