@@ -40,7 +40,16 @@ class BoardServer(commands.Cog, name="Board"):
         settings = self.bot.settings
         if settings.board_port is None:
             return
-        self.runner, self.port = await start(self.context, settings.board_host, settings.board_port)
+        try:
+            self.runner, self.port = await start(self.context, settings.board_host, settings.board_port)
+        except OSError as exc:  # the port is taken, the address is not this machine's: the bot plays on without
+            log.error(
+                "The board page cannot listen on %s:%d (%s); the bot runs without it",
+                settings.board_host,
+                settings.board_port,
+                exc.strerror or exc,
+            )
+            return
         log.info("The board page is served at http://%s:%d/board/", settings.board_host, self.port)
 
     async def cog_unload(self) -> None:

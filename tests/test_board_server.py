@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from store_fixtures import Clock, fresh_sqlite
 
 from bot.board.context import BoardContext
-from bot.board.server import MAX_BODY, board_app
+from bot.board.server import MAX_BODY, board_app, start
 from bot.board.sessions import mint
 from bot.clocks import TimeControl
 from bot.config import Settings, SettingsError
@@ -291,3 +292,23 @@ async def test_a_player_sees_the_theme_they_chose_and_others_the_dark_one(board:
     assert (await theme(BOB))["background"] == list(THEMES["dark"].background)
     assert (await theme(CAROL))["shooter"] == list(THEMES["dark"].shooter)
     assert THEMES["contrast"].background != THEMES["dark"].background
+
+
+async def test_a_port_in_use_fails_to_start_and_leaves_the_store_as_it_was(sqlite_path: Path, clock: Clock) -> None:
+    await fresh_sqlite(sqlite_path)
+    store = await Store.open(sqlite_path, clock=clock)
+    taken = socket.socket()
+    try:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        context = BoardContext(store=store, secret=SECRET, play=lambda *_: asyncio.sleep(0))
+        with pytest.raises(OSError):
+            await start(context, "127.0.0.1", taken.getsockname()[1])
+        assert store.game_listeners == []
+        runner, port = await start(context, "127.0.0.1", 0)
+        assert port != 0 and store.game_listeners == [context.hub.changed]
+        await runner.cleanup()
+        assert store.game_listeners == []
+    finally:
+        taken.close()
+        await store.close()

@@ -429,7 +429,11 @@ async def start(context: BoardContext, host: str, port: int) -> tuple[web.AppRun
     runner = web.AppRunner(board_app(context), access_log=None, handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
-    await site.start()
+    try:
+        await site.start()
+    except BaseException:
+        await runner.cleanup()  # the store forgets the hub again
+        raise
     server = site._server
     sockets = getattr(server, "sockets", None) or []
     bound = sockets[0].getsockname()[1] if sockets else port
