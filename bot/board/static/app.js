@@ -117,7 +117,6 @@ function show(state) {
     window.__readyAt = performance.now();
   }
   document.body.dataset.version = String(state.version);
-  window.__shownAt = performance.now();
   window.__shownWall = window.__shownWall || {};  // when each version was first on screen (ms since the epoch)
   if (!(state.version in window.__shownWall)) window.__shownWall[state.version] = Date.now();
 }
@@ -420,7 +419,6 @@ async function queuePremove(text) {
 async function send(text) {
   const s = view.state;
   view.busy = s.version;
-  window.__sentAt = performance.now();
   try {
     const answer = await api('POST', 'move', { turn: text, version: s.version });
     if (answer.state.version > view.state.version) show(answer.state);
