@@ -87,6 +87,14 @@ SUMMARY: tuple[tuple[str, str, str, str], ...] = (
     ),
     ("local", "| click on Play", "the local table: a click to the new board, p50 / p95", ""),
     (
+        "board",
+        "| move stored → spectator's page redrawn",
+        "the board page: a move stored → every open page redrawn, p50 / p95, 50 games open"
+        " (× reference: one state request)",
+        r"\(([\d.]+×) for the update\)",
+    ),
+    ("board", "| clicks for a", "the board page: clicks for a 13-turn 7×7 Veletas game", ""),
+    (
         "arena",
         "| a game's end to each player's next pairing stored",
         "a 200-player arena: a game's end to each player's next pairing, p50 / p95 / max",

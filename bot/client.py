@@ -65,6 +65,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.settings",
     "cogs.clocks",
     "cogs.tournament",
+    "cogs.board",
     "cogs.board_page",
 )
 """The shared features, loaded after the games' cogs (some add commands to a game's group)."""

@@ -63,8 +63,12 @@ class Settings:
     # The public HTTPS address the board page is served at (the Activity's URL mapping points there); with it, a
     # launch Discord refuses is answered with a personal link to the page.
     board_public_url: str = ""
-    # The key board page sessions are signed with (bot/board/sessions.py); processes that share pages share it.
-    board_secret: str = ""
+    # The board page's server (bot/board): started when a port is set (0: any free one), on ``board_host``.
+    board_port: int | None = None
+    board_host: str = "127.0.0.1"
+    # The key board session tokens are signed with (bot/board/sessions.py); None: a random one for this process
+    # only. Processes that serve each other's pages (and the personal links) need the same one.
+    board_secret: bytes | None = None
 
     @property
     def activity_configured(self) -> bool:
@@ -119,7 +123,9 @@ class Settings:
             client_id=_optional_id(environ, "DISCORD_CLIENT_ID"),
             client_secret=environ.get("DISCORD_CLIENT_SECRET", "").strip(),
             board_public_url=public_url_from_env(environ),
-            board_secret=environ.get("BOARD_SECRET", "").strip(),
+            board_port=_port(environ, "BOARD_PORT"),
+            board_host=environ.get("BOARD_HOST", "").strip() or "127.0.0.1",
+            board_secret=environ.get("BOARD_SECRET", "").strip().encode() or None,
         )
 
 
@@ -176,6 +182,16 @@ def shards_from_env(environ: Mapping[str, str]) -> tuple[int | None, tuple[int, 
     if len(set(ids)) != len(ids):
         raise SettingsError(f"SHARD_IDS {ids_text!r} names a shard twice")
     return count, tuple(sorted(ids))
+
+
+def _port(environ: Mapping[str, str], key: str) -> int | None:
+    """A TCP port (0: any free one), or None when unset."""
+    raw = environ.get(key, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) > 65535:
+        raise SettingsError(f"{key} must be a port number from 0 to 65535, not {raw!r}")
+    return int(raw)
 
 
 def _optional_id(environ: Mapping[str, str], key: str) -> int | None:

@@ -39,6 +39,7 @@ FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
     ("bot.tournament_flow", ("discord", "bot.db", "cogs")),  # Discord- and SQL-free
     ("bot.scheduler", ("discord", "cogs")),  # Discord-free
     ("bot.i18n", ("bot.store", "bot.db", "cogs")),  # catalogues; bot.i18n.commands alone speaks discord.py
+    ("bot.board", ("discord", "cogs")),  # the board page's server: a peer of the cogs that speaks no Discord
 ]
 # For a "*" rule: the only part of the project that layer may import.
 ONLY: dict[str, str] = {"bot.rules": "bot.rules"}

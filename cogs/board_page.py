@@ -50,7 +50,7 @@ class BoardPage(commands.Cog, name="Board page"):
             log.info("Discord refused to launch the board page in channel %s: %s", interaction.channel_id, exc)
         w = private_words(interaction)
         if settings.board_public_url and settings.board_secret:
-            session = mint(settings.board_secret.encode(), user_id, info.id, self.bot.store.now())
+            session = mint(settings.board_secret, user_id, info.id, self.bot.store.now())
             link = f"{settings.board_public_url}/board/#session={session}"
             text = w("board.play.link", url=link, count=SESSION_SECONDS // 3600)
         else:

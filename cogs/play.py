@@ -36,7 +36,7 @@ from cogs._delivery import announce, deliver, play_forced, sweep
 from cogs._leaderboard import LeaderboardButton
 from cogs._lookup import NamesAGame, UnknownControl, game_here
 from cogs._records import ExportSelect, PlayAgainSelect, again_view, export_message, game_link
-from cogs._send import Outgoing, bot_of, mention, respond, send_response
+from cogs._send import Outgoing, bot_of, mention, respond, send_response, send_to_channel
 from cogs._tables import TABLES, Table, table_for
 from cogs._words import private_words, public_words
 from cogs.challenge import challenges
@@ -69,20 +69,50 @@ async def play_turn(
     """
     bot = bot_of(interaction)
     stamp = interaction.id if typed else None
+    work = turn_board(
+        bot,
+        game_id,
+        interaction.user.id,
+        text,
+        expected_ply=expected_ply,
+        expected_version=expected_version,
+        stamp=stamp,
+    )
+    await deliver(bot, game_id, respond(interaction, work))
 
-    async def work() -> Outgoing:
-        played = await bot.store.play(
-            game_id,
-            interaction.user.id,
-            text,
-            expected_ply=expected_ply,
-            expected_version=expected_version,
-            stamp=stamp,
-        )
-        after, note = await play_forced(bot, played)
-        return await board_message(bot, after, note=note)
 
-    await deliver(bot, game_id, respond(interaction, work()))
+async def turn_board(
+    bot: VeletasBot,
+    game_id: int,
+    user_id: int,
+    text: str,
+    *,
+    expected_ply: int | None = None,
+    expected_version: int | None = None,
+    stamp: int | None = None,
+) -> Outgoing:
+    """A member plays ``text`` in a game: the store commits it (or refuses, changing nothing), the turns nobody has
+    a choice in follow, and the board message showing the result is made. A typed turn and a click on the board page
+    take this path (the guided move's confirmation answers in two messages, through the same store call)."""
+    played = await bot.store.play(
+        game_id, user_id, text, expected_ply=expected_ply, expected_version=expected_version, stamp=stamp
+    )
+    after, note = await play_forced(bot, played)
+    return await board_message(bot, after, note=note)
+
+
+async def play_from_page(bot: VeletasBot, game_id: int, user_id: int, text: str, expected_version: int) -> None:
+    """A turn clicked on the board page: ``turn_board``, with the board posted to the game's thread as the answer
+    to a slash command would be (no interaction to answer), through ``deliver`` like every answer (the board
+    lock, the AI's turn, the DM that calls the next player, a failed post retried). Refusals raise before any
+    write; once the turn is stored, a post that fails is left to ``deliver``'s retries, never to the page."""
+
+    async def answer() -> tuple[int | None, Outgoing]:
+        out = await turn_board(bot, game_id, user_id, text, expected_version=expected_version)
+        assert out.info is not None
+        return await send_to_channel(bot, out.info.channel_id, out), out
+
+    await deliver(bot, game_id, answer())
 
 
 class ResignButton(

@@ -23,6 +23,7 @@ BLOCKS = (
     "ai-veloop-time",
     "ai-random",
     "local",
+    "board",
     "clock",
     "ratings",
     "arena",

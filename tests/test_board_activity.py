@@ -287,7 +287,7 @@ def test_the_activity_settings_are_read_from_the_environment() -> None:
     }
     settings = Settings.from_env(environ)
     assert (settings.client_id, settings.client_secret) == (123456789012345678, "s3cret")
-    assert settings.board_public_url == "https://board.example.org" and settings.board_secret == "k"
+    assert settings.board_public_url == "https://board.example.org" and settings.board_secret == b"k"
     assert settings.activity_configured
     assert not Settings.from_env({"DISCORD_TOKEN": "t", "DISCORD_CLIENT_ID": "1"}).activity_configured
     for bad in ("http://board.example.org", "board.example.org", "https://x.org/?a=1", "https://x.org/#f"):

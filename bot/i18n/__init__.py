@@ -218,6 +218,15 @@ class Words:
             template = self._translations.gettext(key)
         return template.format_map({name: self._shown(value) for name, value in data.items()})
 
+    def template(self, key: str) -> str:
+        """A message as written, placeholders unfilled (a page that fills them itself); English if missing here."""
+        key = self._key(key)
+        if key not in self._entries:
+            if self._fallback is not None:
+                return self._fallback.template(key)
+            raise KeyError(f"no message {key!r} in the {self.language} catalogue")
+        return str(self._translations.gettext(key))
+
     def _shown(self, value: object) -> object:
         if isinstance(value, Phrase):
             return self(value.key, **value.data)

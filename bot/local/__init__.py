@@ -14,8 +14,9 @@
 * the page (``bot.local.page``) is served on 127.0.0.1:PORT and acts only through the fake's user
   injectors, the ones the end-to-end tests use;
 * the bot's board page: the bot is given the fake application's OAuth2 client id and secret (so its boards
-  offer "Play on the board") and a free loopback port for its board server (``BOARD_PORT``), which the page
-  serves under ``/board/`` and opens in a panel as Discord opens an Activity.
+  offer "Play on the board") and a loopback port for its board server (``BOARD_PORT`` when set, else a free
+  one; the start-up line says where: ``Board page at http://127.0.0.1:N/board/``), which the page serves
+  under ``/board/`` too and opens in a panel as Discord opens an Activity. ``BOARD_SECRET`` is passed on.
 
 Time: Discord's deadlines (3 s to answer an interaction, 15 minutes of followups) are measured on
 the fake's ``SimClock``, which is monotonic time plus whatever a test skipped ahead. Nothing here
@@ -81,8 +82,11 @@ def main(argv: list[str]) -> int:
         return 0
 
 
-def free_port() -> int:
-    """A port of 127.0.0.1 nothing listens on now, for a server the bot starts."""
+def board_port_for(environ: dict[str, str] | os._Environ[str]) -> int:
+    """``BOARD_PORT`` when set, else a port free now on 127.0.0.1 (the bot binds it a moment later)."""
+    raw = environ.get("BOARD_PORT", "").strip()
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
@@ -102,7 +106,7 @@ class LocalTable:
         await fake.start()
         added = [fake.add_member(name) for name in self.members]
         ready = asyncio.Event()
-        self.board_port = free_port()
+        self.board_port = board_port_for(os.environ)
         page = Page(fake, ready=ready, board_url=f"http://127.0.0.1:{self.board_port}")
         # Someone must be able to try /settings and /tournament create: the first member manages the server (the
         # page gives and takes Manage Server, and sets each member's language and the server's).
@@ -143,6 +147,7 @@ class LocalTable:
             if connected.done() and not connected.cancelled() and connected.exception() is None:
                 ready.set()
                 page._changed()
+                print(f"Board page at http://127.0.0.1:{self.board_port}/board/", flush=True)
                 print(f"Local table ready at {address} (members {', '.join(self.members)}; Ctrl+C stops)", flush=True)
                 await asyncio.wait({exited, stopping}, return_when=asyncio.FIRST_COMPLETED)
             connected.cancel()
@@ -182,6 +187,7 @@ class LocalTable:
             "DISCORD_CLIENT_ID": str(fake.application_id),
             "DISCORD_CLIENT_SECRET": fake.client_secret,
             "BOARD_PORT": str(self.board_port),
+            "BOARD_HOST": "127.0.0.1",
             "DATABASE_PATH": str(self.database),
             "LOG_LEVEL": env.get("LOG_LEVEL", "WARNING"),
             # The bot dies with the table, even a table killed with SIGKILL, which cannot stop it (bot/lifeline.py);

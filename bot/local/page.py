@@ -246,6 +246,7 @@ class Page:
                 "channels": self._channels_for(member),
                 "general": str(state.general_id),
                 "commands": commands_for_page(self.fake),
+                "board_url": self.board_url,
             }
         )
 

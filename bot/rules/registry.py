@@ -38,6 +38,8 @@ class GameDescriptor:
       AI's turn as text ``state.play`` accepts; empty when the AI does not play the game.
     - ``cog``: the extension (module) that defines the game's ``Table`` and its command group.
     - ``cli``: ``"module:attribute"`` of the game's ``bot.rules.__main__.Adapter``; empty for none.
+    - ``page``: ``"module:attribute"`` of a pure function ``(state) -> dict`` giving the position and its click
+      steps as JSON values for the board page (``bot.board``); empty when the game has no board page.
     - ``catalogue``: a folder of ``<language>/*.po`` files with the game's own words, read with the
       built-in catalogue; None when its words are in the built-in catalogue.
     """
@@ -48,6 +50,7 @@ class GameDescriptor:
     ai: str = ""
     cli: str = ""
     catalogue: Path | None = None
+    page: str = ""
 
     @property
     def name(self) -> str:
@@ -143,6 +146,7 @@ VELETAS: Final = register(
         cog="cogs.veletas",
         ai="bot.ai.veletas:choose_turn",
         cli="bot.rules.veletas.cli:ADAPTER",
+        page="bot.rules.veletas.page:page_state",
     )
 )
 VELOOP: Final = register(
@@ -152,6 +156,7 @@ VELOOP: Final = register(
         cog="cogs.veloop",
         ai="bot.ai.veloop:choose_turn",
         cli="bot.rules.veloop.cli:ADAPTER",
+        page="bot.rules.veloop.page:page_state",
     )
 )
 BUILT_IN: Final = (VELETAS.name, VELOOP.name)

@@ -79,6 +79,9 @@ class StoreBase:
         # This run's part of the tokens of the due rows it claims (``claim_due``), and how many claims it made.
         self._run = uuid.uuid4().hex[:12]
         self._claims = 0
+        # Told a game's id after a committed change to it (a turn, a posted board...), in this process: the board
+        # page's live updates (bot/board/live.py). A listener must be quick and must not raise.
+        self.game_listeners: list[Callable[[int], None]] = []
 
     def _heard(self, message: str) -> None:
         """Another process (on PostgreSQL) changed what this one keeps in memory: ``prefs USER_ID``."""
@@ -186,10 +189,20 @@ class StoreBase:
                     raise
                 else:
                     await self._db.commit()
+                    if game is not None:
+                        self._game_changed(game)
             except Busy as exc:
                 # Another process held the write lock for all of the timeout: nothing began, so nothing
                 # changed, and the caller can say so and let the player try again.
                 raise StoreBusy() from exc
+
+    def _game_changed(self, game_id: int) -> None:
+        """Tell the listeners that a change to ``game_id`` was committed."""
+        for listener in self.game_listeners:
+            try:
+                listener(game_id)
+            except Exception:
+                log.exception("A listener of game %d's changes failed", game_id)
 
     async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         if self._db.concurrent_reads:

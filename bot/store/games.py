@@ -139,6 +139,8 @@ class Games(Tournaments):
             if status == "finished":
                 await self._on_game_end(db, info, winner_id, now, termination)
         self._remember(game_id, game)
+        if status == "finished":  # a game-scoped transaction tells the listeners itself; this one took the database
+            self._game_changed(game_id)
         played = replace(
             info,
             ply=info.ply + 1,

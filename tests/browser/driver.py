@@ -6,7 +6,9 @@ Shared by the browser tests and ``benchmarks/bench_local.py``. Chromium is Debia
 
 from __future__ import annotations
 
+import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -14,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +25,8 @@ from typing import Any
 from playwright.sync_api import Browser, Locator, Page, Playwright, sync_playwright
 from playwright.sync_api import Error as PageError
 from playwright.sync_api import TimeoutError as PageTimeout
+
+from bot.board.sessions import mint
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_PATHS = ("/usr/lib/chromium/chromium", "/usr/bin/chromium")
@@ -35,6 +40,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 READY = re.compile(r"Local table ready at (http://127\.0\.0\.1:\d+)")
+BOARD = re.compile(r"Board page at (http://127\.0\.0\.1:\d+/board/)")
+BOARD_SECRET = "browser tests' board secret"  # the table's bot signs sessions with it, so tests can mint them
 
 
 class NoChromium(RuntimeError):
@@ -58,6 +65,10 @@ class TableProcess:
         self.directory = Path(tempfile.mkdtemp(prefix="veletas-local-"))
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "DEV_GUILD"))}
         env |= {"PYTHONPATH": str(ROOT), "LOG_LEVEL": "WARNING", "AI_WORKERS": "1", "PYTHONUNBUFFERED": "1"}
+        env |= {"BOARD_SECRET": BOARD_SECRET}
+        env.pop("BOARD_PORT", None)
+        self.board_url = ""
+        self._games: set[int] = set()  # the games start_game has returned
         self.process = subprocess.Popen(
             [sys.executable, "-m", "bot", "local", "--port", "0", "--members", members],
             cwd=self.directory,
@@ -76,11 +87,74 @@ class TableProcess:
             if not line:
                 break
             lines.append(line)
+            board = BOARD.search(line)
+            if board:
+                self.board_url = board.group(1)
             found = READY.search(line)
             if found:
                 return found.group(1)
         self.stop()
         raise RuntimeError(f"the local table did not start: {''.join(lines)!r}")
+
+    # -- acting through the table's own API (the fake's user injectors), for what a test does not click --
+
+    def api(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return json.loads(answer.read())
+
+    def member_id(self, name: str) -> int:
+        members = self.api("GET", "/api/state")["members"]
+        return int(next(m["id"] for m in members if m["name"] == name))
+
+    def general(self) -> int:
+        return int(self.api("GET", "/api/state")["general"])
+
+    def slash(self, name: str, path: list[str], channel: int | None = None, **options: str) -> Any:
+        body = {"member": str(self.member_id(name)), "action": "slash", "path": path, "options": options}
+        if channel is not None:
+            body["channel"] = str(channel)
+        return self.api("POST", "/api/act", body)
+
+    def messages(self, name: str, channel: int) -> list[dict[str, Any]]:
+        query = f"/api/messages?member={self.member_id(name)}&channel={channel}"
+        return list(self.api("GET", query)["messages"])
+
+    def start_game(self, challenger: str, opponent: str, game: str = "veletas", **options: str) -> tuple[int, int]:
+        """A challenge by slash command, accepted by a click, played in its own thread: (game id, thread id)."""
+        channel = self.general()
+        self.slash(challenger, [game, "challenge"], channel, opponent=opponent, **options)
+        offer = next(m for m in reversed(self.messages(challenger, channel)) if "challenges" in m["content"])
+        accept = next(
+            b["custom_id"]
+            for row in offer["components"]
+            for b in row.get("components", [])
+            if b.get("label") == "Accept"
+        )
+        body = {"member": str(self.member_id(opponent)), "action": "click", "message": offer["id"], "custom_id": accept}
+        body["channel"] = str(channel)
+        self.api("POST", "/api/act", body)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            threads = self.api("GET", f"/api/state?member={self.member_id(opponent)}")["channels"]
+            for thread in reversed(threads):
+                if thread["type"] not in (11, 12):
+                    continue
+                for message in self.messages(opponent, int(thread["id"])):
+                    for embed in message["embeds"]:
+                        found = re.search(r"#(\d+)", embed.get("title", ""))
+                        if found and int(found.group(1)) not in self._games:
+                            self._games.add(int(found.group(1)))
+                            return int(found.group(1)), int(thread["id"])
+            time.sleep(0.05)
+        raise AssertionError("the game's first board never came")
+
+    def session(self, name: str, game_id: int) -> str:
+        """A session token for ``name`` on ``game_id``, as the bot would mint it."""
+        return mint(BOARD_SECRET.encode(), self.member_id(name), game_id, time.time())
 
     def stop(self) -> int:
         if self.process.poll() is None:
@@ -280,3 +354,92 @@ class Player:
         """The last messages' text, for a failure to show what the page showed."""
         texts = self.messages().all_inner_texts()[-count:]
         return [" | ".join(text.split("\n"))[:500] for text in texts]
+
+
+def open_board(browser: Browser, table: TableProcess, member: str, game_id: int, **context: Any) -> BoardPage:
+    """``member``'s board page of ``game_id`` in a fresh browser context, opened with a personal session link.
+
+    The one place a test gets onto the board: when the Activity launch exists, this can open it that way instead.
+    """
+    options = {"viewport": {"width": 420, "height": 860}, "has_touch": True, **context}
+    page = browser.new_context(**options).new_page()
+    board = BoardPage(page, table.board_url)
+    page.goto(f"{table.board_url}#session={table.session(member, game_id)}")
+    page.wait_for_selector("body[data-ready='1']")
+    return board
+
+
+class BoardPage:
+    """A board page as a member uses it: clicks squares and buttons the page offers, reads what it shows."""
+
+    def __init__(self, page: Page, url: str) -> None:
+        self.page = page
+        self.url = url
+        self.errors: list[str] = []
+        self.foreign: list[str] = []
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("request", self._request)
+        page.set_default_timeout(20_000)
+
+    def _request(self, request: Any) -> None:
+        url = str(request.url)
+        origin = self.url.split("/board/")[0]
+        if not (url.startswith(origin) or url.startswith(origin.replace("http", "ws"))):
+            self.foreign.append(url)
+
+    def state(self) -> dict[str, Any]:
+        return dict(self.page.evaluate("() => window.__board.state"))
+
+    def version(self) -> int:
+        return int(self.page.evaluate("() => window.__board.state.version"))
+
+    def wait_version(self, at_least: int) -> None:
+        self.page.wait_for_function("v => window.__board.state && window.__board.state.version >= v", arg=at_least)
+
+    def clicks(self) -> int:
+        return int(self.page.evaluate("() => window.__clicks"))
+
+    def click_square(self, square: str) -> None:
+        self.page.click(f"#board [data-square='{square}']")
+
+    def offered(self) -> list[str]:
+        """The squares the page highlights for the next click."""
+        return list(self.page.eval_on_selector_all("#board .sq.legal", "cells => cells.map(c => c.dataset.square)"))
+
+    def play_turn(self, rng: random.Random) -> str:
+        """One whole turn by clicking what the page offers (its own steps); the turn text, once stored."""
+        state = self.state()
+        before = int(state["version"])
+        steps = state["board"]["steps"]
+        if state["game"] == "veletas" and state["phase"] == "pie":
+            choice = rng.choice(steps["pie"])
+            self.page.click(f"#choices [data-choice='{choice}']")
+            self.wait_version(before + 1)
+            return str(choice)
+        picks: list[str] = []
+        while True:
+            offered = self.offered()
+            if not offered:
+                notice = self.page.inner_text("#notice")
+                now = self.page.evaluate(
+                    "() => [window.__board.picks, window.__board.state.version, window.__board.busy]"
+                )
+                raise AssertionError(f"nothing offered after {picks} in {state['phase']}: {notice!r} {now} {steps}")
+            square = rng.choice(offered)
+            picks.append(square)
+            self.click_square(square)
+            outcome = self.page.wait_for_function(
+                """([n, v]) => {
+                    const b = window.__board;
+                    if (b.busy === v || b.state.version > v) return 'sent';
+                    return b.picks.length === n ? 'more' : false;
+                }""",
+                arg=[len(picks), before],
+            ).json_value()
+            if outcome == "sent":
+                break  # the turn went to the server (or is stored already)
+        try:
+            self.wait_version(before + 1)
+        except PageTimeout as exc:
+            raise AssertionError(f"{picks} not played: {self.page.inner_text('#notice')!r}") from exc
+        return ",".join(picks)

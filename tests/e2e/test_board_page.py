@@ -18,7 +18,7 @@ from e2e.table import resign, start_game
 
 PLAY = "Play on the board"
 PUBLIC = "https://board.example.org"
-SECRET = "a-board-secret"
+SECRET = b"a-board-secret"
 
 
 @pytest.fixture
@@ -86,7 +86,7 @@ async def test_a_refused_launch_answers_privately_with_a_personal_link(
     assert answer.ephemeral and sandbox.activity_launches() == []
     link = next(word for word in answer.content.split() if word.startswith(PUBLIC))
     assert link.startswith(f"{PUBLIC}/board/#session=")
-    session = verify(SECRET.encode(), link.split("#session=", 1)[1], activity_bot.store.now())
+    session = verify(SECRET, link.split("#session=", 1)[1], activity_bot.store.now())
     assert session is not None and (session.user_id, session.game_id) == (bob.id, table.game_id)
 
 
