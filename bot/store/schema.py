@@ -555,6 +555,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "guild_id INTEGER, created_at REAL NOT NULL)",
         "CREATE INDEX IF NOT EXISTS puzzles_by_game ON puzzles (game, guild_id)",
     ),
+    (
+        # The puzzle miner's cursor: one row per finished game already searched for puzzles (and how many it
+        # gave), so a second run, or the bot's mining job after a restart, never searches a game twice.
+        "CREATE TABLE IF NOT EXISTS puzzle_mined_games (game_id INTEGER PRIMARY KEY REFERENCES games(id) "
+        "ON DELETE CASCADE, found INTEGER NOT NULL CHECK (found >= 0), mined_at REAL NOT NULL)",
+    ),
 )
 
 
