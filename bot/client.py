@@ -64,6 +64,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.settings",
     "cogs.clocks",
     "cogs.tournament",
+    "cogs.puzzle_mining",
 )
 """The shared features, loaded after the games' cogs (some add commands to a game's group)."""
 

@@ -18,8 +18,9 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
-from bot.puzzles.mine import SELF_PLAY, mine_game, mine_self_play
+from bot.puzzles.mine import SELF_PLAY, mine_finished, play_and_mine
 from bot.puzzles.values import Puzzle
 from bot.store import Store
 
@@ -32,29 +33,6 @@ SelfPlayer = Callable[[str, tuple[tuple[str, str], ...], int, float], Awaitable[
 """Plays and searches one self-play game: (game, settings, seed, seconds) -> its puzzles."""
 
 
-def mine_one(
-    game: str,
-    settings: tuple[tuple[str, str], ...],
-    turns: tuple[str, ...],
-    status: str,
-    game_id: int,
-    guild_id: int,
-    seconds: float,
-) -> list[Puzzle]:
-    """One finished game of a server, searched for at most ``seconds`` (a top-level function: it pickles).
-
-    ``status`` is the game's as stored: anything but finished is refused (``InPlay``), as ``mine_game`` does.
-    """
-    deadline = time.perf_counter() + seconds
-    found = mine_game(game, dict(settings), turns, status=status, game_id=game_id, guild_id=guild_id, deadline=deadline)
-    return found.puzzles
-
-
-def mine_one_self_play(game: str, settings: tuple[tuple[str, str], ...], seed: int, seconds: float) -> list[Puzzle]:
-    """One self-play game, played and searched for at most ``seconds`` (a top-level function: it pickles)."""
-    return mine_self_play(game, dict(settings), seed, deadline=time.perf_counter() + seconds).puzzles
-
-
 async def _in_thread(
     game: str,
     settings: tuple[tuple[str, str], ...],
@@ -64,13 +42,13 @@ async def _in_thread(
     guild_id: int,
     seconds: float,
 ) -> list[Puzzle]:
-    return await asyncio.to_thread(mine_one, game, settings, turns, status, game_id, guild_id, seconds)
+    return await asyncio.to_thread(mine_finished, game, settings, turns, status, game_id, guild_id, seconds)
 
 
 async def _self_play_in_thread(
     game: str, settings: tuple[tuple[str, str], ...], seed: int, seconds: float
 ) -> list[Puzzle]:
-    return await asyncio.to_thread(mine_one_self_play, game, settings, seed, seconds)
+    return await asyncio.to_thread(play_and_mine, game, settings, seed, seconds)
 
 
 @dataclass
@@ -110,15 +88,16 @@ async def mine_stored(
     game_seconds: float = GAME_SECONDS,
     miner: Miner = _in_thread,
     report: Report | None = None,
+    ready: Callable[[], bool] = lambda: True,
 ) -> Report:
     """Search up to ``games`` finished games not searched yet (oldest first), keeping what each gives.
 
-    ``seconds`` bounds the run: no game is started past it.
+    ``seconds`` bounds the run: no game is started past it, nor while ``ready`` says no (a busy worker pool).
     """
     report = report or Report()
     deadline = None if seconds is None else time.perf_counter() + seconds
     for info in await store.games_to_mine(games, game):
-        if deadline is not None and time.perf_counter() > deadline:
+        if (deadline is not None and time.perf_counter() > deadline) or not ready():
             break
         settings = tuple(sorted(info.settings.items()))
         budget = game_seconds if deadline is None else max(0.0, min(game_seconds, deadline - time.perf_counter()))
@@ -140,6 +119,7 @@ async def top_up(
     player: SelfPlayer = _self_play_in_thread,
     report: Report | None = None,
     choices: Sequence[tuple[str, Mapping[str, str]]] = SELF_PLAY,
+    ready: Callable[[], bool] = lambda: True,
 ) -> Report:
     """Play and search ``count`` self-play games (of ``game``, or each game in turn), seeds drawn from ``seed``."""
     report = report or Report()
@@ -147,7 +127,7 @@ async def top_up(
     options = [(name, settings) for name, settings in choices if game is None or name == game]
     rng = random.Random(seed)
     for number in range(count):
-        if deadline is not None and time.perf_counter() > deadline:
+        if (deadline is not None and time.perf_counter() > deadline) or not ready():
             break
         name, settings = options[number % len(options)]
         budget = game_seconds if deadline is None else max(0.0, min(game_seconds, deadline - time.perf_counter()))
@@ -155,6 +135,65 @@ async def top_up(
         new = await store.add_self_play_puzzles(puzzles)
         report.self_play += 1
         report.add(puzzles, new)
+    return report
+
+
+# --------------------------------------------------------------------------- the bot's job
+
+JOB_GAMES = 3
+"""Finished games one round of the bot's job searches at most."""
+JOB_SECONDS = 3.0
+"""How long one game's search may hold a worker in the bot's job (an AI turn asked meanwhile waits at most this)."""
+TOP_UP_BELOW = 50
+"""A server seeing fewer puzzles of a game than this gets one more self-play game searched per round."""
+GAMES: tuple[str, ...] = ("veletas", "veloop")
+
+
+class Pool(Protocol):
+    """What the job needs of the AI's worker pool (``cogs._ai_pool.PooledAi``)."""
+
+    def idle(self) -> bool: ...
+
+    async def mine_game(
+        self,
+        game: str,
+        settings: tuple[tuple[str, str], ...],
+        turns: tuple[str, ...],
+        status: str,
+        game_id: int,
+        guild_id: int,
+        seconds: float,
+    ) -> list[Puzzle]: ...
+
+    async def mine_self_play(
+        self, game: str, settings: tuple[tuple[str, str], ...], seed: int, seconds: float
+    ) -> list[Puzzle]: ...
+
+
+async def mining_round(store: Store, pool: Pool, guild_ids: Sequence[int], *, seed: int) -> Report:
+    """One round of the bot's job: a few newly finished games, then self-play for a game some server is short of.
+
+    Every search is a job of the pool's lowest priority, started only while the pool is idle, each held to
+    ``JOB_SECONDS``: AI turns, analyses and reviews always go first.
+    """
+    report = await mine_stored(store, games=JOB_GAMES, game_seconds=JOB_SECONDS, miner=pool.mine_game, ready=pool.idle)
+    for game in GAMES:
+        short = False
+        for guild_id in guild_ids:
+            if await store.puzzle_count(game, guild_id) < TOP_UP_BELOW:
+                short = True
+                break
+        if short:
+            await top_up(
+                store,
+                count=1,
+                game=game,
+                seed=seed + GAMES.index(game),
+                game_seconds=JOB_SECONDS,
+                player=pool.mine_self_play,
+                report=report,
+                ready=pool.idle,
+            )
     return report
 
 

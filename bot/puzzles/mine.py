@@ -44,8 +44,10 @@ __all__ = [
     "InPlay",
     "Mined",
     "max_turns_for",
+    "mine_finished",
     "mine_game",
     "mine_self_play",
+    "play_and_mine",
     "self_play",
 ]
 
@@ -234,3 +236,31 @@ def mine_self_play(
     return mine_game(
         game, settings, turns, status="finished", nodes=nodes, seconds=seconds, deadline=deadline, positions=positions
     )
+
+
+def mine_finished(
+    game: str,
+    settings: tuple[tuple[str, str], ...],
+    turns: tuple[str, ...],
+    status: str,
+    game_id: int,
+    guild_id: int,
+    seconds: float,
+) -> list[Puzzle]:
+    """One stored game of a server, searched for at most ``seconds``: a top-level function of plain values, for a
+    worker process. ``status`` is the game's as stored: anything but finished is refused (``InPlay``)."""
+    found = mine_game(
+        game,
+        dict(settings),
+        turns,
+        status=status,
+        game_id=game_id,
+        guild_id=guild_id,
+        deadline=time.perf_counter() + seconds,
+    )
+    return found.puzzles
+
+
+def play_and_mine(game: str, settings: tuple[tuple[str, str], ...], seed: int, seconds: float) -> list[Puzzle]:
+    """One self-play game played and searched for at most ``seconds`` (a top-level function, for a worker)."""
+    return mine_self_play(game, dict(settings), seed, deadline=time.perf_counter() + seconds).puzzles
