@@ -26,6 +26,7 @@ BLOCKS = (
     "clock",
     "ratings",
     "arena",
+    "puzzles",
 )
 
 

@@ -69,7 +69,7 @@ __all__ = [
 
 MAX_TURNS: Final = 4
 NODES: Final = 200_000
-"""The default node budget of one question about one position."""
+"""The default node budget of one question about one position: positions made (one per turn tried)."""
 
 WIN: Final = 1
 LOSS: Final = -1
@@ -218,16 +218,20 @@ class _Search:
         if self.deadline is not None and not self.nodes & 255 and time.perf_counter() > self.deadline:
             raise GiveUp("time budget spent")
 
+    def play(self, board: Any, move: Any) -> tuple[Any, int]:
+        """The position after ``move`` and what it did for the goal: one node of the budget."""
+        self.tick()
+        return self.rules.play(board, move, self.solver)
+
     def turn_wins(self, board: Any, move: Any, k: int) -> bool:
         """Whether the solver's ``move`` (the solver to move in ``board``) forces the goal within ``k`` turns."""
-        child, result = self.rules.play(board, move, self.solver)
+        child, result = self.play(board, move)
         if result != GOING:
             return result == WIN
         return k > 1 and self.wins(child, k - 1)
 
     def wins(self, board: Any, k: int) -> bool:
         """Whether the solver forces the goal from ``board`` (either side to move) within ``k`` solver turns."""
-        self.tick()
         rules = self.rules
         key = rules.key(board)
         known = self.table.get(key)
@@ -253,7 +257,7 @@ class _Search:
             replies.remove(killer)
             replies.insert(0, killer)
         for reply in replies:
-            child, result = rules.play(board, reply, self.solver)
+            child, result = self.play(board, reply)
             if result == WIN:
                 continue
             if result == LOSS or not self.wins(child, k):
@@ -398,7 +402,7 @@ def _line(search: _Search, board: Any, move: Any, turns: int) -> tuple[tuple[str
     while True:
         texts.append(rules.text(board, move))
         movers.append(0)
-        board, result = rules.play(board, move, solver)
+        board, result = search.play(board, move)
         if result == WIN:
             return tuple(texts), tuple(movers)
         k -= 1
@@ -406,7 +410,7 @@ def _line(search: _Search, board: Any, move: Any, turns: int) -> tuple[tuple[str
             reply = _resistance(search, board, k)
             texts.append(rules.text(board, reply))
             movers.append(1)
-            board, result = rules.play(board, reply, solver)
+            board, result = search.play(board, reply)
             if result != GOING:  # the defender's only replies end the game: not a line to play
                 return None
         winners = [m for m in rules.moves(board, k == 1) if search.turn_wins(board, m, k)]
@@ -421,7 +425,7 @@ def _resistance(search: _Search, board: Any, k: int) -> Any:
     best: tuple[int, str] | None = None
     chosen: Any = None
     for reply in rules.moves(board, False):
-        child, result = rules.play(board, reply, search.solver)
+        child, result = search.play(board, reply)
         delay = -1 if result != GOING else search.need(child, k)
         rank = (-delay, rules.text(board, reply))
         if best is None or rank < best:

@@ -190,3 +190,26 @@ def test_consecutive_positions_of_one_forced_line_are_one_puzzle() -> None:
     starts = [len(p.before) for p in found.puzzles]
     assert 34 in starts and 36 not in starts
     assert found.puzzles[starts.index(34)].solution == first.line
+
+
+def test_a_position_too_hard_for_the_budget_is_unknown_not_a_verdict() -> None:
+    full = self_play("veletas", SMALL, 0)
+    state = find_game("veletas").replay(full[:8], SMALL)
+    assert state.phase == "play"
+    verdict = find_puzzle(state, "claim", 4, nodes=300)
+    assert (verdict.status, verdict.solution) == ("unknown", None) and verdict.nodes == 301
+    assert forced_win(state, "claim", 4, nodes=300) is None
+    assert winning_turns(state, "claim", 4, nodes=300) is None
+    timed = find_puzzle(state, "claim", 4, nodes=10**9, seconds=0.05)
+    assert timed.status == "unknown"
+
+
+def test_a_puzzle_starts_in_the_play_phase_with_its_games_goal() -> None:
+    setup = find_game("veletas").new(SMALL)
+    with pytest.raises(ValueError, match="play phase"):
+        find_puzzle(setup, "claim")
+    loop = find_game("veloop").new(LOOP)
+    with pytest.raises(ValueError, match="confine"):
+        find_puzzle(loop, "claim")
+    with pytest.raises(ValueError, match="1 to 4"):
+        find_puzzle(loop, "confine", 5)
