@@ -121,15 +121,19 @@ async def top_up(
     choices: Sequence[tuple[str, Mapping[str, str]]] = SELF_PLAY,
     ready: Callable[[], bool] = lambda: True,
 ) -> Report:
-    """Play and search ``count`` self-play games (of ``game``, or each game in turn), seeds drawn from ``seed``."""
+    """Play and search ``count`` self-play games (of ``game``, or each game in turn), seeds drawn from ``seed``.
+
+    The boards (``choices``) take turns, from one ``seed`` picks.
+    """
     report = report or Report()
     deadline = None if seconds is None else time.perf_counter() + seconds
     options = [(name, settings) for name, settings in choices if game is None or name == game]
     rng = random.Random(seed)
+    first = rng.randrange(len(options))  # a round of the job plays one game: not always the same board
     for number in range(count):
         if (deadline is not None and time.perf_counter() > deadline) or not ready():
             break
-        name, settings = options[number % len(options)]
+        name, settings = options[(first + number) % len(options)]
         budget = game_seconds if deadline is None else max(0.0, min(game_seconds, deadline - time.perf_counter()))
         puzzles = await player(name, tuple(sorted(settings.items())), rng.randrange(1 << 30), budget)
         new = await store.add_self_play_puzzles(puzzles)

@@ -157,3 +157,21 @@ def test_the_command_runs_as_python_m_bot(tmp_path: Path) -> None:
         check=False,
     )
     assert bad.returncode == 2 and "usage: python -m bot puzzles mine" in bad.stderr
+
+
+async def test_self_play_rounds_take_the_boards_in_turn(store: Store) -> None:
+    played: list[tuple[str, tuple[tuple[str, str], ...]]] = []
+
+    async def player(game: str, settings: tuple[tuple[str, str], ...], seed: int, seconds: float) -> list[Puzzle]:
+        played.append((game, settings))
+        return []
+
+    choices = (("veloop", LOOP), ("veloop", {"board": "8", "protocol": "122"}))
+    await top_up(store, count=4, game="veloop", seed=1, player=player, choices=choices)
+    assert len(set(played)) == 2 and played[:2] == played[2:]
+    firsts = set()
+    for seed in range(8):
+        played.clear()
+        await top_up(store, count=1, game="veloop", seed=seed, player=player, choices=choices)
+        firsts.add(played[0])
+    assert len(firsts) == 2, "one game a round still reaches every board"
