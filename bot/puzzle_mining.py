@@ -175,7 +175,8 @@ class Pool(Protocol):
 
 
 async def mining_round(store: Store, pool: Pool, guild_ids: Sequence[int], *, seed: int) -> Report:
-    """One round of the bot's job: a few newly finished games, then self-play for a game some server is short of.
+    """One round of the bot's job: a few newly finished games, then self-play for a game some server is short of,
+    on the settings most played in finished games of it (``SELF_PLAY``'s boards before any).
 
     Every search is a job of the pool's lowest priority, started only while the pool is idle, each held to
     ``JOB_SECONDS``: AI turns, analyses and reviews always go first.
@@ -188,10 +189,12 @@ async def mining_round(store: Store, pool: Pool, guild_ids: Sequence[int], *, se
                 short = True
                 break
         if short:
+            played = await store.settings_played(game)
             await top_up(
                 store,
                 count=1,
                 game=game,
+                choices=[(game, settings) for settings in played] or SELF_PLAY,
                 seed=seed + GAMES.index(game),
                 game_seconds=JOB_SECONDS,
                 player=pool.mine_self_play,

@@ -172,3 +172,12 @@ class Puzzles(StoreBase):
             )
             added += len(list(rows))
         return added
+
+    async def settings_played(self, game: str, limit: int = 3) -> list[dict[str, str]]:
+        """The settings of ``game`` most played in finished games (the most played first): what self-play copies."""
+        rows = await self._fetchall(
+            "SELECT settings, COUNT(*) AS played FROM games WHERE game = ? AND status = 'finished' "
+            "GROUP BY settings ORDER BY played DESC, settings LIMIT ?",
+            (game, limit),
+        )
+        return [dict(json.loads(row[0])) for row in rows]

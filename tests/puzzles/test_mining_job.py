@@ -97,3 +97,32 @@ def test_mining_is_on_by_default_when_there_are_ai_workers(environ: dict[str, st
 def test_a_mining_switch_that_is_neither_on_nor_off_is_refused() -> None:
     with pytest.raises(SettingsError, match="PUZZLE_MINING must be on or off"):
         Settings.from_env({"DISCORD_TOKEN": "x", "PUZZLE_MINING": "yes"})
+
+
+class RecordingPool(BusyPool):
+    """An idle pool that notes the self-play games asked of it."""
+
+    def __init__(self) -> None:
+        self.self_play: list[tuple[str, tuple[tuple[str, str], ...]]] = []
+
+    def idle(self) -> bool:
+        return True
+
+    async def mine_self_play(self, *args: object) -> list[Puzzle]:
+        game, settings = args[0], args[1]
+        assert isinstance(game, str) and isinstance(settings, tuple)
+        self.self_play.append((game, settings))
+        return []
+
+
+async def test_self_play_copies_the_settings_a_server_plays(store: Store) -> None:
+    pool = RecordingPool()
+    await mining_round(store, pool, [GUILD], seed=2)
+    assert [game for game, _ in pool.self_play] == ["veletas", "veloop"], "short of both: one game of each"
+    await finished_game(store, 1, settings={"board": "6", "protocol": "122"})
+    pool.self_play.clear()
+    await mining_round(store, pool, [GUILD], seed=2)
+    assert pool.self_play[-1] == ("veloop", (("board", "6"), ("protocol", "122")))
+    pool.self_play.clear()
+    await mining_round(store, pool, [], seed=2)
+    assert pool.self_play == [], "no server short of puzzles: no self-play"

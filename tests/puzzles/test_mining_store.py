@@ -24,9 +24,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 async def finished_game(
-    store: Store, seed: int, *, guild: int = GUILD, channel: int = 2000, end: bool = True
+    store: Store,
+    seed: int,
+    *,
+    guild: int = GUILD,
+    channel: int = 2000,
+    end: bool = True,
+    settings: dict[str, str] = LOOP,
 ) -> GameInfo:
-    """A Veloop 5×5 game between Alice and Bob, played to its end (or all but its last turn) with self-play turns."""
+    """A Veloop game (5×5 unless ``settings`` say otherwise) between Alice and Bob, played to its end (or all but
+    its last turn) with self-play turns."""
     info = await store.create_challenge(
         guild_id=guild,
         channel_id=channel,
@@ -35,10 +42,10 @@ async def finished_game(
         where="here",
         expires_at=None,
         game="veloop",
-        settings=LOOP,
+        settings=settings,
     )
     info = await store.accept_challenge(info.id, BOB, channel_id=channel)
-    turns = self_play("veloop", LOOP, seed)
+    turns = self_play("veloop", settings, seed)
     for turn in turns if end else turns[:-1]:
         actor = info.user_to_act
         assert actor is not None
