@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import random
 import sys
 import time
@@ -23,6 +24,8 @@ from typing import Protocol
 from bot.puzzles.mine import SELF_PLAY, mine_finished, play_and_mine
 from bot.puzzles.values import Puzzle
 from bot.store import Store
+
+log = logging.getLogger(__name__)
 
 GAME_SECONDS = 20.0
 """How long one game's walk may take: past it the positions nearer the game's start are left unsearched."""
@@ -101,7 +104,13 @@ async def mine_stored(
             break
         settings = tuple(sorted(info.settings.items()))
         budget = game_seconds if deadline is None else max(0.0, min(game_seconds, deadline - time.perf_counter()))
-        puzzles = await miner(info.kind.name, settings, info.turns, info.status, info.id, info.guild_id, budget)
+        try:
+            puzzles = await miner(info.kind.name, settings, info.turns, info.status, info.id, info.guild_id, budget)
+        except Exception:
+            # A game the search cannot take (a worker that died on it twice, say) is marked searched with nothing,
+            # or it would come first again in every later run and hold every game behind it.
+            log.exception("Searching game %d for puzzles failed; it is skipped from now on", info.id)
+            puzzles = []
         new = await store.record_mined(info.id, puzzles)
         report.games += 1
         report.add(puzzles, new)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from test_store import ALICE, BOB
 
+from bot.puzzle_mining import _in_thread as mine_stored_default
 from bot.puzzle_mining import main, mine_stored, top_up
 from bot.puzzles.mine import self_play
 from bot.puzzles.values import Puzzle
@@ -182,3 +183,25 @@ async def test_self_play_rounds_take_the_boards_in_turn(store: Store) -> None:
         await top_up(store, count=1, game="veloop", seed=seed, player=player, choices=choices)
         firsts.add(played[0])
     assert len(firsts) == 2, "one game a round still reaches every board"
+
+
+async def test_a_game_the_search_fails_on_is_skipped_not_retried_for_ever(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = await finished_game(store, 1)
+    fine = await finished_game(store, 17, channel=2001)
+    asked: list[int] = []
+
+    async def miner(*args: object) -> list[Puzzle]:
+        game_id = args[4]
+        assert isinstance(game_id, int)
+        asked.append(game_id)
+        if game_id == broken.id:
+            raise RuntimeError("the AI found no puzzle mining in 2 attempts")
+        return await mine_stored_default(*args)
+
+    report = await mine_stored(store, games=10, miner=miner)
+    assert asked == [broken.id, fine.id] and report.games == 2
+    assert f"Searching game {broken.id} for puzzles failed" in caplog.text
+    assert {p.source_game_id for p in await store.puzzles_for("veloop", GUILD)} == {fine.id}
+    assert await store.games_to_mine(10) == []
