@@ -62,7 +62,6 @@ __all__ = [
     "Verdict",
     "find_puzzle",
     "forced_win",
-    "goals_for",
     "rating",
     "winning_turns",
 ]
@@ -83,11 +82,6 @@ class GiveUp(Exception):
 def rating(turns: int, tempting: int) -> float:
     """A puzzle's starting difficulty from its solution length (solver turns) and its tempting wrong first turns."""
     return round(1150.0 + 250.0 * turns + 75.0 * math.log2(1 + tempting), 1)
-
-
-def goals_for(state: GameState) -> tuple[str, ...]:
-    """The goals a puzzle of this game can have, the stronger first."""
-    return ("decide", "claim") if state.kind.name == "veletas" else ("confine",)
 
 
 # --------------------------------------------------------------------------- the two games' boards
