@@ -113,6 +113,12 @@ SUMMARY: tuple[tuple[str, str, str, str], ...] = (
         "",
     ),
     ("ai-random", "| veloop | 5×5 | 122 |", "AI level 2's score against a random mover, Veloop 5×5", ""),
+    (
+        "puzzles",
+        "| all | all stored games |",
+        "puzzles mined per CPU-minute from stored games (× reference: CPU time a puzzle)",
+        "",
+    ),
 )
 
 

@@ -2,6 +2,9 @@
 
 ``python -m bot layers [--write]`` draws the layers of the code (``bot/layers.py``).
 
+``python -m bot puzzles mine [--games N] [--self-play N] [--game NAME] [--seconds S]`` searches finished
+games (and self-play) for puzzles (``bot/puzzle_mining.py``).
+
 ``python -m bot health`` is the container health check: it succeeds while the running bot keeps
 its heartbeat file fresh, which it only does while connected to the gateway.
 
@@ -153,6 +156,18 @@ def migrate(args: list[str]) -> int:
     return 0
 
 
+def puzzles(args: list[str]) -> int:
+    """``python -m bot puzzles mine ...``: search finished games (and self-play) for puzzles (bot/puzzle_mining.py)."""
+    try:
+        target = database_target()
+    except SettingsError as exc:
+        print(f"veletas-bot: {exc}", file=sys.stderr)
+        return 2
+    from bot.puzzle_mining import main as mine
+
+    return mine(args, target)
+
+
 def database_target() -> str | Path:
     """The database the commands work on: DATABASE_URL when set, else the SQLite file at DATABASE_PATH."""
     return database_url_from_env(os.environ) or Path(os.environ.get("DATABASE_PATH") or DEFAULT_DATABASE_PATH)
@@ -198,6 +213,8 @@ def main(argv: list[str]) -> int:
         return ratings(argv[2:])
     if argv[1:2] == ["migrate"]:
         return migrate(argv[2:])
+    if argv[1:2] == ["puzzles"]:
+        return puzzles(argv[2:])
     if argv[1:2] == ["local"] or (argv[1:] == ["auto"] and not token_configured()):
         # No token: the local table, a fake Discord on this machine with a page to play on.
         from bot.local import main as local
@@ -226,7 +243,7 @@ def main(argv: list[str]) -> int:
         print(
             f"veletas-bot: unknown arguments {' '.join(argv[1:])!r} "
             "(expected nothing, 'local', 'auto', 'health', 'commands --sizes', 'layers [--write]', "
-            "'ratings rebuild' or 'migrate --to URL')",
+            "'ratings rebuild', 'migrate --to URL' or 'puzzles mine')",
             file=sys.stderr,
         )
         return 2

@@ -67,6 +67,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.tournament",
     "cogs.board",
     "cogs.board_page",
+    "cogs.puzzle_mining",
 )
 """The shared features, loaded after the games' cogs (some add commands to a game's group)."""
 

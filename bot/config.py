@@ -55,6 +55,8 @@ class Settings:
     ai_worker_max_mb: float = DEFAULT_AI_WORKER_MAX_MB
     # Analyses waiting or running at once, all members together (one member: one at a time).
     analysis_queue: int = DEFAULT_ANALYSIS_QUEUE
+    # Puzzle mining in the AI's worker pool (cogs/puzzle_mining.py); off for hand-built settings.
+    puzzle_mining: bool = False
     heartbeat_seconds: float = 30.0
     # The board page as a Discord Activity: the application's OAuth2 client id and secret (developer portal,
     # OAuth2). Without both, board messages offer no "Play on the board" button.
@@ -104,6 +106,7 @@ class Settings:
         if not isinstance(logging.getLevelName(level), int):
             raise SettingsError(f"LOG_LEVEL {level!r} is not a logging level (DEBUG, INFO, WARNING, ERROR)")
         shard_count, shard_ids = shards_from_env(environ)
+        ai_workers = _count(environ, "AI_WORKERS", DEFAULT_AI_WORKERS)
         return cls(
             token=token,
             database_path=Path(environ.get("DATABASE_PATH", "").strip() or DEFAULT_DATABASE_PATH),
@@ -115,7 +118,7 @@ class Settings:
             log_level=level,
             dev_guild_id=_optional_id(environ, "DEV_GUILD_ID"),
             challenge_minutes=_positive_float(environ, "CHALLENGE_MINUTES", DEFAULT_CHALLENGE_MINUTES),
-            ai_workers=_count(environ, "AI_WORKERS", DEFAULT_AI_WORKERS),
+            ai_workers=ai_workers,
             drawing_workers=_count(environ, "DRAWING_WORKERS", DEFAULT_DRAWING_WORKERS),
             max_open_challenges=_positive_count(environ, "MAX_OPEN_CHALLENGES", DEFAULT_MAX_OPEN_CHALLENGES),
             ai_worker_max_mb=_positive_float(environ, "AI_WORKER_MAX_MB", DEFAULT_AI_WORKER_MAX_MB, "megabytes"),
@@ -126,6 +129,7 @@ class Settings:
             board_port=_port(environ, "BOARD_PORT"),
             board_host=environ.get("BOARD_HOST", "").strip() or "127.0.0.1",
             board_secret=environ.get("BOARD_SECRET", "").strip().encode() or None,
+            puzzle_mining=_switch(environ, "PUZZLE_MINING", ai_workers > 0),
         )
 
 
@@ -214,6 +218,15 @@ def _positive_float(environ: Mapping[str, str], key: str, default: float, unit: 
     if value <= 0:
         raise SettingsError(f"{key} must be more than zero, got {raw!r}")
     return value
+
+
+def _switch(environ: Mapping[str, str], key: str, default: bool) -> bool:
+    raw = environ.get(key, "").strip().lower()
+    if not raw:
+        return default
+    if raw not in ("on", "off"):
+        raise SettingsError(f"{key} must be on or off, got {raw!r}")
+    return raw == "on"
 
 
 def _count(environ: Mapping[str, str], key: str, default: int) -> int:

@@ -38,6 +38,8 @@ from bot.ai import choose_turn, level_of
 from bot.ai.review import POSITION_SECONDS, Evaluation, evaluate_position
 from bot.ai.veletas import ANALYSIS_LEVEL, analyze
 from bot.lifeline import die_with_parent, spared_ctrl_c
+from bot.puzzles.mine import mine_finished, play_and_mine
+from bot.puzzles.values import Puzzle
 from bot.rules.analysis import read_position
 from bot.rules.protocol import GameState
 from bot.rules.registry import find_game
@@ -121,6 +123,8 @@ DEFAULT_MAX_RSS_MB = 400
 DEFAULT_MAX_JOBS = 1000
 
 TURN, ANALYSIS = 0, 1
+MINING = 2
+"""Puzzle mining (bot/puzzle_mining.py): behind every AI turn and every analysis or review."""
 
 Worker = Callable[[str, tuple[str, ...], tuple[tuple[str, str], ...], int], str]
 Study = Callable[[str, str], Verdict]
@@ -267,6 +271,7 @@ class PooledAi:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._order = itertools.count()
         self._in_flight: dict[int, int] = {}
+        self._busy = 0  # workers running a job now
         self._closed = False
 
     # -- what the bot asks ---------------------------------------------------------------------------
@@ -336,6 +341,39 @@ class PooledAi:
         )
         return found.best
 
+    def idle(self) -> bool:
+        """Whether no worker is busy and nothing waits: the only moment the puzzle miner starts a job."""
+        return self._busy == 0 and (self._queue is None or self._queue.empty())
+
+    async def mine_game(
+        self,
+        game: str,
+        settings: tuple[tuple[str, str], ...],
+        turns: tuple[str, ...],
+        status: str,
+        game_id: int,
+        guild_id: int,
+        seconds: float,
+    ) -> list[Puzzle]:
+        """A finished game's puzzles (``bot.puzzles.mine.mine_finished``), at the lowest priority."""
+        result: list[Puzzle] = await self._run(
+            mine_finished,
+            (game, settings, turns, status, game_id, guild_id, seconds),
+            ANALYSIS_LEVEL,
+            what="puzzle mining",
+            priority=MINING,
+        )
+        return result
+
+    async def mine_self_play(
+        self, game: str, settings: tuple[tuple[str, str], ...], seed: int, seconds: float
+    ) -> list[Puzzle]:
+        """A self-play game played and searched for puzzles (``bot.puzzles.mine.play_and_mine``), lowest priority."""
+        result: list[Puzzle] = await self._run(
+            play_and_mine, (game, settings, seed, seconds), ANALYSIS_LEVEL, what="puzzle mining", priority=MINING
+        )
+        return result
+
     # -- the scheduler ---------------------------------------------------------------------------------
 
     async def _run(
@@ -368,7 +406,11 @@ class PooledAi:
                     continue  # its caller stopped waiting
                 if process is None:
                     process = self._spawn()
-                process = await self._serve(process, job, queue)
+                self._busy += 1
+                try:
+                    process = await self._serve(process, job, queue)
+                finally:
+                    self._busy -= 1
         finally:
             if process is not None:
                 self._processes.discard(process)

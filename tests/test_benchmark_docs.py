@@ -27,6 +27,7 @@ BLOCKS = (
     "clock",
     "ratings",
     "arena",
+    "puzzles",
 )
 
 

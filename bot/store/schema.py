@@ -582,6 +582,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE IF NOT EXISTS puzzle_daily (guild_id INTEGER NOT NULL, game TEXT NOT NULL, day TEXT NOT NULL, "
         "puzzle_id INTEGER NOT NULL REFERENCES puzzles(id) ON DELETE CASCADE, PRIMARY KEY (guild_id, game, day))",
     ),
+    (
+        # The puzzle miner's cursor: one row per finished game already searched for puzzles (and how many it
+        # gave), so a second run, or the bot's mining job after a restart, never searches a game twice.
+        "CREATE TABLE IF NOT EXISTS puzzle_mined_games (game_id INTEGER PRIMARY KEY REFERENCES games(id) "
+        "ON DELETE CASCADE, found INTEGER NOT NULL CHECK (found >= 0), mined_at REAL NOT NULL)",
+    ),
 )
 
 
