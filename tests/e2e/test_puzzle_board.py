@@ -1,0 +1,115 @@
+"""Solve on the board: a puzzle's private message offers the board page while its server runs; the click edits the
+message with the member's own puzzle link, the page plays through the store's puzzle path, and the same button back
+in Discord shows how the attempt stands. Nothing is posted publicly; another member's attempt is refused."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import aiohttp
+import pytest
+from puzzle_positions import veloop_two
+
+from bot.board.sessions import verify, verify_puzzle
+from bot.client import VeletasBot
+from bot.i18n import words
+from bot.sandbox.runner import BotRunner
+from bot.sandbox.server import FakeDiscord
+from bot.sandbox.state import Member
+from e2e.conftest import Factory, ManualClock, make_factory
+from e2e.test_puzzles import description, edited, everything, kept, labels, public
+
+SOLVE = "Solve on the board"
+SECRET = b"a-board-secret"
+LINK = re.compile(r"(http://127\.0\.0\.1:[0-9]+)/board/#puzzle=(\S+)")
+
+
+@pytest.fixture
+def board_factory(db_path: Path, clock: ManualClock) -> Factory:
+    return make_factory(db_path, clock, board_port=0, board_host="127.0.0.1", board_secret=SECRET)
+
+
+@pytest.fixture
+async def board_bot(sandbox_runner: BotRunner, board_factory: Factory) -> VeletasBot:
+    started = await sandbox_runner.start(board_factory, sync=False)
+    assert isinstance(started, VeletasBot)
+    return started
+
+
+async def test_solving_on_the_board_plays_the_attempt_and_discord_shows_how_it_stands(
+    sandbox: FakeDiscord, board_bot: VeletasBot, alice: Member, bob: Member, db_path: Path
+) -> None:
+    (puzzle,) = (await kept(board_bot, veloop_two())).values()
+    me = sandbox.user(alice)
+    shown = await me.slash("veloop", "puzzle")
+    assert labels(shown) == ["Move", "Type a move", SOLVE, "Give up", "Next puzzle", "Leaderboard"]
+    attempt = await board_bot.store.open_attempt(alice.id, "veloop")
+    assert attempt is not None
+
+    # Bob's own puzzle message, its button forged to name Alice's attempt: refused privately, nothing changes.
+    theirs = await sandbox.user(bob).slash("veloop", "puzzle")
+    before = everything(db_path)
+    forged = sandbox.message(theirs.id)
+    forged.buttons[2]["custom_id"] = f"pz:board:{attempt.id}"
+    refused = await sandbox.user(bob).click(forged, f"pz:board:{attempt.id}")
+    assert refused.ephemeral and refused.content == words()("puzzle.not_yours")
+    assert everything(db_path) == before
+
+    opened = await edited(sandbox, shown, me.click(shown, SOLVE))
+    assert opened.id == shown.id and opened.ephemeral
+    text = description(opened)
+    assert text.startswith("Black to move: confine a stone in 2 turns")
+    assert "Your own link to solve this puzzle on the board page, good for 12 hours:" in text
+    found = LINK.search(text)
+    assert found is not None, text
+    base, token = found[1], found[2]
+    session = verify_puzzle(SECRET, token, board_bot.store.now())
+    assert session is not None and (session.user_id, session.attempt_id) == (alice.id, attempt.id)
+    assert verify(SECRET, token, board_bot.store.now()) is None, "not a game's session"
+
+    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {token}"}) as http:
+        answer = await http.post(f"{base}/board/api/puzzle/move", json={"turn": puzzle.solution[0], "version": 0})
+        assert answer.status == 200, await answer.text()
+        assert (await answer.json())["puzzle"]["verdict"] == "right"
+
+        # Back in Discord, the button shows the attempt where the page left it (a fresh link with it).
+        halfway = await edited(sandbox, opened, me.click(opened, SOLVE))
+        assert description(halfway).startswith("Black to move: confine a stone in 1 turn")
+        assert LINK.search(description(halfway)) is not None and SOLVE in labels(halfway)
+
+        answer = await http.post(f"{base}/board/api/puzzle/move", json={"turn": puzzle.solution[2], "version": 2})
+        assert answer.status == 200, await answer.text()
+        view = (await answer.json())["puzzle"]
+        assert view["verdict"] == "solved" and view["status"] == "solved"
+
+    # The same store path as Discord's turns: rated, streak 1; nothing public.
+    standing = await board_bot.store.puzzle_standing(alice.id, "veloop")
+    assert standing.streak == 1 and standing.rating.value > 1500
+    assert public(sandbox) == 0
+
+    # Back in Discord, the stale message's turn is refused (the attempt is over); the button shows how it ended.
+    stale = await me.click(halfway, "Type a move")
+    assert stale.ephemeral and stale.id != shown.id and stale.content == words()("puzzle.over")
+    ended = await edited(sandbox, halfway, me.click(halfway, SOLVE))
+    text = description(ended)
+    assert f"Solved on the board page with {puzzle.solution[2]}!" in text
+    assert re.search(r"Puzzle rating: 1500 → [0-9]+ \(\+[0-9]+\)", text), text
+    assert "streak 1 (best 1)" in text and LINK.search(text) is None
+    assert labels(ended) == ["Share", "Next puzzle", "Leaderboard"]
+    assert public(sandbox) == 0, "solving on the board posts nothing"
+
+
+async def test_without_the_board_server_no_puzzle_offers_it(
+    sandbox: FakeDiscord, bot: VeletasBot, alice: Member
+) -> None:
+    await kept(bot, veloop_two())
+    shown = await sandbox.user(alice).slash("veloop", "puzzle")
+    assert SOLVE not in labels(shown)
+    attempt = await bot.store.open_attempt(alice.id, "veloop")
+    assert attempt is not None
+    # A button from when the server ran (a restart without BOARD_PORT): refused privately, the message unchanged.
+    forged = sandbox.message(shown.id)
+    forged.buttons[2]["custom_id"] = f"pz:board:{attempt.id}"
+    refused = await sandbox.user(alice).click(forged, f"pz:board:{attempt.id}")
+    assert refused.ephemeral and refused.content == words()("puzzle.board.off")
