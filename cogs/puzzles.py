@@ -10,11 +10,12 @@ at once; the last one shows the rating change and streak; a wrong one says so, s
 refutation (the defender's answer to the wrong turn, asked of the AI in its workers, when there is one). A turn the
 rules refuse is refused privately and changes nothing.
 
-When the board page's server runs (``BOARD_PORT``; the local table always runs it), an open attempt also offers Solve on
-the board: the private message is edited to the attempt as it stands with the member's own link to the board page
-(a puzzle session, ``bot.board.sessions.mint_puzzle``), where the member's clicks are played through the same store
-path. Back in Discord, the same button shows the attempt as it stands then: still open (with a fresh link), or how it
-ended on the page; the other buttons act on the stored attempt too, so they never play into a stale position.
+When the board page's server runs (``BOARD_PORT``; the local table always runs it) where members can reach it (at
+``BOARD_PUBLIC_URL``, or on loopback), an open attempt also offers Solve on the board: the private message is edited
+to the attempt as it stands with the member's own link to the board page (a puzzle session,
+``bot.board.sessions.mint_puzzle``), where the member's clicks are played through the same store path. Back in
+Discord, the same button shows the attempt as it stands then: still open (with a fresh link), or how it ended on the
+page; the other buttons act on the stored attempt too, so they never play into a stale position.
 
 Every custom id carries the attempt (or the game): a button or modal of someone else's attempt is refused privately
 by the store's check, nothing in memory is needed, and a puzzle opened before a restart still plays.
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import ipaddress
 import logging
 import re
 from collections.abc import Mapping
@@ -113,16 +115,25 @@ async def draw(bot: VeletasBot, user_id: int, state: GameState, w: Words) -> byt
 
 
 def board_page(bot: VeletasBot) -> tuple[str, BoardContext] | None:
-    """The board page's address and its server's context (whose secret signs sessions), while the server runs."""
+    """The board page's address for members and its server's context (whose secret signs sessions), while the server
+    runs: its public address (``BOARD_PUBLIC_URL``), else its own when it listens on loopback only (the local table,
+    whose members are on this machine). None otherwise: members would have no way to reach it."""
     served = bot.get_cog("Board")
     port = getattr(served, "port", None)
     context = getattr(served, "context", None)
     if not isinstance(port, int) or not isinstance(context, BoardContext):
         return None
-    host = bot.settings.board_host
-    if host in ("", "0.0.0.0", "::"):
-        host = "127.0.0.1"
-    return bot.settings.board_public_url or f"http://{host}:{port}", context
+    settings = bot.settings
+    if settings.board_public_url:
+        return settings.board_public_url, context
+    host = settings.board_host
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        return None
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}", context
 
 
 def buttons(w: Words, attempt: Attempt, *, board: bool = False) -> discord.ui.View:

@@ -113,3 +113,35 @@ async def test_without_the_board_server_no_puzzle_offers_it(
     forged.buttons[2]["custom_id"] = f"pz:board:{attempt.id}"
     refused = await sandbox.user(alice).click(forged, f"pz:board:{attempt.id}")
     assert refused.ephemeral and refused.content == words()("puzzle.board.off")
+
+
+@pytest.mark.parametrize(
+    ("settings", "address"),
+    [
+        ({"board_public_url": "https://board.example.org", "board_host": "0.0.0.0"}, "https://board.example.org"),
+        ({"board_host": "0.0.0.0"}, None),  # listening everywhere, no public address: no link to give
+        ({"board_host": "localhost"}, "http://localhost:"),
+    ],
+)
+async def test_the_link_is_the_public_address_else_loopback_else_none(
+    sandbox: FakeDiscord,
+    sandbox_runner: BotRunner,
+    alice: Member,
+    db_path: Path,
+    clock: ManualClock,
+    settings: dict[str, str],
+    address: str | None,
+) -> None:
+    factory = make_factory(db_path, clock, board_port=0, board_secret=SECRET, **settings)
+    started = await sandbox_runner.start(factory, sync=False)
+    assert isinstance(started, VeletasBot)
+    await kept(started, veloop_two())
+    shown = await sandbox.user(alice).slash("veloop", "puzzle")
+    if address is None:
+        assert SOLVE not in labels(shown)
+        return
+    opened = await edited(sandbox, shown, sandbox.user(alice).click(shown, SOLVE))
+    found = re.search(r"good for 12 hours: (\S+)/board/#puzzle=(\S+)", description(opened))
+    assert found is not None and found[1].startswith(address), description(opened)
+    session = verify_puzzle(SECRET, found[2], started.store.now())
+    assert session is not None and session.user_id == alice.id
