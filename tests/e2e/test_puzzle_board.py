@@ -9,7 +9,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from puzzle_positions import veloop_two
+from puzzle_positions import veloop_two, wrong_first
 
 from bot.board.sessions import verify, verify_puzzle
 from bot.client import VeletasBot
@@ -113,6 +113,28 @@ async def test_without_the_board_server_no_puzzle_offers_it(
     forged.buttons[2]["custom_id"] = f"pz:board:{attempt.id}"
     refused = await sandbox.user(alice).click(forged, f"pz:board:{attempt.id}")
     assert refused.ephemeral and refused.content == words()("puzzle.board.off")
+
+
+async def test_a_wrong_turn_on_the_board_is_shown_back_in_discord_with_the_rating_lost(
+    sandbox: FakeDiscord, board_bot: VeletasBot, alice: Member
+) -> None:
+    (puzzle,) = (await kept(board_bot, veloop_two())).values()
+    me = sandbox.user(alice)
+    shown = await me.slash("veloop", "puzzle")
+    opened = await edited(sandbox, shown, me.click(shown, SOLVE))
+    found = LINK.search(description(opened))
+    assert found is not None
+    wrong = wrong_first(puzzle)
+    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {found[2]}"}) as http:
+        answer = await http.post(f"{found[1]}/board/api/puzzle/move", json={"turn": wrong, "version": 0})
+        assert answer.status == 200, await answer.text()
+        assert (await answer.json())["puzzle"]["verdict"] == "wrong"
+    ended = await edited(sandbox, opened, me.click(opened, SOLVE))
+    text = description(ended)
+    assert f"Not solved on the board page: {wrong} was played, and the winning turn was {puzzle.solution[0]}." in text
+    assert re.search(r"Puzzle rating: 1500 → 1[0-4][0-9]{2} \(-[0-9]+\)", text), text
+    assert "streak 0 (best 0)" in text and labels(ended) == ["Next puzzle", "Leaderboard"]
+    assert public(sandbox) == 0
 
 
 @pytest.mark.parametrize(
