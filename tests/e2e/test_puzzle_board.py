@@ -18,6 +18,7 @@ from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
 from e2e.conftest import Factory, ManualClock, make_factory
+from e2e.test_languages import assert_no_english, english_in, in_language
 from e2e.test_puzzles import description, edited, everything, kept, labels, public
 
 SOLVE = "Solve on the board"
@@ -167,3 +168,28 @@ async def test_the_link_is_the_public_address_else_loopback_else_none(
     assert found is not None and found[1].startswith(address), description(opened)
     session = verify_puzzle(SECRET, found[2], started.store.now())
     assert session is not None and session.user_id == alice.id
+
+
+async def test_spanish_and_japanese_members_solve_on_the_board_without_a_word_of_english(
+    sandbox: FakeDiscord, board_bot: VeletasBot, alice: Member, bob: Member
+) -> None:
+    alice.locale, bob.locale = "ja", "es-419"
+    (puzzle,) = (await kept(board_bot, veloop_two())).values()
+    for member, button, language in ((alice, "盤面で解く", "ja"), (bob, "Resolver en el tablero", "es")):
+        user = sandbox.user(member)
+        shown = await user.slash("veloop", "puzzle")
+        opened = await edited(sandbox, shown, user.click(shown, button))
+        assert in_language(description(opened), language), description(opened)
+        found = LINK.search(description(opened))
+        assert found is not None, description(opened)
+        turn = puzzle.solution[0] if language == "ja" else wrong_first(puzzle)
+        async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {found[2]}"}) as http:
+            answer = await http.post(f"{found[1]}/board/api/puzzle/move", json={"turn": turn, "version": 0})
+            view = (await answer.json())["puzzle"]
+        # The page's words are the member's language, as the bot knows it from Discord.
+        for text in (view["task"] or view["lines"][-1], view["lines"][0], view["standing"]):
+            assert in_language(text, language), view
+        assert not english_in([view["task"], *view["lines"], view["standing"], view["title"]]), view
+        again = await edited(sandbox, opened, user.click(opened, button))
+        assert in_language(description(again), language), description(again)
+    assert assert_no_english(sandbox, [alice, bob], [sandbox.channel_id]) >= 2
