@@ -169,6 +169,18 @@ async def test_a_wrong_turn_without_a_refutation_says_so_and_shows_the_position_
     assert view["verdict"] == "wrong" and len(view["lines"]) == 2 and view["last_turn"] == wrong
 
 
+async def test_a_refutation_that_fails_leaves_the_wrong_turn_shown_and_kept(board: PuzzleBoard) -> None:
+    attempt, puzzle = await attempt_at(board.store, veloop_two())
+    board.refutation = "not a turn at all"  # the AI's answer unplayable: the page still gets the verdict
+    wrong = wrong_first(puzzle)
+    answer = await board.request("POST", "puzzle/move", board.token(ALICE, attempt.id), {"turn": wrong, "version": 0})
+    assert answer.status == 200, await answer.text()
+    view = (await answer.json())["puzzle"]
+    assert view["verdict"] == "wrong" and view["last_turn"] == wrong and len(view["lines"]) == 2
+    stored = await board.store.get_attempt(attempt.id)
+    assert stored is not None and stored.status == "failed"
+
+
 async def test_sessions_that_are_not_this_members_puzzle_are_refused_and_change_nothing(board: PuzzleBoard) -> None:
     attempt, puzzle = await attempt_at(board.store, veloop_two())
     theirs, _ = await attempt_at(board.store, veloop_two(), user=BOB)

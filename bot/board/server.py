@@ -547,9 +547,14 @@ class PuzzleBoard:
             lines.append(w("puzzle.solved", turn=step.turn))
         else:
             lines.append(w("puzzle.wrong", turn=step.turn, expected=step.expected))
-            answer = await self.context.refute(session.user_id, state)
-            if answer is not None:
-                state = state.play(answer)
+            try:
+                answer = await self.context.refute(session.user_id, state)
+                refuted = None if answer is None else state.play(answer)
+            except Exception:  # the turn is kept: it is shown without a refutation, as in Discord
+                log.warning("No refutation for a puzzle's wrong turn on the board page", exc_info=True)
+                refuted = None
+            if refuted is not None:
+                state = refuted
                 lines.append(w("puzzle.refutation", turn=state.turns[-1]))
         if played.before is not None:
             lines.append(w("puzzle.rating_change", change=rating_change(played.before, played.standing.rating)))
