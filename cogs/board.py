@@ -2,7 +2,8 @@
 
 When ``BOARD_PORT`` is set (the local table always sets it), the aiohttp server of ``bot.board.server`` is
 started as the bot loads and stopped as it unloads. Its turns take the same path as a slash command's
-(``cogs.play.play_from_page``); names and languages are the bot's. ``BOARD_SECRET`` signs the session tokens:
+(``cogs.play.play_from_page``), and a puzzle's wrong turn is refuted by the AI as in Discord
+(``cogs.puzzles.refutation``); names and languages are the bot's. ``BOARD_SECRET`` signs the session tokens:
 unset, a random one for this process.
 """
 
@@ -19,6 +20,7 @@ from bot.board.server import start
 from bot.client import VeletasBot
 from cogs._names import name_of
 from cogs.play import play_from_page
+from cogs.puzzles import refutation
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,7 @@ class BoardServer(commands.Cog, name="Board"):
             language_of=bot.user_languages.get,
             settings=bot.settings,
             clock=bot.store.now,
+            refute=lambda user, state: refutation(bot, user, state),
         )
 
     async def cog_load(self) -> None:

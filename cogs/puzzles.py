@@ -10,6 +10,13 @@ at once; the last one shows the rating change and streak; a wrong one says so, s
 refutation (the defender's answer to the wrong turn, asked of the AI in its workers, when there is one). A turn the
 rules refuse is refused privately and changes nothing.
 
+When the board page's server runs (``BOARD_PORT``; the local table always runs it) where members can reach it (at
+``BOARD_PUBLIC_URL``, or on loopback), an open attempt also offers Solve on the board: the private message is edited
+to the attempt as it stands with the member's own link to the board page (a puzzle session,
+``bot.board.sessions.mint_puzzle``), where the member's clicks are played through the same store path. Back in
+Discord, the same button shows the attempt as it stands then: still open (with a fresh link), or how it ended on the
+page; the other buttons act on the stored attempt too, so they never play into a stale position.
+
 Every custom id carries the attempt (or the game): a button or modal of someone else's attempt is refused privately
 by the store's check, nothing in memory is needed, and a puzzle opened before a restart still plays.
 """
@@ -18,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import ipaddress
 import logging
 import re
 from collections.abc import Mapping
@@ -28,6 +36,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import render
+from bot.board.context import BoardContext
+from bot.board.sessions import SESSION_SECONDS, mint_puzzle
 from bot.client import VeletasBot
 from bot.errors import InvalidMove, NoGameHere, UserError
 from bot.i18n import Words
@@ -104,11 +114,35 @@ async def draw(bot: VeletasBot, user_id: int, state: GameState, w: Words) -> byt
     return await bot.drawers.draw(drawing)
 
 
-def buttons(w: Words, attempt: Attempt) -> discord.ui.View:
+def board_page(bot: VeletasBot) -> tuple[str, BoardContext] | None:
+    """The board page's address for members and its server's context (whose secret signs sessions), while the server
+    runs: its public address (``BOARD_PUBLIC_URL``), else its own when it listens on loopback only (the local table,
+    whose members are on this machine). None otherwise: members would have no way to reach it."""
+    served = bot.get_cog("Board")
+    port = getattr(served, "port", None)
+    context = getattr(served, "context", None)
+    if not isinstance(port, int) or not isinstance(context, BoardContext):
+        return None
+    settings = bot.settings
+    if settings.board_public_url:
+        return settings.board_public_url, context
+    host = settings.board_host
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        return None
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}", context
+
+
+def buttons(w: Words, attempt: Attempt, *, board: bool = False) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     if attempt.status == "open":
         view.add_item(GuidedMoveButton(attempt.puzzle_id, label=w("guided.move.label")))
         view.add_item(TypeMoveButton(attempt.id, label=w("puzzle.type.label")))
+        if board:
+            view.add_item(BoardButton(attempt.id, label=w("puzzle.board.label")))
         view.add_item(GiveUpButton(attempt.id, label=w("puzzle.give_up.label")))
     if attempt.status == "solved":
         view.add_item(ShareButton(attempt.id, label=w("puzzle.share.label")))
@@ -140,7 +174,8 @@ async def puzzle_message(
     )
     embed.set_image(url=f"attachment://{PUZZLE_FILE}")
     png = await draw(bot, interaction.user.id, state, w)
-    return Outgoing(embed=embed, files=[(PUZZLE_FILE, png)], view=buttons(w, attempt))
+    view = buttons(w, attempt, board=board_page(bot) is not None)
+    return Outgoing(embed=embed, files=[(PUZZLE_FILE, png)], view=view)
 
 
 async def open_puzzle(interaction: discord.Interaction[Any], puzzle: Puzzle) -> Outgoing:
@@ -388,6 +423,67 @@ class GiveUpButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pz
         await bot.guard(interaction, respond_update(interaction, work()))
 
 
+class BoardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pz:board:(?P<attempt>[0-9]+)"):
+    """The member's attempt as it stands, with their own link to solve it on the board page while it is open."""
+
+    def __init__(self, attempt_id: int, *, label: str = "Solve on the board") -> None:
+        super().__init__(
+            discord.ui.Button(label=label, style=discord.ButtonStyle.primary, custom_id=f"pz:board:{attempt_id}")
+        )
+        self.attempt_id = attempt_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> BoardButton:
+        return cls(id_or_zero(match["attempt"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        await bot.guard(interaction, respond_update(interaction, on_the_board(interaction, self.attempt_id)))
+
+
+async def on_the_board(interaction: discord.Interaction[Any], attempt_id: int) -> Outgoing:
+    """The member's attempt as it stands: open, with a fresh link to the board page; else how it ended there."""
+    bot = bot_of(interaction)
+    attempt = await bot.store.get_attempt(attempt_id)
+    if attempt is None or attempt.user_id != interaction.user.id:
+        raise UserError("puzzle.not_yours")
+    if attempt.status == "abandoned":
+        raise UserError("puzzle.over")
+    page = board_page(bot)
+    if page is None:
+        raise UserError("puzzle.board.off")
+    puzzle = await bot.store.get_puzzle(attempt.puzzle_id)
+    if puzzle is None:
+        raise UserError("puzzle.unavailable")
+    w = private_words(interaction)
+    turns = attempt.turns
+    state = replay(puzzle, turns)
+    lines: list[str] = []
+    if attempt.status == "open":
+        address, context = page
+        token = mint_puzzle(context.secret, interaction.user.id, attempt.id, bot.store.now())
+        left = (len(puzzle.solution) - len(turns) + 1) // 2
+        lines.append(w(f"puzzle.task.{puzzle.goal}", colour=w(f"result.{solver(puzzle)}"), count=left))
+        link = f"{address}/board/#puzzle={token}"
+        lines.append(w("puzzle.board.link", url=link, count=SESSION_SECONDS // 3600))
+    elif attempt.status == "solved":
+        lines.append(w("puzzle.board.solved", turn=turns[-1]))
+    elif len(turns) % 2:  # a wrong turn ended it
+        lines.append(w("puzzle.board.failed", turn=turns[-1], expected=puzzle.solution[len(turns) - 1]))
+    else:  # given up
+        rest = puzzle.solution[len(turns) :]
+        lines.append(w("puzzle.gave_up", line=" ".join(rest)))
+        for turn in rest:
+            state = state.play(turn)
+    if attempt.status != "open" and attempt.rating_before is not None and attempt.rating_after is not None:
+        change = rating_change(Rating(attempt.rating_before), Rating(attempt.rating_after))
+        lines.append(w("puzzle.rating_change", change=change))
+    standing = await bot.store.puzzle_standing(interaction.user.id, puzzle.game)
+    return await puzzle_message(bot, interaction, attempt, puzzle, lines, state, standing)
+
+
 class NextButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pz:next:(?P<game>[a-z]{2,12})"):
     """The next puzzle of the game for this member: untried, near their puzzle rating."""
 
@@ -564,4 +660,6 @@ class VeloopPuzzle(PuzzleCog, name="Veloop puzzle"):
 async def setup(bot: VeletasBot) -> None:
     await bot.add_feature(VeletasPuzzle(bot))
     await bot.add_feature(VeloopPuzzle(bot), group="veloop")
-    bot.add_dynamic_items(GuidedMoveButton, TypeMoveButton, GiveUpButton, NextButton, ShareButton, TopButton)
+    bot.add_dynamic_items(
+        GuidedMoveButton, TypeMoveButton, BoardButton, GiveUpButton, NextButton, ShareButton, TopButton
+    )

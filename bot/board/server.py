@@ -13,6 +13,15 @@ through the same path as ``/veletas move``), ``premove`` (POST ``{"turn"}`` to q
 opponent has moved, in a live game; DELETE to take it back), ``live`` (the WebSocket), ``words`` (GET
 ``?language=``: the page's words from the catalogues; no session needed). ``token``, ``session`` and
 ``config`` are the Activity's (``bot.board.activity``).
+
+A member's puzzle attempt has routes of its own, under a puzzle session (``bot.board.sessions.mint_puzzle``: one
+member, one of their attempts); a game's token is refused there, and a puzzle's on every game route. ``puzzle`` (GET)
+is the attempt as the page draws it: the position with its click steps, the task line, the member's puzzle rating and
+streak. ``puzzle/move`` (POST ``{"turn", "version"}``, the version being the turns played in the attempt) plays one
+turn through the store's ``play_puzzle_turn``, the path of the Discord puzzle's turns: the same judging, rating and
+streak in one transaction. A right turn comes back with the defender's reply played, the last one with the rating
+change, a wrong one with the solution's turn and, when the AI finds one (``BoardContext.refute``), the refutation
+played and marked. Nothing is posted anywhere: the page is the member's own.
 """
 
 from __future__ import annotations
@@ -29,12 +38,16 @@ from aiohttp import WSMsgType, web
 
 from bot.board import activity
 from bot.board.context import BoardContext
-from bot.board.sessions import Session, verify
-from bot.errors import NoGameHere, UserError
+from bot.board.sessions import PuzzleSession, Session, verify, verify_puzzle
+from bot.errors import InvalidMove, NoGameHere, RaceLost, UserError
 from bot.i18n import DEFAULT, LANGUAGES, Words, language_of, words
+from bot.puzzles.play import replay, solver
+from bot.puzzles.values import Puzzle
+from bot.ratings import Change, PoolKey, Rating
 from bot.render.theme import THEMES
-from bot.rules.protocol import SEATS
+from bot.rules.protocol import SEATS, GameState, IllegalMove
 from bot.rules.registry import describe, load
+from bot.store.puzzle_play import Attempt, PuzzleTurn, Standing
 from bot.store.values import GameInfo
 
 log = logging.getLogger(__name__)
@@ -399,6 +412,157 @@ class Board:
         return socket
 
 
+# -- a member's puzzle attempt (``/board/api/puzzle``) ---------------------------------------------------
+
+NOT_YOURS = "puzzle.not_yours"
+MOVED_ON = "page.puzzle_moved_on"
+
+
+def task_line(w: Words, puzzle: Puzzle, played: int) -> str:
+    """``Black to move: claim a region in 2``, counting the solver's turns still due after ``played`` turns."""
+    left = (len(puzzle.solution) - played + 1) // 2
+    return w(f"puzzle.task.{puzzle.goal}", colour=w(f"result.{solver(puzzle)}"), count=left)
+
+
+def standing_line(w: Words, standing: Standing) -> str:
+    return w("puzzle.standing", rating=standing.rating.shown, streak=standing.streak, best=standing.best_streak)
+
+
+def rating_change(before: Rating, after: Rating) -> str:
+    return Change(PoolKey(0, "", ""), 0, before, after).text
+
+
+class PuzzleBoard:
+    """The puzzle routes, bound to the board's handlers (their context, refusals and languages)."""
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self.context = board.context
+
+    def session(self, request: web.Request) -> PuzzleSession:
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        found = None
+        if scheme.lower() == "bearer" and token:
+            found = verify_puzzle(self.context.secret, token.strip(), self.context.store.now())
+        if found is None:
+            raise refusal(web.HTTPUnauthorized, "no valid puzzle session: open the puzzle from Discord again")
+        return found
+
+    async def attempt(self, session: PuzzleSession, request: web.Request) -> tuple[Attempt, Puzzle]:
+        store = self.context.store
+        attempt = await store.get_attempt(session.attempt_id)
+        if attempt is None or attempt.user_id != session.user_id:
+            w = self.board.words_for(session.user_id, request)
+            raise refusal(web.HTTPForbidden, w(NOT_YOURS), key=NOT_YOURS)
+        puzzle = await store.get_puzzle(attempt.puzzle_id)
+        if puzzle is None:
+            raise refusal(web.HTTPNotFound, "no such puzzle")
+        return attempt, puzzle
+
+    async def view(
+        self,
+        session: PuzzleSession,
+        attempt: Attempt,
+        puzzle: Puzzle,
+        w: Words,
+        *,
+        state: GameState | None = None,
+        lines: list[str] | None = None,
+        verdict: str | None = None,
+    ) -> dict[str, Any]:
+        """The attempt as the page draws it: ``state`` (default: as stored) and what the last turn did (``lines``)."""
+        shown = state if state is not None else replay(puzzle, attempt.turns)
+        draw = load(describe(puzzle.game).page)
+        colour = solver(puzzle)
+        open_ = attempt.status == "open"
+        standing = await self.context.store.puzzle_standing(session.user_id, puzzle.game)
+        theme = await self.context.store.get_theme(session.user_id)
+        chosen = THEMES.get(theme or PAGE_THEME, THEMES[PAGE_THEME])
+        return {
+            "puzzle": {
+                "kind": "puzzle",
+                "game": puzzle.game,
+                "id": str(puzzle.id),
+                "attempt": str(attempt.id),
+                "version": len(attempt.turns),
+                "status": attempt.status,
+                "phase": shown.phase,
+                "colour": colour,
+                "turn": str(session.user_id) if open_ else None,
+                "task": task_line(w, puzzle, len(attempt.turns)) if open_ else "",
+                "title": w("puzzle.title", game=describe(puzzle.game).kind.title, id=puzzle.id),
+                "standing": standing_line(w, standing),
+                "verdict": verdict,
+                "lines": lines or [],
+                "last_turn": shown.turns[-1] if shown.turns else None,
+                "board": draw(shown),
+            },
+            "you": {
+                "id": str(session.user_id),
+                "language": self.context.language_of(session.user_id),
+                "theme": {name: list(value) for name, value in vars(chosen).items() if isinstance(value, tuple)},
+            },
+        }
+
+    # -- routes ---------------------------------------------------------------------------------------
+
+    async def state(self, request: web.Request) -> web.StreamResponse:
+        session = self.session(request)
+        attempt, puzzle = await self.attempt(session, request)
+        w = self.board.words_for(session.user_id, request)
+        return web.json_response(await self.view(session, attempt, puzzle, w))
+
+    async def move(self, request: web.Request) -> web.StreamResponse:
+        session = self.session(request)
+        body = await json_body(request)
+        turn, version = turn_field(body), version_field(body)
+        attempt, puzzle = await self.attempt(session, request)
+        w = self.board.words_for(session.user_id, request)
+        try:
+            try:
+                played = await self.context.store.play_puzzle_turn(
+                    attempt.id, session.user_id, turn.strip(), expected_turns=version
+                )
+            except IllegalMove as exc:
+                raise InvalidMove(exc.key, **exc.data) from exc
+            except RaceLost:  # the page showed fewer (or more) turns than the attempt has now
+                raise UserError(MOVED_ON) from None
+        except UserError as refused:
+            raise refusal(web.HTTPConflict, refused.worded(w), key=refused.key) from None
+        state, lines = await self.outcome(session, puzzle, played, w)
+        return web.json_response(
+            await self.view(session, played.attempt, puzzle, w, state=state, lines=lines, verdict=played.step.verdict)
+        )
+
+    async def outcome(
+        self, session: PuzzleSession, puzzle: Puzzle, played: PuzzleTurn, w: Words
+    ) -> tuple[GameState, list[str]]:
+        """What the turn did, in words, and the position to show (a wrong turn's refutation played on it)."""
+        step = played.step
+        state = replay(puzzle, played.attempt.turns)
+        lines: list[str] = []
+        if step.verdict == "right":
+            lines.append(w("puzzle.right", turn=step.turn, reply=step.reply))
+        elif step.verdict == "solved":
+            lines.append(w("puzzle.solved", turn=step.turn))
+        else:
+            lines.append(w("puzzle.wrong", turn=step.turn, expected=step.expected))
+            try:
+                answer = await self.context.refute(session.user_id, state)
+                refuted = None if answer is None else state.play(answer)
+            except Exception:  # the turn is kept: it is shown without a refutation, as in Discord
+                log.warning("No refutation for a puzzle's wrong turn on the board page", exc_info=True)
+                refuted = None
+            if refuted is not None:
+                state = refuted
+                lines.append(w("puzzle.refutation", turn=state.turns[-1]))
+        if played.before is not None:
+            lines.append(w("puzzle.rating_change", change=rating_change(played.before, played.standing.rating)))
+        elif step.verdict != "right":
+            lines.append(w("puzzle.unrated"))
+        return state, lines
+
+
 def board_app(context: BoardContext) -> web.Application:
     """The board server's application: the page, its API, then the Activity's routes."""
     app = web.Application(middlewares=[guarded], client_max_size=MAX_BODY)
@@ -419,6 +583,9 @@ def board_app(context: BoardContext) -> web.Application:
     app.router.add_post("/board/api/premove", board.premove)
     app.router.add_delete("/board/api/premove", board.premove)
     app.router.add_get("/board/api/live", board.live)
+    puzzles = PuzzleBoard(board)
+    app.router.add_get("/board/api/puzzle", puzzles.state)
+    app.router.add_post("/board/api/puzzle/move", puzzles.move)
     app.router.add_get("/board/{name}", board.static)
     activity.add_routes(app, context)
     return app

@@ -1,10 +1,12 @@
 // The board page: draws the game the server sends and turns clicks (or typed turns) into the turn text a slash
 // command would carry. The rules are never applied here: the squares offered at each step are the server's.
 // Every address is relative to the page (Discord serves an Activity from its own proxy origin).
+// A puzzle link (#puzzle=<session>) opens the member's puzzle attempt instead of a game: the same board and clicks,
+// its turns sent to the puzzle's routes, and what each turn did (the server's words) shown under the board.
 
 const $ = (id) => document.getElementById(id);
 const view = { token: null, words: {}, language: null, state: null, you: null, picks: [], received: 0, socket: null,
-  retry: 0, busy: false };  // busy: the version a turn was sent for, while it is on its way
+  retry: 0, busy: false, puzzle: false };  // busy: the version a turn was sent for, while it is on its way
 window.__clicks = 0;
 window.__board = view;
 
@@ -28,6 +30,7 @@ async function loadWords(language) {
 
 async function sessionToken() {
   const hash = new URLSearchParams(location.hash.slice(1));
+  if (hash.get('puzzle')) { view.puzzle = true; return hash.get('puzzle'); }
   if (hash.get('session')) return hash.get('session');
   if (new URLSearchParams(location.search).has('frame_id')) {
     const { connect } = await import('./connect.js');
@@ -45,8 +48,8 @@ async function api(method, path, body) {
   }
   const answer = await fetch(`api/${path}`, options);
   const json = await answer.json().catch(() => ({ error: answer.statusText }));
-  if (answer.status === 401) throw new Error(t('page.open_from_discord'));  // the session ran out
-  if (!answer.ok) throw new Error(json.error || answer.statusText);
+  if (answer.status === 401) throw new Error(t(view.puzzle ? 'page.puzzle_session' : 'page.open_from_discord'));
+  if (!answer.ok) throw Object.assign(new Error(json.error || answer.statusText), { key: json.key });
   return json;
 }
 
@@ -234,6 +237,7 @@ function nameOf(id) {
 
 function renderStatus() {
   const s = view.state;
+  if (s.puzzle) return renderPuzzleStatus(s.puzzle);
   let text;
   if (s.status !== 'active') text = t('page.game_over');
   else if (myTurn()) text = t('page.your_turn');
@@ -277,6 +281,7 @@ function renderChoices() {
 function renderResult() {
   const s = view.state;
   const box = $('result');
+  if (s.puzzle) return renderPuzzleResult(s.puzzle, box);
   if (!s.result) { box.replaceChildren(); return; }
   const lines = [];
   const head = document.createElement('p');
@@ -420,10 +425,15 @@ async function send(text) {
   const s = view.state;
   view.busy = s.version;
   try {
+    if (view.puzzle) {
+      showPuzzle(await api('POST', 'puzzle/move', { turn: text, version: s.version }));
+      return;
+    }
     const answer = await api('POST', 'move', { turn: text, version: s.version });
     if (answer.state.version > view.state.version) show(answer.state);
   } catch (error) {
     view.picks = [];
+    if (view.puzzle && error.key === 'page.puzzle_moved_on') await loadPuzzle().catch(() => {});
     $('notice').textContent = error.message;
     render();
   } finally {
@@ -441,6 +451,53 @@ $('keyboard').addEventListener('submit', (event) => {
 });
 $('clear').addEventListener('click', () => { view.picks = []; render(); });
 
+// -- a puzzle ----------------------------------------------------------------------------------------------
+
+// The attempt drawn as a game the member alone plays: active while open, their turn whenever it is.
+function showPuzzle(body) {
+  const p = body.puzzle;
+  view.you = { ...body.you, player: true, premove: null };
+  if (body.you.language && body.you.language !== view.language) loadWords(body.you.language).then(render);
+  for (const [name, rgb] of Object.entries(body.you.theme || {})) {
+    if (Array.isArray(rgb) && rgb.length >= 3) {
+      document.documentElement.style.setProperty(`--${name.replace(/_/g, '-')}`, `rgb(${rgb.slice(0, 3).join(',')})`);
+    }
+  }
+  document.title = p.title;
+  document.body.dataset.puzzle = p.status;
+  document.body.dataset.verdict = p.verdict || '';
+  show({
+    game: p.game, id: p.id, version: p.version, status: p.status === 'open' ? 'active' : 'finished', phase: p.phase,
+    turn: p.turn, colour: p.colour, players: [], live: false, clock: { running: null }, last_turn: p.last_turn,
+    board: p.board, result: null, puzzle: p,
+  });
+}
+
+async function loadPuzzle() {
+  showPuzzle(await api('GET', 'puzzle'));
+}
+
+function renderPuzzleStatus(p) {
+  const ended = { solved: 'page.puzzle_solved', failed: 'page.puzzle_failed', abandoned: 'page.puzzle_over' };
+  $('status').textContent = p.status === 'open' ? p.task : t(ended[p.status] || 'page.puzzle_over');
+  $('step').textContent = myTurn() ? stepText() : '';
+  $('keyboard').hidden = !myTurn();
+}
+
+function renderPuzzleResult(p, box) {
+  const lines = p.lines.map((text) => {
+    const line = document.createElement('p');
+    line.className = 'line';
+    line.textContent = text;  // the server's words, as text
+    return line;
+  });
+  const standing = document.createElement('p');
+  standing.className = 'standing';
+  standing.textContent = p.standing;
+  box.replaceChildren(...lines, standing);
+  box.dataset.verdict = p.verdict || '';
+}
+
 // -- start ---------------------------------------------------------------------------------------------------
 
 (async () => {
@@ -453,5 +510,12 @@ $('clear').addEventListener('click', () => { view.picks = []; render(); });
     return;
   }
   $('status').textContent = t('page.connecting');
-  connect();
+  if (!view.puzzle) return connect();
+  try {
+    await loadPuzzle();
+  } catch (error) {
+    $('status').textContent = error.message;
+    $('keyboard').hidden = true;
+    document.body.dataset.ready = 'no-session';
+  }
 })();
