@@ -119,6 +119,12 @@ SUMMARY: tuple[tuple[str, str, str, str], ...] = (
         "puzzles mined per CPU-minute from stored games (× reference: CPU time a puzzle)",
         "",
     ),
+    (
+        "review",
+        "| a 60-turn game reviewed: Veletas standard",
+        "a 60-turn Veletas game (standard board) reviewed: worker CPU (wall)",
+        "",
+    ),
 )
 
 

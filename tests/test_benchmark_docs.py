@@ -28,6 +28,7 @@ BLOCKS = (
     "ratings",
     "arena",
     "puzzles",
+    "review",
 )
 
 
