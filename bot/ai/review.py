@@ -1,9 +1,10 @@
 """A finished game reviewed by the AI: one evaluation per position, and each move's loss against the best one.
 
 Every position is judged by the analysis search (level 4's search with the solver) within a fixed time
-per position, ``POSITION_SECONDS``, so a 60-turn game takes about 60 × that in a worker (15 s at the
-default; the pool runs each position as a job of its own behind the AI's turns). The evaluation is one
-number per position, Black's (the first player's) chance of winning from 0 to 1, whoever is to move.
+per position, ``POSITION_SECONDS``, so a 60-turn game takes about 60 × that in a worker (measured by
+``python -m benchmarks.bench_review``; the pool runs each position as a job of its own behind the AI's
+turns). The evaluation is one number per position, Black's (the first player's) chance of winning from 0
+to 1, whoever is to move.
 
 A move's *loss* is the mover's chance of winning before it (the search's value of the position, that is
 with its best move) less the mover's chance after it (the value of the position the move led to),
