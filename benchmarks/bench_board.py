@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -177,6 +178,7 @@ def table_markdown(
     ready: tuple[list[float], list[float]],
     launched: list[float],
     games: int,
+    load: tuple[float, float] = (0.0, 0.0),
 ) -> str:
     def verdict(ok: bool) -> str:
         return "yes" if ok else "no"
@@ -213,6 +215,9 @@ def table_markdown(
             " the local table, all on the same 2 cores. Live updates: each game (8×8 Veloop) has a spectator's page"
             " open in one browser; turns go through the board server's `move`, one game after another, each timed"
             " from the time the store gives the turn to the time the page had drawn it.",
+            "",
+            f"The machine's load average (one minute) was {load[0]:.1f} as the run started and {load[1]:.1f} as it"
+            " ended: on a machine shared with other work, the times vary from run to run.",
         ]
     )
 
@@ -226,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--write", action="store_true", help="publish the table into docs/BENCHMARKS.md")
     args = parser.parse_args(argv)
+    started_load = os.getloadavg()[0]
     process = TableProcess()
     try:
         with chromium() as browser:
@@ -235,7 +241,9 @@ def main(argv: list[str] | None = None) -> int:
             live = live_updates(process, browser, args.games, args.rounds, args.seed)
     finally:
         process.stop()
-    markdown = "### The board page in a browser\n\n" + table_markdown(clicks, live, ready, launched, args.games)
+    markdown = "### The board page in a browser\n\n" + table_markdown(
+        clicks, live, ready, launched, args.games, (started_load, os.getloadavg()[0])
+    )
     print(markdown)
     if args.write:
         from benchmarks._report import publish

@@ -398,14 +398,14 @@ def open_board(
     play.wait_for()
     pressed = float(page.evaluate("() => performance.timeOrigin + performance.now()"))
     play.locator("button.component", has_text="Play on the board").click()
-    frame = _panel(page, table, hands)
+    frame = _panel(page, hands)
     board = BoardPage(frame, table.url + "/board/")
     board.hands = hands
     board.launched = float(frame.evaluate("() => performance.timeOrigin + window.__readyAt")) - pressed
     return board
 
 
-def _panel(page: Page, table: TableProcess, hands: Player) -> Frame:
+def _panel(page: Page, hands: Player) -> Frame:
     """The panel's frame once its board page is drawn: the Activity's, or the personal link's when the launch was
     refused (the link in the bot's private answer is clicked, as a member would)."""
     link = page.locator("#messages .msg.ephemeral a[href*='/board/#session=']").last
