@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from dotenv import find_dotenv, load_dotenv
 
@@ -138,8 +139,21 @@ def public_url_from_env(environ: Mapping[str, str]) -> str:
     raw = environ.get("BOARD_PUBLIC_URL", "").strip().rstrip("/")
     if not raw:
         return ""
-    loopback = raw.startswith(("http://127.0.0.1", "http://localhost"))
-    if not (raw.startswith("https://") or loopback) or any(c in raw for c in " ?#\"'<>"):
+    try:
+        parts = urlsplit(raw)
+        parts.port  # noqa: B018 (a port that is no number raises here)
+    except ValueError:
+        parts = None
+    # http:// only for this machine itself (the local table): the host is exactly 127.0.0.1 or localhost, with no
+    # user part, so neither "http://127.0.0.1.example.org" nor "http://localhost@example.org" passes.
+    loopback = (
+        parts is not None
+        and parts.scheme == "http"
+        and parts.hostname in ("127.0.0.1", "localhost")
+        and "@" not in parts.netloc
+    )
+    secure = parts is not None and parts.scheme == "https" and bool(parts.hostname)
+    if not (secure or loopback) or any(c in raw for c in " ?#\"'<>\\"):
         raise SettingsError(f"BOARD_PUBLIC_URL must be an https:// address (as Discord reaches it), got {raw!r}")
     return raw
 

@@ -290,7 +290,19 @@ def test_the_activity_settings_are_read_from_the_environment() -> None:
     assert settings.board_public_url == "https://board.example.org" and settings.board_secret == b"k"
     assert settings.activity_configured
     assert not Settings.from_env({"DISCORD_TOKEN": "t", "DISCORD_CLIENT_ID": "1"}).activity_configured
-    for bad in ("http://board.example.org", "board.example.org", "https://x.org/?a=1", "https://x.org/#f"):
+    # http:// only for this machine (the local table gives its bot its own address so).
+    for local in ("http://127.0.0.1:8765", "http://localhost:8765"):
+        assert Settings.from_env({"DISCORD_TOKEN": "t", "BOARD_PUBLIC_URL": local}).board_public_url == local
+    for bad in (
+        "http://board.example.org",
+        "board.example.org",
+        "https://x.org/?a=1",
+        "https://x.org/#f",
+        "http://127.0.0.1.example.org",
+        "http://localhost.example.org:80",
+        "http://localhost@example.org",
+        "http://127.0.0.1:port",
+    ):
         with pytest.raises(SettingsError, match="BOARD_PUBLIC_URL"):
             Settings.from_env({"DISCORD_TOKEN": "t", "BOARD_PUBLIC_URL": bad})
     with pytest.raises(SettingsError, match="DISCORD_CLIENT_ID"):

@@ -312,3 +312,16 @@ async def test_a_port_in_use_fails_to_start_and_leaves_the_store_as_it_was(sqlit
     finally:
         taken.close()
         await store.close()
+
+
+async def test_the_page_its_way_in_and_the_sdk_are_served_and_nothing_else(board: Board) -> None:
+    """The page imports connect.js, and connect.js Discord's SDK from vendor/: inside Discord (or the local table's
+    panel) the page cannot start without them."""
+    for name in ("app.js", "connect.js", "vendor/discord-embedded-app-sdk.js"):
+        answer = await board.client.get(f"/board/{name}")
+        assert answer.status == 200, name
+        assert answer.headers["Content-Type"].startswith("text/javascript"), name
+    sdk = await (await board.client.get("/board/vendor/discord-embedded-app-sdk.js")).text()
+    assert "var DiscordSDK = class" in sdk
+    for name in ("vendor/discord-embedded-app-sdk.VERSION", "vendor/", "index.html/x", "..%2Fserver.py", "sdk/x.js"):
+        assert (await board.client.get(f"/board/{name}")).status == 404, name

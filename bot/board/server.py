@@ -53,7 +53,13 @@ from bot.store.values import GameInfo
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parent / "static"
-STATIC_FILES = {"app.js": "text/javascript", "app.css": "text/css"}
+# What the page loads: its script, its style, and its way in from Discord (connect.js and the SDK it imports).
+STATIC_FILES = {
+    "app.js": "text/javascript",
+    "app.css": "text/css",
+    "connect.js": "text/javascript",
+    "vendor/discord-embedded-app-sdk.js": "text/javascript",
+}
 MAX_BODY = 4096
 MAX_TURN = 64
 HELLO_SECONDS = 10.0
@@ -586,7 +592,7 @@ def board_app(context: BoardContext) -> web.Application:
     puzzles = PuzzleBoard(board)
     app.router.add_get("/board/api/puzzle", puzzles.state)
     app.router.add_post("/board/api/puzzle/move", puzzles.move)
-    app.router.add_get("/board/{name}", board.static)
+    app.router.add_get("/board/{name:(?:vendor/)?[^/]+}", board.static)
     activity.add_routes(app, context)
     return app
 

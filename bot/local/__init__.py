@@ -16,7 +16,9 @@
 * the bot's board page: the bot is given the fake application's OAuth2 client id and secret (so its boards
   offer "Play on the board") and a loopback port for its board server (``BOARD_PORT`` when set, else a free
   one; the start-up line says where: ``Board page at http://127.0.0.1:N/board/``), which the page serves
-  under ``/board/`` too and opens in a panel as Discord opens an Activity. ``BOARD_SECRET`` is passed on.
+  under ``/board/`` too and opens in a panel as Discord opens an Activity. The table's own address is the bot's
+  ``BOARD_PUBLIC_URL``, so a launch the fake refuses (in a thread) is answered with a personal link to the page,
+  which the table opens in the same panel. ``BOARD_SECRET`` is passed on.
 
 Time: Discord's deadlines (3 s to answer an interaction, 15 minutes of followups) are measured on
 the fake's ``SimClock``, which is monotonic time plus whatever a test skipped ahead. Nothing here
@@ -131,7 +133,7 @@ class LocalTable:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        bot = await self._start_bot(fake)
+        bot = await self._start_bot(fake, address)
         trim = loop.create_task(self._trim(fake))
         try:
             connected = loop.create_task(
@@ -171,8 +173,9 @@ class LocalTable:
             await runner.cleanup()
             await fake.stop()
 
-    async def _start_bot(self, fake: FakeDiscord) -> asyncio.subprocess.Process:
-        """``python -m bot`` as deployed, pointed at the fake, on a fresh database."""
+    async def _start_bot(self, fake: FakeDiscord, address: str) -> asyncio.subprocess.Process:
+        """``python -m bot`` as deployed, pointed at the fake, on a fresh database; ``address`` is the table's page,
+        which serves the board page under ``/board/``."""
         self.database.parent.mkdir(parents=True, exist_ok=True)
         for suffix in ("", "-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):
@@ -187,6 +190,9 @@ class LocalTable:
             "DISCORD_CLIENT_ID": str(fake.application_id),
             "DISCORD_CLIENT_SECRET": fake.client_secret,
             "BOARD_PORT": str(self.board_port),
+            # The board page's public address is the table's own: where the fake refuses the launch (a game's
+            # thread, as Discord does), the bot answers with a personal link there, which the page opens in its panel.
+            "BOARD_PUBLIC_URL": address,
             "BOARD_HOST": "127.0.0.1",
             "DATABASE_PATH": str(self.database),
             "LOG_LEVEL": env.get("LOG_LEVEL", "WARNING"),

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, Locator, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, Frame, Locator, Page, Playwright, sync_playwright
 from playwright.sync_api import Error as PageError
 from playwright.sync_api import TimeoutError as PageTimeout
 
@@ -123,10 +123,13 @@ class TableProcess:
         query = f"/api/messages?member={self.member_id(name)}&channel={channel}"
         return list(self.api("GET", query)["messages"])
 
-    def start_game(self, challenger: str, opponent: str, game: str = "veletas", **options: str) -> tuple[int, int]:
-        """A challenge by slash command, accepted by a click, played in its own thread: (game id, thread id)."""
+    def start_game(
+        self, challenger: str, opponent: str, game: str = "veletas", where: str = "thread", **options: str
+    ) -> tuple[int, int]:
+        """A challenge by slash command, accepted by a click: (game id, the channel it is played in), its own thread
+        (``where="thread"``, the default) or #general (``where="here"``, where the board page opens as an Activity)."""
         channel = self.general()
-        self.slash(challenger, [game, "challenge"], channel, opponent=opponent, **options)
+        self.slash(challenger, [game, "challenge"], channel, opponent=opponent, where=where, **options)
         offer = next(m for m in reversed(self.messages(challenger, channel)) if "challenges" in m["content"])
         accept = next(
             b["custom_id"]
@@ -141,7 +144,7 @@ class TableProcess:
         while time.monotonic() < deadline:
             threads = self.api("GET", f"/api/state?member={self.member_id(opponent)}")["channels"]
             for thread in reversed(threads):
-                if thread["type"] not in (11, 12):
+                if thread["type"] not in ((11, 12) if where == "thread" else (0,)):
                     continue
                 for message in self.messages(opponent, int(thread["id"])):
                     for embed in message["embeds"]:
@@ -151,6 +154,20 @@ class TableProcess:
                             return int(found.group(1)), int(thread["id"])
             time.sleep(0.05)
         raise AssertionError("the game's first board never came")
+
+    def resign(self, name: str, game: str, channel: int) -> None:
+        """``name`` resigns the game played in ``channel`` (the command, then the private confirmation's button), so
+        the channel is free for the next game."""
+        self.slash(name, [game, "resign"], channel)
+        confirm = next(m for m in reversed(self.messages(name, channel)) if m["ephemeral"])
+        button = next(
+            b["custom_id"]
+            for row in confirm["components"]
+            for b in row.get("components", [])
+            if b.get("label") == "Resign"
+        )
+        body = {"member": str(self.member_id(name)), "action": "click", "message": confirm["id"], "custom_id": button}
+        self.api("POST", "/api/act", body | {"channel": str(channel)})
 
     def session(self, name: str, game_id: int) -> str:
         """A session token for ``name`` on ``game_id``, as the bot would mint it."""
@@ -356,30 +373,92 @@ class Player:
         return [" | ".join(text.split("\n"))[:500] for text in texts]
 
 
-def open_board(browser: Browser, table: TableProcess, member: str, game_id: int, **context: Any) -> BoardPage:
-    """``member``'s board page of ``game_id`` in a fresh browser context, opened with a personal session link.
+def open_board(
+    browser: Browser, table: TableProcess, member: str, game_id: int, channel: int, **context: Any
+) -> BoardPage:
+    """``member``'s board page of ``game_id`` opened as a member opens it, in a fresh browser context.
 
-    The one place a test gets onto the board: when the Activity launch exists, this can open it that way instead.
+    On the table's page, acting as ``member``: open ``channel`` (where the game is played), press "Play on the
+    board" on the game's newest board; in a channel the table opens its panel as Discord opens the Activity, and
+    the real Embedded App SDK in the page does the handshake, authorize, the code's exchange through the bot,
+    authenticate and gets the session; in a thread the launch is refused (as Discord refuses it there), the bot
+    answers with a personal link and the member clicks it, which opens the same panel. The ``BoardPage`` works
+    inside the panel's frame once the board is drawn; ``board.launched`` is the ms from just before the press until
+    then (the browser's clock: the table's page and the frame share it).
     """
+    options = {"viewport": {"width": 1100, "height": 860}, "has_touch": True, **context}
+    hands = Player(browser.new_context(**options).new_page(), table.url)
+    hands.open()
+    hands.act_as(member)
+    page = hands.page
+    page.click(f"#channels li[data-channel='{channel}']")
+    page.wait_for_selector(f"#channels li[data-channel='{channel}'].active")
+    game_board = page.locator("#messages .msg:not(.ephemeral)", has_text=re.compile(rf"#{game_id}(?!\d)"))
+    play = game_board.filter(has=page.locator("button.component", has_text="Play on the board")).last
+    play.wait_for()
+    pressed = float(page.evaluate("() => performance.timeOrigin + performance.now()"))
+    play.locator("button.component", has_text="Play on the board").click()
+    frame = _panel(page, hands)
+    board = BoardPage(frame, table.url + "/board/")
+    board.hands = hands
+    board.launched = float(frame.evaluate("() => performance.timeOrigin + window.__readyAt")) - pressed
+    return board
+
+
+def _panel(page: Page, hands: Player) -> Frame:
+    """The panel's frame once its board page is drawn: the Activity's, or the personal link's when the launch was
+    refused (the link in the bot's private answer is clicked, as a member would)."""
+    link = page.locator("#messages .msg.ephemeral a[href*='/board/#session=']").last
+    page.wait_for_function(
+        "() => document.querySelector('#activity:not([hidden]) iframe#activity-frame')"
+        " || [...document.querySelectorAll('#messages .msg.ephemeral a')]"
+        ".some(a => a.href.includes('/board/#session='))"
+    )
+    if not page.locator("#activity:not([hidden]) iframe#activity-frame").count():
+        link.click()
+    element = page.wait_for_selector("#activity:not([hidden]) iframe#activity-frame")
+    assert element is not None
+    frame = element.content_frame()
+    assert frame is not None
+    try:
+        frame.wait_for_selector("body[data-ready='1']")
+    except PageTimeout as exc:
+        status = frame.inner_text("#status") if frame.query_selector("#status") else "(no page)"
+        raise AssertionError(f"the board page in the panel never got ready: {status!r}; {hands.tail()}") from exc
+    return frame
+
+
+def open_link(browser: Browser, table: TableProcess, member: str, game_id: int, **context: Any) -> BoardPage:
+    """``member``'s board page of ``game_id`` in a tab of its own, from a personal session link minted for the table's
+    bot (what the bot answers where Discord refuses the launch), as a browser opens it outside Discord."""
     options = {"viewport": {"width": 420, "height": 860}, "has_touch": True, **context}
     page = browser.new_context(**options).new_page()
-    board = BoardPage(page, table.board_url)
+    board = BoardPage(page.main_frame, table.board_url)
     page.goto(f"{table.board_url}#session={table.session(member, game_id)}")
     page.wait_for_selector("body[data-ready='1']")
     return board
 
 
 class BoardPage:
-    """A board page as a member uses it: clicks squares and buttons the page offers, reads what it shows."""
+    """A board page as a member uses it: clicks squares and buttons the page offers, reads what it shows.
 
-    def __init__(self, page: Page, url: str) -> None:
+    ``page`` is the frame the board page is in (the table's panel, or a tab's main frame); ``tab`` the browser tab.
+    """
+
+    def __init__(self, page: Frame, url: str) -> None:
         self.page = page
+        self.tab = page.page
         self.url = url
+        self.hands: Player | None = None  # the table's page it was opened from, if any
+        self.launched = 0.0  # open_board: the ms from "Play on the board" until the board was drawn
         self.errors: list[str] = []
         self.foreign: list[str] = []
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
-        page.on("request", self._request)
-        page.set_default_timeout(20_000)
+        self.tab.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.tab.on("request", self._request)
+        self.tab.set_default_timeout(20_000)
+
+    def close(self) -> None:
+        self.tab.context.close()
 
     def _request(self, request: Any) -> None:
         url = str(request.url)

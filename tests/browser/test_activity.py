@@ -1,17 +1,16 @@
-"""The board page as an Activity at the local table, in Chromium, with the real Embedded App SDK in the page.
+"""The board page as an Activity at the local table, in Chromium, with the real Embedded App SDK in the real page.
 
 A member clicks "Play on the board"; the table opens its panel with Discord's query parameters and plays
-Discord's side of the SDK's postMessage protocol; ``connect.js`` in the frame does the handshake, ``authorize``,
-the code's exchange through the bot, ``authenticate``, and gets a session from the bot. The table runs in this
-process (the fake Discord, the page, the bot and, standing in for the board server, the bot's Activity routes
-with a test page that only calls ``connect()``), on an event loop of its own thread, so the test reads the
-bot's store and the fake directly.
+Discord's side of the SDK's postMessage protocol; ``connect.js`` in the board page does the handshake,
+``authorize``, the code's exchange through the bot, ``authenticate``, and gets a session from the bot. The table
+runs in this process (the fake Discord, the page, and the bot with its own board server), on an event loop of its
+own thread, so the test reads the bot's store and the fake directly.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
+import random
 import socket
 import threading
 from collections.abc import Coroutine, Iterator
@@ -23,34 +22,16 @@ from aiohttp import web
 from e2e.table import Table, start_game
 from playwright.sync_api import Browser, Frame
 
-from bot.board import activity
 from bot.board.sessions import verify
 from bot.client import VeletasBot, make_bot
 from bot.config import Settings
 from bot.local.page import Page
 from bot.sandbox.server import FakeDiscord
 from bot.store import Store
-from browser.driver import Player
+from browser.driver import BoardPage, Player
 
-ROOT = Path(__file__).resolve().parents[2]
-STATIC = ROOT / "bot" / "board" / "static"
-STAND_IN = Path(__file__).resolve().parent / "activity" / "index.html"
 SECRET = b"board-secret-of-the-browser-test"
 T = TypeVar("T")
-
-
-@dataclasses.dataclass
-class BoardContext:
-    store: Store
-    secret: bytes
-    settings: Settings
-
-    def now(self) -> float:
-        return self.store.now()
-
-
-async def stand_in_page(request: web.Request) -> web.FileResponse:
-    return web.FileResponse(STAND_IN)
 
 
 def listen(app: web.Application) -> tuple[web.AppRunner, socket.socket]:
@@ -94,6 +75,8 @@ class InProcessTable:
             gateway_url=fake.gateway_url,
             client_id=fake.application_id,
             client_secret=fake.client_secret,
+            board_port=0,  # the bot's own board server, on a free loopback port
+            board_secret=SECRET,
         )
 
         async def factory(_: FakeDiscord) -> VeletasBot:
@@ -102,13 +85,11 @@ class InProcessTable:
         bot = await fake.start_bot(factory, sync=True)
         assert isinstance(bot, VeletasBot)
         self.bot = bot
-        board = web.Application()
-        activity.add_routes(board, BoardContext(self.store, SECRET, settings))
-        board.router.add_static("/board/static/", STATIC)
-        board.router.add_get("/board/", stand_in_page)
-        board_url = await self._serve(board)
+        server = bot.get_cog("Board")
+        port = getattr(server, "port", None)
+        assert port, "the bot's board server did not start"
         ready = asyncio.Event()
-        self.page = Page(fake, ready=ready, board_url=board_url)
+        self.page = Page(fake, ready=ready, board_url=f"http://127.0.0.1:{port}")
         self.url = await self._serve(self.page.app())
         ready.set()
         self.page._changed()
@@ -153,17 +134,17 @@ def hands(table: InProcessTable, browser: Browser) -> Iterator[Player]:
 
 
 def launch_as(player: Player, name: str) -> Frame:
-    """Act as ``name``, press "Play on the board" on the newest board; the panel's frame once it has answered."""
+    """Act as ``name``, press "Play on the board" on the newest board; the panel's frame once its board is drawn."""
     player.open()
     player.act_as(name)
     page = player.page
     page.locator("#messages .msg:not(.ephemeral) button.component", has_text="Play on the board").last.click()
-    page.wait_for_selector("#activity:not([hidden]) iframe#activity-frame")
-    frame = page.frame_locator("#activity-frame")
-    frame.locator("body[data-session], body[data-error]").wait_for()
-    found = page.frame(url=lambda url: "/board/?" in url)
-    assert found is not None
-    return found
+    element = page.wait_for_selector("#activity:not([hidden]) iframe#activity-frame")
+    assert element is not None
+    frame = element.content_frame()
+    assert frame is not None
+    frame.wait_for_selector("body[data-ready='1']")
+    return frame
 
 
 def test_a_player_launches_the_board_and_the_sdk_gets_her_session(
@@ -174,22 +155,42 @@ def test_a_player_launches_the_board_and_the_sdk_gets_her_session(
     query = dict(part.split("=", 1) for part in frame.url.split("?", 1)[1].split("&"))
     assert set(query) == {"frame_id", "instance_id", "platform", "guild_id", "channel_id", "location_id"}
     assert (query["guild_id"], query["channel_id"]) == (str(table.fake.guild_id), str(game.channel_id))
-    assert frame.evaluate("document.body.dataset.error || ''") == ""
-    session = verify(SECRET, frame.evaluate("document.body.dataset.session"), table.store.now())
+    session = verify(SECRET, frame.evaluate("window.__board.token"), table.store.now())
     assert session is not None and (session.user_id, session.game_id) == (alice.id, game.game_id)
     # Discord's side was played: the code exchanged once through the bot, the launch recorded by the fake.
     assert table.fake.state.oauth.exchanges >= 1
     assert [launch.channel_id for launch in table.fake.activity_launches(alice)] == [game.channel_id]
+    # She moves by clicking the page: her setup is stored as her turn.
+    board = BoardPage(frame, hands.url + "/board/")
+    assert frame.evaluate("window.__board.you.id") == str(alice.id)
+    before = table.run(table.store.get_game(game.game_id)).version
+    board.play_turn(random.Random(1))
+    after = table.run(table.store.get_game(game.game_id))
+    assert after.version == before + 1 and after.ply == 1
 
 
-def test_a_spectator_gets_a_session_of_her_own_and_a_forged_token_gets_nothing(
+def test_a_spectator_gets_a_page_of_her_own_and_a_forged_token_gets_nothing(
     table: InProcessTable, game: Table, hands: Player
 ) -> None:
     frame = launch_as(hands, "carol")
     carol = table.fake.member("carol")
-    session = verify(SECRET, frame.evaluate("document.body.dataset.session"), table.store.now())
+    session = verify(SECRET, frame.evaluate("window.__board.token"), table.store.now())
     assert session is not None and (session.user_id, session.game_id) == (carol.id, game.game_id)
     assert carol.id not in table.run(table.store.get_game(game.game_id)).participants
+    # A spectator's page offers nothing to click and no typing; a move sent with her session is refused.
+    board = BoardPage(frame, hands.url + "/board/")
+    assert board.offered() == [] and not frame.is_visible("#keyboard")
+    version = board.version()
+    refused = frame.evaluate(
+        """async (version) => {
+            const headers = {"Content-Type": "application/json", Authorization: `Bearer ${window.__board.token}`};
+            const body = JSON.stringify({turn: "a1", version});
+            const answer = await fetch("api/move", {method: "POST", headers, body});
+            return answer.status;
+        }""",
+        version,
+    )
+    assert refused == 403 and table.run(table.store.get_game(game.game_id)).version == version
     # A page that sends a made-up access token, to the bot or to the table's Discord side, is refused.
     refused = frame.evaluate(
         """async () => {

@@ -1,6 +1,8 @@
 """The board page in Chromium, against a real local table: whole games played only by clicking, watched live,
-mixed with slash commands, a premove, refusals, a dropped connection. Pages are opened with session links
-minted for the table's bot (``open_board``)."""
+mixed with slash commands, a premove, refusals, a dropped connection. Each member opens the page as on Discord
+(``open_board``): "Play on the board" under the game's board on the table's page, the panel, and the real Embedded
+App SDK in the page getting the member's session through the table's side of Discord; a game in a thread, where
+the launch is refused, through the personal link the bot answers with."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from bot.rules.registry import find_game
-from browser.driver import BoardPage, TableProcess, open_board
+from browser.driver import BoardPage, TableProcess, open_board, open_link
 
 
 @pytest.fixture
@@ -25,7 +27,7 @@ def pages() -> Iterator[list[BoardPage]]:
     opened: list[BoardPage] = []
     yield opened
     for board in opened:
-        board.page.context.close()
+        board.close()
         assert not board.errors, f"the page threw: {board.errors}"
         assert not board.foreign, f"the page reached beyond its server: {board.foreign}"
 
@@ -73,10 +75,10 @@ def play_out(players: dict[str, BoardPage], watchers: list[BoardPage], rng: rand
 def test_a_whole_veletas_game_by_clicking_watched_live(
     table: TableProcess, browser: Browser, pages: list[BoardPage]
 ) -> None:
-    game_id, channel = table.start_game("alice", "bob", "veletas", variant="small")
-    players = {name: open_board(browser, table, name, game_id) for name in ("alice", "bob")}
-    # Carol never spoke to the bot: her page speaks her browser's language.
-    carol = open_board(browser, table, "carol", game_id, locale="ja-JP")
+    game_id, channel = table.start_game("alice", "bob", "veletas", where="here", variant="small")
+    players = {name: open_board(browser, table, name, game_id, channel) for name in ("alice", "bob")}
+    # Carol's browser speaks Japanese, and so does her page.
+    carol = open_board(browser, table, "carol", game_id, channel, locale="ja-JP")
     pages.extend([*players.values(), carol])
     assert "観戦中" in carol.page.inner_text("#status")
     assert not carol.offered(), "a spectator is offered nothing"
@@ -84,11 +86,11 @@ def test_a_whole_veletas_game_by_clicking_watched_live(
     assert players["alice"].page.is_visible("#keyboard"), "the player to move may type a turn"
     # A spectator's clicks choose nothing and send nothing.
     requests: list[str] = []
-    carol.page.on("request", lambda request: requests.append(request.url))
+    carol.tab.on("request", lambda request: requests.append(request.url))
     for square in ("d4", "d4", "c3"):
         carol.click_square(square)
     assert carol.page.evaluate("window.__board.picks.length") == 0 and not requests
-    # A phone held upright: every square of the 7×7 board is a touch target of 44 px or more.
+    # In the panel, every square of the 7×7 board is a touch target of 44 px or more.
     sizes = players["alice"].page.eval_on_selector_all(
         "#board .sq",
         "cells => cells.map(c => Math.min(c.getBoundingClientRect().width, c.getBoundingClientRect().height))",
@@ -108,9 +110,9 @@ def test_a_whole_veletas_game_by_clicking_watched_live(
 def test_a_whole_veloop_game_by_clicking_watched_live(
     table: TableProcess, browser: Browser, pages: list[BoardPage]
 ) -> None:
-    game_id, _ = table.start_game("alice", "bob", "veloop", board="5")
-    players = {name: open_board(browser, table, name, game_id) for name in ("alice", "bob")}
-    carol = open_board(browser, table, "carol", game_id)
+    game_id, channel = table.start_game("alice", "bob", "veloop", where="here", board="5")
+    players = {name: open_board(browser, table, name, game_id, channel) for name in ("alice", "bob")}
+    carol = open_board(browser, table, "carol", game_id, channel)
     pages.extend([*players.values(), carol])
     turns = play_out(players, [carol], random.Random(4))
     final = carol.state()
@@ -127,8 +129,9 @@ def test_a_whole_veloop_game_by_clicking_watched_live(
 def test_a_mixed_game_refusals_and_a_dropped_connection(
     table: TableProcess, browser: Browser, pages: list[BoardPage]
 ) -> None:
-    game_id, channel = table.start_game("alice", "bob", "veletas", variant="small")
-    alice, bob = open_board(browser, table, "alice", game_id), open_board(browser, table, "bob", game_id)
+    game_id, channel = table.start_game("alice", "bob", "veletas", where="here", variant="small")
+    alice = open_board(browser, table, "alice", game_id, channel)
+    bob = open_board(browser, table, "bob", game_id, channel)
     pages.extend([alice, bob])
     rng = random.Random(5)
     # Alice sets up by clicking; a click of Bob's while it is not his turn offers and sends nothing.
@@ -192,6 +195,10 @@ def test_a_mixed_game_refusals_and_a_dropped_connection(
     alice.wait_version(before + 1)
     assert alice.state()["last_turn"] == bob.state()["last_turn"]
     assert "turn" in alice.page.inner_text("#status").lower()
+    # #general holds one game at a time: Alice resigns by command, and both pages show the game over.
+    table.resign("alice", "veletas", channel)
+    for board in (alice, bob):
+        board.page.wait_for_function("() => window.__board.state.status === 'finished'")
 
 
 def setup_options(shooters: str, steps: dict[str, Any]) -> dict[str, str]:
@@ -227,8 +234,9 @@ def test_a_non_player_and_a_forged_token_cannot_move(table: TableProcess, browse
 
 
 def test_a_premove_in_a_live_game(table: TableProcess, browser: Browser, pages: list[BoardPage]) -> None:
-    game_id, _ = table.start_game("alice", "bob", "veloop", board="5", time="5+3")
-    alice, bob = open_board(browser, table, "alice", game_id), open_board(browser, table, "bob", game_id)
+    game_id, channel = table.start_game("alice", "bob", "veloop", where="here", board="5", time="5+3")
+    alice = open_board(browser, table, "alice", game_id, channel)
+    bob = open_board(browser, table, "bob", game_id, channel)
     pages.extend([alice, bob])
     game = find_game("veloop").new({"board": "5"})
     rng = random.Random(6)
@@ -258,3 +266,31 @@ def test_a_premove_in_a_live_game(table: TableProcess, browser: Browser, pages: 
         "t => document.querySelector(\".player[data-seat='second'] .clock\").textContent !== t", arg=first
     )
     bob.page.wait_for_function("() => !document.getElementById('premove-cancel')")
+    table.resign("alice", "veloop", channel)  # #general is free again for the next game
+    bob.page.wait_for_function("() => window.__board.state.status === 'finished'")
+
+
+def test_a_game_in_a_thread_is_played_from_the_personal_link(
+    table: TableProcess, browser: Browser, pages: list[BoardPage]
+) -> None:
+    game_id, thread = table.start_game("alice", "bob", "veloop", board="5")
+    # In the game's thread the launch is refused (as Discord refuses it there): the bot answers Alice privately with
+    # her personal link, of the table's own address, and the link opens the board page in the same panel.
+    alice = open_board(browser, table, "alice", game_id, thread)
+    assert alice.hands is not None
+    answer = alice.hands.page.locator("#messages .msg.ephemeral").last.inner_text()
+    assert "not in threads" in answer and "Only you can see this" in answer
+    assert alice.page.url.startswith(f"{table.url}/board/#session=") and "frame_id" not in alice.page.url
+    # Bob opens his personal link in a tab of its own, as any browser opens a link outside Discord.
+    bob = open_link(browser, table, "bob", game_id)
+    pages.extend([alice, bob])
+    assert bob.page.url.startswith(table.board_url)
+    players = {alice.page.evaluate("window.__board.you.id"): alice, bob.page.evaluate("window.__board.you.id"): bob}
+    rng = random.Random(7)
+    for _ in range(4):
+        state = alice.state()
+        players[state["turn"]].play_turn(rng)
+        for board in players.values():
+            board.wait_version(state["version"] + 1)
+    # Each clicked turn was posted in the thread, after the first board.
+    wait_posts(table, thread, game_id, alice.state()["ply"] + 1)

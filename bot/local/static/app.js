@@ -51,18 +51,37 @@ const RPC_UNKNOWN_COMMAND = 4002, RPC_OAUTH2_ERROR = 5000;
 const activity = { frame: null, launch: null, member: null, ready: false };
 
 function openActivity(launch) {
+  if (!launch.url) { closeActivity(); toast("The board page is not running at this table."); return; }
+  openPanel(launch.url, launch.name, launch);
+}
+
+// The panel's frame at ``url``; ``launch`` (an Activity's) is what the table answers the SDK for, null for a link.
+function openPanel(url, name, launch) {
   closeActivity();
-  if (!launch.url) { toast("The board page is not running at this table."); return; }
   const panel = $("activity");
   const frame = document.createElement("iframe");
   frame.id = "activity-frame";
-  frame.title = launch.name;
+  frame.title = name;
   frame.setAttribute("allow", "clipboard-write");
-  frame.src = launch.url;
-  $("activity-title").textContent = launch.name;
+  frame.src = url;
+  $("activity-title").textContent = name;
   panel.querySelector(".activity-body").appendChild(frame);
   panel.hidden = false;
   Object.assign(activity, { frame, launch, member: view.member, ready: false });
+}
+
+// A link to this table's own board page (the personal link the bot answers where the launch is refused) opens in
+// the panel, with no Discord side: the page takes its session from the link.
+function isBoardLink(url) {
+  try { const target = new URL(url); return target.origin === location.origin && target.pathname.startsWith("/board/"); }
+  catch (e) { return false; }
+}
+
+function openLink(event) {
+  const link = event.currentTarget;
+  if (!isBoardLink(link.href)) return;
+  event.preventDefault();
+  openPanel(link.href, view.state.bot.name, null);
 }
 
 function closeActivity() {
@@ -79,7 +98,8 @@ function answer(cmd, nonce, data) { toFrame([FRAME, { cmd, evt: null, nonce, dat
 function refuse(cmd, nonce, code, message) { toFrame([FRAME, { cmd, evt: "ERROR", nonce, data: { code, message } }]); }
 
 async function onFrameMessage(event) {
-  if (!activity.frame || event.source !== activity.frame.contentWindow || event.origin !== location.origin) return;
+  if (!activity.frame || !activity.launch || event.source !== activity.frame.contentWindow) return;
+  if (event.origin !== location.origin) return;
   if (!Array.isArray(event.data) || event.data.length !== 2) return;
   const [opcode, payload] = event.data;
   if (opcode === CLOSE) { closeActivity(); return; }
@@ -518,7 +538,11 @@ function markdown(text) {
   html = html.replace(/&lt;\/([\w -]+):\d+&gt;/g, (_, name) => `<span class="mention">/${name}</span>`);
   html = html.replace(/&lt;a?:(\w+):\d+&gt;/g, (_, name) => `:${name}:`);
   html = html.replace(/&lt;t:(-?\d+)(?::([tTdDfFR]))?&gt;/g, (_, ts, style) => `<span class="mention">${timestamp(Number(ts), style)}</span>`);
-  html = html.replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g, (_, label, url) => `<a href="${url}" target="_blank" rel="noopener noreferrer">${label}</a>`);
+  // Links are set aside like code, so no emphasis rule reads into an address (a session's "_" and "-").
+  const anchor = (url, label) => { codes.push(`<a href="${url}" target="_blank" rel="noopener noreferrer">${label}</a>`); return `\u0000${codes.length - 1}\u0000`; };
+  html = html.replace(/\[([^\]\n]+)\]\((https?:\/\/[^)\s]+)\)/g, (_, label, url) => anchor(url, label));
+  // A bare address is a link too, as Discord's client shows it.
+  html = html.replace(/(^|[\s(])(https?:\/\/[^\s<]+[^\s<.,:;!?)])/g, (_, before, url) => before + anchor(url, url));
   html = html.replace(/\*\*([^*]+)\*\*/g, "<b>$1</b>");
   html = html.replace(/__([^_]+)__/g, "<u>$1</u>");
   html = html.replace(/(^|[^\w*])\*([^*\n]+)\*(?!\w)/g, "$1<i>$2</i>");
@@ -531,6 +555,7 @@ function markdown(text) {
   html = html.replace(/\u0000(\d+)\u0000/g, (_, i) => codes[Number(i)]);
   box.innerHTML = html;
   for (const link of box.querySelectorAll("[data-open]")) link.onclick = () => openChannel(link.dataset.open);
+  for (const link of box.querySelectorAll("a[href]")) link.onclick = openLink;
   return box;
 }
 
