@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).resolve().parent
 
 # Each test says it runs, then looks for a second one running for half a second (the window two workers would
@@ -57,12 +59,16 @@ def _run(tmp_path: Path, marker: str) -> subprocess.CompletedProcess[str]:
     )
     running = tmp_path / "running"
     running.mkdir()
-    env = {**os.environ, "PROBE_DIR": str(running), "PYTHONPATH": str(HERE)}
+    # The run's own xdist variables left out, and only xdist loaded (no other plugin to import three times).
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
+    env.update(PROBE_DIR=str(running), PYTHONPATH=str(HERE), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     return subprocess.run(
         [
             sys.executable,
             "-m",
             "pytest",
+            "-p",
+            "xdist",
             "-n",
             "2",
             "--dist",
@@ -86,6 +92,7 @@ def test_a_serial_test_runs_alone_in_two_workers(tmp_path: Path) -> None:
     assert "2 passed" in done.stdout
 
 
+@pytest.mark.slow
 def test_without_the_mark_the_two_workers_overlap(tmp_path: Path) -> None:
     """The probe itself sees two tests at once when nothing holds one back."""
     done = _run(tmp_path, "pytest.mark.other")
