@@ -128,6 +128,14 @@ class PgServer:
         finally:
             await conn.close()
 
+    async def _data_directory(self) -> str:
+        """The data directory of the server answering on this port (is it this cluster?)."""
+        conn = await asyncpg.connect(self.url(), timeout=5)
+        try:
+            return str(await conn.fetchval("SHOW data_directory"))
+        finally:
+            await conn.close()
+
     async def _admin(self, statement: str) -> None:
         conn = await asyncpg.connect(self.url())
         try:
@@ -168,6 +176,27 @@ def start_cluster(**extra: str) -> tuple[PgServer, Path]:
     )
     if init.returncode != 0:
         raise ClusterError(f"initdb failed: {init.stderr.decode(errors='replace')}")
+    # A free port is free when asked, not when the server binds it: another process (a second test worker
+    # starting its own cluster) may take it in between, and the server exits. A new port is tried then.
+    for attempt in range(1, PORT_ATTEMPTS + 1):
+        try:
+            return _serve(bin_dir, root, data, as_user, extra)
+        except _PortTaken:
+            if attempt == PORT_ATTEMPTS:
+                raise ClusterError(f"PostgreSQL found its port taken {PORT_ATTEMPTS} times in a row") from None
+    raise AssertionError("unreachable")
+
+
+PORT_ATTEMPTS = 5
+
+
+class _PortTaken(Exception):
+    """The server could not bind the port it was given."""
+
+
+def _serve(
+    bin_dir: Path, root: Path, data: Path, as_user: dict[str, Any], extra: dict[str, str]
+) -> tuple[PgServer, Path]:
     port = _free_port()
     settings = {
         "listen_addresses": "127.0.0.1",
@@ -188,15 +217,27 @@ def start_cluster(**extra: str) -> tuple[PgServer, Path]:
     server = PgServer("127.0.0.1", port, process, itertools.count(1))
     deadline = time.monotonic() + 30
     while True:
+        if process.poll() is not None:
+            text = (root / "server.log").read_text(errors="replace")
+            if "could not bind" in text or "Address already in use" in text:
+                raise _PortTaken
+            raise ClusterError(f"PostgreSQL did not start: {text[-2000:]}")
         try:
-            run_sync(server._admin("SELECT 1"))
-            return server, root
+            found = run_sync(server._data_directory())
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-            if process.poll() is not None or time.monotonic() > deadline:
+            if time.monotonic() > deadline:
                 process.kill()
+                process.wait()
                 text = (root / "server.log").read_text(errors="replace")
                 raise ClusterError(f"PostgreSQL did not start ({exc}): {text[-2000:]}") from exc
             time.sleep(0.05)
+            continue
+        if Path(found).resolve() == data.resolve():
+            return server, root
+        # Another cluster (another worker's) answers on this port: this one cannot bind it.
+        process.kill()
+        process.wait()
+        raise _PortTaken
 
 
 @pytest.fixture(scope="session")

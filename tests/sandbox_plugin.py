@@ -61,9 +61,16 @@ def _remembered_valid_bodies() -> Iterator[None]:
         SpecValidator.validate = check  # type: ignore[method-assign]
 
 
+WAIT_CEILING = 30.0
+"""How long ``wait_until`` and ``wait_for_message`` wait by default before failing the test (the fake's own default
+is 10 s). A ceiling, not a pause: a wait ends as soon as its condition holds, and the tests run in worker
+processes on cores shared with other tests, where a bot process or an AI search can take several times its
+usual time."""
+
+
 @pytest.fixture
 async def sandbox() -> AsyncIterator[FakeDiscord]:
-    fake = FakeDiscord()
+    fake = FakeDiscord(wait_timeout=WAIT_CEILING)
     await fake.start()
     for name in ("alice", "bob", "carol"):
         fake.add_member(name)

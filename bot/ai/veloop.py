@@ -12,7 +12,8 @@ own stones, or leaving the opponent a confinement on their next ply. Every level
    confine; among the safe moves, the one after which the stones' *pressure* (enemy-topped
    neighbours of stones off the ring, the way a confinement closes in) looks best, with noise,
    keeping on a double turn's first ply a safe second ply, and, on the small boards, setting
-   threats (``_level_two``);
+   threats (``_level_two``); on 5×5, once the board is half full, a dozen playouts to the end
+   of each ply of its shortlist choose (``_endgame``), so it keeps a confinement possible;
 3. flat Monte Carlo: the greedy shortlist, tactical playouts sharing the budget, successive
    halving;
 4. tree search (``bot.ai.search.TreeSearch``): the safe moves at the root in greedy order,
@@ -85,6 +86,13 @@ THREATS = 3
 HUNT_SIZE = 6
 """Level 2 sets threats on boards up to this size: on 5×5 and 6×6 its pressure alone often fills the board
 without a confinement (a draw); on 8×8 and up it wins without them, and with them it played as well as level 3."""
+ENDGAME_SIZE = 5
+ENDGAME_EMPTY = 12
+ENDGAME_PLAYOUTS = 12
+"""On boards up to ``ENDGAME_SIZE``, once at most ``ENDGAME_EMPTY`` cells are empty, level 2 plays out each ply of
+its shortlist this many times to the end (``_endgame``): there the board fills with stacks, and a ply the pressure
+likes often leaves no confinement anyone can make, a draw by two passes (a quarter of its games against a random
+mover on 5×5 with alternating turns)."""
 TREE = TreeSettings(explore=0.4)
 PLAYOUT_PLIES = 8
 """Plies a playout runs before the pressure judges it: four turns under 122, enough for a threat to land."""
@@ -439,10 +447,12 @@ def _level_two(board: Board, ranked: list[Ply], found: Tactics, budget: Budget, 
     could walk into a turn whose every ending hands the opponent a win. On a small board (``HUNT_SIZE``),
     where its pressure alone often fills the board without a confinement (a draw), it also sets threats:
     of its best ``THREATS`` plies (on a first ply, with each one's best ``THREATS`` second plies), the one
-    that leaves it the most plies winning its next turn.
+    that leaves it the most plies winning its next turn. Late on the smallest board, playouts choose (``_endgame``).
     """
     if not found.safe:
         return ranked[0]
+    if board.size <= ENDGAME_SIZE and board.top.count(0) <= ENDGAME_EMPTY:
+        return _endgame(board, ranked, budget, rng)
     colour = board.colour
     hunting = board.size <= HUNT_SIZE
     if board.two_ply and board.ply < board.plies:
@@ -475,6 +485,27 @@ def _level_two(board: Board, ranked: list[Ply], found: Tactics, budget: Budget, 
             value = _threats(board.after(ply), colour)
             if value > most:
                 best, most = ply, value
+    return best
+
+
+def _endgame(board: Board, ranked: list[Ply], budget: Budget, rng: random.Random) -> Ply:
+    """Level 2's ply late on a small board: of its ``SHORTLIST`` best safe plies (on a double turn's first ply, those
+    keeping a safe second ply), the one whose ``ENDGAME_PLAYOUTS`` tactical playouts to the end score best for it;
+    the pressure's order breaks ties. The clock may cut the playouts short (then the plies played out so far)."""
+    keep = ranked[:SHORTLIST]
+    if board.two_ply and board.ply < board.plies:
+        keep = [ply for ply in ranked if has_safe_turn(board.after(ply), budget)][:SHORTLIST] or keep
+    mover = board.mover
+    best = keep[0]
+    most = -1.0
+    for k, ply in enumerate(keep):
+        if k and budget.remaining() <= 0:
+            break
+        after = board.after(ply)
+        black = sum(tactical_playout(after, rng) for _ in range(ENDGAME_PLAYOUTS))
+        points = black if mover == 0 else ENDGAME_PLAYOUTS - black
+        if points > most:
+            best, most = ply, points
     return best
 
 

@@ -77,6 +77,7 @@ def test_a_seed_fixes_the_move_through_the_public_entry_point() -> None:
     assert choose_move(position, 2, seed=42) == choose_move(position, 2, seed=42)
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("seeded", [False, True])
 def test_the_time_limit_is_a_hard_cap(seeded: bool) -> None:
     position = _midgame("standard", "current", 20, 7)

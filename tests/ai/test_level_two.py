@@ -1,8 +1,8 @@
 """Level 2, the first level above random, beats a uniformly random mover nearly always, in both games.
 
 The positions below came from random games; the blunders they hold were made by level 2 before it
-looked at the opponent's reply (Veletas) and at its own second ply (Veloop). Each is judged with the
-rules' own API, not the AI's tactics.
+looked at the opponent's reply (Veletas), at its own second ply (Veloop), and before it played out the ends
+of 5×5 games (Veloop). Each is judged with the rules' own API, not the AI's tactics.
 """
 
 from __future__ import annotations
@@ -26,6 +26,24 @@ VELETAS_TRAP = "4bbb/1bbbw2/bw2SwS/w2wwbw/b1wwwbw/wbwbb2/wWb1wb1 b"
 # 5×5 under protocol 122, Black's first ply of two: no ply wins, and after 2 of the 9 that leave White no
 # winning ply, every second ply Black has leaves White a whole turn that wins.
 VELOOP_TRAP = "1wwww/1wwwb/1b1w1/b3w/bbbbb b 1/2 0"
+
+# 5×5 with alternating turns, late (no empty cell left, stacks everywhere): of the plies here only one leaves a line of
+# play that confines; level 2 chose by the pressure alone and played into a draw by two passes.
+VELOOP_ENDGAMES = (
+    "wbb(bb)w/(wb)(bw)(bw)(wb)(wb)/(wb)(wb)(wb)(bw)(bw)/b(bw)w(ww)(bw)/bw(bw)bw b 1/1 0",
+    "(wb)b(bw)(bb)b/w(ww)(wb)(bw)w/(ww)(ww)(bw)(bw)w/(wb)(bw)(bb)(wb)(bw)/bb(wb)bb w 1/1 0",
+)
+
+
+def _veloop_can_win(position: veloop.Position, colour: str, seen: dict[str, bool]) -> bool:
+    """Some line of play from ``position`` (either side's plies, any of them) ends with ``colour`` winning."""
+    key = str(position)
+    if key not in seen:
+        if position.is_over:
+            seen[key] = position.result == colour
+        else:
+            seen[key] = any(_veloop_can_win(position.play(m), colour, seen) for m in position.legal_moves())
+    return seen[key]
 
 
 def _veletas_reply_wins(position: Position) -> bool:
@@ -81,6 +99,19 @@ def test_veloop_level_two_keeps_a_safe_second_ply_for_its_double_turn() -> None:
     for seed in range(12):
         move = choose_veloop_move(position, 2, seed=seed)
         assert move not in doomed, f"seed {seed}: after {move} every second ply hands White the game"
+
+
+@pytest.mark.parametrize("text", VELOOP_ENDGAMES)
+def test_veloop_level_two_keeps_a_win_possible_late_on_a_small_board(text: str) -> None:
+    position = veloop.Position.from_string(text, "alternating")
+    me = position.to_move
+    seen: dict[str, bool] = {}
+    legal = position.legal_moves()
+    alive = [m for m in legal if _veloop_can_win(position.play(m), me, seen)]
+    assert len(alive) == 1 < len(legal)
+    for seed in range(12):
+        move = choose_veloop_move(position, 2, seed=seed)
+        assert move in alive, f"seed {seed}: after {move} nobody can confine a stone any more"
 
 
 def test_the_random_mover_is_a_match_side_of_its_own() -> None:

@@ -260,6 +260,7 @@ def test_level_one_plays_at_random_among_safe_moves() -> None:
     assert len(seen) >= 4
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("seeded", [False, True])
 def test_the_time_limit_is_a_hard_cap(seeded: bool) -> None:
     for size in (8, 12):

@@ -156,6 +156,7 @@ def test_a_game_in_its_setup_counts_its_board_as_live() -> None:
     assert not within_two_plies(unrelated, first)
 
 
+@pytest.mark.serial
 def test_it_is_fast() -> None:
     """A whole server's live games are checked per request: well under a millisecond per game on average."""
     games = [played("standard", "current", seed, 30) for seed in range(20)]
