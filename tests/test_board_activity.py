@@ -240,6 +240,7 @@ async def test_without_the_activity_settings_the_routes_refuse(sandbox: FakeDisc
     assert status == 404 and answer["error"]
 
 
+@pytest.mark.slow
 async def test_a_launch_is_the_members_and_the_channels_until_it_expires(store: Store, clock: Clock) -> None:
     info = await store.create_challenge(
         guild_id=1,

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.layers import (
     ARCHITECTURE,
     block_of,
@@ -97,6 +99,7 @@ def test_no_import_cycle() -> None:
     assert cycles(project_graph(IMPORTS, MODULES)) == []
 
 
+@pytest.mark.slow
 def test_the_architecture_drawing_is_the_commands() -> None:
     """docs/ARCHITECTURE.md shows the layers as ``python -m bot layers`` draws them from the code today."""
     block = block_of(ARCHITECTURE.read_text(encoding="utf-8"))

@@ -75,6 +75,7 @@ async def _populate(path: Path, clock: Clock) -> list[int]:
     return ids
 
 
+@pytest.mark.slow
 async def test_a_populated_file_is_copied_whole_and_the_copy_plays_on(
     sqlite_path: Path, pg_url: str, clock: Clock
 ) -> None:

@@ -39,6 +39,7 @@ async def test_a_database_is_dropped_though_a_connection_left_open_on_the_blocke
         await holder.close(timeout=2)
 
 
+@pytest.mark.slow
 def test_a_cluster_whose_port_was_taken_meanwhile_starts_on_another(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two test workers can be handed the same free port; the one whose server finds it taken tries a new one."""
     with socket.socket() as taken:

@@ -14,6 +14,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 import bot
 import cogs
 
@@ -62,6 +64,7 @@ def test_every_dev_package_is_known_by_its_modules() -> None:
     assert all(names or distribution.endswith("-stubs") for distribution, names in found.items()), found
 
 
+@pytest.mark.slow
 def test_importing_every_product_module_loads_no_dev_package() -> None:
     tools = sorted(set().union(*(importable_names(distribution) for distribution in dev_extra())))
     script = (

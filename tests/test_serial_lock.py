@@ -86,6 +86,7 @@ def _run(tmp_path: Path, marker: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_a_serial_test_runs_alone_in_two_workers(tmp_path: Path) -> None:
     done = _run(tmp_path, "pytest.mark.serial")
     assert done.returncode == 0, done.stdout + done.stderr

@@ -216,6 +216,7 @@ async def test_the_scheduler_fires_each_deadline_once_with_two_processes_and_one
     assert rows(db_path, "SELECT COUNT(*) AS n FROM due") == [{"n": 0}]
 
 
+@pytest.mark.slow
 async def test_a_choice_made_in_one_process_reaches_what_another_remembers(pg_url: str) -> None:
     """Themes and notification choices are remembered in memory; on PostgreSQL a change made by one process
     (a player's shard) is heard by the others (LISTEN/NOTIFY), which forget what they remembered."""

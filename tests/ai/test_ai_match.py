@@ -56,6 +56,7 @@ def test_every_setup_is_played_with_both_colours() -> None:
     assert first.turns != setup_game("medium", "current", 5, 3).turns
 
 
+@pytest.mark.slow
 def test_level_four_beats_level_one_on_the_small_board(monkeypatch: pytest.MonkeyPatch) -> None:
     # A short budget keeps the test fast; the search is still level 4's.
     monkeypatch.setitem(LEVELS, 4, replace(LEVELS[4], iterations=300))

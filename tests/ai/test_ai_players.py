@@ -56,6 +56,7 @@ def test_the_weakest_level_never_hands_over_the_game(rules: str) -> None:
         assert position.play(move).winner is None, f"seed {seed}: {move} gives White the game"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", [2, 3, 4, 5])
 def test_stronger_levels_do_not_hand_over_the_game_either(level: int) -> None:
     position = Position.from_string(BLACK_MUST_NOT_SHOOT_B2)

@@ -28,6 +28,7 @@ def test_the_ai_sets_up_a_whole_game_the_rules_accept(variant: str, rules: str, 
     assert game.position.is_legal(choose_move(game.position, level, seed=1, time_limit=0.2))
 
 
+@pytest.mark.slow
 def test_a_seed_fixes_the_setup_and_the_pie_choice() -> None:
     game = Game.new("medium", "current")
     first = choose_setup(game, 2, seed=9)

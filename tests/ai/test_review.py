@@ -143,6 +143,7 @@ def test_a_move_that_lets_the_opponent_win_at_once_is_a_blunder() -> None:
     assert turning_points(review, 1) == [blunder]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "settings", "plies"), [("veloop", FIVE, 4), ("veletas", {"variant": "small"}, 3)])
 def test_a_game_played_as_the_search_wants_is_clean(game: str, settings: dict[str, str], plies: int) -> None:
     kind = find_game(game)

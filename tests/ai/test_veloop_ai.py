@@ -229,6 +229,7 @@ def test_level_five_leaves_the_opponent_without_a_safe_turn_when_it_can() -> Non
         assert move in {board.move_of(ply) for ply in killing}, f"level 5 in {position}: {move}"
 
 
+@pytest.mark.slow
 def test_level_fives_tree_counts_a_turn_with_no_safe_way_out_as_lost() -> None:
     """The proving adapter judges a position where the mover starts a turn with no safe turn as the
     opponent's win (only when asked to prove, and only at the start of a turn); level 5 still plays a legal
@@ -283,6 +284,7 @@ def test_openings_are_random_plies_shared_by_both_games_of_a_pair() -> None:
     assert len(first.turns) == 3 and first.phase == "play"
 
 
+@pytest.mark.slow
 def test_a_short_match_is_played_to_the_end_and_won_by_the_stronger_level(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(ai.LEVELS, 3, replace(ai.LEVELS[3], iterations=40))
     score, outcomes = match(3, 1, 4, game="veloop", board=6, protocol="122", seed=2)
@@ -344,6 +346,7 @@ def test_publishing_one_games_table_keeps_the_others(tmp_path: Path, monkeypatch
     assert "| old table |" not in text and "AI strength v3" in text and "Veloop table v2" in text
 
 
+@pytest.mark.slow
 def test_level_three_thinking_time_is_reported_per_decision(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(ROOT))
     from benchmarks import bench_ai
@@ -359,6 +362,7 @@ def test_level_three_thinking_time_is_reported_per_decision(monkeypatch: pytest.
     assert 0 <= int(cells[7]) <= int(cells[0])
 
 
+@pytest.mark.slow
 def test_a_partial_run_keeps_the_other_published_rows_with_their_source(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

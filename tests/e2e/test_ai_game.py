@@ -93,6 +93,7 @@ class StuckAi:
         raise AssertionError("unreachable: the event is never set")
 
 
+@pytest.mark.slow
 async def test_the_ai_resumes_its_turn_after_a_restart(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock
 ) -> None:

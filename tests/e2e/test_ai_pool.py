@@ -47,6 +47,7 @@ async def test_a_game_against_the_real_ai(
     assert bot.ai is None, "closing the bot stops the workers"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("worker", [crashes_once, hangs_once])
 async def test_a_bad_worker_is_replaced_and_the_turn_still_comes(
     worker: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

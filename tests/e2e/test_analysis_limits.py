@@ -40,6 +40,7 @@ def analysed(answer: Message) -> bool:
     return bool(answer.embeds) and answer.embeds[0]["title"] == TITLE
 
 
+@pytest.mark.slow
 async def test_the_ais_turn_comes_before_queued_analyses(
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,
@@ -79,6 +80,7 @@ async def test_the_ais_turn_comes_before_queued_analyses(
         pool.close()
 
 
+@pytest.mark.slow
 async def test_analyses_are_bounded_and_refused_politely(
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,
@@ -191,6 +193,7 @@ def square_board(size: int) -> str:
     return "/".join([str(size)] * (size - 1) + [f"S{size - 1}"]) + " b"
 
 
+@pytest.mark.slow
 async def test_only_the_games_boards_are_analysed(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock
 ) -> None:
@@ -210,6 +213,7 @@ async def test_only_the_games_boards_are_analysed(
     assert analysed(await user.slash("veletas", "analyze", position=square_board(9)))
 
 
+@pytest.mark.slow
 async def test_no_hint_within_two_plies_of_a_live_game(
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,
@@ -252,6 +256,7 @@ async def test_no_hint_within_two_plies_of_a_live_game(
     assert analysed(await spectator.slash("veletas", "analyze", position=SAMPLE))
 
 
+@pytest.mark.slow
 async def test_server_managers_switch_analysis_off_and_on(
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,

@@ -7,6 +7,8 @@ import random
 import re
 from pathlib import Path
 
+import pytest
+
 from bot.client import VeletasBot
 from bot.i18n import words
 from bot.rules import Position
@@ -28,6 +30,7 @@ def best_move(answer: Message) -> str:
     return found.group(2)
 
 
+@pytest.mark.slow
 async def test_analysis_of_a_position_and_of_a_finished_game(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, bob: Member, db_path: Path, clock: ManualClock
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from bot.client import VeletasBot
 from bot.i18n import words
 from bot.sandbox.server import FakeDiscord
@@ -49,6 +51,7 @@ async def test_decline_only_by_the_challenged(
     assert not again.ephemeral
 
 
+@pytest.mark.slow
 async def test_challenge_expires_and_says_so(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:

@@ -372,6 +372,7 @@ async def test_a_member_has_at_most_the_set_number_of_open_challenges(
     assert not (await challenger.slash("veletas", "challenge", variant="medium")).ephemeral
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("status", [500, 503])
 async def test_an_accept_whose_first_board_discord_keeps_failing_gets_it_out_on_the_retry_schedule(
     sandbox: FakeDiscord,

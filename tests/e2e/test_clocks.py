@@ -71,6 +71,7 @@ def clocks_shown(board: Message) -> tuple[int, int]:
     return int(match[1]) * 60 + int(match[2]), int(match[3]) * 60 + int(match[4])
 
 
+@pytest.mark.slow
 async def test_a_live_game_with_increments_is_lost_on_time(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
@@ -108,6 +109,7 @@ async def test_a_move_after_the_flag_fell_is_refused(
     assert (await bot.store.get_game(game_id)).ply == 0
 
 
+@pytest.mark.slow
 async def test_downtime_is_given_back_then_the_correspondence_game_is_lost_on_time_after_the_restart(
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,
@@ -168,6 +170,7 @@ async def test_a_reminder_is_sent_once_even_across_a_restart(
     assert len(reminders) == 1, "the 24-hour reminder is not sent again"
 
 
+@pytest.mark.slow
 async def test_a_player_who_chose_direct_messages_gets_turns_and_reminders_there(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
@@ -344,6 +347,7 @@ async def test_no_clock_is_accepted_in_the_word_each_language_offers(
     assert bad.ephemeral and "`ninguno`" in bad.content, bad.content
 
 
+@pytest.mark.slow
 async def test_a_reminder_says_the_time_left_in_words_of_the_players_language(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
@@ -376,6 +380,7 @@ def test_spans_of_time_have_each_languages_plural_forms() -> None:
     assert span_words(ja, 86400 + 4 * 3600) == "1日4時間"
 
 
+@pytest.mark.slow
 async def test_a_rated_game_the_second_player_never_moves_in_is_a_no_show_and_rates_nobody(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
@@ -407,6 +412,7 @@ async def test_a_rated_game_the_second_player_never_moves_in_is_a_no_show_and_ra
     assert "lost" not in profile.text() and "in a row" not in profile.text(), "a no-show makes no streak"
 
 
+@pytest.mark.slow
 async def test_a_game_nobody_moves_in_nor_claims_is_a_double_no_show(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
@@ -448,6 +454,7 @@ async def claim_offered(
     )
 
 
+@pytest.mark.slow
 async def test_a_first_side_that_does_not_come_is_a_no_show_the_second_side_ends_the_game_with(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, clock: ManualClock
 ) -> None:
@@ -525,6 +532,7 @@ async def test_a_first_side_that_does_not_come_is_a_no_show_the_second_side_ends
     assert not list(rows), "nothing more is due"
 
 
+@pytest.mark.slow
 async def test_a_claim_pressed_after_the_second_window_is_refused_and_the_game_is_a_double_no_show(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
@@ -567,6 +575,7 @@ async def test_the_clock_does_not_run_before_a_sides_first_move(
     assert info.clock.deadline() == pytest.approx(bot.store.now() + 60.0), "Black's whole minute runs now"
 
 
+@pytest.mark.slow
 async def test_the_first_move_window_is_a_due_row_that_survives_a_restart(
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,
@@ -597,6 +606,7 @@ async def test_the_first_move_window_is_a_due_row_that_survives_a_restart(
     assert final.embeds[0]["description"].startswith(f"**No-show:** {bob.mention} did not make a first move in time")
 
 
+@pytest.mark.slow
 async def test_the_window_to_claim_a_game_is_a_due_row_that_survives_a_restart(
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,
@@ -643,6 +653,7 @@ async def test_a_resignation_before_the_opponent_moved_aborts_the_game(
     assert info.aborted and info.aborted_by == alice.id and await bot.store.rating_changes(game_id) == []
 
 
+@pytest.mark.slow
 async def test_a_game_both_players_moved_in_is_lost_on_time_and_rated(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
@@ -660,6 +671,7 @@ async def test_a_game_both_players_moved_in_is_lost_on_time_and_rated(
     assert changes[bob.id].after > changes[bob.id].before and changes[alice.id].after < changes[alice.id].before
 
 
+@pytest.mark.slow
 async def test_the_claim_is_offered_and_refused_in_the_readers_language(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, clock: ManualClock
 ) -> None:

@@ -169,6 +169,7 @@ async def test_a_move_stored_just_before_a_kill_is_posted_after_the_restart(
 # --- answers that fail after the turn was stored -------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_a_turn_whose_interaction_expired_is_posted_to_the_channel(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, db_path: Path
 ) -> None:
@@ -197,6 +198,7 @@ async def test_a_turn_whose_interaction_expired_is_posted_to_the_channel(
     assert not answered.ephemeral and answered.embeds
 
 
+@pytest.mark.slow
 async def test_the_ai_moves_though_discord_refused_the_board_of_the_human_move(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock
 ) -> None:
@@ -246,6 +248,7 @@ async def test_the_ai_board_is_posted_though_discord_keeps_failing_it(
     assert info.board_message_id == board.id
 
 
+@pytest.mark.slow
 async def test_a_channel_that_refuses_for_good_is_not_retried_forever(
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,
@@ -413,6 +416,7 @@ async def test_a_retired_board_that_discord_cannot_be_reached_for_is_left_as_it_
     assert "board.png" in after.files and not after.ephemeral
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("status", "retry_after"), [(500, 0.05), (502, 0.05), (429, 0.3)])
 async def test_the_ai_board_follows_discord_taking_posts_again_within_moments_and_a_sign_of_life_comes_first(
     sandbox: FakeDiscord,

@@ -13,6 +13,8 @@ import random
 import re
 from typing import Any
 
+import pytest
+
 from bot.client import VeletasBot
 from bot.i18n import LANGUAGES, read_entries, words
 from bot.rules import Game
@@ -271,6 +273,7 @@ async def play_veloop(user_of: dict[str, SandboxUser], rng: random.Random) -> Ve
     return game
 
 
+@pytest.mark.slow
 async def test_japanese_members_play_a_whole_veloop_game_and_the_server_setting_wins(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member
 ) -> None:

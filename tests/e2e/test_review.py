@@ -9,6 +9,7 @@ import random
 import sqlite3
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from bot.ai.review import Evaluation
@@ -128,6 +129,7 @@ async def test_a_veletas_game_is_reviewed_by_its_own_command_unless_analysis_is_
     assert asked == [len(table.game.turns) + 1]
 
 
+@pytest.mark.slow
 async def test_an_ai_turn_asked_during_a_review_is_served_before_the_rest_of_it() -> None:
     """Positions are analysis jobs queued a worker's worth at a time: a turn asked meanwhile waits for one position
     at most, not for the whole game."""

@@ -27,6 +27,7 @@ def snapshot(db_path: Path) -> list[Any]:
     return [games, moves]
 
 
+@pytest.mark.slow
 async def test_restart_mid_game_keeps_the_game_and_its_buttons(
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import discord
+import pytest
 
 from bot.client import SIZE_COLUMNS, VeletasBot, command_sizes
 from bot.config import Settings
@@ -130,6 +131,7 @@ async def test_every_command_keeps_its_headroom_in_every_language(
             assert size <= HEADROOM, f"/{name} is {size} characters in {language}"
 
 
+@pytest.mark.slow
 async def test_the_sizes_command_prints_the_sizes_of_what_the_bot_syncs(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, db_path: Path, clock: ManualClock
 ) -> None:

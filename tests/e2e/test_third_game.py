@@ -188,6 +188,7 @@ def test_the_descriptor_names_every_part_and_each_layer_finds_it(toy: None) -> N
     assert real_ai.choose_turn(ToyGame(("b2", "a1", "c1")), 1) == "a3", "it completes a line when it can"
 
 
+@pytest.mark.slow
 def test_a_process_hosts_the_games_its_setting_names() -> None:
     """``VELETAS_GAMES=toygame.plugin``: the command line replays a toy record, and the bot's tree has ``/toy``."""
     tests = Path(__file__).resolve().parents[1]

@@ -24,6 +24,7 @@ async def ready(fake: FakeDiscord, alice: Member, bob: Member) -> Table:
     return table
 
 
+@pytest.mark.slow
 async def test_slow_rendering_is_deferred_then_delivered(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -46,6 +47,7 @@ async def test_slow_rendering_is_deferred_then_delivered(
     assert board.files["board.png"].startswith(b"\x89PNG") and f"`{move}`" in board.text()
 
 
+@pytest.mark.slow
 async def test_a_refusal_after_deferring_is_still_private(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, monkeypatch: pytest.MonkeyPatch
 ) -> None:

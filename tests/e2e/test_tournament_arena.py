@@ -301,6 +301,7 @@ async def test_a_restart_mid_arena_keeps_scores_and_pause_and_pairs_whoever_wait
     assert [e.status for e in sandbox.take_errors()] == [404], "one edit of the deleted message"
 
 
+@pytest.mark.slow
 async def test_an_arena_without_berserk_a_late_entry_and_a_result_set_by_the_organiser(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
 ) -> None:

@@ -9,6 +9,8 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from bot.client import VeletasBot
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
@@ -50,6 +52,7 @@ def drops_posted(sandbox: FakeDiscord) -> list[Message]:
     return [m for m in public(sandbox) if "started without you" in m.content]
 
 
+@pytest.mark.slow
 async def test_check_in_is_listed_reminded_and_dropped_once_each_and_the_start_comes_before_round_one(
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,
@@ -129,6 +132,7 @@ async def test_check_in_is_listed_reminded_and_dropped_once_each_and_the_start_c
     assert [len(sandbox.direct_messages(m)) for m in everyone] == [0, 2, 0, 0, 2]
 
 
+@pytest.mark.slow
 async def test_a_timed_start_refused_by_the_channel_across_a_restart_is_said_once_before_round_one(
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,

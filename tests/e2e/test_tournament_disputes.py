@@ -11,6 +11,8 @@ import io
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from bot.client import VeletasBot
 from bot.sandbox.runner import BotRunner
 from bot.sandbox.server import FakeDiscord
@@ -56,6 +58,7 @@ async def final_board(sandbox: FakeDiscord, thread_id: int, cursor: int) -> Mess
     return await sandbox.wait_for_message(thread_id, lambda m: bool(m.embeds) and "resigned" in m.text(), after=cursor)
 
 
+@pytest.mark.slow
 async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the_organiser_decides(
     sandbox: FakeDiscord,
     sandbox_runner: BotRunner,
@@ -219,6 +222,7 @@ async def test_a_disputed_result_holds_the_next_round_across_a_restart_until_the
     assert len(disputes(db_path)) == 2
 
 
+@pytest.mark.slow
 async def test_in_a_veletas_bracket_the_decision_changes_who_plays_the_final(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
 ) -> None:

@@ -8,6 +8,8 @@ import csv
 import io
 from pathlib import Path
 
+import pytest
+
 from bot.client import VeletasBot
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member, Message
@@ -47,6 +49,7 @@ def csv_named(message: Message, suffix: str) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(message.files[name].decode())))
 
 
+@pytest.mark.slow
 async def test_a_finished_tournaments_info_standings_exports_images_and_pairings_are_shown_in_its_channel(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
 ) -> None:
@@ -72,6 +75,7 @@ async def test_a_finished_tournaments_info_standings_exports_images_and_pairings
     assert named.content == info.content
 
 
+@pytest.mark.slow
 async def test_finished_tournaments_are_offered_by_name_for_a_year_and_refused_after(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path, clock: ManualClock
 ) -> None:

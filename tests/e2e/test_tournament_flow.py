@@ -42,6 +42,7 @@ from e2e.tourney import byes as db_byes
 from e2e.tourney import players as db_players
 
 
+@pytest.mark.slow
 async def test_a_small_swiss_runs_from_sign_up_to_podium(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path, clock: ManualClock
 ) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bot.client import VeletasBot
 from bot.i18n import words
 from bot.render.tournament import standings_png
@@ -23,6 +25,7 @@ from e2e.test_languages import assert_no_english, in_language
 from e2e.tourney import boards, finished, png, posts_with, resign_by_id, round_open
 
 
+@pytest.mark.slow
 async def test_a_spanish_server_runs_a_swiss_round_and_its_standings_without_english(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path, clock: ManualClock
 ) -> None:

@@ -35,6 +35,7 @@ def field(message: Message, name: str) -> str:
     return next(f["value"] for f in message.embeds[0]["fields"] if f["name"] == name)
 
 
+@pytest.mark.slow
 async def test_a_live_swiss_no_show_is_paused_told_privately_rejoins_and_plays_round_3(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path, clock: ManualClock
 ) -> None:
@@ -140,6 +141,7 @@ async def test_a_live_swiss_no_show_is_paused_told_privately_rejoins_and_plays_r
     assert results[2][1] in "wb" and results[2][2] in "10=", ("round 3 played over the board", line)
 
 
+@pytest.mark.slow
 async def test_a_paused_player_who_chose_direct_messages_is_told_there_with_the_rejoin_button(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path, clock: ManualClock
 ) -> None:
@@ -231,6 +233,7 @@ async def test_a_pairings_direct_message_owed_at_a_restart_is_sent_once(
     assert len(told()) == 2, "nothing owed: not sent again"
 
 
+@pytest.mark.slow
 async def test_a_swiss_game_whose_white_never_comes_is_claimed_by_black_and_only_white_is_paused(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path, clock: ManualClock
 ) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from bot.client import VeletasBot
 from bot.sandbox.server import FakeDiscord
 from bot.sandbox.state import Member
@@ -31,6 +33,7 @@ async def announced_and_started(sandbox: FakeDiscord, entrants: list[Member], na
     await sandbox.user(entrants[0]).slash("tournament", "start")
 
 
+@pytest.mark.slow
 async def test_a_swiss_with_an_odd_field_explains_its_bye_its_float_and_its_colours(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, db_path: Path
 ) -> None:
@@ -109,6 +112,7 @@ async def test_a_swiss_with_an_odd_field_explains_its_bye_its_float_and_its_colo
     assert not english_in(seen_texts(spanish))
 
 
+@pytest.mark.slow
 async def test_a_round_robin_names_its_berger_row_and_a_japanese_reader_reads_it(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
 ) -> None:
@@ -129,6 +133,7 @@ async def test_a_round_robin_names_its_berger_row_and_a_japanese_reader_reads_it
     assert boards(db_path, 1, 1) == [game]
 
 
+@pytest.mark.slow
 async def test_a_bracket_names_where_each_side_came_from_even_after_the_tournament_has_finished(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
 ) -> None:

@@ -62,6 +62,7 @@ async def sign_up(sandbox: FakeDiscord, organiser: Member, members: list[Member]
     [(403, 50013, 4), (429, 0, 30)],
     ids=["403x4", "429x30"],
 )
+@pytest.mark.slow
 async def test_a_rounds_posts_refused_at_the_start_are_owed_and_arrive_once_when_discord_takes_them_again(
     sandbox: FakeDiscord,
     bot: VeletasBot,
@@ -105,6 +106,7 @@ async def test_a_rounds_posts_refused_at_the_start_are_owed_and_arrive_once_when
     assert order == sorted(order)
 
 
+@pytest.mark.slow
 async def test_the_organiser_is_answered_before_the_channel_hears_of_the_start(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
 ) -> None:
@@ -121,6 +123,7 @@ async def test_the_organiser_is_answered_before_the_channel_hears_of_the_start(
     assert len(started_lines(sandbox)) == 1 and len(pairings_posts(sandbox, 1)) == 1
 
 
+@pytest.mark.slow
 async def test_a_tournament_name_is_shown_as_typed_in_every_public_post(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
 ) -> None:
@@ -198,6 +201,7 @@ async def test_a_tournament_name_no_database_may_keep_or_that_shows_nothing_is_r
     assert [t.name for t in await bot.store.tournaments(sandbox.state.guild_id)] == ["Spring Open"]
 
 
+@pytest.mark.slow
 async def test_check_in_opening_refused_by_the_channel_is_said_when_it_takes_posts_again(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, clock: ManualClock
 ) -> None:
@@ -221,6 +225,7 @@ async def test_check_in_opening_refused_by_the_channel_is_said_when_it_takes_pos
     assert len(opened()) == 1
 
 
+@pytest.mark.slow
 async def test_a_timed_start_that_cannot_start_says_why_even_when_the_channel_refused_it_first(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, db_path: Path, clock: ManualClock
 ) -> None:
@@ -244,6 +249,7 @@ async def test_a_timed_start_that_cannot_start_says_why_even_when_the_channel_re
     assert len(said()) == 1 and "at least 2 players" in said()[0].content
 
 
+@pytest.mark.slow
 async def test_a_finished_swiss_posts_the_crosstable_with_the_final_standings_and_names_its_players_in_the_trf(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path, clock: ManualClock
 ) -> None:

@@ -8,6 +8,8 @@ import random
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from bot.client import VeletasBot
 from bot.i18n import words
 from bot.rules.veletas import Game as Veletas
@@ -70,6 +72,7 @@ async def play_seed(sandbox: FakeDiscord, board: Board, members: dict[int, Membe
     return game, last
 
 
+@pytest.mark.slow
 async def test_a_rounds_recap_is_posted_once_after_its_last_result_even_after_discord_refused_it(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path, clock: ManualClock
 ) -> None:
@@ -164,6 +167,7 @@ TWO_CLAIMS = (
 )  # fmt: skip
 
 
+@pytest.mark.slow
 async def test_the_last_rounds_recap_goes_with_the_end_in_the_servers_language(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
 ) -> None:

@@ -85,6 +85,7 @@ async def test_killed_while_a_round_opens_the_restart_finishes_it_without_orphan
     assert sandbox.take_errors() == []
 
 
+@pytest.mark.slow
 async def test_a_sweep_for_owed_boards_while_a_round_opens_leaves_one_board_per_game_and_still_calls_the_players(
     sandbox: FakeDiscord,
     bot: VeletasBot,

@@ -7,6 +7,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from bot.client import VeletasBot
 from bot.i18n import words
 from bot.rules.veloop import Game
@@ -27,6 +29,7 @@ def values(choices: list[dict[str, str]]) -> list[str]:
     return [c["value"] for c in choices]
 
 
+@pytest.mark.slow
 async def test_a_veloop_tournament_created_with_settings_plays_its_games_with_them(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, db_path: Path
 ) -> None:

@@ -82,6 +82,7 @@ def players_signed(db_path: Path) -> list[int]:
         return [int(r[0]) for r in db.execute("SELECT user_id FROM tournament_players")]
 
 
+@pytest.mark.slow
 async def test_organiser_tools_repair_pause_resume_correct_remove_add_and_cancel_are_logged_in_the_channel(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path
 ) -> None:
@@ -147,6 +148,7 @@ async def test_organiser_tools_repair_pause_resume_correct_remove_add_and_cancel
     assert sandbox.message(announcement.id).buttons == [], "a cancelled tournament takes no more sign-ups"
 
 
+@pytest.mark.slow
 async def test_check_in_then_a_timed_start_pairs_only_those_who_checked_in(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path, clock: ManualClock
 ) -> None:
@@ -179,6 +181,7 @@ async def test_check_in_then_a_timed_start_pairs_only_those_who_checked_in(
     await finished(sandbox, db_path, 1)
 
 
+@pytest.mark.slow
 async def test_a_timed_start_without_players_cancels_the_tournament_and_says_why(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, db_path: Path, clock: ManualClock
 ) -> None:
@@ -198,6 +201,7 @@ async def test_a_timed_start_without_players_cancels_the_tournament_and_says_why
     )
 
 
+@pytest.mark.slow
 async def test_a_swiss_whose_remaining_players_have_all_met_ends_with_the_rounds_played(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
 ) -> None:
@@ -228,6 +232,7 @@ async def test_a_swiss_whose_remaining_players_have_all_met_ends_with_the_rounds
     assert rounds_stored(db_path, 1) == 1 and podium.files
 
 
+@pytest.mark.slow
 async def test_an_organiser_role_runs_a_best_of_three_bracket_and_members_read_list_info_and_standings(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
 ) -> None:
@@ -291,6 +296,7 @@ async def test_an_organiser_role_runs_a_best_of_three_bracket_and_members_read_l
     assert png(podium, "podium.png").width == 800
 
 
+@pytest.mark.slow
 async def test_threads_refused_mid_tournament_are_said_once_and_the_round_opens_when_allowed_again(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, db_path: Path, clock: ManualClock
 ) -> None:
@@ -368,6 +374,7 @@ async def test_the_podiums_of_many_divisions_are_paged_into_embeds_within_discor
     assert len(rows) == 54 and {r["division"] for r in rows} == {str(i) for i in range(1, 19)}
 
 
+@pytest.mark.slow
 async def test_a_resume_landing_while_the_paused_advance_step_gives_up_still_pairs_the_next_round(
     sandbox: FakeDiscord, bot: VeletasBot, alice: Member, bob: Member, carol: Member, db_path: Path
 ) -> None:

@@ -136,6 +136,7 @@ def random_moves_replaying(seed: int, size: int, protocol: str) -> Game:
     return game
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("protocol", ["122", "alternating"])
 @pytest.mark.parametrize("board", ["5", "6", "8", "12"])
 async def test_a_whole_game_on_every_board_and_protocol(
@@ -363,6 +364,7 @@ def ai_has_played(fake: FakeDiscord, db_path: Path, game_id: int, ply: int) -> b
     return bool(row and (row[0] > ply or row[2] != "active") and row[1] in fake.state.messages)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", [1, 2, 3, 4, 5])
 async def test_veloop_against_the_ai_at_every_level(
     sandbox: FakeDiscord, sandbox_runner: BotRunner, alice: Member, db_path: Path, clock: ManualClock, level: int

@@ -15,6 +15,7 @@ from bot.store import Store
 from cogs._ai_pool import MINING, TURN, PooledAi
 
 
+@pytest.mark.slow
 async def test_a_round_mines_finished_games_in_the_worker_pool_once(store: Store) -> None:
     info = await finished_game(store, 1)
     pool = PooledAi(1)
@@ -55,6 +56,7 @@ async def test_a_busy_pool_gets_no_mining_job(store: Store) -> None:
     assert len(await store.games_to_mine(10)) == 1, "the game waits for the next round"
 
 
+@pytest.mark.slow
 async def test_an_ai_turn_asked_during_mining_goes_before_the_mining_queued() -> None:
     assert TURN < MINING
     pool = PooledAi(1)

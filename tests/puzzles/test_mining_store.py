@@ -55,6 +55,7 @@ async def finished_game(
     return info
 
 
+@pytest.mark.slow
 async def test_a_second_run_searches_no_game_again(store: Store) -> None:
     first = await finished_game(store, 1)
     report = await mine_stored(store, games=10)
@@ -91,6 +92,7 @@ async def test_a_game_in_play_is_never_handed_to_the_miner(store: Store) -> None
     assert await store.puzzles_for("veloop", GUILD) == []
 
 
+@pytest.mark.slow
 async def test_a_games_puzzles_go_to_its_own_server_only(store: Store) -> None:
     theirs = await finished_game(store, 1, guild=OTHER_GUILD, channel=2002)
     await mine_stored(store, games=10)
@@ -123,6 +125,7 @@ async def test_self_play_puzzles_belong_to_every_server(store: Store) -> None:
     assert await store.puzzle_count("veloop", GUILD) == len(seen) == report.new
 
 
+@pytest.mark.slow
 def test_the_command_mines_a_database_and_prints_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "bot.db"
 
@@ -185,6 +188,7 @@ async def test_self_play_rounds_take_the_boards_in_turn(store: Store) -> None:
     assert len(firsts) == 2, "one game a round still reaches every board"
 
 
+@pytest.mark.slow
 async def test_a_game_the_search_fails_on_is_skipped_not_retried_for_ever(
     store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -67,6 +67,7 @@ def test_only_the_games_board_sizes_are_read() -> None:
         read_position("7/7/7/7/7/7/S6 x")
 
 
+@pytest.mark.slow
 @settings(max_examples=4, deadline=None)
 @given(st.sampled_from(EDITIONS), st.integers(0, 2**32 - 1), st.integers(16, 40))
 def test_agrees_with_plain_enumeration_on_the_small_board(rules: str, seed: int, moves: int) -> None:

@@ -57,6 +57,7 @@ async def test_faults_match_method_and_path_only(sandbox: FakeDiscord, probe: Pr
 THREADS = r"^/channels/\d+/threads$"
 
 
+@pytest.mark.slow
 async def test_a_rate_limit_bucket_paces_discordpy_through_its_headers_and_answers_429_past_it(
     sandbox: FakeDiscord, probe: ProbeBot
 ) -> None:

@@ -212,11 +212,13 @@ def test_small_fields_run_out_of_pairings_and_both_refuse_alike(monkeypatch: pyt
     assert refusals == 12
 
 
+@pytest.mark.slow
 def test_a_hundred_player_five_round_swiss_makes_the_same_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     # Big score groups, several brackets, MDPs and exchanges; every C++ call compared from round 2 on.
     assert _run(100, 5, 7, True, monkeypatch) == 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first_white", [True, False])
 def test_round_one_is_paired_as_py4swiss_pairs_it_for_every_field_size(
     first_white: bool, monkeypatch: pytest.MonkeyPatch
