@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from dbtools import raw, schema_version
@@ -59,3 +62,40 @@ async def test_a_database_from_before_themes_gains_them_and_keeps_its_games(db_p
         await store.set_theme(BOB, "light")
         assert await store.get_theme(BOB) == "light"
     assert schema_version(db_path) == len(MIGRATIONS)
+
+
+@pytest.mark.parametrize("which", ["notify", "theme"])
+async def test_a_read_that_began_before_a_choice_does_not_hide_the_choice(store: Store, which: str) -> None:
+    """A read of a player's preferences in flight while they choose (the scheduler reading a notify mode as the
+    player runs /player notify) returns what it read, but the choice is what every later read sees."""
+    original = store._fetchall
+    table = "notify_prefs" if which == "notify" else "player_prefs"
+    held = asyncio.Event()
+    release = asyncio.Event()
+    calls = 0
+
+    async def first_read_slow(sql: str, params: Sequence[Any] = ()) -> Any:
+        nonlocal calls
+        rows = await original(sql, params)
+        if table in sql:
+            calls += 1
+            if calls == 1:  # the read that began before the choice comes back after it
+                held.set()
+                await release.wait()
+        return rows
+
+    store._fetchall = first_read_slow  # type: ignore[method-assign]
+    if which == "notify":
+        early = asyncio.create_task(store.get_notify(ALICE))
+        await held.wait()
+        await store.set_notify(ALICE, mode="dm")
+        release.set()
+        assert (await early).mode == "ping"
+        assert (await store.get_notify(ALICE)).mode == "dm"
+    else:
+        early_theme = asyncio.create_task(store.get_theme(ALICE))
+        await held.wait()
+        await store.set_theme(ALICE, "contrast")
+        release.set()
+        assert await early_theme is None
+        assert await store.get_theme(ALICE) == "contrast"

@@ -69,6 +69,9 @@ class StoreBase:
         # Themes are read for every board drawn and written only by /player theme in this process.
         self._themes: dict[int, str | None] = {}
         self._notify: dict[int, NotifyPrefs] = {}
+        # Bumped by every change to players' preferences (here or heard from another process): a read that began
+        # before a change may return what it read, but must not remember it over the newer value.
+        self._prefs_changes = 0
         self._closed = False
         # Told, in the transaction that schedules something (a new deadline), when the earliest new row falls
         # due, so a scheduler sleeping past that moment looks again.
@@ -87,6 +90,7 @@ class StoreBase:
         """Another process (on PostgreSQL) changed what this one keeps in memory: ``prefs USER_ID``."""
         kind, _, value = message.partition(" ")
         if kind == "prefs" and value.isdigit():
+            self._prefs_changes += 1
             self._themes.pop(int(value), None)
             self._notify.pop(int(value), None)
 

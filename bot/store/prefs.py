@@ -45,11 +45,13 @@ class Preferences(StoreBase):
         """The board theme this player chose, or None if they never chose (the caller picks the default)."""
         if user_id in self._themes:
             return self._themes[user_id]
+        changes = self._prefs_changes
         rows = await self._fetchall("SELECT theme FROM player_prefs WHERE user_id = ?", (user_id,))
         theme = None if not rows else str(rows[0][0])
-        if len(self._themes) >= MAX_CACHED_THEMES:
-            self._themes.clear()
-        self._themes[user_id] = theme
+        if changes == self._prefs_changes:  # else a choice landed meanwhile: what was read may be older than it
+            if len(self._themes) >= MAX_CACHED_THEMES:
+                self._themes.clear()
+            self._themes[user_id] = theme
         return theme
 
     async def get_themes(self, user_ids: Sequence[int]) -> dict[int, str]:
@@ -65,6 +67,7 @@ class Preferences(StoreBase):
         """Remember the player's board theme for every image drawn for them from now on."""
         if theme not in THEMES:
             raise UserError("refusal.no_theme", theme=repr(theme), themes=list(THEMES))
+        self._prefs_changes += 1
         async with self._transaction() as db:
             await db.execute(
                 "INSERT INTO player_prefs (user_id, theme, updated_at) VALUES (?, ?, ?) "
@@ -72,6 +75,7 @@ class Preferences(StoreBase):
                 (user_id, theme, self._now()),
             )
             await db.notify(f"prefs {user_id}")  # other processes forget what they remembered
+        self._prefs_changes += 1
         self._themes[user_id] = theme
 
     async def get_notify(self, user_id: int) -> NotifyPrefs:
@@ -79,13 +83,15 @@ class Preferences(StoreBase):
         cached = self._notify.get(user_id)
         if cached is not None:
             return cached
+        changes = self._prefs_changes
         rows = await self._fetchall(
             "SELECT mode, reminders, dm_blocked FROM notify_prefs WHERE user_id = ?", (user_id,)
         )
         prefs = NotifyPrefs() if not rows else NotifyPrefs(str(rows[0][0]), bool(rows[0][1]), bool(rows[0][2]))
-        if len(self._notify) >= MAX_CACHED_THEMES:
-            self._notify.clear()
-        self._notify[user_id] = prefs
+        if changes == self._prefs_changes:  # else a choice landed meanwhile: what was read may be older than it
+            if len(self._notify) >= MAX_CACHED_THEMES:
+                self._notify.clear()
+            self._notify[user_id] = prefs
         return prefs
 
     async def set_notify(
@@ -100,6 +106,7 @@ class Preferences(StoreBase):
             current.reminders if reminders is None else reminders,
             (False if mode in ("dm", "both") else current.dm_blocked) if dm_blocked is None else dm_blocked,
         )
+        self._prefs_changes += 1
         async with self._transaction() as db:
             await db.execute(
                 "INSERT INTO notify_prefs (user_id, mode, reminders, dm_blocked, updated_at) VALUES (?, ?, ?, ?, ?) "
@@ -108,6 +115,7 @@ class Preferences(StoreBase):
                 (user_id, chosen.mode, int(chosen.reminders), int(chosen.dm_blocked), self._now()),
             )
             await db.notify(f"prefs {user_id}")
+        self._prefs_changes += 1
         self._notify[user_id] = chosen
         return chosen
 
