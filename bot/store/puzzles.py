@@ -45,31 +45,8 @@ class Puzzles(StoreBase):
 
     async def add_puzzles(self, puzzles: Sequence[Puzzle]) -> int:
         """Keep ``puzzles`` in one transaction; a position already kept (same key) is skipped. How many were new."""
-        added = 0
         async with self._transaction() as db:
-            for puzzle in puzzles:
-                rows = await db.execute_fetchall(
-                    "INSERT INTO puzzles (key, game, settings, before_turns, solution, goal, rating, deviation, "
-                    "volatility, plays, tempting, source_game_id, guild_id, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING id",
-                    (
-                        puzzle.key,
-                        puzzle.game,
-                        settings_json(puzzle.settings),
-                        json.dumps(list(puzzle.before), ensure_ascii=False),
-                        json.dumps(list(puzzle.solution), ensure_ascii=False),
-                        puzzle.goal,
-                        puzzle.rating,
-                        puzzle.deviation,
-                        puzzle.volatility,
-                        puzzle.tempting,
-                        puzzle.source_game_id,
-                        puzzle.guild_id,
-                        self._now(),
-                    ),
-                )
-                added += len(list(rows))
-        return added
+            return await self._keep_puzzles(db, puzzles)
 
     async def get_puzzle(self, puzzle_id: int) -> Puzzle | None:
         """The puzzle kept under ``puzzle_id``, or None."""
@@ -147,7 +124,7 @@ class Puzzles(StoreBase):
         return int(rows[0][0])
 
     async def _keep_puzzles(self, db: Connection, puzzles: Sequence[Puzzle]) -> int:
-        """``add_puzzles``'s insert, inside the caller's transaction."""
+        """Insert ``puzzles`` inside the caller's transaction, skipping positions already kept; how many were new."""
         added = 0
         for puzzle in puzzles:
             rows = await db.execute_fetchall(
