@@ -35,8 +35,11 @@ def _start_and_interrupt(spared: bool) -> int | None:
 
 
 def test_a_child_started_spared_outlives_a_ctrl_c_sent_as_it_starts() -> None:
-    assert _start_and_interrupt(spared=False) == -signal.SIGINT, "unspared, the signal kills the child as it starts"
-    assert _start_and_interrupt(spared=True) == 0
+    # Unspared, the signal kills the child as it starts, unless it lands between the fork and the exec (the copy of
+    # this process then takes it, and the exec forgets it): on a loaded machine that happens, so a few tries.
+    unspared = [_start_and_interrupt(spared=False) for _ in range(5)]
+    assert -signal.SIGINT in unspared, f"unspared, the signal never killed the starting child: {unspared}"
+    assert [_start_and_interrupt(spared=True) for _ in range(3)] == [0, 0, 0]
 
 
 def test_the_parent_still_hears_ctrl_c_once_its_children_are_started() -> None:
