@@ -23,11 +23,17 @@ def _pause() -> None:
 
 def _start_and_interrupt(spared: bool) -> int | None:
     process = multiprocessing.get_context("spawn").Process(target=_pause)
-    if spared:
-        with spared_ctrl_c():
+    # As in the bot's own process: Python's Ctrl+C handler, whatever the test runner's process had (a pytest-xdist
+    # worker may ignore SIGINT, and its children would then ignore it too, spared or not).
+    runner_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        if spared:
+            with spared_ctrl_c():
+                process.start()
+        else:
             process.start()
-    else:
-        process.start()
+    finally:
+        signal.signal(signal.SIGINT, runner_handler if runner_handler is not None else signal.default_int_handler)
     assert process.pid is not None
     os.kill(process.pid, signal.SIGINT)  # still starting: Python's own handler is not even set yet
     process.join(30)
