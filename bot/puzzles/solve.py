@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from bot.ai.veletas.board import claim_candidates
 from bot.ai.veloop import Board as LoopBoard
@@ -87,27 +87,23 @@ def rating(turns: int, tempting: int) -> float:
 # --------------------------------------------------------------------------- the two games' boards
 
 
-class _Rules:
-    """What the search needs of a game: moves, making one, judging it against the goal, naming it."""
+class _Rules(Protocol):
+    """What the search needs of a game: moves, making one, judging it against the goal, naming it (each game's
+    class below implements it)."""
 
-    def mover(self, board: Any) -> int:
-        raise NotImplementedError
+    def mover(self, board: Any) -> int: ...
 
-    def moves(self, board: Any, last: bool) -> list[Any]:
-        raise NotImplementedError
+    def moves(self, board: Any, last: bool) -> list[Any]: ...
 
-    def play(self, board: Any, move: Any, solver: int) -> tuple[Any, int]:
-        raise NotImplementedError
+    def play(self, board: Any, move: Any, solver: int) -> tuple[Any, int]: ...
 
-    def key(self, board: Any) -> bytes:
-        raise NotImplementedError
+    def key(self, board: Any) -> bytes: ...
 
-    def text(self, board: Any, move: Any) -> str:
-        raise NotImplementedError
+    def text(self, board: Any, move: Any) -> str: ...
 
     def tempting(self, board: Any, solver: int) -> list[Any]:
         """The turns that look like they go for the goal (a wrong one among them is *tempting*)."""
-        raise NotImplementedError
+        ...
 
 
 class _Veletas(_Rules):
